@@ -1,0 +1,169 @@
+//! Digests: the distribution of one metric in one group, exact while small, a t-digest beyond.
+//!
+//! Owns quantile arithmetic. Holds every value while there are at most [`EXACT_LIMIT`] of them
+//! and answers exact quantiles by linear interpolation between order statistics (Hyndman-Fan
+//! type 7, numpy's default, the definition vLLM's and LLMPerf's benchmarks report); past that
+//! it moves to a t-digest (the `tdigest` crate) of [`COMPRESSION`] centroids. No I/O.
+
+use tdigest::TDigest;
+
+/// Values held exactly before switching to a t-digest (SPEC section 4).
+pub const EXACT_LIMIT: usize = 10_000;
+
+/// t-digest compression (maximum centroids).
+pub const COMPRESSION: usize = 1000;
+
+/// The distribution of one metric.
+#[derive(Debug, Clone)]
+pub struct Digest {
+    exact: Vec<f64>,
+    sorted: bool,
+    td: Option<TDigest>,
+    count: u64,
+    sum: f64,
+    min: f64,
+    max: f64,
+}
+
+impl Default for Digest {
+    fn default() -> Self {
+        Digest {
+            exact: Vec::new(),
+            sorted: true,
+            td: None,
+            count: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Digest {
+    /// Adds one value. Non-finite values are ignored (they never reach here from the metrics).
+    pub fn add(&mut self, v: f64) {
+        if !v.is_finite() {
+            return;
+        }
+        self.count += 1;
+        self.sum += v;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        match &mut self.td {
+            Some(td) => td.push(v),
+            None => {
+                self.exact.push(v);
+                self.sorted = false;
+                if self.exact.len() > EXACT_LIMIT {
+                    let mut td = TDigest::new_with_size(COMPRESSION);
+                    td.extend_values(self.exact.drain(..));
+                    self.exact = Vec::new();
+                    self.td = Some(td);
+                }
+            }
+        }
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// True while quantiles are exact.
+    pub fn is_exact(&self) -> bool {
+        self.td.is_none()
+    }
+
+    /// Smallest value, `None` when empty.
+    pub fn min(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.min)
+    }
+
+    /// Largest value, `None` when empty.
+    pub fn max(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.max)
+    }
+
+    /// Arithmetic mean, `None` when empty.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum / self.count as f64)
+    }
+
+    /// The q-quantile (`q` in 0..=1), `None` when empty. Exact (type 7) while exact.
+    pub fn quantile(&mut self, q: f64) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        match &mut self.td {
+            Some(td) => {
+                td.flush();
+                td.estimate_quantile(q).map(|v| v.clamp(self.min, self.max))
+            }
+            None => {
+                if !self.sorted {
+                    self.exact.sort_unstable_by(f64::total_cmp);
+                    self.sorted = true;
+                }
+                Some(quantile_sorted(&self.exact, q))
+            }
+        }
+    }
+}
+
+/// Type-7 quantile of sorted, non-empty `xs`: `h = (n-1)q`, interpolate between `xs[floor h]`
+/// and the next.
+///
+/// ```
+/// use tokentime::digest::quantile_sorted;
+/// assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+/// assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.9), 3.7);
+/// ```
+///
+/// # Panics
+/// When `xs` is empty.
+pub fn quantile_sorted(xs: &[f64], q: f64) -> f64 {
+    let h = (xs.len() - 1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(xs.len() - 1);
+    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_matches_numpy_linear() {
+        // numpy.percentile([10, 20, 30, 40, 50], [50, 90, 99]) = [30, 46, 49.6]
+        let mut d = Digest::default();
+        for v in [50.0, 10.0, 40.0, 20.0, 30.0] {
+            d.add(v);
+        }
+        assert_eq!(d.quantile(0.5), Some(30.0));
+        assert!((d.quantile(0.9).unwrap() - 46.0).abs() < 1e-12);
+        assert!((d.quantile(0.99).unwrap() - 49.6).abs() < 1e-12);
+        assert_eq!(d.mean(), Some(30.0));
+        assert!(d.is_exact());
+    }
+
+    #[test]
+    fn switches_to_tdigest_past_the_limit_and_stays_close() {
+        let mut d = Digest::default();
+        let n = 100_000;
+        for i in 0..n {
+            // a deterministic permutation of 0..n
+            d.add(((i * 7919) % n) as f64);
+        }
+        assert!(!d.is_exact());
+        for q in [0.5, 0.9, 0.99] {
+            let exact = q * (n - 1) as f64;
+            let got = d.quantile(q).unwrap();
+            assert!(
+                (got - exact).abs() / exact < 0.005,
+                "q={q} got {got} want {exact}"
+            );
+        }
+        assert_eq!(d.min(), Some(0.0));
+        assert_eq!(d.max(), Some((n - 1) as f64));
+    }
+}

@@ -1,0 +1,204 @@
+//! Enrich output: the metrics of a request as one JSON object spliced into its original line.
+//!
+//! Owns the byte-level splice and the rendering of numbers. The original bytes are written
+//! unchanged up to the line's closing `}`; the metrics object is inserted before it; the rest
+//! (the `}`, trailing blanks, the line ending) follows unchanged. Nothing is re-serialized.
+
+use crate::metrics::{Metrics, NullReason, Value};
+use std::io::{self, Write};
+
+/// Index of the closing `}` of a JSON object line (the last non-blank byte), if it is one.
+pub fn closing_brace(content: &[u8]) -> Option<usize> {
+    let i = content.iter().rposition(|b| !b" \t\r".contains(b))?;
+    (content[i] == b'}').then_some(i)
+}
+
+/// True when the object that closes at `close` has no member (`{}`), so no comma is needed.
+fn is_empty_object(content: &[u8], close: usize) -> bool {
+    content[..close]
+        .iter()
+        .rev()
+        .find(|b| !b" \t\r\n".contains(b))
+        == Some(&b'{')
+}
+
+/// Writes a duration given in ns as milliseconds with at most 3 decimals (rounded to the
+/// microsecond), at least one: `412.5`, `1650.0`, `0.001`.
+///
+/// ```
+/// let mut out = Vec::new();
+/// tokentime::enrich::write_ms(&mut out, 412_500_000.0).unwrap();
+/// tokentime::enrich::write_ms(&mut out, 18_375_047.6).unwrap();
+/// assert_eq!(out, b"412.518.375");
+/// ```
+///
+/// # Errors
+/// The writer's.
+pub fn write_ms(out: &mut impl Write, ns: f64) -> io::Result<()> {
+    write_fixed3(out, ns / 1e6)
+}
+
+/// Writes `v` with at most 3 decimals, at least one (`2.5`, `3.0`, `-0.125`).
+///
+/// # Errors
+/// The writer's.
+pub fn write_fixed3(out: &mut impl Write, v: f64) -> io::Result<()> {
+    let thousandths = (v * 1000.0).round();
+    if !thousandths.is_finite() || thousandths.abs() >= 9.0e18 {
+        return out.write_all(b"null");
+    }
+    let t = thousandths as i64;
+    let sign = if t < 0 { "-" } else { "" };
+    let t = t.unsigned_abs();
+    let (int, frac) = (t / 1000, t % 1000);
+    if frac == 0 {
+        write!(out, "{sign}{int}.0")
+    } else if frac % 100 == 0 {
+        write!(out, "{sign}{int}.{}", frac / 100)
+    } else if frac % 10 == 0 {
+        write!(out, "{sign}{int}.{:02}", frac / 10)
+    } else {
+        write!(out, "{sign}{int}.{frac:03}")
+    }
+}
+
+/// Rounds to 3 decimals as [`write_fixed3`] prints it.
+pub fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// Renders the metrics object (without a leading comma): `"KEY":{"format":...,...}`.
+///
+/// Members, in this order: `format`, `ttft_ms`, `tpot_ms`, `e2e_ms`, `queue_ms`, `prefill_ms`,
+/// `decode_ms`, `input_tokens`, `cached_tokens`, `output_tokens`, `cache`, `ttft_origin`,
+/// `outcome`, and `nulls` (the reason for each null metric, omitted when none is null).
+///
+/// # Errors
+/// The writer's.
+pub fn render(out: &mut Vec<u8>, key: &str, format: &str, m: &Metrics) -> io::Result<()> {
+    out.push(b'"');
+    write_json_str_body(out, key);
+    out.extend_from_slice(b"\":{\"format\":\"");
+    write_json_str_body(out, format);
+    out.push(b'"');
+    let durations: [(&str, Value); 6] = [
+        ("ttft_ms", m.ttft),
+        ("tpot_ms", m.tpot),
+        ("e2e_ms", m.e2e),
+        ("queue_ms", m.queue),
+        ("prefill_ms", m.prefill),
+        ("decode_ms", m.decode),
+    ];
+    for (name, v) in durations {
+        write!(out, ",\"{name}\":")?;
+        match v {
+            Ok(ns) => write_ms(out, ns)?,
+            Err(_) => out.extend_from_slice(b"null"),
+        }
+    }
+    for (name, v) in [
+        ("input_tokens", m.input_tokens),
+        ("cached_tokens", m.cached_tokens),
+        ("output_tokens", m.output_tokens),
+    ] {
+        match v {
+            Some(n) => write!(out, ",\"{name}\":{n}")?,
+            None => write!(out, ",\"{name}\":null")?,
+        }
+    }
+    match m.cache {
+        Some(c) => write!(out, ",\"cache\":\"{}\"", c.as_str())?,
+        None => out.extend_from_slice(b",\"cache\":null"),
+    }
+    match m.ttft_origin {
+        Some(o) => write!(out, ",\"ttft_origin\":\"{}\"", o.as_str())?,
+        None => out.extend_from_slice(b",\"ttft_origin\":null"),
+    }
+    write!(out, ",\"outcome\":\"{}\"", m.outcome.as_str())?;
+    let nulls: Vec<(&str, NullReason)> = durations
+        .iter()
+        .filter_map(|(n, v)| v.err().map(|r| (*n, r)))
+        .collect();
+    if !nulls.is_empty() {
+        out.extend_from_slice(b",\"nulls\":{");
+        for (i, (n, r)) in nulls.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write!(out, "\"{n}\":\"{}\"", r.as_str())?;
+        }
+        out.push(b'}');
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// Appends `s` JSON-escaped (without quotes).
+pub fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
+    for c in s.chars() {
+        match c {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            c if (c as u32) < 0x20 => {
+                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
+            }
+            c => {
+                let mut b = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+            }
+        }
+    }
+}
+
+/// Writes `content` with `object` (already rendered, e.g. by [`render`]) spliced in before its
+/// closing brace, with a comma unless the object is empty. Returns `false`, writing nothing,
+/// when `content` does not end in `}`.
+///
+/// # Errors
+/// The writer's.
+pub fn splice(out: &mut impl Write, content: &[u8], object: &[u8]) -> io::Result<bool> {
+    let Some(close) = closing_brace(content) else {
+        return Ok(false);
+    };
+    out.write_all(&content[..close])?;
+    if !is_empty_object(content, close) {
+        out.write_all(b",")?;
+    }
+    out.write_all(object)?;
+    out.write_all(&content[close..])?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_decimals_at_most() {
+        let s = |v: f64| {
+            let mut o = Vec::new();
+            write_fixed3(&mut o, v).unwrap();
+            String::from_utf8(o).unwrap()
+        };
+        assert_eq!(s(1650.0), "1650.0");
+        assert_eq!(s(412.5), "412.5");
+        assert_eq!(s(0.0004), "0.0");
+        assert_eq!(s(0.0005), "0.001");
+        assert_eq!(s(18.375047619), "18.375");
+        assert_eq!(s(2.25), "2.25");
+        assert_eq!(s(-3.5), "-3.5");
+        assert_eq!(s(f64::NAN), "null");
+    }
+
+    #[test]
+    fn splice_keeps_every_original_byte() {
+        let mut out = Vec::new();
+        assert!(splice(&mut out, br#"{"a":1} "#, b"\"k\":{}").unwrap());
+        assert_eq!(out, br#"{"a":1,"k":{}} "#);
+        out.clear();
+        assert!(splice(&mut out, b"{ }", b"\"k\":{}").unwrap());
+        assert_eq!(out, b"{ \"k\":{}}");
+        out.clear();
+        assert!(!splice(&mut out, b"{\"a\":1", b"x").unwrap());
+    }
+}

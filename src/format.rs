@@ -1,0 +1,658 @@
+//! Formats: each server's or gateway's log format as a table of key paths, units and rules,
+//! and the detection that attributes a line to one of them.
+//!
+//! Owns the mapping from a parsed line ([`Slots`]) to a [`Timeline`]. A format is data
+//! ([`FormatSpec`]); adding a server is adding a table here and a testdata file, not a parser.
+//! Field facts and sources are in FORMATS.md (LiteLLM section 3a, llama.cpp section 5, vLLM
+//! section 2b). No I/O here.
+
+use crate::metrics::{Origin, Outcome, Timeline};
+use crate::record::{PathSet, SlotId, Slots};
+use crate::units::{Unit, decode_count, decode_ns};
+
+/// A canonical field a format can fill (SPEC section 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Instant the request arrived.
+    Arrival,
+    /// Instant prefill started.
+    Scheduled,
+    /// Instant of the first output token.
+    FirstToken,
+    /// Instant the response completed.
+    End,
+    /// Duration arrival -> first token.
+    Ttft,
+    /// Duration of queueing.
+    Queue,
+    /// Duration scheduled -> first token.
+    Prefill,
+    /// Duration first -> last token.
+    Decode,
+    /// Duration arrival -> end.
+    E2e,
+    /// Prompt tokens, cached included.
+    InputTokens,
+    /// Cached prompt tokens.
+    CachedTokens,
+    /// Prompt tokens actually evaluated (llama.cpp `prompt_n`): cached = input - this, when
+    /// no cached count is logged.
+    EvaluatedTokens,
+    /// Generated tokens.
+    OutputTokens,
+}
+
+impl Field {
+    /// All fields, in `--map` order.
+    pub const ALL: [Field; 13] = [
+        Field::Arrival,
+        Field::Scheduled,
+        Field::FirstToken,
+        Field::End,
+        Field::Ttft,
+        Field::Queue,
+        Field::Prefill,
+        Field::Decode,
+        Field::E2e,
+        Field::InputTokens,
+        Field::CachedTokens,
+        Field::EvaluatedTokens,
+        Field::OutputTokens,
+    ];
+
+    /// The name used by `--map` and `tokentime formats`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Arrival => "arrival",
+            Field::Scheduled => "scheduled",
+            Field::FirstToken => "first_token",
+            Field::End => "end",
+            Field::Ttft => "ttft",
+            Field::Queue => "queue",
+            Field::Prefill => "prefill",
+            Field::Decode => "decode",
+            Field::E2e => "e2e",
+            Field::InputTokens => "input_tokens",
+            Field::CachedTokens => "cached_tokens",
+            Field::EvaluatedTokens => "evaluated_tokens",
+            Field::OutputTokens => "output_tokens",
+        }
+    }
+
+    /// Parses a `--map` field name.
+    pub fn from_name(s: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.name() == s)
+    }
+
+    /// True for instants (need a timestamp unit), false for durations and counts.
+    pub fn is_instant(self) -> bool {
+        matches!(
+            self,
+            Field::Arrival | Field::Scheduled | Field::FirstToken | Field::End
+        )
+    }
+
+    /// True for token counts.
+    pub fn is_count(self) -> bool {
+        matches!(
+            self,
+            Field::InputTokens | Field::CachedTokens | Field::EvaluatedTokens | Field::OutputTokens
+        )
+    }
+
+    /// The unit assumed when `--map` names none.
+    pub fn default_unit(self) -> Unit {
+        if self.is_instant() {
+            Unit::EpochAuto
+        } else if self.is_count() {
+            Unit::Count
+        } else {
+            Unit::Ms
+        }
+    }
+}
+
+/// A condition on a line: a path is present (non-null), or holds exactly this JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cond {
+    /// The path has a non-null value.
+    Present(Vec<String>),
+    /// The path's raw JSON text equals this (`"\"failure\""`, `"true"`).
+    Equals(Vec<String>, String),
+}
+
+/// Where one field is read: the first present of `paths`, decoded with `unit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldRule {
+    /// The canonical field.
+    pub field: Field,
+    /// Alternative paths, first present wins.
+    pub paths: Vec<Vec<String>>,
+    /// How to decode the value.
+    pub unit: Unit,
+}
+
+/// One log format as data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormatSpec {
+    /// Stable name (`litellm`), used by `--format`.
+    pub name: String,
+    /// One line on what the format is.
+    pub about: String,
+    /// A request record of this format satisfies all of these.
+    pub markers: Vec<Cond>,
+    /// An error record of this format (which may lack the markers) satisfies all of these.
+    pub error_markers: Vec<Cond>,
+    /// A matched record is an error when any of these holds.
+    pub error_when: Vec<Cond>,
+    /// A matched record was cancelled when any of these holds.
+    pub cancelled_when: Vec<Cond>,
+    /// A gateway's response cache answered when any of these holds.
+    pub response_cache_when: Vec<Cond>,
+    /// When set, the response was streamed (first token observable) only if this holds.
+    pub streamed_when: Option<Cond>,
+    /// What the format's arrival instant is (`Arrival` for a server, `Gateway` for a gateway).
+    pub arrival_origin: Origin,
+    /// What its TTFT is measured from, for `tokentime formats`.
+    pub ttft_doc: String,
+    /// What its cache signal means, for `tokentime formats`.
+    pub cache_doc: String,
+    /// The fields and where they are read.
+    pub fields: Vec<FieldRule>,
+    /// Where the request id is read (for `--output csv` and diagnostics).
+    pub id_paths: Vec<Vec<String>>,
+    /// Where the model name is read.
+    pub model_paths: Vec<Vec<String>>,
+}
+
+fn p(s: &str) -> Vec<String> {
+    s.split('.').map(str::to_owned).collect()
+}
+
+fn rule(field: Field, unit: Unit, paths: &[&str]) -> FieldRule {
+    FieldRule {
+        field,
+        unit,
+        paths: paths.iter().map(|s| p(s)).collect(),
+    }
+}
+
+/// Parses a dotted path (`usage.prompt_tokens`). A key with a dot in it is written with a
+/// backslash: `a\.b`.
+pub fn parse_path(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    out.last_mut().unwrap_or(&mut String::new()).push(n);
+                }
+            }
+            '.' => out.push(String::new()),
+            c => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The built-in formats, in detection order.
+pub fn builtin() -> Vec<FormatSpec> {
+    vec![litellm(), llamacpp(), vllm()]
+}
+
+/// LiteLLM `StandardLoggingPayload` (FORMATS.md 3a).
+fn litellm() -> FormatSpec {
+    FormatSpec {
+        name: "litellm".into(),
+        about: "LiteLLM StandardLoggingPayload (proxy callbacks, SDK custom loggers)".into(),
+        markers: vec![Cond::Present(p("startTime")), Cond::Present(p("endTime")), Cond::Present(p("call_type"))],
+        error_markers: vec![],
+        error_when: vec![Cond::Equals(p("status"), "\"failure\"".into())],
+        cancelled_when: vec![],
+        response_cache_when: vec![Cond::Equals(p("cache_hit"), "true".into())],
+        streamed_when: Some(Cond::Equals(p("stream"), "true".into())),
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway: completionStartTime - startTime, streamed calls only".into(),
+        cache_doc: "cached tokens from the provider usage object (or upstream llama.cpp timings); cache_hit:true is LiteLLM's response cache".into(),
+        fields: vec![
+            rule(Field::Arrival, Unit::EpochS, &["startTime"]),
+            rule(Field::FirstToken, Unit::EpochS, &["completionStartTime"]),
+            rule(Field::End, Unit::EpochS, &["endTime"]),
+            rule(Field::InputTokens, Unit::Count, &["prompt_tokens"]),
+            rule(Field::OutputTokens, Unit::Count, &["completion_tokens"]),
+            rule(
+                Field::CachedTokens,
+                Unit::Count,
+                &[
+                    "metadata.usage_object.prompt_tokens_details.cached_tokens",
+                    "hidden_params.usage_object.prompt_tokens_details.cached_tokens",
+                    "response.usage.prompt_tokens_details.cached_tokens",
+                    "response.timings.cache_n",
+                ],
+            ),
+            rule(Field::EvaluatedTokens, Unit::Count, &["response.timings.prompt_n"]),
+        ],
+        id_paths: vec![p("litellm_call_id"), p("id")],
+        model_paths: vec![p("model")],
+    }
+}
+
+/// llama.cpp `llama-server` responses with a `timings` object (FORMATS.md 5).
+fn llamacpp() -> FormatSpec {
+    FormatSpec {
+        name: "llamacpp".into(),
+        about: "llama.cpp llama-server response or final stream chunk with `timings` (OpenAI-style and native /completion)".into(),
+        markers: vec![Cond::Present(p("timings.prompt_ms")), Cond::Present(p("timings.predicted_n"))],
+        error_markers: vec![Cond::Present(p("error.message")), Cond::Present(p("error.code"))],
+        error_when: vec![Cond::Present(p("error"))],
+        cancelled_when: vec![],
+        response_cache_when: vec![],
+        streamed_when: None,
+        arrival_origin: Origin::Arrival,
+        ttft_doc: "scheduled: timings.prompt_ms (slot start of prompt processing -> first token; slot wait excluded)".into(),
+        cache_doc: "timings.cache_n, usage.prompt_tokens_details.cached_tokens, else usage.prompt_tokens - timings.prompt_n".into(),
+        fields: vec![
+            rule(Field::Prefill, Unit::Ms, &["timings.prompt_ms"]),
+            rule(Field::Decode, Unit::Ms, &["timings.predicted_ms"]),
+            rule(Field::OutputTokens, Unit::Count, &["timings.predicted_n", "usage.completion_tokens", "tokens_predicted"]),
+            rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens", "tokens_evaluated"]),
+            rule(Field::CachedTokens, Unit::Count, &["timings.cache_n", "usage.prompt_tokens_details.cached_tokens"]),
+            rule(Field::EvaluatedTokens, Unit::Count, &["timings.prompt_n"]),
+        ],
+        id_paths: vec![p("id")],
+        model_paths: vec![p("model")],
+    }
+}
+
+/// vLLM `--enable-per-request-metrics` responses (FORMATS.md 2b).
+fn vllm() -> FormatSpec {
+    FormatSpec {
+        name: "vllm".into(),
+        about: "vLLM response or final usage chunk with the per-request `metrics` object".into(),
+        markers: vec![Cond::Present(p("metrics.time_to_first_token_ms"))],
+        error_markers: vec![Cond::Equals(p("object"), "\"error\"".into()), Cond::Present(p("message"))],
+        error_when: vec![Cond::Equals(p("object"), "\"error\"".into())],
+        cancelled_when: vec![],
+        response_cache_when: vec![],
+        streamed_when: None,
+        arrival_origin: Origin::Arrival,
+        ttft_doc: "arrival (engine queue entry): queue_time_ms + time_to_first_token_ms; scheduled when queue_time_ms is null".into(),
+        cache_doc: "usage.prompt_tokens_details.cached_tokens (needs --enable-prompt-tokens-details)".into(),
+        fields: vec![
+            rule(Field::Queue, Unit::Ms, &["metrics.queue_time_ms"]),
+            rule(Field::Prefill, Unit::Ms, &["metrics.time_to_first_token_ms"]),
+            rule(Field::Decode, Unit::Ms, &["metrics.generation_time_ms"]),
+            rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens"]),
+            rule(Field::OutputTokens, Unit::Count, &["usage.completion_tokens"]),
+            rule(Field::CachedTokens, Unit::Count, &["usage.prompt_tokens_details.cached_tokens"]),
+        ],
+        id_paths: vec![p("id")],
+        model_paths: vec![p("model")],
+    }
+}
+
+/// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
+///
+/// # Errors
+/// A message naming the entry when a field name or unit is unknown, or when a unit's clock
+/// domain does not fit the field (an instant given a duration unit, or the reverse).
+pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
+    let mut fields: Vec<FieldRule> = Vec::new();
+    let mut id_paths = vec![];
+    let mut model_paths = vec![];
+    let mut streamed_when = None;
+    for m in maps {
+        let (name, rest) = m
+            .split_once('=')
+            .ok_or_else(|| format!("--map {m}: expected NAME=PATH[:UNIT]"))?;
+        let (path, unit) = match rest.rsplit_once(':') {
+            Some((path, unit)) => (path, Some(unit)),
+            None => (rest, None),
+        };
+        if path.is_empty() {
+            return Err(format!("--map {m}: empty path"));
+        }
+        match name {
+            "id" => {
+                id_paths.push(parse_path(path));
+                continue;
+            }
+            "model" => {
+                model_paths.push(parse_path(path));
+                continue;
+            }
+            "stream" => {
+                streamed_when = Some(Cond::Equals(parse_path(path), "true".into()));
+                continue;
+            }
+            _ => {}
+        }
+        let field = Field::from_name(name).ok_or_else(|| {
+            let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
+            format!(
+                "--map {m}: unknown field {name:?} (known: {}, id, model, stream)",
+                names.join(", ")
+            )
+        })?;
+        let unit = match unit {
+            None => field.default_unit(),
+            Some(u) => Unit::from_name(u).ok_or_else(|| {
+                format!("--map {m}: unknown unit {u:?} (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch, s, ms, us, ns, duration, count)")
+            })?,
+        };
+        if field.is_instant() && !unit.is_timestamp() {
+            return Err(format!(
+                "--map {m}: {name} is an instant and needs a timestamp unit (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339), not {}",
+                unit.name()
+            ));
+        }
+        if !field.is_instant() && !field.is_count() && !unit.is_duration() {
+            return Err(format!(
+                "--map {m}: {name} is a duration and needs a duration unit (s, ms, us, ns, duration), not {}",
+                unit.name()
+            ));
+        }
+        if field.is_count() && unit != Unit::Count {
+            return Err(format!("--map {m}: {name} is a token count; give no unit"));
+        }
+        match fields.iter_mut().find(|r| r.field == field) {
+            Some(r) if r.unit == unit => r.paths.push(parse_path(path)),
+            Some(_) => return Err(format!("--map {m}: {name} was given another unit before")),
+            None => fields.push(FieldRule {
+                field,
+                unit,
+                paths: vec![parse_path(path)],
+            }),
+        }
+    }
+    let markers: Vec<Cond> = fields
+        .iter()
+        .filter(|r| !r.field.is_count())
+        .take(1)
+        .map(|r| Cond::Present(r.paths[0].clone()))
+        .collect();
+    if markers.is_empty() {
+        return Err(
+            "--map: map at least one time field (arrival, first_token, end, ttft, ...)".into(),
+        );
+    }
+    Ok(FormatSpec {
+        name: "custom".into(),
+        about: "defined by --map".into(),
+        markers,
+        error_markers: vec![],
+        error_when: vec![],
+        cancelled_when: vec![],
+        response_cache_when: vec![],
+        streamed_when,
+        arrival_origin: Origin::Arrival,
+        ttft_doc: "arrival as mapped".into(),
+        cache_doc: "cached_tokens as mapped".into(),
+        fields,
+        id_paths,
+        model_paths,
+    })
+}
+
+#[derive(Debug, Clone)]
+enum CCond {
+    Present(SlotId),
+    Equals(SlotId, String),
+}
+
+impl CCond {
+    fn holds(&self, line: &[u8], slots: &Slots) -> bool {
+        match self {
+            CCond::Present(s) => slots.has(*s),
+            CCond::Equals(s, v) => slots.raw(line, *s) == Some(v.as_str()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct CompiledFormat {
+    markers: Vec<CCond>,
+    error_markers: Vec<CCond>,
+    error_when: Vec<CCond>,
+    cancelled_when: Vec<CCond>,
+    response_cache_when: Vec<CCond>,
+    streamed_when: Option<CCond>,
+    fields: Vec<(Field, Unit, Vec<SlotId>)>,
+    id: Vec<SlotId>,
+    model: Vec<SlotId>,
+}
+
+/// The formats in use, compiled against one [`PathSet`] so a line is parsed once whatever the
+/// number of formats.
+#[derive(Debug, Clone)]
+pub struct Formats {
+    specs: Vec<FormatSpec>,
+    compiled: Vec<CompiledFormat>,
+}
+
+/// A line attributed to a format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detected {
+    /// Index into [`Formats::spec`].
+    pub format: usize,
+    /// True when the line matched the format's error markers only.
+    pub error_record: bool,
+}
+
+impl Formats {
+    /// Compiles `specs`, adding their paths (below `root`) to `paths`.
+    pub fn compile(specs: Vec<FormatSpec>, root: &[String], paths: &mut PathSet) -> Formats {
+        let mut add = |path: &[String]| {
+            let full: Vec<&str> = root.iter().chain(path).map(String::as_str).collect();
+            paths.add(&full)
+        };
+        let mut cond = |c: &Cond| match c {
+            Cond::Present(path) => CCond::Present(add(path)),
+            Cond::Equals(path, v) => CCond::Equals(add(path), v.clone()),
+        };
+        let mut compiled = Vec::new();
+        for s in &specs {
+            let markers = s.markers.iter().map(&mut cond).collect();
+            let error_markers = s.error_markers.iter().map(&mut cond).collect();
+            let error_when = s.error_when.iter().map(&mut cond).collect();
+            let cancelled_when = s.cancelled_when.iter().map(&mut cond).collect();
+            let response_cache_when = s.response_cache_when.iter().map(&mut cond).collect();
+            let streamed_when = s.streamed_when.as_ref().map(&mut cond);
+            compiled.push((
+                markers,
+                error_markers,
+                error_when,
+                cancelled_when,
+                response_cache_when,
+                streamed_when,
+            ));
+        }
+        let compiled = compiled
+            .into_iter()
+            .zip(&specs)
+            .map(
+                |(
+                    (
+                        markers,
+                        error_markers,
+                        error_when,
+                        cancelled_when,
+                        response_cache_when,
+                        streamed_when,
+                    ),
+                    s,
+                )| CompiledFormat {
+                    markers,
+                    error_markers,
+                    error_when,
+                    cancelled_when,
+                    response_cache_when,
+                    streamed_when,
+                    fields: s
+                        .fields
+                        .iter()
+                        .map(|r| (r.field, r.unit, r.paths.iter().map(|p| add(p)).collect()))
+                        .collect(),
+                    id: s.id_paths.iter().map(|p| add(p)).collect(),
+                    model: s.model_paths.iter().map(|p| add(p)).collect(),
+                },
+            )
+            .collect();
+        Formats { specs, compiled }
+    }
+
+    /// The spec of format `i`.
+    pub fn spec(&self, i: usize) -> &FormatSpec {
+        &self.specs[i]
+    }
+
+    /// Number of formats.
+    pub fn len(&self) -> usize {
+        self.specs.len()
+    }
+
+    /// True when there is no format.
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
+    /// Attributes a parsed line to a format: `hint` (the format that matched last) is tried
+    /// first, then the others in order. `None` when the line is no request of any format.
+    pub fn detect(&self, line: &[u8], slots: &Slots, hint: usize) -> Option<Detected> {
+        let n = self.compiled.len();
+        let order =
+            std::iter::once(hint.min(n.saturating_sub(1))).chain((0..n).filter(|&i| i != hint));
+        let all = |cs: &[CCond]| !cs.is_empty() && cs.iter().all(|c| c.holds(line, slots));
+        let mut error_match = None;
+        for i in order {
+            let f = &self.compiled[i];
+            if all(&f.markers) {
+                return Some(Detected {
+                    format: i,
+                    error_record: false,
+                });
+            }
+            if error_match.is_none() && all(&f.error_markers) {
+                error_match = Some(Detected {
+                    format: i,
+                    error_record: true,
+                });
+            }
+        }
+        error_match
+    }
+
+    /// Reads the timeline of a line attributed to format `d.format`.
+    pub fn timeline(&self, d: Detected, line: &[u8], slots: &Slots) -> Timeline {
+        let f = &self.compiled[d.format];
+        let spec = &self.specs[d.format];
+        let any = |cs: &[CCond]| cs.iter().any(|c| c.holds(line, slots));
+        let mut t = Timeline {
+            arrival_origin: Some(spec.arrival_origin),
+            ..Timeline::default()
+        };
+        let mut evaluated = None;
+        for (field, unit, ids) in &f.fields {
+            let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) else {
+                continue;
+            };
+            if field.is_count() {
+                let v = decode_count(raw);
+                match field {
+                    Field::InputTokens => t.input_tokens = v,
+                    Field::CachedTokens => t.cached_tokens = v,
+                    Field::EvaluatedTokens => evaluated = v,
+                    Field::OutputTokens => t.output_tokens = v,
+                    _ => {}
+                }
+                continue;
+            }
+            let v = decode_ns(raw, *unit);
+            let slot = match field {
+                Field::Arrival => &mut t.arrival,
+                Field::Scheduled => &mut t.scheduled,
+                Field::FirstToken => &mut t.first_token,
+                Field::End => &mut t.end,
+                Field::Ttft => &mut t.ttft,
+                Field::Queue => &mut t.queue,
+                Field::Prefill => &mut t.prefill,
+                Field::Decode => &mut t.decode,
+                Field::E2e => &mut t.e2e,
+                _ => continue,
+            };
+            *slot = v;
+        }
+        if t.cached_tokens.is_none()
+            && let (Some(input), Some(ev)) = (t.input_tokens, evaluated)
+        {
+            t.cached_tokens = input.checked_sub(ev);
+        }
+        if let Some(c) = &f.streamed_when {
+            t.streamed = Some(c.holds(line, slots));
+        }
+        if d.error_record || any(&f.error_when) {
+            t.outcome = Outcome::Error;
+        } else if any(&f.cancelled_when) {
+            t.outcome = Outcome::Cancelled;
+        }
+        t.response_cache = any(&f.response_cache_when);
+        t
+    }
+
+    /// The raw JSON text of the request id of a line of format `format`, if logged.
+    pub fn id<'l>(&self, format: usize, line: &'l [u8], slots: &Slots) -> Option<&'l str> {
+        self.compiled[format]
+            .id
+            .iter()
+            .find_map(|&s| slots.raw(line, s))
+    }
+
+    /// The raw JSON text of the model name of a line of format `format`, if logged.
+    pub fn model<'l>(&self, format: usize, line: &'l [u8], slots: &Slots) -> Option<&'l str> {
+        self.compiled[format]
+            .model
+            .iter()
+            .find_map(|&s| slots.raw(line, s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_rejects_mixed_clock_domains() {
+        assert!(
+            custom(&["arrival=a:ms".into()])
+                .unwrap_err()
+                .contains("timestamp unit")
+        );
+        assert!(
+            custom(&["ttft=a:epoch_s".into()])
+                .unwrap_err()
+                .contains("duration unit")
+        );
+        assert!(
+            custom(&["bogus=a".into()])
+                .unwrap_err()
+                .contains("unknown field")
+        );
+        assert!(
+            custom(&["arrival=a:parsecs".into()])
+                .unwrap_err()
+                .contains("unknown unit")
+        );
+        assert!(custom(&["arrival=req.t0:epoch_s".into(), "end=req.t2:epoch_s".into()]).is_ok());
+    }
+
+    #[test]
+    fn dotted_paths_with_escapes() {
+        assert_eq!(parse_path("a.b"), vec!["a", "b"]);
+        assert_eq!(parse_path(r"gen_ai\.usage.x"), vec!["gen_ai.usage", "x"]);
+    }
+}

@@ -1,0 +1,269 @@
+//! Line framing: splits a byte stream into lines over one reused buffer, with memchr.
+//!
+//! Owns line endings (`\n`, `\r\n`, a missing final newline), the UTF-8 byte-order mark on the
+//! first line, line numbers, and the `--max-line-bytes` bound: a longer line is never held
+//! whole, its bytes are handed on in pieces. No parsing here.
+
+use std::io::{self, Read};
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One framed line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A whole line: `prefix` (a BOM on the first line, else empty), `content` (without the
+    /// line ending), `ending` (`"\n"`, `"\r\n"` or `""` at end of input without newline).
+    /// `prefix + content + ending` are the line's bytes exactly.
+    Text {
+        prefix: &'a [u8],
+        content: &'a [u8],
+        ending: &'a [u8],
+    },
+    /// A line longer than the limit; its bytes were given to the `overflow` callback.
+    TooLong,
+}
+
+/// Reads lines from `R` into a reused buffer.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    max_line: usize,
+    line_no: u64,
+    first: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A reader that holds lines up to `max_line` bytes (content plus ending).
+    pub fn new(inner: R, max_line: usize) -> Self {
+        let cap = (64 * 1024).min(max_line.max(1) + 2).max(4096);
+        LineReader {
+            inner,
+            buf: vec![0; cap],
+            start: 0,
+            end: 0,
+            eof: false,
+            max_line: max_line.max(1),
+            line_no: 0,
+            first: true,
+        }
+    }
+
+    /// The 1-based number of the line last returned.
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Returns the next line, or `None` at end of input. Before each read from the input that
+    /// may block, `before_read` is called (the caller flushes its output there, which keeps a
+    /// pipeline live). A line longer than the limit is passed, piece by piece, to `overflow`
+    /// and reported as [`Line::TooLong`].
+    ///
+    /// # Errors
+    /// The input's read errors, and the callbacks' errors.
+    pub fn next_line(
+        &mut self,
+        before_read: &mut dyn FnMut() -> io::Result<()>,
+        overflow: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<Option<Line<'_>>> {
+        let mut scanned = 0; // bytes of buf[start..end] known to hold no newline
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start + scanned..self.end]) {
+                let nl = self.start + scanned + i;
+                let line_start = self.start;
+                self.start = nl + 1;
+                if nl + 1 - line_start > self.max_line {
+                    self.line_no += 1;
+                    self.first = false;
+                    overflow(&self.buf[line_start..nl + 1])?;
+                    return Ok(Some(Line::TooLong));
+                }
+                return Ok(Some(self.frame(line_start, nl + 1)));
+            }
+            scanned = self.end - self.start;
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                if self.end - self.start > self.max_line {
+                    self.line_no += 1;
+                    overflow(&self.buf[self.start..self.end])?;
+                    self.start = self.end;
+                    return Ok(Some(Line::TooLong));
+                }
+                let line_start = self.start;
+                self.start = self.end;
+                return Ok(Some(self.frame(line_start, self.end)));
+            }
+            if scanned >= self.max_line {
+                self.line_no += 1;
+                self.first = false;
+                overflow(&self.buf[self.start..self.end])?;
+                self.start = self.end;
+                self.skip_long_line(before_read, overflow)?;
+                return Ok(Some(Line::TooLong));
+            }
+            self.refill(before_read)?;
+        }
+    }
+
+    fn frame(&mut self, a: usize, b: usize) -> Line<'_> {
+        self.line_no += 1;
+        let mut line = &self.buf[a..b];
+        let mut prefix: &[u8] = &[];
+        if self.first {
+            self.first = false;
+            if line.starts_with(UTF8_BOM) {
+                prefix = &line[..3];
+                line = &line[3..];
+            }
+        }
+        let ending_len = if line.ends_with(b"\r\n") {
+            2
+        } else if line.ends_with(b"\n") {
+            1
+        } else {
+            0
+        };
+        let (content, ending) = line.split_at(line.len() - ending_len);
+        Line::Text {
+            prefix,
+            content,
+            ending,
+        }
+    }
+
+    fn refill(&mut self, before_read: &mut dyn FnMut() -> io::Result<()>) -> io::Result<()> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            let grown = (self.buf.len() * 2)
+                .min(self.max_line + 2)
+                .max(self.buf.len() + 1);
+            self.buf.resize(grown, 0);
+        }
+        before_read()?;
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(());
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn skip_long_line(
+        &mut self,
+        before_read: &mut dyn FnMut() -> io::Result<()>,
+        overflow: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                overflow(&self.buf[self.start..self.start + i + 1])?;
+                self.start += i + 1;
+                return Ok(());
+            }
+            overflow(&self.buf[self.start..self.end])?;
+            self.start = 0;
+            self.end = 0;
+            if self.eof {
+                return Ok(());
+            }
+            self.refill(before_read)?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(input: &[u8], max: usize) -> Vec<String> {
+        let mut r = LineReader::new(input, max);
+        let mut out = vec![];
+        let mut long = Vec::new();
+        loop {
+            let line = r.next_line(&mut || Ok(()), &mut |b| {
+                long.extend_from_slice(b);
+                Ok(())
+            });
+            match line.unwrap() {
+                None => break,
+                Some(Line::Text {
+                    prefix,
+                    content,
+                    ending,
+                }) => out.push(format!(
+                    "{}|{}|{}",
+                    String::from_utf8_lossy(prefix).len(),
+                    String::from_utf8_lossy(content),
+                    String::from_utf8_lossy(ending).escape_default()
+                )),
+                Some(Line::TooLong) => {
+                    out.push(format!(
+                        "LONG:{}",
+                        String::from_utf8_lossy(&long).escape_default()
+                    ));
+                    long.clear();
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn endings_bom_and_missing_final_newline() {
+        assert_eq!(
+            collect(b"\xEF\xBB\xBF{}\r\nb\n\nc", 100),
+            vec!["3|{}|\\r\\n", "0|b|\\n", "0||\\n", "0|c|"]
+        );
+        assert!(collect(b"", 100).is_empty());
+    }
+
+    #[test]
+    fn long_lines_are_streamed_not_held() {
+        let got = collect(b"short\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\nok", 10);
+        assert_eq!(
+            got,
+            vec![
+                "0|short|\\n",
+                "LONG:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n",
+                "0|ok|"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_line_across_many_reads() {
+        struct Slow<'a>(&'a [u8]);
+        impl Read for Slow<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(3).min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let data = "a".repeat(10_000) + "\nb\n";
+        let mut r = LineReader::new(Slow(data.as_bytes()), 1 << 20);
+        let mut n = 0;
+        while let Some(l) = r.next_line(&mut || Ok(()), &mut |_| Ok(())).unwrap() {
+            if let Line::Text { content, .. } = l {
+                n += content.len();
+            }
+        }
+        assert_eq!(n, 10_001);
+    }
+}

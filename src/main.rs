@@ -1,0 +1,37 @@
+//! The `tokentime` binary: parse arguments, resolve the configuration, run, map the outcome to
+//! an exit code. Nothing else lives here.
+
+use clap::Parser;
+use std::process::ExitCode as ProcessExit;
+use tokentime::cli::Cli;
+use tokentime::error::ExitCode;
+
+fn main() -> ProcessExit {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                ExitCode::Usage
+            } else {
+                ExitCode::Ok
+            };
+            let _ = e.print();
+            return ProcessExit::from(code as u8);
+        }
+    };
+    let config = match cli.resolve() {
+        Ok(c) => c,
+        Err(msg) => {
+            eprintln!("tokentime: {msg}");
+            return ProcessExit::from(ExitCode::Usage as u8);
+        }
+    };
+    let code = match tokentime::run(&config, std::io::stdout().lock()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tokentime: {e}");
+            ExitCode::Usage
+        }
+    };
+    ProcessExit::from(code as u8)
+}

@@ -1,0 +1,519 @@
+//! Metrics: the pure arithmetic of SPEC section 2, from one request's timeline to TTFT, TPOT,
+//! E2E latency, queue time, prefill, decode and the prefix-cache class.
+//!
+//! Takes plain numbers (integer nanoseconds, token counts) in a [`Timeline`] and returns a
+//! [`Metrics`] whose every value is either a number or the reason it is null. Never sees JSON,
+//! never does I/O. The definitions follow vLLM's `FinishedRequestStats`
+//! (`vllm/v1/metrics/stats.py`): queue = scheduled - arrival, prefill = first token -
+//! scheduled, decode = last token - first token, TPOT = decode / (output tokens - 1).
+
+/// Where a request's TTFT is measured from (SPEC section 2: `ttft_origin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The server received the request (queue time included).
+    Arrival,
+    /// The request left the queue and prefill started (queue time excluded; llama.cpp
+    /// `prompt_ms`, vLLM `time_to_first_token_ms`).
+    Scheduled,
+    /// A gateway or client saw the call start (network and server queue included).
+    Gateway,
+}
+
+impl Origin {
+    /// The name used in output (`"arrival"`, `"scheduled"`, `"gateway"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Arrival => "arrival",
+            Origin::Scheduled => "scheduled",
+            Origin::Gateway => "gateway",
+        }
+    }
+}
+
+/// How a request ended, as its log says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Outcome {
+    /// Completed normally.
+    #[default]
+    Ok,
+    /// Failed (HTTP error, exception, a failure status). Kept out of latency percentiles.
+    Error,
+    /// Cancelled or aborted. Before its first token it counts as an error; after it, TTFT is
+    /// kept and decode, TPOT and E2E are null (`cancelled`).
+    Cancelled,
+}
+
+impl Outcome {
+    /// `"ok"`, `"error"` or `"cancelled"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Error => "error",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One request as a format reports it, in integer nanoseconds. Instants share one clock (the
+/// format guarantees it: all epoch, or all relative to one origin); durations are lengths.
+/// `None` means the log does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timeline {
+    /// The server or gateway received the request (ns on the format's clock).
+    pub arrival: Option<i64>,
+    /// The request left the queue; prefill started.
+    pub scheduled: Option<i64>,
+    /// The first output token was produced or its chunk seen.
+    pub first_token: Option<i64>,
+    /// The response completed.
+    pub end: Option<i64>,
+    /// Logged duration arrival -> first token (ns).
+    pub ttft: Option<i64>,
+    /// Logged queue duration (ns).
+    pub queue: Option<i64>,
+    /// Logged prefill duration: scheduled -> first token (ns).
+    pub prefill: Option<i64>,
+    /// Logged decode duration: first token -> last token (ns).
+    pub decode: Option<i64>,
+    /// Logged E2E duration (ns).
+    pub e2e: Option<i64>,
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: Option<u64>,
+    /// Prompt tokens served from a prefix/KV cache.
+    pub cached_tokens: Option<u64>,
+    /// Generated tokens.
+    pub output_tokens: Option<u64>,
+    /// False when the response was not streamed, so no first-token time exists.
+    pub streamed: Option<bool>,
+    /// How the request ended.
+    pub outcome: Outcome,
+    /// A gateway's response cache answered (`cache: "response"`).
+    pub response_cache: bool,
+    /// The origin the format's arrival instant stands for (`Arrival` or `Gateway`).
+    pub arrival_origin: Option<Origin>,
+}
+
+/// Why a metric is null. Each variant names the minimal input that triggers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NullReason {
+    /// A field the metric needs is absent or null in the log (e.g. no `queue_time_ms`).
+    NotLogged,
+    /// The response was not streamed, so no first token was observable (LiteLLM `stream: null`).
+    NotStreamed,
+    /// `output_tokens < 2`: no decode interval to divide.
+    OneToken,
+    /// The producer wrote its "undefined" sentinel (a TTFT of 0; first chunk == end).
+    Sentinel,
+    /// The interval came out negative (clock skew, unit mix-up); counted as an anomaly.
+    NegativeInterval,
+    /// The request failed; its latency is not a sample.
+    Error,
+    /// Cancelled after the first token: decode, TPOT and E2E are cut short.
+    Cancelled,
+    /// A gateway's response cache answered: nothing ran.
+    ResponseCache,
+}
+
+impl NullReason {
+    /// The reason's name in output (`"not_logged"`, `"one_token"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NullReason::NotLogged => "not_logged",
+            NullReason::NotStreamed => "not_streamed",
+            NullReason::OneToken => "one_token",
+            NullReason::Sentinel => "sentinel",
+            NullReason::NegativeInterval => "negative_interval",
+            NullReason::Error => "error",
+            NullReason::Cancelled => "cancelled",
+            NullReason::ResponseCache => "response_cache",
+        }
+    }
+}
+
+/// A metric value in nanoseconds (fractional for TPOT), or why it is null.
+pub type Value = Result<f64, NullReason>;
+
+/// Prefix-cache class of a request (SPEC section 2, `cache`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CacheClass {
+    /// `cached / input >= hit ratio` (default 0.5).
+    Hit,
+    /// Some prompt tokens cached, fewer than the hit ratio.
+    Partial,
+    /// No prompt token cached (`cached_tokens == 0`).
+    Miss,
+    /// A gateway's response cache answered.
+    Response,
+}
+
+impl CacheClass {
+    /// `"hit"`, `"partial"`, `"miss"` or `"response"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheClass::Hit => "hit",
+            CacheClass::Partial => "partial",
+            CacheClass::Miss => "miss",
+            CacheClass::Response => "response",
+        }
+    }
+}
+
+/// Every derived metric of one request. Durations in ns; `tpot` in ns per token.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Metrics {
+    /// TTFT: first token - arrival (or - scheduled when that is the format's origin).
+    pub ttft: Value,
+    /// Where `ttft` is measured from; `None` when TTFT is null.
+    pub ttft_origin: Option<Origin>,
+    /// Queue time: scheduled - arrival.
+    pub queue: Value,
+    /// Prefill: first token - scheduled.
+    pub prefill: Value,
+    /// Decode: end - first token.
+    pub decode: Value,
+    /// TPOT: decode / (output tokens - 1).
+    pub tpot: Value,
+    /// E2E latency: end - arrival.
+    pub e2e: Value,
+    /// Prompt tokens, cached included.
+    pub input_tokens: Option<u64>,
+    /// Cached prompt tokens.
+    pub cached_tokens: Option<u64>,
+    /// Generated tokens.
+    pub output_tokens: Option<u64>,
+    /// Prefix-cache class, `None` when the log does not say.
+    pub cache: Option<CacheClass>,
+    /// How the request ended.
+    pub outcome: Outcome,
+    /// True when some interval came out negative (the metric is null, the line is counted).
+    pub negative_interval: bool,
+}
+
+/// Classifies a prompt by its cached share (SPEC section 2).
+///
+/// `hit_ratio` is `--cache-hit-ratio` (default 0.5). `None` when the cached count is unknown,
+/// or when it is positive but the prompt length is unknown.
+///
+/// ```
+/// use tokentime::metrics::{cache_class, CacheClass};
+/// assert_eq!(cache_class(Some(68), Some(60), 0.5), Some(CacheClass::Hit));
+/// assert_eq!(cache_class(Some(1235), Some(40), 0.5), Some(CacheClass::Partial));
+/// assert_eq!(cache_class(Some(56), Some(0), 0.5), Some(CacheClass::Miss));
+/// assert_eq!(cache_class(Some(56), None, 0.5), None);
+/// ```
+pub fn cache_class(input: Option<u64>, cached: Option<u64>, hit_ratio: f64) -> Option<CacheClass> {
+    let cached = cached?;
+    if cached == 0 {
+        return Some(CacheClass::Miss);
+    }
+    let input = input.filter(|&i| i > 0)?;
+    if cached as f64 / input as f64 >= hit_ratio {
+        Some(CacheClass::Hit)
+    } else {
+        Some(CacheClass::Partial)
+    }
+}
+
+/// Derives every metric of one request (SPEC section 2).
+///
+/// Each interval is taken from the logged duration when there is one, else from the two
+/// instants. Rules: a negative interval is null (`NegativeInterval`) and flagged; a TTFT of
+/// exactly 0, or a first-token instant equal to the end on a response with more than one
+/// token, is the producer's sentinel; TPOT needs at least 2 output tokens and divides by
+/// `n - 1`; an error or a response-cache answer has no latency sample; a cancellation keeps
+/// TTFT and nulls the rest.
+///
+/// ```
+/// use tokentime::metrics::{derive, Timeline, Origin};
+/// // llama.cpp timings: prompt_ms 862.155, predicted_ms 1157.628, predicted_n 64.
+/// let t = Timeline { prefill: Some(862_155_000), decode: Some(1_157_628_000),
+///                    output_tokens: Some(64), ..Timeline::default() };
+/// let m = derive(&t, 0.5);
+/// assert_eq!(m.ttft, Ok(862_155_000.0));
+/// assert_eq!(m.ttft_origin, Some(Origin::Scheduled));
+/// assert_eq!(m.tpot, Ok(1_157_628_000.0 / 63.0));
+/// ```
+pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
+    let mut negative = false;
+    let mut interval = |logged: Option<i64>, from: Option<i64>, to: Option<i64>| -> Value {
+        let v = logged.or_else(|| Some(to? - from?));
+        match v {
+            None => Err(NullReason::NotLogged),
+            Some(v) if v < 0 => {
+                negative = true;
+                Err(NullReason::NegativeInterval)
+            }
+            Some(v) => Ok(v as f64),
+        }
+    };
+    let first_token_seen = t.streamed != Some(false);
+    let queue = interval(t.queue, t.arrival, t.scheduled);
+    let mut prefill = interval(t.prefill, t.scheduled, t.first_token);
+    let mut ttft = interval(t.ttft, t.arrival, t.first_token);
+    let mut ttft_origin = t.arrival_origin.or(Some(Origin::Arrival));
+    if ttft == Err(NullReason::NotLogged) {
+        if let (Ok(q), Ok(p)) = (queue, prefill) {
+            ttft = Ok(q + p);
+        } else if t.arrival.is_none() && t.queue.is_none() && prefill.is_ok() {
+            ttft = prefill;
+            ttft_origin = Some(Origin::Scheduled);
+        }
+    }
+    let mut decode = interval(t.decode, t.first_token, t.end);
+    let mut e2e = interval(t.e2e, t.arrival, t.end);
+    if e2e == Err(NullReason::NotLogged)
+        && let (Ok(q), Ok(p), Ok(d)) = (queue, prefill, decode)
+    {
+        e2e = Ok(q + p + d);
+    }
+    if !first_token_seen {
+        ttft = Err(NullReason::NotStreamed);
+        prefill = prefill.and(Err(NullReason::NotStreamed));
+        decode = Err(NullReason::NotStreamed);
+    } else {
+        if ttft == Ok(0.0) {
+            ttft = Err(NullReason::Sentinel);
+        }
+        // A first chunk logged at the very end of a multi-token response is a placeholder.
+        if let (Some(f), Some(e)) = (t.first_token, t.end)
+            && f == e
+            && t.decode.is_none()
+            && t.output_tokens.is_some_and(|n| n > 1)
+        {
+            ttft = Err(NullReason::Sentinel);
+            decode = Err(NullReason::Sentinel);
+        }
+    }
+    let mut tpot = match (decode, t.output_tokens) {
+        (Err(r), _) => Err(r),
+        (Ok(_), None) => Err(NullReason::NotLogged),
+        (Ok(_), Some(n)) if n < 2 => Err(NullReason::OneToken),
+        (Ok(d), Some(n)) => Ok(d / (n - 1) as f64),
+    };
+    let cache = if t.response_cache {
+        Some(CacheClass::Response)
+    } else {
+        cache_class(t.input_tokens, t.cached_tokens, hit_ratio)
+    };
+    let mut queue = queue;
+    let kill = |v: &mut Value, r: NullReason| *v = Err(r);
+    let reached_first = ttft.is_ok();
+    match t.outcome {
+        Outcome::Error => {
+            for v in [
+                &mut ttft,
+                &mut queue,
+                &mut prefill,
+                &mut decode,
+                &mut tpot,
+                &mut e2e,
+            ] {
+                kill(v, NullReason::Error);
+            }
+        }
+        Outcome::Cancelled if !reached_first => {
+            for v in [
+                &mut ttft,
+                &mut queue,
+                &mut prefill,
+                &mut decode,
+                &mut tpot,
+                &mut e2e,
+            ] {
+                kill(v, NullReason::Error);
+            }
+        }
+        Outcome::Cancelled => {
+            for v in [&mut decode, &mut tpot, &mut e2e] {
+                kill(v, NullReason::Cancelled);
+            }
+        }
+        Outcome::Ok => {}
+    }
+    if t.response_cache {
+        for v in [
+            &mut ttft,
+            &mut queue,
+            &mut prefill,
+            &mut decode,
+            &mut tpot,
+            &mut e2e,
+        ] {
+            kill(v, NullReason::ResponseCache);
+        }
+    }
+    if ttft.is_err() {
+        ttft_origin = None;
+    }
+    Metrics {
+        ttft,
+        ttft_origin,
+        queue,
+        prefill,
+        decode,
+        tpot,
+        e2e,
+        input_tokens: t.input_tokens,
+        cached_tokens: t.cached_tokens,
+        output_tokens: t.output_tokens,
+        cache,
+        outcome: if t.outcome == Outcome::Cancelled && !reached_first {
+            Outcome::Error
+        } else {
+            t.outcome
+        },
+        negative_interval: negative,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+
+    fn litellm(start: i64, first: i64, end: i64, out: u64, streamed: bool) -> Timeline {
+        Timeline {
+            arrival: Some(start),
+            first_token: Some(first),
+            end: Some(end),
+            output_tokens: Some(out),
+            streamed: Some(streamed),
+            arrival_origin: Some(Origin::Gateway),
+            ..Timeline::default()
+        }
+    }
+
+    #[test]
+    fn gateway_stream_by_hand() {
+        // start 1000 ms, first chunk 1412.5 ms, end 3062.5 ms, 67 tokens:
+        // TTFT 412.5, decode 1650, TPOT 1650/66 = 25, E2E 2062.5.
+        let m = derive(
+            &litellm(1000 * MS, 1_412_500_000, 3_062_500_000, 67, true),
+            0.5,
+        );
+        assert_eq!(m.ttft, Ok(412.5e6));
+        assert_eq!(m.decode, Ok(1650e6));
+        assert_eq!(m.tpot, Ok(25e6));
+        assert_eq!(m.e2e, Ok(2062.5e6));
+        assert_eq!(m.ttft_origin, Some(Origin::Gateway));
+        assert_eq!(m.queue, Err(NullReason::NotLogged));
+    }
+
+    #[test]
+    fn non_streamed_call_has_no_ttft_but_keeps_e2e() {
+        let m = derive(&litellm(0, 500 * MS, 500 * MS, 10, false), 0.5);
+        assert_eq!(m.ttft, Err(NullReason::NotStreamed));
+        assert_eq!(m.tpot, Err(NullReason::NotStreamed));
+        assert_eq!(m.e2e, Ok(500e6));
+        assert_eq!(m.ttft_origin, None);
+    }
+
+    #[test]
+    fn tpot_is_null_for_one_token_never_zero() {
+        let m = derive(&litellm(0, 100 * MS, 100 * MS, 1, true), 0.5);
+        assert_eq!(m.tpot, Err(NullReason::OneToken));
+        assert_eq!(
+            m.ttft,
+            Ok(100e6),
+            "a one-token stream's first chunk at the end is real"
+        );
+    }
+
+    #[test]
+    fn tpot_divides_by_n_minus_one() {
+        // decode 90 ms over 10 tokens = 9 gaps -> 10 ms (dividing by n would say 9).
+        let t = Timeline {
+            prefill: Some(5 * MS),
+            decode: Some(90 * MS),
+            output_tokens: Some(10),
+            ..Timeline::default()
+        };
+        assert_eq!(derive(&t, 0.5).tpot, Ok(10e6));
+    }
+
+    #[test]
+    fn first_chunk_equal_to_end_on_a_long_stream_is_a_sentinel() {
+        let m = derive(&litellm(0, 900 * MS, 900 * MS, 50, true), 0.5);
+        assert_eq!(m.ttft, Err(NullReason::Sentinel));
+        assert_eq!(m.tpot, Err(NullReason::Sentinel));
+    }
+
+    #[test]
+    fn zero_ttft_is_a_sentinel() {
+        let t = Timeline {
+            ttft: Some(0),
+            output_tokens: Some(3),
+            ..Timeline::default()
+        };
+        assert_eq!(derive(&t, 0.5).ttft, Err(NullReason::Sentinel));
+    }
+
+    #[test]
+    fn negative_interval_is_null_and_flagged_not_clamped() {
+        let m = derive(&litellm(1000 * MS, 900 * MS, 2000 * MS, 5, true), 0.5);
+        assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
+        assert!(m.negative_interval);
+        assert_eq!(m.e2e, Ok(1000e6));
+    }
+
+    #[test]
+    fn queue_plus_prefill_make_ttft_from_arrival() {
+        // vLLM metrics: queue 187.2 ms, ttft-from-scheduling 311.9 ms, generation 5402.6 ms, 512 tokens.
+        let t = Timeline {
+            queue: Some(187_200_000),
+            prefill: Some(311_900_000),
+            decode: Some(5_402_600_000),
+            output_tokens: Some(512),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Ok(499.1e6));
+        assert_eq!(m.ttft_origin, Some(Origin::Arrival));
+        assert_eq!(m.e2e, Ok(5_901_700_000.0));
+        assert_eq!(m.tpot, Ok(5_402_600_000.0 / 511.0));
+    }
+
+    #[test]
+    fn errors_and_response_cache_have_no_samples() {
+        let mut t = litellm(0, 10 * MS, 20 * MS, 5, true);
+        t.outcome = Outcome::Error;
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Err(NullReason::Error));
+        assert_eq!(m.e2e, Err(NullReason::Error));
+        let mut t = litellm(0, 10 * MS, 20 * MS, 5, true);
+        t.response_cache = true;
+        let m = derive(&t, 0.5);
+        assert_eq!(m.cache, Some(CacheClass::Response));
+        assert_eq!(m.e2e, Err(NullReason::ResponseCache));
+    }
+
+    #[test]
+    fn cancellation_after_first_token_keeps_ttft() {
+        let mut t = litellm(0, 10 * MS, 20 * MS, 5, true);
+        t.outcome = Outcome::Cancelled;
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Ok(10e6));
+        assert_eq!(m.tpot, Err(NullReason::Cancelled));
+        assert_eq!(m.e2e, Err(NullReason::Cancelled));
+        assert_eq!(m.outcome, Outcome::Cancelled);
+        t.first_token = None;
+        let m = derive(&t, 0.5);
+        assert_eq!(
+            m.outcome,
+            Outcome::Error,
+            "cancelled before the first token counts as an error"
+        );
+    }
+
+    #[test]
+    fn cache_ratio_boundaries() {
+        assert_eq!(cache_class(Some(100), Some(50), 0.5), Some(CacheClass::Hit));
+        assert_eq!(
+            cache_class(Some(100), Some(49), 0.5),
+            Some(CacheClass::Partial)
+        );
+        assert_eq!(cache_class(None, Some(3), 0.5), None);
+        assert_eq!(cache_class(None, Some(0), 0.5), Some(CacheClass::Miss));
+    }
+}

@@ -1,0 +1,209 @@
+//! The per-line pipeline: parse a line once, attribute it to a format, derive its metrics.
+//!
+//! Owns the [`Processor`] (the compiled formats, the path trie, the reused slot buffer and
+//! scratch line) and the [`Coverage`] counters. Sees one line's bytes at a time; writes
+//! nothing. The sinks ([`crate::enrich`], [`crate::summary`]) decide what to do with the result.
+
+use crate::format::{FormatSpec, Formats};
+use crate::metrics::{Metrics, Outcome, derive};
+use crate::record::{PathSet, ReadError, Slots, neutralize_non_finite, raw_str};
+use std::collections::BTreeMap;
+
+/// What one line turned out to be.
+#[derive(Debug)]
+pub enum Kind {
+    /// Not a JSON object (a text log line, a banner): passed through, counted `non_json`.
+    NonJson,
+    /// Starts like a JSON object but is malformed or not UTF-8: passed through, counted
+    /// `invalid`, reported.
+    Invalid(String),
+    /// A JSON object that no format recognizes as a request (health check, startup event).
+    NoTiming,
+    /// Already carries the enrich key: passed through unchanged, counted `already_enriched`.
+    AlreadyEnriched,
+    /// A request: its format (index into [`Processor::format_spec`]) and metrics.
+    Request(Request),
+}
+
+/// A request line's results.
+#[derive(Debug)]
+pub struct Request {
+    /// Index of the format it was attributed to.
+    pub format: usize,
+    /// The derived metrics.
+    pub metrics: Metrics,
+}
+
+/// Counters of what the input held (SPEC section 4, coverage).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Coverage {
+    /// Lines read (including too-long ones).
+    pub lines: u64,
+    /// Request lines (attributed to a format).
+    pub requests: u64,
+    /// Lines that are not JSON objects.
+    pub non_json: u64,
+    /// JSON objects that are not requests.
+    pub no_timing: u64,
+    /// Malformed JSON or invalid UTF-8.
+    pub invalid: u64,
+    /// Lines over `--max-line-bytes`.
+    pub too_long: u64,
+    /// Lines that already carried the enrich key.
+    pub already_enriched: u64,
+    /// Requests that failed (or were cancelled before their first token).
+    pub errors: u64,
+    /// Requests cancelled after their first token.
+    pub cancelled: u64,
+    /// Requests answered by a gateway's response cache.
+    pub response_cache: u64,
+    /// Requests with a negative interval.
+    pub negative_interval: u64,
+    /// Requests per format name.
+    pub formats: BTreeMap<String, u64>,
+}
+
+/// Parses and classifies lines. One per thread; reuses its buffers across lines.
+pub struct Processor {
+    paths: PathSet,
+    formats: Formats,
+    slots: Slots,
+    scratch: Vec<u8>,
+    key_slot: usize,
+    by_slots: Vec<usize>,
+    hint: usize,
+    hit_ratio: f64,
+    from_scratch: bool,
+}
+
+impl Processor {
+    /// Builds a processor for `specs` (tried in order; the last match first), reading records
+    /// at `root` inside each line, recognizing `key` (the enrich key) at the top level, and
+    /// reading the `by` paths (below `root`) for grouping.
+    pub fn new(
+        specs: Vec<FormatSpec>,
+        root: &[String],
+        key: &str,
+        by: &[Vec<String>],
+        hit_ratio: f64,
+    ) -> Self {
+        let mut paths = PathSet::default();
+        let key_slot = paths.add(&[key]);
+        let formats = Formats::compile(specs, root, &mut paths);
+        let by_slots = by
+            .iter()
+            .map(|p| {
+                let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
+                paths.add(&full)
+            })
+            .collect();
+        Processor {
+            paths,
+            formats,
+            slots: Slots::default(),
+            scratch: Vec::new(),
+            key_slot,
+            by_slots,
+            hint: 0,
+            hit_ratio,
+            from_scratch: false,
+        }
+    }
+
+    /// The spec of format `i`.
+    pub fn format_spec(&self, i: usize) -> &FormatSpec {
+        self.formats.spec(i)
+    }
+
+    /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
+    pub fn process(&mut self, content: &[u8]) -> Kind {
+        self.from_scratch = false;
+        match self.paths.extract(content, &mut self.slots) {
+            Ok(()) => self.classify(content),
+            Err(ReadError::NotAnObject) => Kind::NonJson,
+            Err(ReadError::Invalid(msg)) => {
+                // Python writes NaN/Infinity; one in a field we do not read must not cost the
+                // request its metrics.
+                self.scratch.clear();
+                self.scratch.extend_from_slice(content);
+                if neutralize_non_finite(&mut self.scratch) {
+                    let scratch = std::mem::take(&mut self.scratch);
+                    let ok = self.paths.extract(&scratch, &mut self.slots).is_ok();
+                    self.from_scratch = ok;
+                    let kind = if ok {
+                        self.classify(&scratch)
+                    } else {
+                        Kind::Invalid(msg)
+                    };
+                    self.scratch = scratch;
+                    return kind;
+                }
+                Kind::Invalid(msg)
+            }
+        }
+    }
+
+    fn classify(&mut self, line: &[u8]) -> Kind {
+        if self.slots.has(self.key_slot) {
+            return Kind::AlreadyEnriched;
+        }
+        let Some(d) = self.formats.detect(line, &self.slots, self.hint) else {
+            return Kind::NoTiming;
+        };
+        self.hint = d.format;
+        let timeline = self.formats.timeline(d, line, &self.slots);
+        Kind::Request(Request {
+            format: d.format,
+            metrics: derive(&timeline, self.hit_ratio),
+        })
+    }
+
+    /// The `by` values of the line last processed, as strings (`None` when absent). Must be
+    /// called right after [`Processor::process`] with the same content.
+    pub fn by_values(&self, content: &[u8], out: &mut Vec<Option<String>>) {
+        out.clear();
+        let line: &[u8] = if self.from_scratch {
+            &self.scratch
+        } else {
+            content
+        };
+        for &s in &self.by_slots {
+            out.push(self.slots.raw(line, s).map(|raw| match raw_str(raw) {
+                Some(s) => s.into_owned(),
+                None => raw.to_owned(),
+            }));
+        }
+    }
+
+    /// Adds a processed line's kind to the counters.
+    pub fn count(&self, kind: &Kind, cov: &mut Coverage) {
+        cov.lines += 1;
+        match kind {
+            Kind::NonJson => cov.non_json += 1,
+            Kind::Invalid(_) => cov.invalid += 1,
+            Kind::NoTiming => cov.no_timing += 1,
+            Kind::AlreadyEnriched => cov.already_enriched += 1,
+            Kind::Request(r) => {
+                cov.requests += 1;
+                match r.metrics.outcome {
+                    Outcome::Error => cov.errors += 1,
+                    Outcome::Cancelled => cov.cancelled += 1,
+                    Outcome::Ok => {}
+                }
+                if r.metrics.cache == Some(crate::metrics::CacheClass::Response) {
+                    cov.response_cache += 1;
+                }
+                if r.metrics.negative_interval {
+                    cov.negative_interval += 1;
+                }
+                let name = &self.formats.spec(r.format).name;
+                match cov.formats.get_mut(name) {
+                    Some(n) => *n += 1,
+                    None => {
+                        cov.formats.insert(name.clone(), 1);
+                    }
+                }
+            }
+        }
+    }
+}

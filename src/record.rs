@@ -1,0 +1,387 @@
+//! Record extraction: one borrowed pass over a JSON line that records where the values of a
+//! fixed set of key paths are, and skips everything else.
+//!
+//! Owns the JSON reading of a line. A [`PathSet`] is a trie of object-key paths built once from
+//! the formats in use; [`PathSet::extract`] walks a line with serde_json (a validating parser)
+//! and stores, for each path found, the byte range of its raw value in a reused [`Slots`]. No
+//! `serde_json::Value` is built and nothing is allocated for values: they stay in the line.
+//! Keys are compared after unescaping, so `"a\/b"` (lua-cjson) matches `a/b`.
+//!
+//! Duplicate keys: the last occurrence wins (as in JavaScript's `JSON.parse`).
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Index of a path in a [`PathSet`]; also the index of its value in [`Slots`].
+pub type SlotId = usize;
+
+#[derive(Debug, Default, Clone)]
+struct Node {
+    children: Vec<(Box<str>, usize)>,
+    slot: Option<SlotId>,
+}
+
+/// A trie of key paths (`["usage", "prompt_tokens"]`), each with a [`SlotId`].
+#[derive(Debug, Clone)]
+pub struct PathSet {
+    nodes: Vec<Node>,
+    paths: Vec<Vec<String>>,
+}
+
+impl Default for PathSet {
+    fn default() -> Self {
+        PathSet {
+            nodes: vec![Node::default()],
+            paths: Vec::new(),
+        }
+    }
+}
+
+/// Why a line could not be read as a JSON object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// The line does not start with `{` (after blanks): a text log line, a banner, an array.
+    NotAnObject,
+    /// The line starts with `{` but is not valid JSON or not valid UTF-8; the message is
+    /// serde_json's, with its column.
+    Invalid(String),
+}
+
+impl PathSet {
+    /// Adds a path (or finds it) and returns its slot. An empty path is the whole line.
+    pub fn add(&mut self, path: &[&str]) -> SlotId {
+        let mut node = 0;
+        for seg in path {
+            node = match self.nodes[node].children.iter().find(|(k, _)| &**k == *seg) {
+                Some(&(_, n)) => n,
+                None => {
+                    self.nodes.push(Node::default());
+                    let n = self.nodes.len() - 1;
+                    self.nodes[node].children.push(((*seg).into(), n));
+                    n
+                }
+            };
+        }
+        if let Some(s) = self.nodes[node].slot {
+            return s;
+        }
+        let s = self.paths.len();
+        self.paths
+            .push(path.iter().map(|s| s.to_string()).collect());
+        self.nodes[node].slot = Some(s);
+        s
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// True when no path was added.
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// Reads `line` (one JSON object, no newline) and fills `slots` with the byte ranges of the
+    /// values found at the paths. A path whose value is JSON `null` is recorded as absent.
+    /// A path that ends inside a value which has children in the trie records the whole value
+    /// and, when it is an object, also the children.
+    ///
+    /// # Errors
+    /// [`ReadError::NotAnObject`] when the first non-blank byte is not `{`;
+    /// [`ReadError::Invalid`] for malformed JSON or invalid UTF-8 anywhere in the line.
+    pub fn extract(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
+        slots.reset(self.len());
+        let first = line.iter().position(|b| !b" \t\r\n".contains(b));
+        if first.map(|i| line[i]) != Some(b'{') {
+            return Err(ReadError::NotAnObject);
+        }
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let seed = NodeSeed {
+            set: self,
+            node: 0,
+            base: line.as_ptr() as usize,
+            out: &mut slots.spans,
+        };
+        seed.deserialize(&mut de)
+            .map_err(|e| ReadError::Invalid(e.to_string()))?;
+        de.end().map_err(|e| ReadError::Invalid(e.to_string()))
+    }
+}
+
+/// The values found in one line: byte ranges into that line, indexed by [`SlotId`].
+#[derive(Debug, Default, Clone)]
+pub struct Slots {
+    spans: Vec<Option<(u32, u32)>>,
+}
+
+impl Slots {
+    fn reset(&mut self, n: usize) {
+        self.spans.clear();
+        self.spans.resize(n, None);
+    }
+
+    /// The raw JSON text of slot `id` in `line` (the line passed to `extract`), or `None` when
+    /// the path was absent or null.
+    pub fn raw<'l>(&self, line: &'l [u8], id: SlotId) -> Option<&'l str> {
+        let (a, b) = self.spans.get(id).copied().flatten()?;
+        std::str::from_utf8(&line[a as usize..b as usize]).ok()
+    }
+
+    /// True when slot `id` holds a non-null value.
+    pub fn has(&self, id: SlotId) -> bool {
+        matches!(self.spans.get(id), Some(Some(_)))
+    }
+}
+
+struct NodeSeed<'a> {
+    set: &'a PathSet,
+    node: usize,
+    base: usize,
+    out: &'a mut Vec<Option<(u32, u32)>>,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let node = &self.set.nodes[self.node];
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let child = node
+                .children
+                .iter()
+                .find(|(k, _)| **k == *key)
+                .map(|&(_, n)| n);
+            match child {
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Some(n) => {
+                    let cn = &self.set.nodes[n];
+                    if cn.children.is_empty() {
+                        let raw: &RawValue = map.next_value()?;
+                        record(self.out, self.base, cn.slot, raw);
+                    } else if let Some(slot) = cn.slot {
+                        // Both a value of its own and children: keep the raw text, then read
+                        // the children out of it.
+                        let raw: &RawValue = map.next_value()?;
+                        record(self.out, self.base, Some(slot), raw);
+                        let mut sub = serde_json::Deserializer::from_str(raw.get());
+                        NodeSeed {
+                            set: self.set,
+                            node: n,
+                            base: self.base,
+                            out: &mut *self.out,
+                        }
+                        .deserialize(&mut sub)
+                        .map_err(de::Error::custom)?;
+                    } else {
+                        map.next_value_seed(NodeSeed {
+                            set: self.set,
+                            node: n,
+                            base: self.base,
+                            out: &mut *self.out,
+                        })?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+fn record(out: &mut [Option<(u32, u32)>], base: usize, slot: Option<SlotId>, raw: &RawValue) {
+    let Some(slot) = slot else { return };
+    let text = raw.get();
+    if text == "null" {
+        out[slot] = None;
+        return;
+    }
+    let start = text.as_ptr() as usize - base;
+    out[slot] = Some((start as u32, (start + text.len()) as u32));
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+}
+
+/// Decodes the raw JSON text of a string value (quotes and escapes), borrowing when it has no
+/// escapes. Returns `None` when the raw text is not a string.
+pub fn raw_str(raw: &str) -> Option<Cow<'_, str>> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
+}
+
+/// Replaces Python's non-JSON number tokens (`NaN`, `Infinity`, `-Infinity`) outside strings by
+/// an empty array padded with spaces, keeping every byte offset. A field tokentime reads then
+/// holds an array (not a number: unusable, as it should be), and the rest of the line parses.
+/// Returns `false` when there was nothing to replace.
+pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
+    let mut changed = false;
+    let mut in_str = false;
+    let mut i = 0;
+    while i < line.len() {
+        let c = line[i];
+        if in_str {
+            if c == b'\\' {
+                i += 2;
+                continue;
+            }
+            if c == b'"' {
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        if c == b'"' {
+            in_str = true;
+            i += 1;
+            continue;
+        }
+        for tok in [&b"-Infinity"[..], b"Infinity", b"NaN"] {
+            if line[i..].starts_with(tok) {
+                line[i] = b'[';
+                line[i + 1] = b']';
+                for b in &mut line[i + 2..i + tok.len()] {
+                    *b = b' ';
+                }
+                i += tok.len() - 1;
+                changed = true;
+                break;
+            }
+        }
+        i += 1;
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(paths: &[&[&str]]) -> PathSet {
+        let mut s = PathSet::default();
+        for p in paths {
+            s.add(p);
+        }
+        s
+    }
+
+    #[test]
+    fn finds_nested_values_and_skips_the_rest() {
+        let s = set(&[&["a"], &["b", "c"], &["b", "d"], &["x"]]);
+        let line = br#"{"z":[1,{"a":9}],"a":1.5,"b":{"c":"s\"q","e":{"c":0},"d":null},"a2":3}"#;
+        let mut slots = Slots::default();
+        s.extract(line, &mut slots).unwrap();
+        assert_eq!(slots.raw(line, 0), Some("1.5"));
+        assert_eq!(slots.raw(line, 1), Some(r#""s\"q""#));
+        assert_eq!(slots.raw(line, 2), None, "null is absent");
+        assert_eq!(slots.raw(line, 3), None);
+    }
+
+    #[test]
+    fn escaped_keys_match() {
+        let s = set(&[&["a/b"]]);
+        let line = br#"{"a\/b":7}"#;
+        let mut slots = Slots::default();
+        s.extract(line, &mut slots).unwrap();
+        assert_eq!(slots.raw(line, 0), Some("7"));
+    }
+
+    #[test]
+    fn last_duplicate_wins() {
+        let s = set(&[&["a"]]);
+        let line = br#"{"a":1,"a":2}"#;
+        let mut slots = Slots::default();
+        s.extract(line, &mut slots).unwrap();
+        assert_eq!(slots.raw(line, 0), Some("2"));
+    }
+
+    #[test]
+    fn errors_are_classified() {
+        let s = set(&[&["a"]]);
+        let mut slots = Slots::default();
+        assert_eq!(s.extract(b"hello", &mut slots), Err(ReadError::NotAnObject));
+        assert_eq!(s.extract(b"[1]", &mut slots), Err(ReadError::NotAnObject));
+        assert!(matches!(
+            s.extract(b"{\"a\":", &mut slots),
+            Err(ReadError::Invalid(_))
+        ));
+        assert!(matches!(
+            s.extract(b"{\"a\":1} x", &mut slots),
+            Err(ReadError::Invalid(_))
+        ));
+        assert!(matches!(
+            s.extract(b"{\"a\":\"\xff\"}", &mut slots),
+            Err(ReadError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn non_finite_tokens_are_neutralized_outside_strings_only() {
+        let mut line = br#"{"x":NaN,"s":"NaN Infinity","y":-Infinity,"a":1}"#.to_vec();
+        assert!(neutralize_non_finite(&mut line));
+        assert_eq!(
+            &line[..],
+            &br#"{"x":[] ,"s":"NaN Infinity","y":[]       ,"a":1}"#[..]
+        );
+        let s = set(&[&["a"], &["x"]]);
+        let mut slots = Slots::default();
+        s.extract(&line, &mut slots).unwrap();
+        assert_eq!(slots.raw(&line, 0), Some("1"));
+    }
+}

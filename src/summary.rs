@@ -1,0 +1,426 @@
+//! Summary: per-group digests of every metric, the coverage block, and their renderings (an
+//! aligned table, and the versioned JSON of SPEC section 4).
+//!
+//! Owns grouping (overall, by `cache`, by each `--by` key, and by the `--by` keys with
+//! `cache`), the bound on the number of groups, and the null-reason counts. Receives derived
+//! [`Metrics`]; writes only to the writer it is given.
+
+use crate::digest::Digest;
+use crate::enrich::round3;
+use crate::metrics::{Metrics, NullReason, Outcome};
+use crate::pipeline::Coverage;
+use serde_json::{Map, Value as Json, json};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+/// The version of the JSON summary schema.
+pub const SCHEMA: &str = "tokentime.summary/v1";
+
+/// Metric names of the summary, in output order (the enrich names).
+pub const METRICS: [&str; 9] = [
+    "ttft_ms",
+    "tpot_ms",
+    "e2e_ms",
+    "queue_ms",
+    "prefill_ms",
+    "decode_ms",
+    "input_tokens",
+    "cached_tokens",
+    "output_tokens",
+];
+
+/// The value standing for all groups past `--max-groups`.
+pub const OTHER: &str = "(other)";
+
+/// One metric's distribution and the reasons it was null.
+#[derive(Debug, Clone, Default)]
+pub struct MetricStats {
+    /// The values (ms for durations, tokens for counts).
+    pub digest: Digest,
+    /// Null values by reason.
+    pub nulls: BTreeMap<NullReason, u64>,
+}
+
+/// Everything known about one group.
+#[derive(Debug, Clone, Default)]
+pub struct GroupStats {
+    /// Requests in the group.
+    pub requests: u64,
+    /// Failed requests (or cancelled before the first token).
+    pub errors: u64,
+    /// Requests cancelled after the first token.
+    pub cancelled: u64,
+    /// Response-cache answers.
+    pub response_cache: u64,
+    /// One entry per [`METRICS`] name.
+    pub metrics: [MetricStats; 9],
+}
+
+impl GroupStats {
+    fn add(&mut self, m: &Metrics) {
+        self.requests += 1;
+        match m.outcome {
+            Outcome::Error => self.errors += 1,
+            Outcome::Cancelled => self.cancelled += 1,
+            Outcome::Ok => {}
+        }
+        if m.cache == Some(crate::metrics::CacheClass::Response) {
+            self.response_cache += 1;
+        }
+        let excluded = match (m.outcome, m.cache) {
+            (Outcome::Error, _) => Some(NullReason::Error),
+            (_, Some(crate::metrics::CacheClass::Response)) => Some(NullReason::ResponseCache),
+            _ => None,
+        };
+        let durations = [m.ttft, m.tpot, m.e2e, m.queue, m.prefill, m.decode];
+        for (stats, v) in self.metrics.iter_mut().zip(durations) {
+            match v {
+                Ok(ns) => stats.digest.add(ns / 1e6),
+                Err(r) => *stats.nulls.entry(r).or_default() += 1,
+            }
+        }
+        let counts = [m.input_tokens, m.cached_tokens, m.output_tokens];
+        for (stats, v) in self.metrics[6..].iter_mut().zip(counts) {
+            match (excluded, v) {
+                (Some(r), _) => *stats.nulls.entry(r).or_default() += 1,
+                (None, Some(n)) => stats.digest.add(n as f64),
+                (None, None) => *stats.nulls.entry(NullReason::NotLogged).or_default() += 1,
+            }
+        }
+    }
+}
+
+/// A group's key: dimension names and values (`None` when the log does not say).
+pub type GroupKey = Vec<(String, Option<String>)>;
+
+/// The summary being built.
+#[derive(Debug)]
+pub struct Summary {
+    by: Vec<String>,
+    subsets: Vec<Vec<usize>>,
+    groups: HashMap<(usize, Vec<Option<String>>), GroupStats>,
+    max_groups: usize,
+}
+
+impl Summary {
+    /// A summary grouped overall, by `cache`, and, when `by` names keys, by those keys alone
+    /// and by those keys with `cache`. At most `max_groups` groups; later keys go to `(other)`.
+    pub fn new(by: Vec<String>, max_groups: usize) -> Self {
+        // Dimension 0 is cache, 1.. are the --by keys.
+        let mut subsets = vec![vec![], vec![0]];
+        if !by.is_empty() {
+            subsets.push((1..=by.len()).collect());
+            subsets.push((1..=by.len()).chain([0]).collect());
+        }
+        Summary {
+            by,
+            subsets,
+            groups: HashMap::new(),
+            max_groups: max_groups.max(1),
+        }
+    }
+
+    /// Adds one request with the values of its `--by` keys.
+    pub fn add(&mut self, m: &Metrics, by_values: &[Option<String>]) {
+        for si in 0..self.subsets.len() {
+            let key: Vec<Option<String>> = self.subsets[si]
+                .iter()
+                .map(|&d| {
+                    if d == 0 {
+                        m.cache.map(|c| c.as_str().to_owned())
+                    } else {
+                        by_values.get(d - 1).cloned().flatten()
+                    }
+                })
+                .collect();
+            let full = (si, key);
+            if !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
+                let other = (si, full.1.iter().map(|_| Some(OTHER.to_owned())).collect());
+                self.groups.entry(other).or_default().add(m);
+            } else {
+                self.groups.entry(full).or_default().add(m);
+            }
+        }
+    }
+
+    fn dim_name(&self, d: usize) -> &str {
+        if d == 0 { "cache" } else { &self.by[d - 1] }
+    }
+
+    /// The groups in output order: overall first, then by subset and key.
+    pub fn groups(&mut self) -> Vec<(GroupKey, &mut GroupStats)> {
+        let mut keys: Vec<_> = self.groups.keys().cloned().collect();
+        keys.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_key(&a.1, &b.1)));
+        let names: Vec<Vec<String>> = self
+            .subsets
+            .iter()
+            .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
+            .collect();
+        let mut out = Vec::new();
+        let mut by_key: HashMap<_, _> = self.groups.iter_mut().collect();
+        for k in keys {
+            if let Some(g) = by_key.remove(&k) {
+                let key = names[k.0]
+                    .iter()
+                    .cloned()
+                    .zip(k.1.iter().cloned())
+                    .collect();
+                out.push((key, g));
+            }
+        }
+        out
+    }
+}
+
+fn cmp_key(a: &[Option<String>], b: &[Option<String>]) -> std::cmp::Ordering {
+    fn rank(v: &Option<String>) -> (i32, &str) {
+        match v.as_deref() {
+            Some("hit") => (0, ""),
+            Some("partial") => (1, ""),
+            Some("miss") => (2, ""),
+            Some("response") => (3, ""),
+            Some(OTHER) => (6, ""),
+            Some(s) => (4, s),
+            None => (5, ""),
+        }
+    }
+    a.iter().map(rank).cmp(b.iter().map(rank))
+}
+
+/// Parses a quantile list (`50,90,99,99.9` or `p50,p99`) into fractions.
+///
+/// # Errors
+/// A message when an entry is not a number in 0..=100.
+pub fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
+    s.split(',')
+        .map(|q| {
+            let t = q.trim().trim_start_matches('p');
+            match t.parse::<f64>() {
+                Ok(v) if (0.0..=100.0).contains(&v) => Ok(v / 100.0),
+                _ => Err(format!("--quantiles: {q:?} is not a percentile in 0..100")),
+            }
+        })
+        .collect()
+}
+
+/// The output key of a quantile: `p` plus the percentile (`p50`, `p99.9`).
+pub fn quantile_name(q: f64) -> String {
+    let pct = round3(q * 100.0);
+    if pct.fract() == 0.0 {
+        format!("p{}", pct as i64)
+    } else {
+        format!("p{pct}")
+    }
+}
+
+fn num(v: Option<f64>) -> Json {
+    v.map(|x| json!(round3(x))).unwrap_or(Json::Null)
+}
+
+/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`).
+pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json {
+    let mut groups = Vec::new();
+    for (key, g) in summary.groups() {
+        let mut k = Map::new();
+        for (name, v) in key {
+            k.insert(name, v.map(Json::String).unwrap_or(Json::Null));
+        }
+        let mut metrics = Map::new();
+        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+            let mut qs = Map::new();
+            for &q in quantiles {
+                qs.insert(quantile_name(q), num(st.digest.quantile(q)));
+            }
+            let nulls: Map<String, Json> = st
+                .nulls
+                .iter()
+                .map(|(r, n)| (r.as_str().to_owned(), json!(n)))
+                .collect();
+            metrics.insert(
+                (*name).to_owned(),
+                json!({
+                    "count": st.digest.count(),
+                    "nulls": nulls,
+                    "exact": st.digest.is_exact(),
+                    "min": num(st.digest.min()),
+                    "max": num(st.digest.max()),
+                    "mean": num(st.digest.mean()),
+                    "quantiles": qs,
+                }),
+            );
+        }
+        groups.push(json!({
+            "key": k,
+            "requests": g.requests,
+            "errors": g.errors,
+            "cancelled": g.cancelled,
+            "response_cache": g.response_cache,
+            "metrics": metrics,
+        }));
+    }
+    json!({
+        "schema": SCHEMA,
+        "coverage": coverage_json(cov),
+        "groups": groups,
+    })
+}
+
+fn coverage_json(cov: &Coverage) -> Json {
+    json!({
+        "lines": cov.lines,
+        "requests": cov.requests,
+        "non_json": cov.non_json,
+        "no_timing": cov.no_timing,
+        "invalid": cov.invalid,
+        "too_long": cov.too_long,
+        "already_enriched": cov.already_enriched,
+        "errors": cov.errors,
+        "cancelled": cov.cancelled,
+        "response_cache": cov.response_cache,
+        "anomalies": {"negative_interval": cov.negative_interval},
+        "formats": cov.formats,
+    })
+}
+
+/// Writes the summary as an aligned text table.
+///
+/// # Errors
+/// The writer's.
+pub fn write_table(
+    out: &mut impl Write,
+    cov: &Coverage,
+    summary: &mut Summary,
+    quantiles: &[f64],
+) -> io::Result<()> {
+    let formats: Vec<String> = cov
+        .formats
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    writeln!(
+        out,
+        "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}{}{}{}",
+        cov.lines,
+        cov.requests,
+        cov.errors,
+        cov.non_json,
+        cov.no_timing,
+        cov.invalid,
+        if cov.too_long > 0 {
+            format!("  too long {}", cov.too_long)
+        } else {
+            String::new()
+        },
+        if cov.negative_interval > 0 {
+            format!("  negative intervals {}", cov.negative_interval)
+        } else {
+            String::new()
+        },
+        if formats.is_empty() {
+            String::new()
+        } else {
+            format!("  formats: {}", formats.join(", "))
+        },
+    )?;
+    let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
+    header.extend(quantiles.iter().map(|&q| quantile_name(q)));
+    header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
+    for (key, g) in summary.groups() {
+        let label = if key.is_empty() {
+            "all requests".to_owned()
+        } else {
+            key.iter()
+                .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("unknown")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        writeln!(out)?;
+        let mut extra = String::new();
+        if g.cancelled > 0 {
+            extra.push_str(&format!(", cancelled {}", g.cancelled));
+        }
+        if g.response_cache > 0 {
+            extra.push_str(&format!(", response cache {}", g.response_cache));
+        }
+        writeln!(
+            out,
+            "{label}: {} requests, {} errors{extra}",
+            g.requests, g.errors
+        )?;
+        let mut rows = vec![header.clone()];
+        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+            if st.digest.count() == 0 && st.nulls.keys().all(|r| *r == NullReason::NotLogged) {
+                continue;
+            }
+            let cell = |v: Option<f64>| v.map(fmt_cell).unwrap_or_else(|| "-".to_owned());
+            let mut row = vec![
+                (*name).to_owned(),
+                st.digest.count().to_string(),
+                cell(st.digest.min()),
+            ];
+            for &q in quantiles {
+                row.push(cell(st.digest.quantile(q)));
+            }
+            row.push(cell(st.digest.max()));
+            row.push(cell(st.digest.mean()));
+            let nulls: Vec<String> = st
+                .nulls
+                .iter()
+                .map(|(r, n)| format!("{} {n}", r.as_str()))
+                .collect();
+            row.push(nulls.join(", "));
+            if !st.digest.is_exact() {
+                row[0].push('~');
+            }
+            rows.push(row);
+        }
+        let ncols = header.len();
+        let widths: Vec<usize> = (0..ncols)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let mut line = String::new();
+            for (c, cell) in r.iter().enumerate() {
+                let w = widths[c];
+                if c == 0 || c == ncols - 1 {
+                    line.push_str(&format!("{cell:<w$}"));
+                } else {
+                    line.push_str(&format!("{cell:>w$}"));
+                }
+                if c + 1 < ncols {
+                    line.push_str("  ");
+                }
+            }
+            writeln!(out, "{}", line.trim_end())?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "durations in ms; quantiles exact (linear interpolation, numpy's default) up to 10000 values, t-digest estimates past that (marked ~)"
+    )?;
+    Ok(())
+}
+
+fn fmt_cell(x: f64) -> String {
+    if x.abs() >= 100.0 || x.fract() == 0.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantile_names() {
+        assert_eq!(quantile_name(0.5), "p50");
+        assert_eq!(quantile_name(0.999), "p99.9");
+        let q = parse_quantiles("p50, 99.9").unwrap();
+        assert_eq!(q.len(), 2);
+        assert!((q[0] - 0.5).abs() < 1e-12 && (q[1] - 0.999).abs() < 1e-12);
+        assert!(parse_quantiles("101").is_err());
+    }
+}

@@ -1,0 +1,547 @@
+//! Value decoding: timestamps and durations, from the raw JSON text of one field, to integer
+//! nanoseconds.
+//!
+//! Owns every unit tokentime understands (SPEC section 3, "Units understood"). It sees only the
+//! raw text of one JSON value (a number, or a string with its quotes) and never does I/O.
+//! Decimal numbers are converted digit by digit, so `1795964927.0283072` seconds becomes
+//! exactly `1_795_964_927_028_307_200` ns: intervals between epoch-second floats are exact,
+//! which an `f64` round trip (256 ns resolution at that magnitude) would not be.
+
+/// How a field's value is to be read. Timestamps are wall-clock instants; durations are lengths
+/// of time. A format never subtracts a timestamp from a duration (SPEC section 2, clock domains).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// Epoch seconds, a number or a decimal string (LiteLLM `startTime`).
+    EpochS,
+    /// Epoch milliseconds (Kong `started_at`).
+    EpochMs,
+    /// Epoch microseconds.
+    EpochUs,
+    /// Epoch nanoseconds (OTLP `startTimeUnixNano`, often a decimal string).
+    EpochNs,
+    /// RFC 3339 string with 0-9 fractional digits and any offset.
+    Rfc3339,
+    /// A timestamp in any of the above: strings are RFC 3339 or decimal, numbers are scaled by
+    /// magnitude (below 1e11 seconds, below 1e14 ms, below 1e17 us, else ns).
+    EpochAuto,
+    /// Duration in seconds (vLLM span attributes).
+    S,
+    /// Duration in milliseconds (llama.cpp `timings`, vLLM `metrics`).
+    Ms,
+    /// Duration in microseconds.
+    Us,
+    /// Duration in nanoseconds (Ollama).
+    Ns,
+    /// Duration string with its unit: `"735.2ms"`, `"955.594µs"`, `"1.5s"`, `"0ns"` (TGI).
+    DurationStr,
+    /// A plain count (tokens).
+    Count,
+}
+
+impl Unit {
+    /// Parses a unit name as written in `--map` (`epoch_s`, `ms`, `rfc3339`, ...).
+    ///
+    /// # Errors
+    /// Returns `None` for an unknown name.
+    pub fn from_name(name: &str) -> Option<Unit> {
+        Some(match name {
+            "epoch_s" => Unit::EpochS,
+            "epoch_ms" => Unit::EpochMs,
+            "epoch_us" => Unit::EpochUs,
+            "epoch_ns" => Unit::EpochNs,
+            "rfc3339" => Unit::Rfc3339,
+            "epoch" | "timestamp" => Unit::EpochAuto,
+            "s" => Unit::S,
+            "ms" => Unit::Ms,
+            "us" | "µs" | "μs" => Unit::Us,
+            "ns" => Unit::Ns,
+            "duration" => Unit::DurationStr,
+            "count" | "tokens" => Unit::Count,
+            _ => return None,
+        })
+    }
+
+    /// The name `--map` accepts for this unit.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::EpochS => "epoch_s",
+            Unit::EpochMs => "epoch_ms",
+            Unit::EpochUs => "epoch_us",
+            Unit::EpochNs => "epoch_ns",
+            Unit::Rfc3339 => "rfc3339",
+            Unit::EpochAuto => "epoch",
+            Unit::S => "s",
+            Unit::Ms => "ms",
+            Unit::Us => "us",
+            Unit::Ns => "ns",
+            Unit::DurationStr => "duration",
+            Unit::Count => "count",
+        }
+    }
+
+    /// True for the units of instants (wall clock), false for durations and counts.
+    pub fn is_timestamp(self) -> bool {
+        matches!(
+            self,
+            Unit::EpochS
+                | Unit::EpochMs
+                | Unit::EpochUs
+                | Unit::EpochNs
+                | Unit::Rfc3339
+                | Unit::EpochAuto
+        )
+    }
+
+    /// True for the units of durations.
+    pub fn is_duration(self) -> bool {
+        matches!(
+            self,
+            Unit::S | Unit::Ms | Unit::Us | Unit::Ns | Unit::DurationStr
+        )
+    }
+}
+
+/// Decodes the raw JSON text of one value as a time in nanoseconds (epoch ns for timestamps,
+/// length in ns for durations).
+///
+/// Numbers may also be written as decimal strings (`"1741946531018273536"`). Returns `None` for
+/// `null`, non-numeric text, non-finite values and values that overflow `i64` nanoseconds.
+///
+/// ```
+/// use tokentime::units::{decode_ns, Unit};
+/// assert_eq!(decode_ns("1795964927.0283072", Unit::EpochS), Some(1_795_964_927_028_307_200));
+/// assert_eq!(decode_ns("\"955.594µs\"", Unit::DurationStr), Some(955_594));
+/// assert_eq!(decode_ns("862.155", Unit::Ms), Some(862_155_000));
+/// ```
+pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
+    let raw = raw.trim();
+    let (text, quoted) = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) => (inner, true),
+        None => (raw, false),
+    };
+    match unit {
+        Unit::EpochS | Unit::S => decimal_scaled(text, 9),
+        Unit::EpochMs | Unit::Ms => decimal_scaled(text, 6),
+        Unit::EpochUs | Unit::Us => decimal_scaled(text, 3),
+        Unit::EpochNs | Unit::Ns => decimal_scaled(text, 0),
+        Unit::Rfc3339 => quoted.then(|| parse_rfc3339(text)).flatten(),
+        Unit::EpochAuto => {
+            if quoted && let Some(t) = parse_rfc3339(text) {
+                return Some(t);
+            }
+            let magnitude = decimal_scaled(text, 0)?.unsigned_abs();
+            let scale = if magnitude < 100_000_000_000 {
+                9
+            } else if magnitude < 100_000_000_000_000 {
+                6
+            } else if magnitude < 100_000_000_000_000_000 {
+                3
+            } else {
+                0
+            };
+            decimal_scaled(text, scale)
+        }
+        Unit::DurationStr => {
+            if quoted {
+                parse_duration_str(text)
+            } else {
+                None
+            }
+        }
+        Unit::Count => None,
+    }
+}
+
+/// Decodes the raw JSON text of a token count: a non-negative integer, as a number or a decimal
+/// string (OTLP `intValue`). A float with a zero fraction (`12.0`) is accepted.
+///
+/// ```
+/// use tokentime::units::decode_count;
+/// assert_eq!(decode_count("128"), Some(128));
+/// assert_eq!(decode_count("\"128\""), Some(128));
+/// assert_eq!(decode_count("-1"), None);
+/// ```
+pub fn decode_count(raw: &str) -> Option<u64> {
+    let raw = raw.trim();
+    let text = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    let ns = decimal_scaled(text, 0)?;
+    // decimal_scaled rounds; a count must have been integral.
+    if text.contains(['.', 'e', 'E']) {
+        let f: f64 = text.parse().ok()?;
+        if f.fract() != 0.0 {
+            return None;
+        }
+    }
+    u64::try_from(ns).ok()
+}
+
+/// Parses a decimal number (`-12.5e3`) and returns `value * 10^scale`, rounded half away from
+/// zero, exactly (no binary floating point on the way).
+fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let neg = match b.first() {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut digits: i128 = 0;
+    let mut ndigits = 0usize; // significant digits kept
+    let mut exp: i32 = 0; // power of ten applied to `digits`
+    let mut seen_digit = false;
+    let mut dropped_nonzero = false;
+    let mut first_dropped: u8 = 0;
+    let mut dropped_any = false;
+    while i < b.len() && b[i].is_ascii_digit() {
+        seen_digit = true;
+        push_digit(
+            &mut digits,
+            &mut ndigits,
+            &mut exp,
+            b[i] - b'0',
+            false,
+            &mut dropped_any,
+            &mut first_dropped,
+            &mut dropped_nonzero,
+        );
+        i += 1;
+    }
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        while i < b.len() && b[i].is_ascii_digit() {
+            seen_digit = true;
+            push_digit(
+                &mut digits,
+                &mut ndigits,
+                &mut exp,
+                b[i] - b'0',
+                true,
+                &mut dropped_any,
+                &mut first_dropped,
+                &mut dropped_nonzero,
+            );
+            i += 1;
+        }
+    }
+    if !seen_digit {
+        return None;
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        let eneg = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut e: i32 = 0;
+        while i < b.len() && b[i].is_ascii_digit() {
+            e = e.saturating_mul(10).saturating_add(i32::from(b[i] - b'0'));
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exp = exp.saturating_add(if eneg { -e } else { e });
+    }
+    if i != b.len() {
+        return None;
+    }
+    let mut e = exp.saturating_add(scale);
+    let mut v = digits;
+    if v == 0 {
+        return Some(0);
+    }
+    while e > 0 {
+        v = v.checked_mul(10)?;
+        if v > i128::from(i64::MAX) {
+            return None;
+        }
+        e -= 1;
+    }
+    let mut round_up = false;
+    if e < 0 {
+        // Drop -e digits, rounding half away from zero on the first dropped digit.
+        let mut last = 0;
+        while e < 0 {
+            if v == 0 {
+                last = 0;
+                break;
+            }
+            last = (v % 10) as u8;
+            v /= 10;
+            e += 1;
+        }
+        round_up = last >= 5;
+    } else if dropped_any {
+        round_up = first_dropped >= 5;
+    }
+    let _ = dropped_nonzero;
+    if round_up {
+        v += 1;
+    }
+    let v = i64::try_from(v).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_digit(
+    digits: &mut i128,
+    ndigits: &mut usize,
+    exp: &mut i32,
+    d: u8,
+    fractional: bool,
+    dropped_any: &mut bool,
+    first_dropped: &mut u8,
+    dropped_nonzero: &mut bool,
+) {
+    // 36 significant digits fit an i128 with room to scale; beyond that the digit is dropped
+    // (it is below a nanosecond for any value that fits i64 ns).
+    if *ndigits < 36 {
+        if *digits != 0 || d != 0 {
+            *ndigits += 1;
+        }
+        *digits = *digits * 10 + i128::from(d);
+        if fractional {
+            *exp -= 1;
+        }
+    } else {
+        if !*dropped_any {
+            *first_dropped = d;
+            *dropped_any = true;
+        } else if d != 0 {
+            *dropped_nonzero = true;
+        }
+        if !fractional {
+            *exp += 1;
+        }
+    }
+}
+
+/// Parses RFC 3339 (`2025-03-14T10:02:11.482917Z`, `...+05:30`, 0-9 fractional digits; `t`,
+/// `z` and a space separator accepted) to epoch nanoseconds.
+///
+/// ```
+/// use tokentime::units::parse_rfc3339;
+/// assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), Some(1_500_000_000));
+/// assert_eq!(parse_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
+/// ```
+pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let mut v = 0i64;
+        for &c in b.get(r)? {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            v = v * 10 + i64::from(c - b'0');
+        }
+        Some(v)
+    };
+    if b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut frac_ns = 0i64;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        let mut scale = 100_000_000i64;
+        while i < b.len() && b[i].is_ascii_digit() {
+            frac_ns += i64::from(b[i] - b'0') * scale;
+            scale /= 10;
+            i += 1;
+        }
+        if i == start || i - start > 9 {
+            return None;
+        }
+    }
+    let offset_s = match b.get(i)? {
+        b'Z' | b'z' if i + 1 == b.len() => 0,
+        c @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
+            let off = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
+            if *c == b'+' { off } else { -off }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(y, mo, d);
+    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_s;
+    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Parses a duration string: a decimal number and one of `ns`, `us`, `µs` (U+00B5), `μs`
+/// (U+03BC), `ms`, `s` (Rust's `Duration` Debug form, as TGI logs it).
+///
+/// ```
+/// use tokentime::units::parse_duration_str;
+/// assert_eq!(parse_duration_str("735.200735ms"), Some(735_200_735));
+/// assert_eq!(parse_duration_str("1.5s"), Some(1_500_000_000));
+/// assert_eq!(parse_duration_str("49.382μs"), Some(49_382));
+/// assert_eq!(parse_duration_str("0ns"), Some(0));
+/// ```
+pub fn parse_duration_str(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (num, scale) = if let Some(n) = s.strip_suffix("ns") {
+        (n, 0)
+    } else if let Some(n) = s
+        .strip_suffix("µs")
+        .or_else(|| s.strip_suffix("μs"))
+        .or_else(|| s.strip_suffix("us"))
+    {
+        (n, 3)
+    } else if let Some(n) = s.strip_suffix("ms") {
+        (n, 6)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 9)
+    } else {
+        return None;
+    };
+    if num.starts_with('-') || num.starts_with('+') {
+        return None;
+    }
+    decimal_scaled(num, scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_seconds_are_exact_to_the_nanosecond() {
+        // 1795964927.0283072 s = 1795964927 s + 028307200 ns
+        assert_eq!(
+            decode_ns("1795964927.0283072", Unit::EpochS),
+            Some(1_795_964_927_028_307_200)
+        );
+        assert_eq!(
+            decode_ns("\"1795964927.5\"", Unit::EpochS),
+            Some(1_795_964_927_500_000_000)
+        );
+        // 10 fractional digits: the 10th rounds (…0283072 4|6 -> …0283073 ns? no: 9th digit kept)
+        assert_eq!(decode_ns("1.0000000005", Unit::EpochS), Some(1_000_000_001));
+        assert_eq!(decode_ns("1.0000000004", Unit::EpochS), Some(1_000_000_000));
+    }
+
+    #[test]
+    fn exponents_and_signs() {
+        assert_eq!(decode_ns("1.5e3", Unit::Ms), Some(1_500_000_000));
+        assert_eq!(decode_ns("-2.5", Unit::Ms), Some(-2_500_000));
+        assert_eq!(decode_ns("2E-3", Unit::S), Some(2_000_000));
+        assert_eq!(decode_ns("0.0", Unit::Ms), Some(0));
+    }
+
+    #[test]
+    fn rejects_non_numbers() {
+        for raw in [
+            "null", "true", "\"abc\"", "[]", "1.2.3", "", "-", "1e", "NaN", "Infinity",
+        ] {
+            assert_eq!(decode_ns(raw, Unit::Ms), None, "{raw}");
+        }
+        assert_eq!(
+            decode_ns("1e30", Unit::S),
+            None,
+            "overflow is None, not a wrap"
+        );
+    }
+
+    #[test]
+    fn epoch_ns_decimal_string_beyond_2_pow_53() {
+        assert_eq!(
+            decode_ns("\"1741946531018273536\"", Unit::EpochNs),
+            Some(1_741_946_531_018_273_536)
+        );
+    }
+
+    #[test]
+    fn rfc3339_offsets_and_precision() {
+        // 2025-03-14 is day 20161 since the epoch: 20161*86400 = 1741910400.
+        let base = 1_741_910_400i64 * 1_000_000_000;
+        assert_eq!(parse_rfc3339("2025-03-14T00:00:00Z"), Some(base));
+        assert_eq!(
+            parse_rfc3339("2025-03-14T10:02:11.482917Z"),
+            Some(base + 36_131_482_917_000)
+        );
+        assert_eq!(
+            parse_rfc3339("2025-03-14T10:03:22.481907153Z"),
+            Some(base + 36_202_481_907_153)
+        );
+        assert_eq!(parse_rfc3339("2025-03-14T05:30:00+05:30"), Some(base));
+        assert_eq!(parse_rfc3339("2025-03-13T23:00:00-01:00"), Some(base));
+        assert_eq!(
+            parse_rfc3339("2025-03-14T00:00:00.1234567890Z"),
+            None,
+            "10 digits"
+        );
+        assert_eq!(parse_rfc3339("2025-03-14"), None);
+    }
+
+    #[test]
+    fn duration_strings_all_micro_signs() {
+        assert_eq!(parse_duration_str("955.594µs"), Some(955_594));
+        assert_eq!(parse_duration_str("955.594μs"), Some(955_594));
+        assert_eq!(parse_duration_str("955.594us"), Some(955_594));
+        assert_eq!(parse_duration_str("125.3s"), Some(125_300_000_000));
+        assert_eq!(parse_duration_str("12ns"), Some(12));
+        assert_eq!(parse_duration_str("12"), None);
+        assert_eq!(parse_duration_str("-1ms"), None);
+    }
+
+    #[test]
+    fn auto_epoch_by_magnitude() {
+        assert_eq!(
+            decode_ns("1741946531", Unit::EpochAuto),
+            Some(1_741_946_531_000_000_000)
+        );
+        assert_eq!(
+            decode_ns("1741946531018", Unit::EpochAuto),
+            Some(1_741_946_531_018_000_000)
+        );
+        assert_eq!(
+            decode_ns("\"1741946531018273536\"", Unit::EpochAuto),
+            Some(1_741_946_531_018_273_536)
+        );
+        assert_eq!(
+            decode_ns("\"1970-01-01T00:00:01Z\"", Unit::EpochAuto),
+            Some(1_000_000_000)
+        );
+    }
+}
