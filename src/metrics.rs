@@ -345,6 +345,10 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     if ttft.is_err() {
         ttft_origin = None;
     }
+    // A failed call's token counts are the producer's zeros (LiteLLM writes 0 on failure), not
+    // measurements.
+    let failed = matches!(t.outcome, Outcome::Error);
+    let count = |v: Option<u64>| if failed && v == Some(0) { None } else { v };
     Metrics {
         ttft,
         ttft_origin,
@@ -353,9 +357,9 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
         decode,
         tpot,
         e2e,
-        input_tokens: t.input_tokens,
-        cached_tokens: t.cached_tokens,
-        output_tokens: t.output_tokens,
+        input_tokens: count(t.input_tokens),
+        cached_tokens: count(t.cached_tokens),
+        output_tokens: count(t.output_tokens),
         cache,
         outcome: if t.outcome == Outcome::Cancelled && !reached_first {
             Outcome::Error

@@ -105,10 +105,15 @@ impl PathSet {
             base: line.as_ptr() as usize,
             out: &mut slots.spans,
         };
-        seed.deserialize(&mut de)
-            .map_err(|e| ReadError::Invalid(e.to_string()))?;
-        de.end().map_err(|e| ReadError::Invalid(e.to_string()))
+        seed.deserialize(&mut de).map_err(invalid)?;
+        de.end().map_err(invalid)
     }
+}
+
+fn invalid(e: serde_json::Error) -> ReadError {
+    let msg = e.to_string();
+    let what = msg.rfind(" at line ").map_or(msg.as_str(), |i| &msg[..i]);
+    ReadError::Invalid(format!("{what} at byte {}", e.column()))
 }
 
 /// The values found in one line: byte ranges into that line, indexed by [`SlotId`].

@@ -348,8 +348,10 @@ pub fn write_table(
             g.requests, g.errors
         )?;
         let mut rows = vec![header.clone()];
+        let mut absent = vec![];
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
-            if st.digest.count() == 0 && st.nulls.keys().all(|r| *r == NullReason::NotLogged) {
+            if st.digest.count() == 0 {
+                absent.push(*name);
                 continue;
             }
             let cell = |v: Option<f64>| v.map(fmt_cell).unwrap_or_else(|| "-".to_owned());
@@ -393,6 +395,9 @@ pub fn write_table(
             }
             writeln!(out, "{}", line.trim_end())?;
         }
+        if !absent.is_empty() {
+            writeln!(out, "no values: {}", absent.join(", "))?;
+        }
     }
     writeln!(out)?;
     writeln!(
@@ -403,10 +408,12 @@ pub fn write_table(
 }
 
 fn fmt_cell(x: f64) -> String {
-    if x.abs() >= 100.0 || x.fract() == 0.0 {
+    if x.abs() >= 100.0 {
         format!("{x:.1}")
     } else {
-        format!("{x:.3}")
+        let mut b = Vec::new();
+        let _ = crate::enrich::write_fixed3(&mut b, x);
+        String::from_utf8_lossy(&b).into_owned()
     }
 }
 

@@ -1,0 +1,114 @@
+//! Helpers shared by the integration tests: run the binary, read testdata, cut the spliced
+//! object out of an enriched line.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The repository's testdata folder.
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// Runs tokentime with `args` and `stdin`, returning its output.
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tokentime");
+    let mut sin = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = sin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// Runs tokentime and asserts exit status 0; returns stdout.
+pub fn run_ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let out = run(args, stdin);
+    assert!(
+        out.status.success(),
+        "tokentime {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Splits bytes into lines, keeping each line's ending.
+pub fn lines_with_endings(b: &[u8]) -> Vec<&[u8]> {
+    b.split_inclusive(|&c| c == b'\n').collect()
+}
+
+/// Removes the spliced `,"KEY":{...}` object from an enriched line; returns the line and the
+/// object's JSON text, or `None` when the line has no such object.
+pub fn unsplice(line: &[u8], key: &str) -> Option<(Vec<u8>, String)> {
+    let needle = format!("\"{key}\":{{");
+    let text = line;
+    let pos = find_last(text, needle.as_bytes())?;
+    // The object starts at the `{` after the key; find its matching brace (no braces or
+    // quotes-with-braces inside the strings tokentime writes).
+    let obj_start = pos + needle.len() - 1;
+    let mut depth = 0;
+    let mut end = None;
+    for (i, &c) in text[obj_start..].iter().enumerate() {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = Some(obj_start + i + 1);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let end = end?;
+    let object = String::from_utf8(text[obj_start..end].to_vec()).unwrap();
+    let mut start = pos;
+    if start > 0 && text[start - 1] == b',' {
+        start -= 1;
+    }
+    let mut out = text[..start].to_vec();
+    out.extend_from_slice(&text[end..]);
+    Some((out, object))
+}
+
+fn find_last(h: &[u8], n: &[u8]) -> Option<usize> {
+    (0..=h.len().checked_sub(n.len())?)
+        .rev()
+        .find(|&i| &h[i..i + n.len()] == n)
+}
+
+/// The metrics object of each output line (`None` for pass-through lines).
+pub fn enriched_objects(stdout: &[u8]) -> Vec<Option<serde_json::Value>> {
+    lines_with_endings(stdout)
+        .into_iter()
+        .map(|l| {
+            unsplice(l, "tokentime")
+                .map(|(_, o)| serde_json::from_str(&o).expect("spliced object is JSON"))
+        })
+        .collect()
+}
+
+/// Type-7 (numpy linear) quantile of unsorted values, computed naively.
+pub fn quantile7(values: &[f64], q: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let h = (v.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(v.len() - 1);
+    v[lo] + (h - lo as f64) * (v[hi] - v[lo])
+}
+
+/// Rounds to 3 decimals, as tokentime prints milliseconds.
+pub fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}

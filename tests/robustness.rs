@@ -1,0 +1,166 @@
+//! Bad input never crashes the tool or loses a line, and exit codes are as documented.
+
+mod common;
+use common::*;
+
+#[test]
+fn empty_input_exits_0() {
+    let out = run(&[], b"");
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty() && out.stderr.is_empty());
+    let f = std::fs::File::open("/dev/null").unwrap();
+    let st = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .stdin(f)
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(0));
+}
+
+/// A small deterministic generator (xorshift), so the test needs no crate.
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+#[test]
+fn random_bytes_exit_0_and_pass_through() {
+    for seed in 1..20 {
+        let input = bytes(seed, 20_000);
+        let out = run(&[], &input);
+        assert_eq!(out.status.code(), Some(0), "seed {seed}");
+        assert_eq!(out.stdout, input, "random bytes pass through unchanged");
+        let out = run(&["summary", "-o", "json"], &input);
+        assert_eq!(out.status.code(), Some(0));
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let lines = input.split(|&b| b == b'\n').filter(|_| true).count() as u64
+            - u64::from(input.last() == Some(&b'\n'));
+        assert_eq!(s["coverage"]["lines"].as_u64().unwrap(), lines);
+    }
+}
+
+#[test]
+fn truncated_json_is_counted_and_reported_with_its_line() {
+    let full = std::fs::read(testdata().join("samples/llamacpp.jsonl")).unwrap();
+    let first_line_len = full.iter().position(|&b| b == b'\n').unwrap();
+    for cut in [1, 10, first_line_len / 2, first_line_len - 1] {
+        let mut input = b"not json\n".to_vec();
+        input.extend_from_slice(&full[..cut]);
+        input.push(b'\n');
+        let out = run(&["summary", "-o", "json"], &input);
+        assert_eq!(out.status.code(), Some(0));
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(s["coverage"]["invalid"], 1, "cut at {cut}");
+        assert_eq!(s["coverage"]["non_json"], 1);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("<stdin>:2: invalid JSON"), "{err}");
+        let strict = run(&["--strict"], &input);
+        assert_eq!(strict.status.code(), Some(1), "--strict with a bad line");
+        assert_eq!(
+            strict.stdout, input,
+            "lines still pass through under --strict"
+        );
+    }
+}
+
+#[test]
+fn diagnostics_are_capped_then_counted() {
+    let input = "{bad\n".repeat(12);
+    let out = run(&["--max-diagnostics", "3"], input.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 4, "{err}");
+    assert!(err.contains("9 more bad lines"));
+}
+
+#[test]
+fn large_input_into_head_exits_0_quietly() {
+    let line = std::fs::read(testdata().join("samples/llamacpp.jsonl")).unwrap();
+    let path = std::env::temp_dir().join(format!("tokentime-head-{}.jsonl", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&path).unwrap();
+        for _ in 0..20_000 {
+            std::io::Write::write_all(&mut f, &line).unwrap();
+        }
+    }
+    let cmd = format!(
+        "'{}' '{}' | head -1 >/dev/null",
+        env!("CARGO_BIN_EXE_tokentime"),
+        path.display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-o", "pipefail", "-c", &cmd])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn long_lines_are_passed_through_and_counted() {
+    let mut input = b"{\"a\":\"".to_vec();
+    input.extend(std::iter::repeat_n(b'x', 5000));
+    input.extend_from_slice(
+        b"\"}\n{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n",
+    );
+    let out = run(&["--max-line-bytes", "1000"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(&out.stdout[..5008], &input[..5008]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("<stdin>:1: line longer than --max-line-bytes 1000")
+    );
+    let s: serde_json::Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--max-line-bytes", "1000"],
+        &input,
+    ))
+    .unwrap();
+    assert_eq!(s["coverage"]["too_long"], 1);
+    assert_eq!(s["coverage"]["requests"], 1);
+}
+
+#[test]
+fn python_nan_in_an_unread_field_keeps_the_metrics() {
+    let input = b"{\"x\":NaN,\"y\":-Infinity,\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let out = run_ok(&[], input);
+    let objs = enriched_objects(&out);
+    assert_eq!(objs[0].as_ref().unwrap()["tpot_ms"], 5.0);
+    assert!(out.starts_with(b"{\"x\":NaN,"), "original bytes kept");
+}
+
+#[test]
+fn missing_file_and_bad_flags_exit_2() {
+    let out = run(&["/nonexistent/x.jsonl"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.jsonl"));
+    assert_eq!(run(&["--format", "nope"], b"").status.code(), Some(2));
+    assert_eq!(run(&["--map", "arrival=t:ms"], b"").status.code(), Some(2));
+    assert_eq!(run(&["--bogus"], b"").status.code(), Some(2));
+}
+
+#[test]
+fn gzip_and_zstd_inputs_give_the_same_output() {
+    let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &plain).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::encode_all(&plain[..], 3).unwrap();
+    let want = run_ok(&[], &plain);
+    assert_eq!(run_ok(&[], &gz), want);
+    assert_eq!(run_ok(&[], &zst), want);
+}

@@ -1,0 +1,108 @@
+//! Enrich never loses, reorders or alters a byte: over every testdata file (and the lab files
+//! with `--root response`), the output has as many lines as the input, and cutting the spliced
+//! object out of each line gives the input line back byte for byte.
+
+mod common;
+use common::*;
+
+fn jsonl_files() -> Vec<std::path::PathBuf> {
+    let mut files = vec![];
+    let mut dirs = vec![testdata()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl" || x == "log") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn check_roundtrip(args: &[&str], input: &[u8], what: &str) -> usize {
+    let out = run_ok(args, input);
+    let a = lines_with_endings(input);
+    let b = lines_with_endings(&out);
+    assert_eq!(a.len(), b.len(), "{what}: line count");
+    let mut spliced = 0;
+    for (i, (inp, outp)) in a.iter().zip(&b).enumerate() {
+        match unsplice(outp, "tokentime") {
+            Some((restored, _)) if inp != outp => {
+                assert_eq!(
+                    &restored[..],
+                    *inp,
+                    "{what}:{}: restored line differs",
+                    i + 1
+                );
+                spliced += 1;
+            }
+            _ => assert_eq!(outp, inp, "{what}:{}: pass-through line altered", i + 1),
+        }
+    }
+    spliced
+}
+
+#[test]
+fn every_testdata_file_round_trips() {
+    let files = jsonl_files();
+    assert!(files.len() >= 20);
+    let mut total = 0;
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        total += check_roundtrip(&["-"], &bytes, &f.display().to_string());
+        total += check_roundtrip(&["--root", "response"], &bytes, &f.display().to_string());
+    }
+    assert!(total > 500, "spliced lines: {total}");
+}
+
+#[test]
+fn all_files_concatenated_round_trip() {
+    let mut all = vec![];
+    for f in jsonl_files() {
+        all.extend(std::fs::read(f).unwrap());
+        if all.last() != Some(&b'\n') {
+            all.push(b'\n');
+        }
+    }
+    check_roundtrip(&[], &all, "concatenation");
+}
+
+#[test]
+fn crlf_bom_and_missing_final_newline_are_kept() {
+    let input = b"\xEF\xBB\xBF{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\r\nplain text\r\n{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}";
+    assert_eq!(check_roundtrip(&[], input, "crlf"), 2);
+    let out = run_ok(&[], input);
+    assert!(out.starts_with(b"\xEF\xBB\xBF{"));
+    assert!(!out.ends_with(b"\n"));
+    // tpot = 10 ms / (3 - 1) = 5 ms
+    assert!(String::from_utf8_lossy(&out).contains("\"tpot_ms\":5.0,"));
+}
+
+#[test]
+fn a_line_enriched_twice_is_left_alone() {
+    let line = b"{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let once = run_ok(&[], line);
+    let twice = run_ok(&[], &once);
+    assert_eq!(once, twice);
+    let s: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], &once)).unwrap();
+    assert_eq!(s["coverage"]["already_enriched"], 1);
+    assert_eq!(s["coverage"]["requests"], 0);
+}
+
+#[test]
+fn key_is_renamed_with_key() {
+    let line = b"{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let out = run_ok(&["--key", "tt"], line);
+    assert!(unsplice(&out, "tt").is_some());
+}
+
+#[test]
+fn only_requests_drops_other_lines() {
+    let input = b"banner\n{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n{\"health\":\"ok\"}\n";
+    let out = run_ok(&["--only-requests"], input);
+    assert_eq!(lines_with_endings(&out).len(), 1);
+}

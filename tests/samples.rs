@@ -1,0 +1,55 @@
+//! Every `testdata/**/NAME.expected.jsonl` holds, per line of `NAME.jsonl`, the metrics
+//! computed by hand (the `why` member says how). Reading `NAME.jsonl` alone must give them.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn check_file(input: &std::path::Path, expected: &std::path::Path) {
+    let out = run_ok(&[input.to_str().unwrap()], b"");
+    let objects = enriched_objects(&out);
+    for line in std::fs::read_to_string(expected).unwrap().lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        let n = e["line"].as_u64().unwrap() as usize;
+        let got = &objects[n - 1];
+        let ctx = format!("{}:{n} ({})", input.display(), e["why"]);
+        match (&e["expect"], got) {
+            (Value::Null, None) => {}
+            (Value::Null, Some(g)) => panic!("{ctx}: expected a pass-through line, got {g}"),
+            (_, None) => panic!("{ctx}: expected metrics, got a pass-through line"),
+            (Value::Object(want), Some(g)) => {
+                for (k, v) in want {
+                    if k == "nulls" {
+                        for (m, r) in v.as_object().unwrap() {
+                            assert_eq!(&g["nulls"][m], r, "{ctx}: nulls.{m}");
+                        }
+                        continue;
+                    }
+                    match (v.as_f64(), g[k].as_f64()) {
+                        (Some(a), Some(b)) => {
+                            assert!((a - b).abs() < 1e-9, "{ctx}: {k} want {a} got {b}")
+                        }
+                        _ => assert_eq!(&g[k], v, "{ctx}: {k}"),
+                    }
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+}
+
+#[test]
+fn every_expected_file_matches() {
+    let mut n = 0;
+    for dir in ["samples"] {
+        for entry in std::fs::read_dir(testdata().join(dir)).unwrap() {
+            let p = entry.unwrap().path();
+            let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+            if let Some(stem) = name.strip_suffix(".expected.jsonl") {
+                check_file(&p.with_file_name(format!("{stem}.jsonl")), &p);
+                n += 1;
+            }
+        }
+    }
+    assert!(n >= 3, "expected files found: {n}");
+}
