@@ -64,6 +64,44 @@ impl Digest {
         }
     }
 
+    /// Adds every value of `other`, as if they had been added here: exact while the total
+    /// stays within [`EXACT_LIMIT`], a t-digest merge beyond.
+    pub fn merge(&mut self, other: &Digest) {
+        if other.count == 0 {
+            return;
+        }
+        match (&mut self.td, &other.td) {
+            (None, None) if self.exact.len() + other.exact.len() <= EXACT_LIMIT => {
+                self.exact.extend_from_slice(&other.exact);
+                self.sorted = false;
+            }
+            _ => {
+                let mut mine = self.take_tdigest();
+                let mut theirs = other.clone().take_tdigest();
+                mine.flush();
+                theirs.flush();
+                self.td = Some(TDigest::merge_digests(vec![mine, theirs]));
+                self.exact = Vec::new();
+            }
+        }
+        self.count += other.count;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    /// This digest's values as a t-digest (moving exact values into one).
+    fn take_tdigest(&mut self) -> TDigest {
+        match self.td.take() {
+            Some(td) => td,
+            None => {
+                let mut td = TDigest::new_with_size(COMPRESSION);
+                td.extend_values(self.exact.drain(..));
+                td
+            }
+        }
+    }
+
     /// Number of values.
     pub fn count(&self) -> u64 {
         self.count
@@ -144,6 +182,34 @@ mod tests {
         assert!((d.quantile(0.99).unwrap() - 49.6).abs() < 1e-12);
         assert_eq!(d.mean(), Some(30.0));
         assert!(d.is_exact());
+    }
+
+    #[test]
+    fn merge_is_exact_while_small_and_close_beyond() {
+        let (mut a, mut b, mut all) = (Digest::default(), Digest::default(), Digest::default());
+        for i in 0..3000 {
+            let v = ((i * 37) % 1000) as f64;
+            if i % 3 == 0 {
+                a.add(v)
+            } else {
+                b.add(v)
+            }
+            all.add(v);
+        }
+        a.merge(&b);
+        assert!(a.is_exact());
+        for q in [0.1, 0.5, 0.99] {
+            assert_eq!(a.quantile(q), all.quantile(q));
+        }
+        let mut big = Digest::default();
+        for i in 0..20_000 {
+            big.add((i % 1000) as f64);
+        }
+        a.merge(&big);
+        assert!(!a.is_exact());
+        assert_eq!(a.count(), 23_000);
+        let p50 = a.quantile(0.5).unwrap();
+        assert!((p50 - 500.0).abs() < 10.0, "{p50}");
     }
 
     #[test]

@@ -67,6 +67,35 @@ pub fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
+/// Renders the member for the requests a line completed: `"KEY":{...}` for one request,
+/// `"KEY":[{...},...]` for several (an OTLP line with many spans, say). See [`render`].
+///
+/// # Errors
+/// The writer's.
+pub fn render_all<'a>(
+    out: &mut Vec<u8>,
+    key: &str,
+    requests: &[crate::pipeline::Request],
+    format_name: impl Fn(usize) -> &'a str,
+) -> io::Result<()> {
+    out.push(b'"');
+    write_json_str_body(out, key);
+    out.extend_from_slice(b"\":");
+    if requests.len() != 1 {
+        out.push(b'[');
+    }
+    for (i, r) in requests.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        render_object(out, format_name(r.format), &r.metrics)?;
+    }
+    if requests.len() != 1 {
+        out.push(b']');
+    }
+    Ok(())
+}
+
 /// Renders the metrics object (without a leading comma): `"KEY":{"format":...,...}`.
 ///
 /// Members, in this order: `format`, `ttft_ms`, `tpot_ms`, `e2e_ms`, `queue_ms`, `prefill_ms`,
@@ -78,7 +107,16 @@ pub fn round3(v: f64) -> f64 {
 pub fn render(out: &mut Vec<u8>, key: &str, format: &str, m: &Metrics) -> io::Result<()> {
     out.push(b'"');
     write_json_str_body(out, key);
-    out.extend_from_slice(b"\":{\"format\":\"");
+    out.extend_from_slice(b"\":");
+    render_object(out, format, m)
+}
+
+/// Renders one request's metrics object `{"format":...,...}` (members as in [`render`]).
+///
+/// # Errors
+/// The writer's.
+pub fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io::Result<()> {
+    out.extend_from_slice(b"{\"format\":\"");
     write_json_str_body(out, format);
     out.push(b'"');
     let durations: [(&str, Value); 6] = [

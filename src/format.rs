@@ -40,11 +40,13 @@ pub enum Field {
     EvaluatedTokens,
     /// Generated tokens.
     OutputTokens,
+    /// When the line was written (an instant: the request's end, for duration-only formats).
+    LoggedAt,
 }
 
 impl Field {
     /// All fields, in `--map` order.
-    pub const ALL: [Field; 13] = [
+    pub const ALL: [Field; 14] = [
         Field::Arrival,
         Field::Scheduled,
         Field::FirstToken,
@@ -58,6 +60,7 @@ impl Field {
         Field::CachedTokens,
         Field::EvaluatedTokens,
         Field::OutputTokens,
+        Field::LoggedAt,
     ];
 
     /// The name used by `--map` and `tokentime formats`.
@@ -76,6 +79,7 @@ impl Field {
             Field::CachedTokens => "cached_tokens",
             Field::EvaluatedTokens => "evaluated_tokens",
             Field::OutputTokens => "output_tokens",
+            Field::LoggedAt => "logged_at",
         }
     }
 
@@ -263,6 +267,7 @@ fn llamacpp() -> FormatSpec {
             rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens", "tokens_evaluated"]),
             rule(Field::CachedTokens, Unit::Count, &["timings.cache_n", "usage.prompt_tokens_details.cached_tokens"]),
             rule(Field::EvaluatedTokens, Unit::Count, &["timings.prompt_n"]),
+            rule(Field::LoggedAt, Unit::EpochS, &["created"]),
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
@@ -290,6 +295,7 @@ fn vllm() -> FormatSpec {
             rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens"]),
             rule(Field::OutputTokens, Unit::Count, &["usage.completion_tokens"]),
             rule(Field::CachedTokens, Unit::Count, &["usage.prompt_tokens_details.cached_tokens"]),
+            rule(Field::LoggedAt, Unit::EpochS, &["created"]),
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
@@ -583,6 +589,7 @@ impl Formats {
                 Field::Prefill => &mut t.prefill,
                 Field::Decode => &mut t.decode,
                 Field::E2e => &mut t.e2e,
+                Field::LoggedAt => &mut t.logged_at,
                 _ => continue,
             };
             *slot = v;

@@ -177,22 +177,21 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                 diags.report(&name, line_no, &format!("invalid JSON: {msg}"));
             }
             if let Some(s) = summary.as_mut()
-                && let Kind::Request(r) = &kind
+                && let Kind::Requests = kind
             {
                 proc.by_values(content, &mut by_values);
-                s.add(&r.metrics, &by_values);
+                for r in proc.requests() {
+                    s.add(&r.metrics, &by_values);
+                }
             }
             if let Some(e) = enrich {
                 let w = &mut out.w;
                 let written = match &kind {
-                    Kind::Request(r) => {
+                    Kind::Requests => {
                         object.clear();
-                        enrich::render(
-                            &mut object,
-                            &e.key,
-                            &proc.format_spec(r.format).name,
-                            &r.metrics,
-                        )
+                        enrich::render_all(&mut object, &e.key, proc.requests(), |f| {
+                            &proc.format_spec(f).name
+                        })
                         .map_err(Error::Output)?;
                         w.write_all(prefix).map_err(Error::Output)?;
                         enrich::splice(w, content, &object).map_err(Error::Output)?

@@ -91,6 +91,9 @@ pub struct Timeline {
     pub response_cache: bool,
     /// The origin the format's arrival instant stands for (`Arrival` or `Gateway`).
     pub arrival_origin: Option<Origin>,
+    /// When the log line was written (epoch ns), for formats whose timings are durations only:
+    /// taken as the end of the request.
+    pub logged_at: Option<i64>,
 }
 
 /// Why a metric is null. Each variant names the minimal input that triggers it.

@@ -21,17 +21,23 @@ pub enum Kind {
     NoTiming,
     /// Already carries the enrich key: passed through unchanged, counted `already_enriched`.
     AlreadyEnriched,
-    /// A request: its format (index into [`Processor::format_spec`]) and metrics.
-    Request(Request),
+    /// One or more requests completed on this line; they are in [`Processor::requests`].
+    Requests,
 }
 
-/// A request line's results.
-#[derive(Debug)]
+/// One request's results.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Request {
     /// Index of the format it was attributed to.
     pub format: usize,
     /// The derived metrics.
     pub metrics: Metrics,
+    /// When the request started, epoch ns, where the log says (arrival instant, or the log
+    /// line's time minus E2E).
+    pub start_ns: Option<i64>,
+    /// When the request ended, epoch ns, where the log says (end instant, or the log line's
+    /// time).
+    pub end_ns: Option<i64>,
 }
 
 /// Counters of what the input held (SPEC section 4, coverage).
@@ -63,6 +69,26 @@ pub struct Coverage {
     pub formats: BTreeMap<String, u64>,
 }
 
+impl Coverage {
+    /// Adds the counters of `other`.
+    pub fn merge(&mut self, other: &Coverage) {
+        self.lines += other.lines;
+        self.requests += other.requests;
+        self.non_json += other.non_json;
+        self.no_timing += other.no_timing;
+        self.invalid += other.invalid;
+        self.too_long += other.too_long;
+        self.already_enriched += other.already_enriched;
+        self.errors += other.errors;
+        self.cancelled += other.cancelled;
+        self.response_cache += other.response_cache;
+        self.negative_interval += other.negative_interval;
+        for (k, v) in &other.formats {
+            *self.formats.entry(k.clone()).or_default() += v;
+        }
+    }
+}
+
 /// Parses and classifies lines. One per thread; reuses its buffers across lines.
 pub struct Processor {
     paths: PathSet,
@@ -74,6 +100,7 @@ pub struct Processor {
     hint: usize,
     hit_ratio: f64,
     from_scratch: bool,
+    requests: Vec<Request>,
 }
 
 impl Processor {
@@ -107,6 +134,7 @@ impl Processor {
             hint: 0,
             hit_ratio,
             from_scratch: false,
+            requests: Vec::new(),
         }
     }
 
@@ -118,6 +146,7 @@ impl Processor {
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.from_scratch = false;
+        self.requests.clear();
         match self.paths.extract(content, &mut self.slots) {
             Ok(()) => self.classify(content),
             Err(ReadError::NotAnObject) => Kind::NonJson,
@@ -152,10 +181,23 @@ impl Processor {
         };
         self.hint = d.format;
         let timeline = self.formats.timeline(d, line, &self.slots);
-        Kind::Request(Request {
+        let metrics = derive(&timeline, self.hit_ratio);
+        let end_ns = timeline.end.or(timeline.logged_at);
+        let start_ns = timeline
+            .arrival
+            .or_else(|| Some(timeline.logged_at? - metrics.e2e.ok()? as i64));
+        self.requests.push(Request {
             format: d.format,
-            metrics: derive(&timeline, self.hit_ratio),
-        })
+            metrics,
+            start_ns,
+            end_ns,
+        });
+        Kind::Requests
+    }
+
+    /// The requests completed by the line last processed (when it was [`Kind::Requests`]).
+    pub fn requests(&self) -> &[Request] {
+        &self.requests
     }
 
     /// The `by` values of the line last processed, as strings (`None` when absent). Must be
@@ -183,24 +225,26 @@ impl Processor {
             Kind::Invalid(_) => cov.invalid += 1,
             Kind::NoTiming => cov.no_timing += 1,
             Kind::AlreadyEnriched => cov.already_enriched += 1,
-            Kind::Request(r) => {
-                cov.requests += 1;
-                match r.metrics.outcome {
-                    Outcome::Error => cov.errors += 1,
-                    Outcome::Cancelled => cov.cancelled += 1,
-                    Outcome::Ok => {}
-                }
-                if r.metrics.cache == Some(crate::metrics::CacheClass::Response) {
-                    cov.response_cache += 1;
-                }
-                if r.metrics.negative_interval {
-                    cov.negative_interval += 1;
-                }
-                let name = &self.formats.spec(r.format).name;
-                match cov.formats.get_mut(name) {
-                    Some(n) => *n += 1,
-                    None => {
-                        cov.formats.insert(name.clone(), 1);
+            Kind::Requests => {
+                for r in &self.requests {
+                    cov.requests += 1;
+                    match r.metrics.outcome {
+                        Outcome::Error => cov.errors += 1,
+                        Outcome::Cancelled => cov.cancelled += 1,
+                        Outcome::Ok => {}
+                    }
+                    if r.metrics.cache == Some(crate::metrics::CacheClass::Response) {
+                        cov.response_cache += 1;
+                    }
+                    if r.metrics.negative_interval {
+                        cov.negative_interval += 1;
+                    }
+                    let name = &self.formats.spec(r.format).name;
+                    match cov.formats.get_mut(name) {
+                        Some(n) => *n += 1,
+                        None => {
+                            cov.formats.insert(name.clone(), 1);
+                        }
                     }
                 }
             }

@@ -57,6 +57,20 @@ pub struct GroupStats {
 }
 
 impl GroupStats {
+    /// Adds everything of `other` to this group.
+    pub fn merge(&mut self, other: &GroupStats) {
+        self.requests += other.requests;
+        self.errors += other.errors;
+        self.cancelled += other.cancelled;
+        self.response_cache += other.response_cache;
+        for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
+            a.digest.merge(&b.digest);
+            for (r, n) in &b.nulls {
+                *a.nulls.entry(*r).or_default() += n;
+            }
+        }
+    }
+
     fn add(&mut self, m: &Metrics) {
         self.requests += 1;
         match m.outcome {
@@ -139,6 +153,19 @@ impl Summary {
                 self.groups.entry(other).or_default().add(m);
             } else {
                 self.groups.entry(full).or_default().add(m);
+            }
+        }
+    }
+
+    /// Adds every group of `other` (built with the same `--by` keys) to this summary, as if
+    /// its requests had been added here.
+    pub fn merge(&mut self, other: &Summary) {
+        for (k, g) in &other.groups {
+            if !self.groups.contains_key(k) && self.groups.len() >= self.max_groups {
+                let other_key = (k.0, k.1.iter().map(|_| Some(OTHER.to_owned())).collect());
+                self.groups.entry(other_key).or_default().merge(g);
+            } else {
+                self.groups.entry(k.clone()).or_default().merge(g);
             }
         }
     }
