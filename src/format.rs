@@ -130,14 +130,56 @@ pub enum Cond {
 pub struct FieldRule {
     /// The canonical field.
     pub field: Field,
-    /// Alternative paths, first present wins.
+    /// The paths read (alternatives or operands, as `combine` says).
     pub paths: Vec<Vec<String>>,
-    /// How to decode the value.
+    /// How to decode each value.
     pub unit: Unit,
+    /// How several paths combine into one value.
+    pub combine: Combine,
+}
+
+/// How the values at a [`FieldRule`]'s paths make one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Combine {
+    /// The first present path wins (alternative spellings of one field).
+    #[default]
+    First,
+    /// The sum of the present paths (Ollama: TTFT ~ `load_duration + prompt_eval_duration`);
+    /// none present is absent.
+    Sum,
+    /// `floor(paths[0] / paths[1])`, both decoded with `unit`, as a count (TGI: generated tokens
+    /// = `floor(inference_time / time_per_token)`, FORMATS.md section 1).
+    FloorRatio,
+}
+
+/// Where the requests of a line are, when a line holds several (SPEC section 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordSource {
+    /// Each element matched by the path pattern (`*` matches every array element or object
+    /// member) is one request, read with the format's fields relative to it. OTLP
+    /// `attributes` lists are turned into objects keyed by attribute name first.
+    Each(Vec<Vec<String>>),
+    /// Parallel arrays: element `i` of every named array makes request `i` (vLLM bench
+    /// results: `ttfts`, `itls`, `output_lens`, ...), read as an object of those names.
+    Columns(Vec<String>),
+}
+
+/// How the lines of one request are joined (SPEC section 3: multi-line requests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinSpec {
+    /// The request key: the first present of these paths (or a tuple of all of them when
+    /// `key_all` is set).
+    pub key: Vec<Vec<String>>,
+    /// Every key path is part of the key (llama.cpp: slot and task).
+    pub key_all: bool,
+    /// The line that completes the request satisfies all of these.
+    pub complete_when: Vec<Cond>,
+    /// Fields read from the earlier lines; the first line that has one sets it.
+    pub part_fields: Vec<FieldRule>,
 }
 
 /// One log format as data.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FormatSpec {
     /// Stable name (`litellm`), used by `--format`.
     pub name: String,
@@ -167,16 +209,23 @@ pub struct FormatSpec {
     pub id_paths: Vec<Vec<String>>,
     /// Where the model name is read.
     pub model_paths: Vec<Vec<String>>,
+    /// When set, a line holds several requests, found here.
+    pub records: Option<RecordSource>,
+    /// When set, a request spans several lines, joined this way.
+    pub join: Option<JoinSpec>,
 }
 
-fn p(s: &str) -> Vec<String> {
+/// A dotted path as segments (no escapes; for the built-in tables).
+pub(crate) fn p(s: &str) -> Vec<String> {
     s.split('.').map(str::to_owned).collect()
 }
 
-fn rule(field: Field, unit: Unit, paths: &[&str]) -> FieldRule {
+/// A field rule reading the first present of `paths`.
+pub(crate) fn rule(field: Field, unit: Unit, paths: &[&str]) -> FieldRule {
     FieldRule {
         field,
         unit,
+        combine: Combine::First,
         paths: paths.iter().map(|s| p(s)).collect(),
     }
 }
@@ -206,7 +255,9 @@ pub fn parse_path(s: &str) -> Vec<String> {
 
 /// The built-in formats, in detection order.
 pub fn builtin() -> Vec<FormatSpec> {
-    vec![litellm(), llamacpp(), vllm()]
+    let mut all = vec![litellm(), llamacpp(), vllm()];
+    all.extend(crate::format_tables::tables());
+    all
 }
 
 /// LiteLLM `StandardLoggingPayload` (FORMATS.md 3a).
@@ -243,6 +294,7 @@ fn litellm() -> FormatSpec {
         ],
         id_paths: vec![p("litellm_call_id"), p("id")],
         model_paths: vec![p("model")],
+        ..FormatSpec::default()
     }
 }
 
@@ -271,6 +323,7 @@ fn llamacpp() -> FormatSpec {
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
+        ..FormatSpec::default()
     }
 }
 
@@ -299,6 +352,7 @@ fn vllm() -> FormatSpec {
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
+        ..FormatSpec::default()
     }
 }
 
@@ -373,6 +427,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
                 field,
                 unit,
                 paths: vec![parse_path(path)],
+                combine: Combine::First,
             }),
         }
     }
@@ -402,7 +457,49 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         fields,
         id_paths,
         model_paths,
+        ..FormatSpec::default()
     })
+}
+
+/// Reads one field: a time in ns (instants and durations) or a count, combined from its slots
+/// as `combine` says. `None` when absent or undecodable.
+fn read_field(
+    field: Field,
+    unit: Unit,
+    combine: Combine,
+    ids: &[SlotId],
+    line: &[u8],
+    slots: &Slots,
+) -> Option<i64> {
+    let decode = |raw: &str| -> Option<i64> {
+        if field.is_count() && combine != Combine::FloorRatio {
+            decode_count(raw).and_then(|c| i64::try_from(c).ok())
+        } else {
+            decode_ns(raw, unit)
+        }
+    };
+    match combine {
+        Combine::First => ids
+            .iter()
+            .find_map(|&s| slots.raw(line, s))
+            .and_then(decode),
+        Combine::Sum => {
+            let vals: Vec<i64> = ids
+                .iter()
+                .filter_map(|&s| slots.raw(line, s).and_then(decode))
+                .collect();
+            if vals.is_empty() {
+                None
+            } else {
+                vals.iter().try_fold(0i64, |a, &b| a.checked_add(b))
+            }
+        }
+        Combine::FloorRatio => {
+            let a = decode(slots.raw(line, *ids.first()?)?)?;
+            let b = decode(slots.raw(line, *ids.get(1)?)?)?;
+            if b <= 0 || a < 0 { None } else { Some(a / b) }
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -428,7 +525,7 @@ struct CompiledFormat {
     cancelled_when: Vec<CCond>,
     response_cache_when: Vec<CCond>,
     streamed_when: Option<CCond>,
-    fields: Vec<(Field, Unit, Vec<SlotId>)>,
+    fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     id: Vec<SlotId>,
     model: Vec<SlotId>,
 }
@@ -502,7 +599,14 @@ impl Formats {
                     fields: s
                         .fields
                         .iter()
-                        .map(|r| (r.field, r.unit, r.paths.iter().map(|p| add(p)).collect()))
+                        .map(|r| {
+                            (
+                                r.field,
+                                r.unit,
+                                r.combine,
+                                r.paths.iter().map(|p| add(p)).collect(),
+                            )
+                        })
                         .collect(),
                     id: s.id_paths.iter().map(|p| add(p)).collect(),
                     model: s.model_paths.iter().map(|p| add(p)).collect(),
@@ -563,36 +667,27 @@ impl Formats {
             ..Timeline::default()
         };
         let mut evaluated = None;
-        for (field, unit, ids) in &f.fields {
-            let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) else {
+        for (field, unit, combine, ids) in &f.fields {
+            let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
                 continue;
             };
-            if field.is_count() {
-                let v = decode_count(raw);
-                match field {
-                    Field::InputTokens => t.input_tokens = v,
-                    Field::CachedTokens => t.cached_tokens = v,
-                    Field::EvaluatedTokens => evaluated = v,
-                    Field::OutputTokens => t.output_tokens = v,
-                    _ => {}
-                }
-                continue;
+            let count = u64::try_from(v).ok();
+            match field {
+                Field::InputTokens => t.input_tokens = count,
+                Field::CachedTokens => t.cached_tokens = count,
+                Field::EvaluatedTokens => evaluated = count,
+                Field::OutputTokens => t.output_tokens = count,
+                Field::Arrival => t.arrival = Some(v),
+                Field::Scheduled => t.scheduled = Some(v),
+                Field::FirstToken => t.first_token = Some(v),
+                Field::End => t.end = Some(v),
+                Field::Ttft => t.ttft = Some(v),
+                Field::Queue => t.queue = Some(v),
+                Field::Prefill => t.prefill = Some(v),
+                Field::Decode => t.decode = Some(v),
+                Field::E2e => t.e2e = Some(v),
+                Field::LoggedAt => t.logged_at = Some(v),
             }
-            let v = decode_ns(raw, *unit);
-            let slot = match field {
-                Field::Arrival => &mut t.arrival,
-                Field::Scheduled => &mut t.scheduled,
-                Field::FirstToken => &mut t.first_token,
-                Field::End => &mut t.end,
-                Field::Ttft => &mut t.ttft,
-                Field::Queue => &mut t.queue,
-                Field::Prefill => &mut t.prefill,
-                Field::Decode => &mut t.decode,
-                Field::E2e => &mut t.e2e,
-                Field::LoggedAt => &mut t.logged_at,
-                _ => continue,
-            };
-            *slot = v;
         }
         if t.cached_tokens.is_none()
             && let (Some(input), Some(ev)) = (t.input_tokens, evaluated)

@@ -12,6 +12,7 @@ pub mod digest;
 pub mod enrich;
 pub mod error;
 pub mod format;
+pub mod format_tables;
 pub mod input;
 pub mod lines;
 pub mod metrics;

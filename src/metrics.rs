@@ -8,9 +8,10 @@
 //! scheduled, decode = last token - first token, TPOT = decode / (output tokens - 1).
 
 /// Where a request's TTFT is measured from (SPEC section 2: `ttft_origin`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Origin {
     /// The server received the request (queue time included).
+    #[default]
     Arrival,
     /// The request left the queue and prefill started (queue time excluded; llama.cpp
     /// `prompt_ms`, vLLM `time_to_first_token_ms`).
@@ -238,8 +239,17 @@ pub fn cache_class(input: Option<u64>, cached: Option<u64>, hit_ratio: f64) -> O
 /// ```
 pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     let mut negative = false;
-    let mut interval = |logged: Option<i64>, from: Option<i64>, to: Option<i64>| -> Value {
-        let v = logged.or_else(|| Some(to? - from?));
+    let first_token_seen = t.streamed != Some(false);
+    // A log that gives the end and the E2E duration also gives the arrival (Ollama:
+    // `created_at - total_duration`).
+    let arrival = t.arrival.or_else(|| Some(t.end? - t.e2e?));
+    // Measured instants are preferred over logged durations, which some producers only
+    // approximate; a logged duration fills in where the instants are missing.
+    let mut interval = |from: Option<i64>, to: Option<i64>, logged: Option<i64>| -> Value {
+        let v = match (from, to) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => logged,
+        };
         match v {
             None => Err(NullReason::NotLogged),
             Some(v) if v < 0 => {
@@ -249,25 +259,35 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
             Some(v) => Ok(v as f64),
         }
     };
-    let first_token_seen = t.streamed != Some(false);
-    let queue = interval(t.queue, t.arrival, t.scheduled);
-    let mut prefill = interval(t.prefill, t.scheduled, t.first_token);
-    let mut ttft = interval(t.ttft, t.arrival, t.first_token);
+    let queue = interval(arrival, t.scheduled, t.queue);
+    let mut prefill = interval(t.scheduled, t.first_token, t.prefill);
+    let mut ttft = interval(arrival, t.first_token, t.ttft);
     let mut ttft_origin = t.arrival_origin.or(Some(Origin::Arrival));
     if ttft == Err(NullReason::NotLogged) {
         if let (Ok(q), Ok(p)) = (queue, prefill) {
             ttft = Ok(q + p);
-        } else if t.arrival.is_none() && t.queue.is_none() && prefill.is_ok() {
+        } else if arrival.is_none() && t.queue.is_none() && prefill.is_ok() {
             ttft = prefill;
             ttft_origin = Some(Origin::Scheduled);
         }
     }
-    let mut decode = interval(t.decode, t.first_token, t.end);
-    let mut e2e = interval(t.e2e, t.arrival, t.end);
+    let mut decode = interval(t.first_token, t.end, t.decode);
+    let mut e2e = interval(arrival, t.end, t.e2e);
     if e2e == Err(NullReason::NotLogged)
         && let (Ok(q), Ok(p), Ok(d)) = (queue, prefill, decode)
     {
         e2e = Ok(q + p + d);
+    }
+    // E2E and TTFT from the same origin leave the decode (Kong, Helicone, NIM, Bedrock).
+    if decode == Err(NullReason::NotLogged)
+        && let (Ok(e), Ok(f)) = (e2e, ttft)
+    {
+        decode = if e >= f {
+            Ok(e - f)
+        } else {
+            negative = true;
+            Err(NullReason::NegativeInterval)
+        };
     }
     if !first_token_seen {
         ttft = Err(NullReason::NotStreamed);
