@@ -97,6 +97,10 @@ struct SummaryArgs {
     /// At most this many groups; further keys are counted under "(other)".
     #[arg(long, default_value_t = 1000, value_name = "N")]
     max_groups: usize,
+    /// Quantiles are exact while a group's metric holds at most N values, t-digest estimates
+    /// beyond (raise it to reproduce a benchmark's own percentiles over many token gaps).
+    #[arg(long, default_value_t = crate::digest::EXACT_LIMIT, value_name = "N")]
+    exact_limit: usize,
 }
 
 impl Cli {
@@ -123,6 +127,7 @@ impl Cli {
                         quantiles,
                         output,
                         max_groups: s.max_groups,
+                        exact_limit: s.exact_limit,
                     }),
                 )
             }

@@ -58,6 +58,8 @@ pub struct SummaryConfig {
     pub output: SummaryOutput,
     /// Bound on the number of groups.
     pub max_groups: usize,
+    /// Values held exactly per digest.
+    pub exact_limit: usize,
 }
 
 /// Summary rendering.

@@ -23,11 +23,21 @@ pub struct Digest {
     sum: f64,
     min: f64,
     max: f64,
+    limit: usize,
 }
 
 impl Default for Digest {
     fn default() -> Self {
+        Digest::with_limit(EXACT_LIMIT)
+    }
+}
+
+impl Digest {
+    /// A digest that stays exact up to `limit` values (`--exact-limit`; [`EXACT_LIMIT`] by
+    /// default).
+    pub fn with_limit(limit: usize) -> Self {
         Digest {
+            limit,
             exact: Vec::new(),
             sorted: true,
             td: None,
@@ -37,9 +47,7 @@ impl Default for Digest {
             max: f64::NEG_INFINITY,
         }
     }
-}
 
-impl Digest {
     /// Adds one value. Non-finite values are ignored (they never reach here from the metrics).
     pub fn add(&mut self, v: f64) {
         if !v.is_finite() {
@@ -54,7 +62,7 @@ impl Digest {
             None => {
                 self.exact.push(v);
                 self.sorted = false;
-                if self.exact.len() > EXACT_LIMIT {
+                if self.exact.len() > self.limit {
                     let mut td = TDigest::new_with_size(COMPRESSION);
                     td.extend_values(self.exact.drain(..));
                     self.exact = Vec::new();
@@ -65,13 +73,13 @@ impl Digest {
     }
 
     /// Adds every value of `other`, as if they had been added here: exact while the total
-    /// stays within [`EXACT_LIMIT`], a t-digest merge beyond.
+    /// stays within this digest's limit, a t-digest merge beyond.
     pub fn merge(&mut self, other: &Digest) {
         if other.count == 0 {
             return;
         }
         match (&mut self.td, &other.td) {
-            (None, None) if self.exact.len() + other.exact.len() <= EXACT_LIMIT => {
+            (None, None) if self.exact.len() + other.exact.len() <= self.limit => {
                 self.exact.extend_from_slice(&other.exact);
                 self.sorted = false;
             }

@@ -42,11 +42,14 @@ pub enum Field {
     OutputTokens,
     /// When the line was written (an instant: the request's end, for duration-only formats).
     LoggedAt,
+    /// The gaps between consecutive output tokens or chunks: an array of durations (vLLM
+    /// bench `itls[i]`). Their sum is the decode time when none is logged.
+    Itl,
 }
 
 impl Field {
     /// All fields, in `--map` order.
-    pub const ALL: [Field; 14] = [
+    pub const ALL: [Field; 15] = [
         Field::Arrival,
         Field::Scheduled,
         Field::FirstToken,
@@ -61,6 +64,7 @@ impl Field {
         Field::EvaluatedTokens,
         Field::OutputTokens,
         Field::LoggedAt,
+        Field::Itl,
     ];
 
     /// The name used by `--map` and `tokentime formats`.
@@ -80,6 +84,7 @@ impl Field {
             Field::EvaluatedTokens => "evaluated_tokens",
             Field::OutputTokens => "output_tokens",
             Field::LoggedAt => "logged_at",
+            Field::Itl => "itl",
         }
     }
 
@@ -123,6 +128,8 @@ pub enum Cond {
     Present(Vec<String>),
     /// The path's raw JSON text equals this (`"\"failure\""`, `"true"`).
     Equals(Vec<String>, String),
+    /// The path is present and its raw JSON text differs from this (`errors[i] != ""`).
+    NotEquals(Vec<String>, String),
 }
 
 /// Where one field is read: the first present of `paths`, decoded with `unit`.
@@ -162,6 +169,21 @@ pub enum RecordSource {
     /// Parallel arrays: element `i` of every named array makes request `i` (vLLM bench
     /// results: `ttfts`, `itls`, `output_lens`, ...), read as an object of those names.
     Columns(Vec<String>),
+}
+
+/// A measurement window: only records whose [start, end] overlaps the window of their group
+/// (the element matched by the pattern's first `*`) are requests; the others are counted as
+/// outside the window (guidellm's warm-up and cool-down requests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordWindow {
+    /// Window start, epoch seconds, relative to the group.
+    pub start: Vec<String>,
+    /// Window end, relative to the group.
+    pub end: Vec<String>,
+    /// Record start, epoch seconds, relative to the record.
+    pub record_start: Vec<String>,
+    /// Record end, relative to the record.
+    pub record_end: Vec<String>,
 }
 
 /// How the lines of one request are joined (SPEC section 3: multi-line requests).
@@ -209,8 +231,13 @@ pub struct FormatSpec {
     pub id_paths: Vec<Vec<String>>,
     /// Where the model name is read.
     pub model_paths: Vec<Vec<String>>,
-    /// When set, a line holds several requests, found here.
+    /// When set, a line holds several requests, found here; `markers` then apply to the line
+    /// and everything else (fields, conditions) to each record.
     pub records: Option<RecordSource>,
+    /// With `records`: a record is a request of this format when all of these hold.
+    pub record_markers: Vec<Cond>,
+    /// With `records`: the measurement window records must overlap.
+    pub record_window: Option<RecordWindow>,
     /// When set, a request spans several lines, joined this way.
     pub join: Option<JoinSpec>,
 }
@@ -257,6 +284,7 @@ pub fn parse_path(s: &str) -> Vec<String> {
 pub fn builtin() -> Vec<FormatSpec> {
     let mut all = vec![litellm(), llamacpp(), vllm()];
     all.extend(crate::format_tables::tables());
+    all.extend(crate::format_records::tables());
     all
 }
 
@@ -461,6 +489,22 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
     })
 }
 
+/// Appends the durations of a JSON array of numbers (in `unit`) to `gaps`; returns false,
+/// appending nothing, when `raw` is not such an array.
+fn read_gaps(raw: &str, unit: Unit, gaps: &mut Vec<i64>) -> bool {
+    let Ok(items) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(raw) else {
+        return false;
+    };
+    let decoded: Option<Vec<i64>> = items.iter().map(|i| decode_ns(i.get(), unit)).collect();
+    match decoded {
+        Some(d) => {
+            gaps.extend(d);
+            true
+        }
+        None => false,
+    }
+}
+
 /// Reads one field: a time in ns (instants and durations) or a count, combined from its slots
 /// as `combine` says. `None` when absent or undecodable.
 fn read_field(
@@ -506,6 +550,7 @@ fn read_field(
 enum CCond {
     Present(SlotId),
     Equals(SlotId, String),
+    NotEquals(SlotId, String),
 }
 
 impl CCond {
@@ -513,11 +558,36 @@ impl CCond {
         match self {
             CCond::Present(s) => slots.has(*s),
             CCond::Equals(s, v) => slots.raw(line, *s) == Some(v.as_str()),
+            CCond::NotEquals(s, v) => slots.raw(line, *s).is_some_and(|r| r != v.as_str()),
         }
     }
 }
 
-#[derive(Debug, Clone)]
+struct Compiler<'a> {
+    paths: &'a mut PathSet,
+    root: &'a [String],
+}
+
+impl Compiler<'_> {
+    fn add(&mut self, path: &[String]) -> SlotId {
+        let full: Vec<&str> = self.root.iter().chain(path).map(String::as_str).collect();
+        self.paths.add(&full)
+    }
+
+    fn cond(&mut self, c: &Cond) -> CCond {
+        match c {
+            Cond::Present(p) => CCond::Present(self.add(p)),
+            Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone()),
+            Cond::NotEquals(p, v) => CCond::NotEquals(self.add(p), v.clone()),
+        }
+    }
+
+    fn conds(&mut self, cs: &[Cond]) -> Vec<CCond> {
+        cs.iter().map(|x| self.cond(x)).collect()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
 struct CompiledFormat {
     markers: Vec<CCond>,
     error_markers: Vec<CCond>,
@@ -548,54 +618,26 @@ pub struct Detected {
 }
 
 impl Formats {
-    /// Compiles `specs`, adding their paths (below `root`) to `paths`.
+    /// Compiles `specs`, adding their paths (below `root`) to `paths`. A format with records
+    /// contributes only its line markers here; see [`Formats::record_level`].
     pub fn compile(specs: Vec<FormatSpec>, root: &[String], paths: &mut PathSet) -> Formats {
-        let mut add = |path: &[String]| {
-            let full: Vec<&str> = root.iter().chain(path).map(String::as_str).collect();
-            paths.add(&full)
-        };
-        let mut cond = |c: &Cond| match c {
-            Cond::Present(path) => CCond::Present(add(path)),
-            Cond::Equals(path, v) => CCond::Equals(add(path), v.clone()),
-        };
-        let mut compiled = Vec::new();
-        for s in &specs {
-            let markers = s.markers.iter().map(&mut cond).collect();
-            let error_markers = s.error_markers.iter().map(&mut cond).collect();
-            let error_when = s.error_when.iter().map(&mut cond).collect();
-            let cancelled_when = s.cancelled_when.iter().map(&mut cond).collect();
-            let response_cache_when = s.response_cache_when.iter().map(&mut cond).collect();
-            let streamed_when = s.streamed_when.as_ref().map(&mut cond);
-            compiled.push((
-                markers,
-                error_markers,
-                error_when,
-                cancelled_when,
-                response_cache_when,
-                streamed_when,
-            ));
-        }
-        let compiled = compiled
-            .into_iter()
-            .zip(&specs)
-            .map(
-                |(
-                    (
-                        markers,
-                        error_markers,
-                        error_when,
-                        cancelled_when,
-                        response_cache_when,
-                        streamed_when,
-                    ),
-                    s,
-                )| CompiledFormat {
-                    markers,
-                    error_markers,
-                    error_when,
-                    cancelled_when,
-                    response_cache_when,
-                    streamed_when,
+        let mut c = Compiler { paths, root };
+        let compiled = specs
+            .iter()
+            .map(|s| {
+                if s.records.is_some() {
+                    return CompiledFormat {
+                        markers: c.conds(&s.markers),
+                        ..CompiledFormat::default()
+                    };
+                }
+                CompiledFormat {
+                    markers: c.conds(&s.markers),
+                    error_markers: c.conds(&s.error_markers),
+                    error_when: c.conds(&s.error_when),
+                    cancelled_when: c.conds(&s.cancelled_when),
+                    response_cache_when: c.conds(&s.response_cache_when),
+                    streamed_when: s.streamed_when.as_ref().map(|x| c.cond(x)),
                     fields: s
                         .fields
                         .iter()
@@ -604,16 +646,34 @@ impl Formats {
                                 r.field,
                                 r.unit,
                                 r.combine,
-                                r.paths.iter().map(|p| add(p)).collect(),
+                                r.paths.iter().map(|p| c.add(p)).collect(),
                             )
                         })
                         .collect(),
-                    id: s.id_paths.iter().map(|p| add(p)).collect(),
-                    model: s.model_paths.iter().map(|p| add(p)).collect(),
-                },
-            )
+                    id: s.id_paths.iter().map(|p| c.add(p)).collect(),
+                    model: s.model_paths.iter().map(|p| c.add(p)).collect(),
+                }
+            })
             .collect();
         Formats { specs, compiled }
+    }
+
+    /// The record-level form of format `i` (which has records): the same spec with its
+    /// `record_markers` as markers, to compile against a record's own [`PathSet`].
+    pub fn record_level(&self, i: usize) -> Option<FormatSpec> {
+        let s = &self.specs[i];
+        s.records.as_ref()?;
+        Some(FormatSpec {
+            markers: s.record_markers.clone(),
+            records: None,
+            ..s.clone()
+        })
+    }
+
+    /// True when the line markers of format `i` hold on this line.
+    pub fn markers_hold(&self, i: usize, line: &[u8], slots: &Slots) -> bool {
+        let m = &self.compiled[i].markers;
+        !m.is_empty() && m.iter().all(|c| c.holds(line, slots))
     }
 
     /// The spec of format `i`.
@@ -658,7 +718,15 @@ impl Formats {
     }
 
     /// Reads the timeline of a line attributed to format `d.format`.
-    pub fn timeline(&self, d: Detected, line: &[u8], slots: &Slots) -> Timeline {
+    ///
+    /// Token gaps (an [`Field::Itl`] list) are appended to `gaps` (ns).
+    pub fn timeline(
+        &self,
+        d: Detected,
+        line: &[u8],
+        slots: &Slots,
+        gaps: &mut Vec<i64>,
+    ) -> Timeline {
         let f = &self.compiled[d.format];
         let spec = &self.specs[d.format];
         let any = |cs: &[CCond]| cs.iter().any(|c| c.holds(line, slots));
@@ -668,6 +736,16 @@ impl Formats {
         };
         let mut evaluated = None;
         for (field, unit, combine, ids) in &f.fields {
+            if *field == Field::Itl {
+                if let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) {
+                    let before = gaps.len();
+                    // An empty list is a one-token response: its decode took no time.
+                    if read_gaps(raw, *unit, gaps) && t.decode.is_none() {
+                        t.decode = Some(gaps[before..].iter().sum());
+                    }
+                }
+                continue;
+            }
             let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
                 continue;
             };
@@ -687,6 +765,7 @@ impl Formats {
                 Field::Decode => t.decode = Some(v),
                 Field::E2e => t.e2e = Some(v),
                 Field::LoggedAt => t.logged_at = Some(v),
+                Field::Itl => {}
             }
         }
         if t.cached_tokens.is_none()

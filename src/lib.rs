@@ -9,15 +9,18 @@
 pub mod cli;
 pub mod config;
 pub mod digest;
+pub mod document;
 pub mod enrich;
 pub mod error;
 pub mod format;
+pub mod format_records;
 pub mod format_tables;
 pub mod input;
 pub mod lines;
 pub mod metrics;
 pub mod pipeline;
 pub mod record;
+pub mod records;
 pub mod summary;
 pub mod units;
 
@@ -107,6 +110,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         Command::Summary(s) => Some(summary::Summary::new(
             s.by.iter().map(|(n, _)| n.clone()).collect(),
             s.max_groups,
+            s.exact_limit,
         )),
         _ => None,
     };
@@ -115,13 +119,50 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         _ => None,
     };
     let mut object = Vec::with_capacity(512);
-    let mut by_values = Vec::new();
     for source in &config.inputs {
         let name = source.name();
         let reader = source.open().map_err(|e| Error::Input {
             name: name.clone(),
             source: e,
         })?;
+        let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
+        let is_doc = document::is_array_document(&mut reader).map_err(|e| Error::Input {
+            name: name.clone(),
+            source: e,
+        })?;
+        if is_doc {
+            if let Some(s) = summary.as_mut() {
+                let mut each = |rec: &[u8]| -> io::Result<()> {
+                    let kind = proc.process(rec);
+                    proc.count(&kind, &mut cov);
+                    if let Kind::Invalid(msg) = &kind {
+                        diags.report(&name, cov.lines, &format!("invalid record: {msg}"));
+                    }
+                    if let Kind::Requests = kind {
+                        for (i, r) in proc.requests().iter().enumerate() {
+                            let (a, n) = (r.itl.0 as usize, r.itl.1 as usize);
+                            s.add(&r.metrics, &proc.gaps()[a..a + n], proc.by_values(i));
+                        }
+                    }
+                    Ok(())
+                };
+                if let Err(msg) = document::for_each_element(reader, &mut each) {
+                    cov.invalid += 1;
+                    diags.report(
+                        &name,
+                        cov.lines + 1,
+                        &format!("invalid JSON document: {msg}"),
+                    );
+                }
+            } else {
+                // Enrich keeps every byte: a document is not JSON lines, so it passes through.
+                io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
+                eprintln!(
+                    "tokentime: {name}: a JSON array document, passed through unchanged (tokentime summary reads its records)"
+                );
+            }
+            continue;
+        }
         let mut lines = LineReader::new(reader, config.max_line_bytes);
         let mut line_no = 0u64;
         loop {
@@ -180,9 +221,9 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             if let Some(s) = summary.as_mut()
                 && let Kind::Requests = kind
             {
-                proc.by_values(content, &mut by_values);
-                for r in proc.requests() {
-                    s.add(&r.metrics, &by_values);
+                for (i, r) in proc.requests().iter().enumerate() {
+                    let (a, n) = (r.itl.0 as usize, r.itl.1 as usize);
+                    s.add(&r.metrics, &proc.gaps()[a..a + n], proc.by_values(i));
                 }
             }
             if let Some(e) = enrich {
@@ -262,5 +303,6 @@ fn cond_str(c: &format::Cond) -> String {
     match c {
         format::Cond::Present(p) => p.join("."),
         format::Cond::Equals(p, v) => format!("{} == {v}", p.join(".")),
+        format::Cond::NotEquals(p, v) => format!("{} != {v}", p.join(".")),
     }
 }

@@ -278,6 +278,14 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     {
         e2e = Ok(q + p + d);
     }
+    // TTFT from the request's start plus the decode is the E2E latency (benchmark clients log
+    // the two parts); not from `scheduled`, which would leave the queue out.
+    if e2e == Err(NullReason::NotLogged)
+        && ttft_origin != Some(Origin::Scheduled)
+        && let (Ok(f), Ok(d)) = (ttft, decode)
+    {
+        e2e = Ok(f + d);
+    }
     // E2E and TTFT from the same origin leave the decode (Kong, Helicone, NIM, Bedrock).
     if decode == Err(NullReason::NotLogged)
         && let (Ok(e), Ok(f)) = (e2e, ttft)

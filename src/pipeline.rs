@@ -38,6 +38,26 @@ pub struct Request {
     /// When the request ended, epoch ns, where the log says (end instant, or the log line's
     /// time).
     pub end_ns: Option<i64>,
+    /// Its token gaps (ITL), as a range of [`Processor::gaps`]: (start, length).
+    pub itl: (u32, u32),
+}
+
+/// The record-level reader of a format whose lines hold several requests.
+struct RecordReader {
+    paths: PathSet,
+    formats: Formats,
+    slots: Slots,
+    by_slots: Vec<usize>,
+}
+
+/// The `by` values (as strings; `None` when absent) at `by_slots` of a parsed line or record.
+fn read_by(line: &[u8], slots: &Slots, by_slots: &[usize], out: &mut Vec<Option<String>>) {
+    for &s in by_slots {
+        out.push(slots.raw(line, s).map(|raw| match raw_str(raw) {
+            Some(s) => s.into_owned(),
+            None => raw.to_owned(),
+        }));
+    }
 }
 
 /// Counters of what the input held (SPEC section 4, coverage).
@@ -101,6 +121,11 @@ pub struct Processor {
     hit_ratio: f64,
     from_scratch: bool,
     requests: Vec<Request>,
+    gaps: Vec<i64>,
+    record_readers: Vec<Option<RecordReader>>,
+    record_buf: Vec<Vec<u8>>,
+    outside_window: u64,
+    by_buf: Vec<Option<String>>,
 }
 
 impl Processor {
@@ -117,6 +142,23 @@ impl Processor {
         let mut paths = PathSet::default();
         let key_slot = paths.add(&[key]);
         let formats = Formats::compile(specs, root, &mut paths);
+        let record_readers = (0..formats.len())
+            .map(|i| {
+                let spec = formats.record_level(i)?;
+                let mut paths = PathSet::default();
+                let formats = Formats::compile(vec![spec], &[], &mut paths);
+                let by_slots = by
+                    .iter()
+                    .map(|p| paths.add(&p.iter().map(String::as_str).collect::<Vec<_>>()))
+                    .collect();
+                Some(RecordReader {
+                    paths,
+                    formats,
+                    slots: Slots::default(),
+                    by_slots,
+                })
+            })
+            .collect();
         let by_slots = by
             .iter()
             .map(|p| {
@@ -135,6 +177,11 @@ impl Processor {
             hit_ratio,
             from_scratch: false,
             requests: Vec::new(),
+            gaps: Vec::new(),
+            record_readers,
+            record_buf: Vec::new(),
+            outside_window: 0,
+            by_buf: Vec::new(),
         }
     }
 
@@ -147,6 +194,8 @@ impl Processor {
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.from_scratch = false;
         self.requests.clear();
+        self.gaps.clear();
+        self.by_buf.clear();
         match self.paths.extract(content, &mut self.slots) {
             Ok(()) => self.classify(content),
             Err(ReadError::NotAnObject) => Kind::NonJson,
@@ -180,19 +229,94 @@ impl Processor {
             return Kind::NoTiming;
         };
         self.hint = d.format;
-        let timeline = self.formats.timeline(d, line, &self.slots);
-        let metrics = derive(&timeline, self.hit_ratio);
+        if self.record_readers[d.format].is_some() {
+            return self.read_records(d.format, line);
+        }
+        let start = self.gaps.len();
+        let timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
+        read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
+        self.push(d.format, &timeline, start);
+        Kind::Requests
+    }
+
+    fn push(&mut self, format: usize, timeline: &crate::metrics::Timeline, gaps_start: usize) {
+        let metrics = derive(timeline, self.hit_ratio);
         let end_ns = timeline.end.or(timeline.logged_at);
         let start_ns = timeline
             .arrival
-            .or_else(|| Some(timeline.logged_at? - metrics.e2e.ok()? as i64));
+            .or_else(|| Some(end_ns? - metrics.e2e.ok()? as i64));
+        let itl = if metrics.decode.is_ok() && metrics.outcome != Outcome::Error {
+            (gaps_start as u32, (self.gaps.len() - gaps_start) as u32)
+        } else {
+            self.gaps.truncate(gaps_start);
+            (gaps_start as u32, 0)
+        };
         self.requests.push(Request {
-            format: d.format,
+            format,
             metrics,
             start_ns,
             end_ns,
+            itl,
         });
-        Kind::Requests
+    }
+
+    /// Explodes a line of a format with records into its requests (a cold path: it builds a
+    /// `serde_json::Value` of the line).
+    fn read_records(&mut self, format: usize, line: &[u8]) -> Kind {
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+            return Kind::Invalid("not readable as records".into());
+        };
+        let Some(source) = self.formats.spec(format).records.clone() else {
+            return Kind::NoTiming;
+        };
+        let mut recs = std::mem::take(&mut self.record_buf);
+        recs.clear();
+        self.outside_window += crate::records::collect(
+            &value,
+            &source,
+            self.formats.spec(format).record_window.as_ref(),
+            &mut recs,
+        );
+        // Every format with records whose line markers hold may claim a record (vLLM's spans
+        // and other GenAI spans can share one OTLP export), the detected one first.
+        let candidates: Vec<usize> = std::iter::once(format)
+            .chain((0..self.formats.len()).filter(|&i| {
+                i != format
+                    && self.record_readers[i].is_some()
+                    && self.formats.markers_hold(i, line, &self.slots)
+            }))
+            .collect();
+        for rec in &recs {
+            for &f in &candidates {
+                let Some(reader) = self.record_readers[f].as_mut() else {
+                    continue;
+                };
+                if reader.paths.extract(rec, &mut reader.slots).is_err() {
+                    break;
+                }
+                let Some(d) = reader.formats.detect(rec, &reader.slots, 0) else {
+                    continue;
+                };
+                let start = self.gaps.len();
+                let timeline = reader
+                    .formats
+                    .timeline(d, rec, &reader.slots, &mut self.gaps);
+                read_by(rec, &reader.slots, &reader.by_slots, &mut self.by_buf);
+                self.push(f, &timeline, start);
+                break;
+            }
+        }
+        self.record_buf = recs;
+        if self.requests.is_empty() {
+            Kind::NoTiming
+        } else {
+            Kind::Requests
+        }
+    }
+
+    /// The token gaps (ns) of the line last processed; a request's `itl` indexes them.
+    pub fn gaps(&self) -> &[i64] {
+        &self.gaps
     }
 
     /// The requests completed by the line last processed (when it was [`Kind::Requests`]).
@@ -200,21 +324,10 @@ impl Processor {
         &self.requests
     }
 
-    /// The `by` values of the line last processed, as strings (`None` when absent). Must be
-    /// called right after [`Processor::process`] with the same content.
-    pub fn by_values(&self, content: &[u8], out: &mut Vec<Option<String>>) {
-        out.clear();
-        let line: &[u8] = if self.from_scratch {
-            &self.scratch
-        } else {
-            content
-        };
-        for &s in &self.by_slots {
-            out.push(self.slots.raw(line, s).map(|raw| match raw_str(raw) {
-                Some(s) => s.into_owned(),
-                None => raw.to_owned(),
-            }));
-        }
+    /// The `by` values (one per `--by` path) of request `i` of the line last processed.
+    pub fn by_values(&self, i: usize) -> &[Option<String>] {
+        let n = self.by_slots.len();
+        self.by_buf.get(i * n..(i + 1) * n).unwrap_or(&[])
     }
 
     /// Adds a processed line's kind to the counters.

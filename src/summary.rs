@@ -17,9 +17,10 @@ use std::io::{self, Write};
 pub const SCHEMA: &str = "tokentime.summary/v1";
 
 /// Metric names of the summary, in output order (the enrich names).
-pub const METRICS: [&str; 9] = [
+pub const METRICS: [&str; 10] = [
     "ttft_ms",
     "tpot_ms",
+    "itl_ms",
     "e2e_ms",
     "queue_ms",
     "prefill_ms",
@@ -53,10 +54,19 @@ pub struct GroupStats {
     /// Response-cache answers.
     pub response_cache: u64,
     /// One entry per [`METRICS`] name.
-    pub metrics: [MetricStats; 9],
+    pub metrics: [MetricStats; 10],
 }
 
 impl GroupStats {
+    /// An empty group whose digests stay exact up to `exact_limit` values.
+    pub fn new(exact_limit: usize) -> Self {
+        let mut g = GroupStats::default();
+        for m in &mut g.metrics {
+            m.digest = Digest::with_limit(exact_limit);
+        }
+        g
+    }
+
     /// Adds everything of `other` to this group.
     pub fn merge(&mut self, other: &GroupStats) {
         self.requests += other.requests;
@@ -71,7 +81,7 @@ impl GroupStats {
         }
     }
 
-    fn add(&mut self, m: &Metrics) {
+    fn add(&mut self, m: &Metrics, gaps: &[i64]) {
         self.requests += 1;
         match m.outcome {
             Outcome::Error => self.errors += 1,
@@ -87,14 +97,23 @@ impl GroupStats {
             _ => None,
         };
         let durations = [m.ttft, m.tpot, m.e2e, m.queue, m.prefill, m.decode];
-        for (stats, v) in self.metrics.iter_mut().zip(durations) {
+        for (i, v) in [0, 1, 3, 4, 5, 6].into_iter().zip(durations) {
+            let stats = &mut self.metrics[i];
             match v {
                 Ok(ns) => stats.digest.add(ns / 1e6),
                 Err(r) => *stats.nulls.entry(r).or_default() += 1,
             }
         }
+        // ITL: every gap is a sample (token-weighted, as vLLM's benchmark reports it); a
+        // request without gaps counts one null.
+        let itl = &mut self.metrics[2];
+        match (excluded, gaps.is_empty()) {
+            (Some(r), _) => *itl.nulls.entry(r).or_default() += 1,
+            (None, true) => *itl.nulls.entry(NullReason::NotLogged).or_default() += 1,
+            (None, false) => gaps.iter().for_each(|&g| itl.digest.add(g as f64 / 1e6)),
+        }
         let counts = [m.input_tokens, m.cached_tokens, m.output_tokens];
-        for (stats, v) in self.metrics[6..].iter_mut().zip(counts) {
+        for (stats, v) in self.metrics[7..].iter_mut().zip(counts) {
             match (excluded, v) {
                 (Some(r), _) => *stats.nulls.entry(r).or_default() += 1,
                 (None, Some(n)) => stats.digest.add(n as f64),
@@ -114,12 +133,14 @@ pub struct Summary {
     subsets: Vec<Vec<usize>>,
     groups: HashMap<(usize, Vec<Option<String>>), GroupStats>,
     max_groups: usize,
+    exact_limit: usize,
 }
 
 impl Summary {
     /// A summary grouped overall, by `cache`, and, when `by` names keys, by those keys alone
     /// and by those keys with `cache`. At most `max_groups` groups; later keys go to `(other)`.
-    pub fn new(by: Vec<String>, max_groups: usize) -> Self {
+    /// Digests stay exact up to `exact_limit` values each.
+    pub fn new(by: Vec<String>, max_groups: usize, exact_limit: usize) -> Self {
         // Dimension 0 is cache, 1.. are the --by keys.
         let mut subsets = vec![vec![], vec![0]];
         if !by.is_empty() {
@@ -131,11 +152,13 @@ impl Summary {
             subsets,
             groups: HashMap::new(),
             max_groups: max_groups.max(1),
+            exact_limit,
         }
     }
 
     /// Adds one request with the values of its `--by` keys.
-    pub fn add(&mut self, m: &Metrics, by_values: &[Option<String>]) {
+    pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: &[Option<String>]) {
+        let limit = self.exact_limit;
         for si in 0..self.subsets.len() {
             let key: Vec<Option<String>> = self.subsets[si]
                 .iter()
@@ -150,9 +173,15 @@ impl Summary {
             let full = (si, key);
             if !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
                 let other = (si, full.1.iter().map(|_| Some(OTHER.to_owned())).collect());
-                self.groups.entry(other).or_default().add(m);
+                self.groups
+                    .entry(other)
+                    .or_insert_with(|| GroupStats::new(limit))
+                    .add(m, gaps);
             } else {
-                self.groups.entry(full).or_default().add(m);
+                self.groups
+                    .entry(full)
+                    .or_insert_with(|| GroupStats::new(limit))
+                    .add(m, gaps);
             }
         }
     }
@@ -160,12 +189,19 @@ impl Summary {
     /// Adds every group of `other` (built with the same `--by` keys) to this summary, as if
     /// its requests had been added here.
     pub fn merge(&mut self, other: &Summary) {
+        let limit = self.exact_limit;
         for (k, g) in &other.groups {
             if !self.groups.contains_key(k) && self.groups.len() >= self.max_groups {
                 let other_key = (k.0, k.1.iter().map(|_| Some(OTHER.to_owned())).collect());
-                self.groups.entry(other_key).or_default().merge(g);
+                self.groups
+                    .entry(other_key)
+                    .or_insert_with(|| GroupStats::new(limit))
+                    .merge(g);
             } else {
-                self.groups.entry(k.clone()).or_default().merge(g);
+                self.groups
+                    .entry(k.clone())
+                    .or_insert_with(|| GroupStats::new(limit))
+                    .merge(g);
             }
         }
     }

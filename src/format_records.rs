@@ -1,0 +1,237 @@
+//! Built-in formats whose one line (or document) holds many requests: OTLP trace exports and
+//! benchmark result files (FORMATS.md sections 2c, 2d, 6; realdata/README.md). Each is data:
+//! line markers, where the records are, and the fields of one record.
+
+use crate::format::{Cond, Field, FormatSpec, RecordSource, RecordWindow, p, rule};
+use crate::metrics::Origin;
+use crate::units::Unit;
+
+/// The formats of this module, in detection order.
+pub fn tables() -> Vec<FormatSpec> {
+    vec![vllm_otlp(), otlp(), vllm_bench(), llmperf(), guidellm()]
+}
+
+fn spans() -> RecordSource {
+    RecordSource::Each(vec![p("resourceSpans.*.scopeSpans.*.spans.*")])
+}
+
+/// A rule whose paths are OTLP attribute names (which contain dots).
+fn attr_rule(field: Field, unit: Unit, names: &[&str]) -> crate::format::FieldRule {
+    let mut r = rule(field, unit, &[]);
+    r.paths = names
+        .iter()
+        .map(|n| vec!["attributes".to_owned(), (*n).to_owned()])
+        .collect();
+    r
+}
+
+fn attr_present(name: &str) -> Cond {
+    Cond::Present(vec!["attributes".to_owned(), name.to_owned()])
+}
+
+/// vLLM's `llm_request` spans (`--otlp-traces-endpoint`, OTLP/JSON as a collector's file
+/// exporter writes it): `gen_ai.latency.*` in seconds, TTFT from arrival.
+fn vllm_otlp() -> FormatSpec {
+    FormatSpec {
+        name: "vllm-otlp".into(),
+        about: "vLLM llm_request spans in OTLP/JSON trace lines (gen_ai.latency.* attributes)"
+            .into(),
+        markers: vec![Cond::Present(p("resourceSpans"))],
+        records: Some(spans()),
+        record_markers: vec![attr_present("gen_ai.latency.e2e")],
+        arrival_origin: Origin::Arrival,
+        ttft_doc: "arrival: gen_ai.latency.time_to_first_token (queue included)".into(),
+        cache_doc: "none emitted by vLLM (gen_ai.usage.cached_tokens read if present)".into(),
+        fields: vec![
+            rule(Field::Arrival, Unit::EpochNs, &["startTimeUnixNano"]),
+            rule(Field::End, Unit::EpochNs, &["endTimeUnixNano"]),
+            attr_rule(
+                Field::Ttft,
+                Unit::S,
+                &["gen_ai.latency.time_to_first_token"],
+            ),
+            attr_rule(Field::Queue, Unit::S, &["gen_ai.latency.time_in_queue"]),
+            attr_rule(
+                Field::Prefill,
+                Unit::S,
+                &["gen_ai.latency.time_in_model_prefill"],
+            ),
+            attr_rule(
+                Field::Decode,
+                Unit::S,
+                &["gen_ai.latency.time_in_model_decode"],
+            ),
+            attr_rule(Field::E2e, Unit::S, &["gen_ai.latency.e2e"]),
+            attr_rule(
+                Field::InputTokens,
+                Unit::Count,
+                &["gen_ai.usage.prompt_tokens", "gen_ai.usage.input_tokens"],
+            ),
+            attr_rule(
+                Field::OutputTokens,
+                Unit::Count,
+                &[
+                    "gen_ai.usage.completion_tokens",
+                    "gen_ai.usage.output_tokens",
+                ],
+            ),
+            attr_rule(
+                Field::CachedTokens,
+                Unit::Count,
+                &["gen_ai.usage.cached_tokens"],
+            ),
+        ],
+        error_when: vec![Cond::Equals(p("status.code"), "2".into())],
+        id_paths: vec![vec!["attributes".into(), "gen_ai.request.id".into()]],
+        model_paths: vec![vec!["attributes".into(), "gen_ai.response.model".into()]],
+        ..FormatSpec::default()
+    }
+}
+
+/// OpenTelemetry GenAI inference spans (semantic conventions, with the OpenLIT, OpenLLMetry
+/// and Sentry aliases of FORMATS.md section 6).
+fn otlp() -> FormatSpec {
+    FormatSpec {
+        name: "otlp".into(),
+        about: "OpenTelemetry GenAI spans in OTLP/JSON trace lines (semconv, OpenLIT, OpenLLMetry aliases)".into(),
+        markers: vec![Cond::Present(p("resourceSpans"))],
+        records: Some(spans()),
+        record_markers: vec![attr_present("gen_ai.request.model")],
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (client span): gen_ai.response.time_to_first_chunk, gen_ai.server.time_to_first_token".into(),
+        cache_doc: "gen_ai.usage.cache_read.input_tokens and aliases (included in input_tokens)".into(),
+        fields: vec![
+            rule(Field::Arrival, Unit::EpochNs, &["startTimeUnixNano"]),
+            rule(Field::End, Unit::EpochNs, &["endTimeUnixNano"]),
+            attr_rule(
+                Field::Ttft,
+                Unit::S,
+                &[
+                    "gen_ai.response.time_to_first_chunk",
+                    "gen_ai.server.time_to_first_token",
+                    "gen_ai.server.ttft",
+                    "gen_ai.latency.time_to_first_token",
+                ],
+            ),
+            attr_rule(
+                Field::InputTokens,
+                Unit::Count,
+                &["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"],
+            ),
+            attr_rule(
+                Field::OutputTokens,
+                Unit::Count,
+                &["gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"],
+            ),
+            attr_rule(
+                Field::CachedTokens,
+                Unit::Count,
+                &[
+                    "gen_ai.usage.cache_read.input_tokens",
+                    "gen_ai.usage.cache_read_input_tokens",
+                    "llm.usage.cache_read_input_tokens",
+                    "gen_ai.usage.input_tokens_details.cached",
+                    "gen_ai.usage.input_tokens.cached",
+                    "gen_ai.usage.cached_tokens",
+                ],
+            ),
+        ],
+        error_when: vec![Cond::Equals(p("status.code"), "2".into())],
+        id_paths: vec![vec!["attributes".into(), "gen_ai.response.id".into()], p("spanId")],
+        model_paths: vec![
+            vec!["attributes".into(), "gen_ai.response.model".into()],
+            vec!["attributes".into(), "gen_ai.request.model".into()],
+        ],
+        ..FormatSpec::default()
+    }
+}
+
+/// `vllm bench serve` / `benchmark_serving.py --save-result --save-detailed` result files: one
+/// object per run with parallel per-request arrays (FORMATS.md 2d).
+fn vllm_bench() -> FormatSpec {
+    FormatSpec {
+        name: "vllm-bench".into(),
+        about: "vLLM benchmark result (ttfts/itls/output_lens arrays, one request per element)"
+            .into(),
+        markers: vec![Cond::Present(p("ttfts")), Cond::Present(p("itls"))],
+        records: Some(RecordSource::Columns(
+            ["ttfts", "itls", "output_lens", "input_lens", "errors"]
+                .map(String::from)
+                .to_vec(),
+        )),
+        record_markers: vec![Cond::Present(p("ttfts"))],
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): ttfts[i]; decode = sum(itls[i])".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Ttft, Unit::S, &["ttfts"]),
+            rule(Field::Itl, Unit::S, &["itls"]),
+            rule(Field::OutputTokens, Unit::Count, &["output_lens"]),
+            rule(Field::InputTokens, Unit::Count, &["input_lens"]),
+        ],
+        error_when: vec![Cond::NotEquals(p("errors"), "\"\"".into())],
+        ..FormatSpec::default()
+    }
+}
+
+/// Ray LLMPerf `*_individual_responses.json`: a JSON array of per-request objects, read element
+/// by element.
+fn llmperf() -> FormatSpec {
+    FormatSpec {
+        name: "llmperf".into(),
+        about: "LLMPerf individual_responses.json (a JSON array, streamed element by element)"
+            .into(),
+        markers: vec![
+            Cond::Present(p("end_to_end_latency_s")),
+            Cond::Present(p("inter_token_latency_s")),
+        ],
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): ttft_s".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Ttft, Unit::S, &["ttft_s"]),
+            rule(Field::E2e, Unit::S, &["end_to_end_latency_s"]),
+            rule(Field::OutputTokens, Unit::Count, &["number_output_tokens"]),
+            rule(Field::InputTokens, Unit::Count, &["number_input_tokens"]),
+        ],
+        error_when: vec![Cond::Present(p("error_code"))],
+        ..FormatSpec::default()
+    }
+}
+
+/// guidellm benchmark reports (`benchmarks.json`): per-request records under
+/// `benchmarks[].requests.{successful,errored,incomplete}[]`, only those overlapping the
+/// benchmark's measurement window.
+fn guidellm() -> FormatSpec {
+    FormatSpec {
+        name: "guidellm".into(),
+        about: "guidellm benchmark report: requests.successful/errored/incomplete records in the measurement window".into(),
+        markers: vec![Cond::Present(p("benchmarks"))],
+        records: Some(RecordSource::Each(vec![
+            p("benchmarks.*.requests.successful.*"),
+            p("benchmarks.*.requests.errored.*"),
+            p("benchmarks.*.requests.incomplete.*"),
+        ])),
+        record_markers: vec![Cond::Present(p("prompt_tokens"))],
+        record_window: Some(RecordWindow {
+            start: p("scheduler_metrics.measure_start_time"),
+            end: p("scheduler_metrics.measure_end_time"),
+            record_start: p("info.timings.request_start"),
+            record_end: p("info.timings.request_end"),
+        }),
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): first_token_iteration - request_start".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Arrival, Unit::EpochS, &["info.timings.request_start", "start_time"]),
+            rule(Field::FirstToken, Unit::EpochS, &["info.timings.first_token_iteration", "first_token_time"]),
+            rule(Field::End, Unit::EpochS, &["info.timings.last_token_iteration", "last_token_time"]),
+            rule(Field::OutputTokens, Unit::Count, &["output_tokens", "output_metrics.text_tokens"]),
+            rule(Field::InputTokens, Unit::Count, &["prompt_tokens", "input_metrics.text_tokens"]),
+        ],
+        error_when: vec![Cond::Equals(p("$parent"), "\"errored\"".into())],
+        cancelled_when: vec![Cond::Equals(p("$parent"), "\"incomplete\"".into())],
+        id_paths: vec![p("request_id")],
+        ..FormatSpec::default()
+    }
+}

@@ -1,0 +1,165 @@
+//! Benchmark result files of vLLM, LLMPerf and guidellm (testdata/realdata, public files with
+//! the producers' own aggregates, see its README): read under tokentime's definitions,
+//! `summary` reproduces each producer's numbers where the definitions agree.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+fn summary(args: &[&str]) -> Value {
+    serde_json::from_slice(&run_ok(args, b"")).unwrap()
+}
+
+fn dirs(prefix: &str) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(testdata().join("realdata"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
+        .collect();
+    v.sort();
+    v
+}
+
+fn close(ours: &Value, theirs: f64, what: &str) {
+    let ours = ours.as_f64().unwrap_or_else(|| panic!("{what}: no value"));
+    assert!(
+        (ours - theirs).abs() <= 0.01,
+        "{what}: ours {ours} vs theirs {theirs}"
+    );
+}
+
+#[test]
+fn vllm_results_reproduce_mean_median_p99_of_ttft_tpot_itl() {
+    let dirs = dirs("vllm");
+    assert_eq!(dirs.len(), 4);
+    for d in dirs {
+        let file = d.join("result.json");
+        let theirs: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        // vLLM's ITL percentiles are over every token gap (~42,000 values): keep them exact.
+        let s = summary(&[
+            "summary",
+            "-o",
+            "json",
+            "--exact-limit",
+            "1000000",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            s["coverage"]["formats"]["vllm-bench"],
+            theirs["completed"].as_u64().unwrap() + theirs["failed"].as_u64().unwrap_or(0)
+        );
+        let g = &s["groups"][0]["metrics"];
+        for m in ["ttft", "tpot", "itl"] {
+            let ours = &g[format!("{m}_ms")];
+            let what = format!("{} {m}", d.display());
+            close(
+                &ours["mean"],
+                theirs[format!("mean_{m}_ms")].as_f64().unwrap(),
+                &format!("{what} mean"),
+            );
+            close(
+                &ours["quantiles"]["p50"],
+                theirs[format!("median_{m}_ms")].as_f64().unwrap(),
+                &format!("{what} median"),
+            );
+            close(
+                &ours["quantiles"]["p99"],
+                theirs[format!("p99_{m}_ms")].as_f64().unwrap(),
+                &format!("{what} p99"),
+            );
+            assert_eq!(ours["exact"], true);
+        }
+    }
+}
+
+#[test]
+fn llmperf_reproduces_its_ttft_and_e2e_percentiles() {
+    let dirs = dirs("llmperf");
+    assert_eq!(dirs.len(), 3);
+    for d in dirs {
+        let file = d.join("individual_responses.json");
+        let theirs: Value =
+            serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap();
+        let s = summary(&[
+            "summary",
+            "-o",
+            "json",
+            "--quantiles",
+            "25,50,75,90,95,99",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(s["coverage"]["errors"], theirs["results_number_errors"]);
+        let g = &s["groups"][0]["metrics"];
+        for (ours_key, their_key) in [("ttft_ms", "ttft_s"), ("e2e_ms", "end_to_end_latency_s")] {
+            let m = &g[ours_key];
+            assert_eq!(m["count"], theirs["results_num_completed_requests"]);
+            for q in ["p25", "p50", "p75", "p90", "p95", "p99"] {
+                let t = theirs[format!("results_{their_key}_quantiles_{q}")]
+                    .as_f64()
+                    .unwrap()
+                    * 1000.0;
+                close(
+                    &m["quantiles"][q],
+                    t,
+                    &format!("{} {ours_key} {q}", d.display()),
+                );
+            }
+            for k in ["mean", "min", "max"] {
+                let t = theirs[format!("results_{their_key}_{k}")].as_f64().unwrap() * 1000.0;
+                close(&m[k], t, &format!("{} {ours_key} {k}", d.display()));
+            }
+        }
+    }
+}
+
+#[test]
+fn guidellm_reproduces_request_counts_and_ttft_mean_min_max() {
+    let dirs = dirs("guidellm");
+    assert_eq!(dirs.len(), 3);
+    for d in dirs {
+        let file = d.join("benchmarks.json");
+        let report: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let metrics = &report["benchmarks"][0]["metrics"];
+        let ttft = &metrics["time_to_first_token_ms"]["successful"];
+        // guidellm aggregates its successful requests; group by the list a record came from.
+        let s = summary(&[
+            "summary",
+            "-o",
+            "json",
+            "--by",
+            "$parent",
+            file.to_str().unwrap(),
+        ]);
+        let groups = s["groups"].as_array().unwrap();
+        let successful = groups
+            .iter()
+            .find(|g| g["key"] == serde_json::json!({"$parent": "successful"}))
+            .expect("a group of successful requests");
+        let n = ttft["count"].as_u64().unwrap();
+        assert_eq!(
+            successful["requests"].as_u64().unwrap(),
+            n,
+            "{}",
+            d.display()
+        );
+        if let Some(totals) = metrics.get("request_totals") {
+            assert_eq!(totals["successful"].as_u64().unwrap(), n);
+            let total = s["coverage"]["requests"].as_u64().unwrap();
+            assert_eq!(
+                total,
+                totals["total"].as_u64().unwrap(),
+                "{}: requests in the window",
+                d.display()
+            );
+        }
+        let m = &successful["metrics"]["ttft_ms"];
+        assert_eq!(m["count"].as_u64().unwrap(), n);
+        for k in ["mean", "min", "max"] {
+            close(
+                &m[k],
+                ttft[k].as_f64().unwrap(),
+                &format!("{} ttft {k}", d.display()),
+            );
+        }
+    }
+}
