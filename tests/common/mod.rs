@@ -49,18 +49,21 @@ pub fn lines_with_endings(b: &[u8]) -> Vec<&[u8]> {
 /// Removes the spliced `,"KEY":{...}` object from an enriched line; returns the line and the
 /// object's JSON text, or `None` when the line has no such object.
 pub fn unsplice(line: &[u8], key: &str) -> Option<(Vec<u8>, String)> {
-    let needle = format!("\"{key}\":{{");
     let text = line;
-    let pos = find_last(text, needle.as_bytes())?;
-    // The object starts at the `{` after the key; find its matching brace (no braces or
-    // quotes-with-braces inside the strings tokentime writes).
+    // One request: `"KEY":{...}`; several: `"KEY":[{...},...]`.
+    let (pos, needle) = [format!("\"{key}\":{{"), format!("\"{key}\":[")]
+        .into_iter()
+        .filter_map(|n| find_last(text, n.as_bytes()).map(|p| (p, n)))
+        .max_by_key(|(p, _)| *p)?;
+    // The value starts after the key; find its matching bracket (no brackets inside the
+    // strings tokentime writes).
     let obj_start = pos + needle.len() - 1;
     let mut depth = 0;
     let mut end = None;
     for (i, &c) in text[obj_start..].iter().enumerate() {
         match c {
-            b'{' => depth += 1,
-            b'}' => {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
                 depth -= 1;
                 if depth == 0 {
                     end = Some(obj_start + i + 1);
