@@ -114,6 +114,9 @@ impl Cli {
             Some(Cmd::Summary(s)) => {
                 let s = *s;
                 let quantiles = parse_quantiles(&s.quantiles)?;
+                if s.by.iter().any(|b| b.is_empty()) {
+                    return Err("--by needs a path (e.g. --by model)".into());
+                }
                 let by = s.by.iter().map(|b| (b.clone(), parse_path(b))).collect();
                 let output = if s.output == "json" {
                     SummaryOutput::Json
@@ -164,6 +167,22 @@ impl Common {
 }
 
 fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
+    if c.max_line_bytes == 0 {
+        return Err("--max-line-bytes must be at least 1".into());
+    }
+    // Check named files up front, so a typo stops the run before any output (a file that
+    // fails later, while being read, is reported and skipped).
+    for f in &c.files {
+        if f.as_os_str() != "-" && !f.exists() {
+            let name = f.display().to_string();
+            let hint = if ["summary", "formats"].contains(&name.as_str()) {
+                format!(" (the subcommand comes first: tokentime {name} FILE...)")
+            } else {
+                String::new()
+            };
+            return Err(format!("{name}: no such file{hint}"));
+        }
+    }
     if !(c.cache_hit_ratio > 0.0 && c.cache_hit_ratio <= 1.0) {
         return Err(format!(
             "--cache-hit-ratio {}: must be in (0, 1]",
@@ -179,6 +198,10 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             ));
         }
         vec![custom(&c.maps)?]
+    } else if c.format == "custom" {
+        return Err(
+            "--format custom is the format --map defines: give --map NAME=PATH[:UNIT]".into(),
+        );
     } else if c.format == "auto" {
         all
     } else {

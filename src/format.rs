@@ -130,6 +130,8 @@ pub enum Cond {
     Equals(Vec<String>, String),
     /// The path is present and its raw JSON text differs from this (`errors[i] != ""`).
     NotEquals(Vec<String>, String),
+    /// The path is absent or null.
+    Absent(Vec<String>),
 }
 
 /// Where one field is read: the first present of `paths`, decoded with `unit`.
@@ -211,6 +213,9 @@ pub struct FormatSpec {
     pub markers: Vec<Cond>,
     /// An error record of this format (which may lack the markers) satisfies all of these.
     pub error_markers: Vec<Cond>,
+    /// A line with the markers is still no request when all conditions of any one of these
+    /// groups hold (a stream's intermediate chunk that repeats the timings so far).
+    pub skip_when: Vec<Vec<Cond>>,
     /// A matched record is an error when any of these holds.
     pub error_when: Vec<Cond>,
     /// A matched record was cancelled when any of these holds.
@@ -319,6 +324,9 @@ fn litellm() -> FormatSpec {
                 ],
             ),
             rule(Field::EvaluatedTokens, Unit::Count, &["response.timings.prompt_n"]),
+            // llama.cpp's own timings, kept by LiteLLM in non-streamed responses.
+            rule(Field::Prefill, Unit::Ms, &["response.timings.prompt_ms"]),
+            rule(Field::Decode, Unit::Ms, &["response.timings.predicted_ms"]),
         ],
         id_paths: vec![p("litellm_call_id"), p("id")],
         model_paths: vec![p("model")],
@@ -333,6 +341,13 @@ fn llamacpp() -> FormatSpec {
         about: "llama.cpp llama-server response or final stream chunk with `timings` (OpenAI-style and native /completion)".into(),
         markers: vec![Cond::Present(p("timings.prompt_ms")), Cond::Present(p("timings.predicted_n"))],
         error_markers: vec![Cond::Present(p("error.message")), Cond::Present(p("error.code"))],
+        // With `timings_per_token` every chunk carries the timings so far: only the final one
+        // (with `usage`, or `stop: true` on /completion) is the request.
+        skip_when: vec![
+            vec![Cond::Equals(p("object"), "\"chat.completion.chunk\"".into()), Cond::Absent(p("usage"))],
+            vec![Cond::Equals(p("object"), "\"text_completion\"".into()), Cond::Absent(p("usage"))],
+            vec![Cond::Equals(p("stop"), "false".into())],
+        ],
         error_when: vec![Cond::Present(p("error"))],
         cancelled_when: vec![],
         response_cache_when: vec![],
@@ -551,6 +566,7 @@ enum CCond {
     Present(SlotId),
     Equals(SlotId, String),
     NotEquals(SlotId, String),
+    Absent(SlotId),
 }
 
 impl CCond {
@@ -559,6 +575,7 @@ impl CCond {
             CCond::Present(s) => slots.has(*s),
             CCond::Equals(s, v) => slots.raw(line, *s) == Some(v.as_str()),
             CCond::NotEquals(s, v) => slots.raw(line, *s).is_some_and(|r| r != v.as_str()),
+            CCond::Absent(s) => !slots.has(*s),
         }
     }
 }
@@ -579,6 +596,7 @@ impl Compiler<'_> {
             Cond::Present(p) => CCond::Present(self.add(p)),
             Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone()),
             Cond::NotEquals(p, v) => CCond::NotEquals(self.add(p), v.clone()),
+            Cond::Absent(p) => CCond::Absent(self.add(p)),
         }
     }
 
@@ -590,6 +608,7 @@ impl Compiler<'_> {
 #[derive(Debug, Clone, Default)]
 struct CompiledFormat {
     markers: Vec<CCond>,
+    skip_when: Vec<Vec<CCond>>,
     error_markers: Vec<CCond>,
     error_when: Vec<CCond>,
     cancelled_when: Vec<CCond>,
@@ -633,6 +652,7 @@ impl Formats {
                 }
                 CompiledFormat {
                     markers: c.conds(&s.markers),
+                    skip_when: s.skip_when.iter().map(|g| c.conds(g)).collect(),
                     error_markers: c.conds(&s.error_markers),
                     error_when: c.conds(&s.error_when),
                     cancelled_when: c.conds(&s.cancelled_when),
@@ -702,6 +722,9 @@ impl Formats {
         for i in order {
             let f = &self.compiled[i];
             if all(&f.markers) {
+                if f.skip_when.iter().any(|g| all(g)) {
+                    return None;
+                }
                 return Some(Detected {
                     format: i,
                     error_record: false,
@@ -747,6 +770,9 @@ impl Formats {
                 continue;
             }
             let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
+                if t.unparseable.is_none() && ids.iter().any(|&s| slots.has(s)) {
+                    t.unparseable = Some(field.name());
+                }
                 continue;
             };
             let count = u64::try_from(v).ok();

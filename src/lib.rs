@@ -89,8 +89,9 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         return Ok(ExitCode::Ok);
     }
     let (key, by_paths) = match &config.command {
-        Command::Enrich(e) => (e.key.as_str(), vec![]),
-        Command::Summary(s) => ("tokentime", s.by.iter().map(|(_, p)| p.clone()).collect()),
+        Command::Enrich(e) => (Some(e.key.as_str()), vec![]),
+        // A summary reads the original fields of an enriched line like any other.
+        Command::Summary(s) => (None, s.by.iter().map(|(_, p)| p.clone()).collect()),
         Command::Formats => unreachable!("handled above"),
     };
     let mut proc = Processor::new(
@@ -119,17 +120,36 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         _ => None,
     };
     let mut object = Vec::with_capacity(512);
+    // An input that cannot be read is reported and skipped: the others are still read and
+    // summarized, and the exit status says that something was missing (2).
+    let mut input_failed = false;
+    let mut input_error = |name: &str, e: io::Error| {
+        eprintln!(
+            "tokentime: {}",
+            Error::Input {
+                name: name.to_owned(),
+                source: e
+            }
+        );
+        input_failed = true;
+    };
     for source in &config.inputs {
         let name = source.name();
-        let reader = source.open().map_err(|e| Error::Input {
-            name: name.clone(),
-            source: e,
-        })?;
+        let reader = match source.open() {
+            Ok(r) => r,
+            Err(e) => {
+                input_error(&name, e);
+                continue;
+            }
+        };
         let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
-        let is_doc = document::is_array_document(&mut reader).map_err(|e| Error::Input {
-            name: name.clone(),
-            source: e,
-        })?;
+        let is_doc = match document::is_array_document(&mut reader) {
+            Ok(d) => d,
+            Err(e) => {
+                input_error(&name, e);
+                continue;
+            }
+        };
         if is_doc {
             if let Some(s) = summary.as_mut() {
                 let mut each = |rec: &[u8]| -> io::Result<()> {
@@ -187,7 +207,8 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                     if e.kind() == io::ErrorKind::BrokenPipe {
                         return Err(Error::Output(e));
                     }
-                    return Err(Error::Input { name, source: e });
+                    input_error(&name, e);
+                    break;
                 }
             };
             let (prefix, content, ending) = match line {
@@ -217,6 +238,9 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             proc.count(&kind, &mut cov);
             if let Kind::Invalid(msg) = &kind {
                 diags.report(&name, line_no, &format!("invalid JSON: {msg}"));
+            }
+            if let Some(field) = proc.requests().iter().find_map(|r| r.unparseable) {
+                diags.report(&name, line_no, &format!("{field}: present but not readable in its unit (its metrics are null, reason unparseable)"));
             }
             if let Some(s) = summary.as_mut()
                 && let Kind::Requests = kind
@@ -266,6 +290,9 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     }
     out.w.flush().map_err(Error::Output)?;
     diags.finish();
+    if input_failed {
+        return Ok(ExitCode::Usage);
+    }
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
         eprintln!(
             "tokentime: --strict: {} invalid and {} too-long lines",
@@ -304,5 +331,6 @@ fn cond_str(c: &format::Cond) -> String {
         format::Cond::Present(p) => p.join("."),
         format::Cond::Equals(p, v) => format!("{} == {v}", p.join(".")),
         format::Cond::NotEquals(p, v) => format!("{} != {v}", p.join(".")),
+        format::Cond::Absent(p) => format!("no {}", p.join(".")),
     }
 }

@@ -95,6 +95,9 @@ pub struct Timeline {
     /// When the log line was written (epoch ns), for formats whose timings are durations only:
     /// taken as the end of the request.
     pub logged_at: Option<i64>,
+    /// A field that is present in the log but could not be read in its unit (an RFC 3339
+    /// string mapped as `epoch_s`, a negative token count): its metrics are `unparseable`.
+    pub unparseable: Option<&'static str>,
 }
 
 /// Why a metric is null. Each variant names the minimal input that triggers it.
@@ -102,6 +105,8 @@ pub struct Timeline {
 pub enum NullReason {
     /// A field the metric needs is absent or null in the log (e.g. no `queue_time_ms`).
     NotLogged,
+    /// A field the metric needs is present but not readable in its unit (`"abc"` as `ms`).
+    Unparseable,
     /// The response was not streamed, so no first token was observable (LiteLLM `stream: null`).
     NotStreamed,
     /// `output_tokens < 2`: no decode interval to divide.
@@ -123,6 +128,7 @@ impl NullReason {
     pub fn as_str(self) -> &'static str {
         match self {
             NullReason::NotLogged => "not_logged",
+            NullReason::Unparseable => "unparseable",
             NullReason::NotStreamed => "not_streamed",
             NullReason::OneToken => "one_token",
             NullReason::Sentinel => "sentinel",
@@ -259,7 +265,10 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
             Some(v) => Ok(v as f64),
         }
     };
-    let queue = interval(arrival, t.scheduled, t.queue);
+    let mut queue = interval(arrival, t.scheduled, t.queue);
+    if t.unparseable.is_some() && queue == Err(NullReason::NotLogged) {
+        queue = Err(NullReason::Unparseable);
+    }
     let mut prefill = interval(t.scheduled, t.first_token, t.prefill);
     let mut ttft = interval(arrival, t.first_token, t.ttft);
     let mut ttft_origin = t.arrival_origin.or(Some(Origin::Arrival));
@@ -298,12 +307,21 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
         };
     }
     if !first_token_seen {
+        // The gateway saw no first token; durations an upstream server logged into the same
+        // record (LiteLLM keeps llama.cpp's `timings`) still stand.
         ttft = Err(NullReason::NotStreamed);
-        prefill = prefill.and(Err(NullReason::NotStreamed));
-        decode = Err(NullReason::NotStreamed);
+        let logged = |v: Option<i64>| match v {
+            Some(v) if v >= 0 => Ok(v as f64),
+            _ => Err(NullReason::NotStreamed),
+        };
+        prefill = logged(t.prefill);
+        decode = logged(t.decode);
     } else {
         if ttft == Ok(0.0) {
             ttft = Err(NullReason::Sentinel);
+        }
+        if e2e == Ok(0.0) && t.output_tokens != Some(0) {
+            e2e = Err(NullReason::Sentinel);
         }
         // A first chunk logged at the very end of a multi-token response is a placeholder.
         if let (Some(f), Some(e)) = (t.first_token, t.end)
@@ -315,8 +333,16 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
             decode = Err(NullReason::Sentinel);
         }
     }
+    if t.unparseable.is_some() {
+        for v in [&mut ttft, &mut prefill, &mut decode, &mut e2e] {
+            if *v == Err(NullReason::NotLogged) {
+                *v = Err(NullReason::Unparseable);
+            }
+        }
+    }
     let mut tpot = match (decode, t.output_tokens) {
         (Err(r), _) => Err(r),
+        (Ok(_), None) if t.unparseable.is_some() => Err(NullReason::Unparseable),
         (Ok(_), None) => Err(NullReason::NotLogged),
         (Ok(_), Some(n)) if n < 2 => Err(NullReason::OneToken),
         (Ok(d), Some(n)) => Ok(d / (n - 1) as f64),
@@ -326,7 +352,7 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     } else {
         cache_class(t.input_tokens, t.cached_tokens, hit_ratio)
     };
-    let mut queue = queue;
+
     let kill = |v: &mut Value, r: NullReason| *v = Err(r);
     let reached_first = ttft.is_ok();
     match t.outcome {

@@ -40,6 +40,8 @@ pub struct Request {
     pub end_ns: Option<i64>,
     /// Its token gaps (ITL), as a range of [`Processor::gaps`]: (start, length).
     pub itl: (u32, u32),
+    /// A field present in the log that could not be read in its unit (its name).
+    pub unparseable: Option<&'static str>,
 }
 
 /// The record-level reader of a format whose lines hold several requests.
@@ -85,6 +87,8 @@ pub struct Coverage {
     pub response_cache: u64,
     /// Requests with a negative interval.
     pub negative_interval: u64,
+    /// Requests with a field present but unreadable in its unit.
+    pub unparseable: u64,
     /// Requests per format name.
     pub formats: BTreeMap<String, u64>,
 }
@@ -103,6 +107,7 @@ impl Coverage {
         self.cancelled += other.cancelled;
         self.response_cache += other.response_cache;
         self.negative_interval += other.negative_interval;
+        self.unparseable += other.unparseable;
         for (k, v) in &other.formats {
             *self.formats.entry(k.clone()).or_default() += v;
         }
@@ -115,7 +120,7 @@ pub struct Processor {
     formats: Formats,
     slots: Slots,
     scratch: Vec<u8>,
-    key_slot: usize,
+    key_slot: Option<usize>,
     by_slots: Vec<usize>,
     hint: usize,
     hit_ratio: f64,
@@ -130,17 +135,18 @@ pub struct Processor {
 
 impl Processor {
     /// Builds a processor for `specs` (tried in order; the last match first), reading records
-    /// at `root` inside each line, recognizing `key` (the enrich key) at the top level, and
+    /// at `root` inside each line, recognizing `key` (the enrich key, when enriching: a line
+    /// that has it is [`Kind::AlreadyEnriched`]) at the top level, and
     /// reading the `by` paths (below `root`) for grouping.
     pub fn new(
         specs: Vec<FormatSpec>,
         root: &[String],
-        key: &str,
+        key: Option<&str>,
         by: &[Vec<String>],
         hit_ratio: f64,
     ) -> Self {
         let mut paths = PathSet::default();
-        let key_slot = paths.add(&[key]);
+        let key_slot = key.map(|k| paths.add(&[k]));
         let formats = Formats::compile(specs, root, &mut paths);
         let record_readers = (0..formats.len())
             .map(|i| {
@@ -222,7 +228,7 @@ impl Processor {
     }
 
     fn classify(&mut self, line: &[u8]) -> Kind {
-        if self.slots.has(self.key_slot) {
+        if self.key_slot.is_some_and(|k| self.slots.has(k)) {
             return Kind::AlreadyEnriched;
         }
         let Some(d) = self.formats.detect(line, &self.slots, self.hint) else {
@@ -257,6 +263,7 @@ impl Processor {
             start_ns,
             end_ns,
             itl,
+            unparseable: timeline.unparseable,
         });
     }
 
@@ -351,6 +358,9 @@ impl Processor {
                     }
                     if r.metrics.negative_interval {
                         cov.negative_interval += 1;
+                    }
+                    if r.unparseable.is_some() {
+                        cov.unparseable += 1;
                     }
                     let name = &self.formats.spec(r.format).name;
                     match cov.formats.get_mut(name) {

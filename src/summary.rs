@@ -55,6 +55,8 @@ pub struct GroupStats {
     pub response_cache: u64,
     /// One entry per [`METRICS`] name.
     pub metrics: [MetricStats; 10],
+    /// TTFT samples by origin (`arrival`, `scheduled`, `gateway`).
+    pub ttft_origins: BTreeMap<&'static str, u64>,
 }
 
 impl GroupStats {
@@ -73,6 +75,9 @@ impl GroupStats {
         self.errors += other.errors;
         self.cancelled += other.cancelled;
         self.response_cache += other.response_cache;
+        for (o, n) in &other.ttft_origins {
+            *self.ttft_origins.entry(o).or_default() += n;
+        }
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
             for (r, n) in &b.nulls {
@@ -96,6 +101,9 @@ impl GroupStats {
             (_, Some(crate::metrics::CacheClass::Response)) => Some(NullReason::ResponseCache),
             _ => None,
         };
+        if let (Ok(_), Some(o)) = (m.ttft, m.ttft_origin) {
+            *self.ttft_origins.entry(o.as_str()).or_default() += 1;
+        }
         let durations = [m.ttft, m.tpot, m.e2e, m.queue, m.prefill, m.decode];
         for (i, v) in [0, 1, 3, 4, 5, 6].into_iter().zip(durations) {
             let stats = &mut self.metrics[i];
@@ -171,7 +179,8 @@ impl Summary {
                 })
                 .collect();
             let full = (si, key);
-            if !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
+            // The overall and per-cache groups (at most six) are never folded into (other).
+            if si >= 2 && !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
                 let other = (si, full.1.iter().map(|_| Some(OTHER.to_owned())).collect());
                 self.groups
                     .entry(other)
@@ -191,7 +200,7 @@ impl Summary {
     pub fn merge(&mut self, other: &Summary) {
         let limit = self.exact_limit;
         for (k, g) in &other.groups {
-            if !self.groups.contains_key(k) && self.groups.len() >= self.max_groups {
+            if k.0 >= 2 && !self.groups.contains_key(k) && self.groups.len() >= self.max_groups {
                 let other_key = (k.0, k.1.iter().map(|_| Some(OTHER.to_owned())).collect());
                 self.groups
                     .entry(other_key)
@@ -235,19 +244,29 @@ impl Summary {
     }
 }
 
+/// Group order: cache classes first (hit, partial, miss, response), then numbers in numeric
+/// order, then text, then unknown, then `(other)`.
 fn cmp_key(a: &[Option<String>], b: &[Option<String>]) -> std::cmp::Ordering {
-    fn rank(v: &Option<String>) -> (i32, &str) {
+    fn rank(v: &Option<String>) -> (i32, f64, &str) {
         match v.as_deref() {
-            Some("hit") => (0, ""),
-            Some("partial") => (1, ""),
-            Some("miss") => (2, ""),
-            Some("response") => (3, ""),
-            Some(OTHER) => (6, ""),
-            Some(s) => (4, s),
-            None => (5, ""),
+            Some("hit") => (0, 0.0, ""),
+            Some("partial") => (1, 0.0, ""),
+            Some("miss") => (2, 0.0, ""),
+            Some("response") => (3, 0.0, ""),
+            Some(OTHER) => (8, 0.0, ""),
+            Some(s) => match s.parse::<f64>() {
+                Ok(x) if x.is_finite() => (4, x, ""),
+                _ => (5, 0.0, s),
+            },
+            None => (6, 0.0, ""),
         }
     }
-    a.iter().map(rank).cmp(b.iter().map(rank))
+    a.iter()
+        .map(rank)
+        .zip(b.iter().map(rank))
+        .map(|(x, y)| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)).then(x.2.cmp(y.2)))
+        .find(|o| o.is_ne())
+        .unwrap_or(a.len().cmp(&b.len()))
 }
 
 /// Parses a quantile list (`50,90,99,99.9` or `p50,p99`) into fractions.
@@ -255,7 +274,8 @@ fn cmp_key(a: &[Option<String>], b: &[Option<String>]) -> std::cmp::Ordering {
 /// # Errors
 /// A message when an entry is not a number in 0..=100.
 pub fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
-    s.split(',')
+    let mut qs: Vec<f64> = s
+        .split(',')
         .map(|q| {
             let t = q.trim().trim_start_matches('p');
             match t.parse::<f64>() {
@@ -263,7 +283,10 @@ pub fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
                 _ => Err(format!("--quantiles: {q:?} is not a percentile in 0..100")),
             }
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    qs.sort_by(f64::total_cmp);
+    qs.dedup();
+    Ok(qs)
 }
 
 /// The output key of a quantile: `p` plus the percentile (`p50`, `p99.9`).
@@ -289,6 +312,11 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json
             k.insert(name, v.map(Json::String).unwrap_or(Json::Null));
         }
         let mut metrics = Map::new();
+        let origins: Map<String, Json> = g
+            .ttft_origins
+            .iter()
+            .map(|(o, n)| ((*o).to_owned(), json!(n)))
+            .collect();
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
             let mut qs = Map::new();
             for &q in quantiles {
@@ -299,18 +327,19 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json
                 .iter()
                 .map(|(r, n)| (r.as_str().to_owned(), json!(n)))
                 .collect();
-            metrics.insert(
-                (*name).to_owned(),
-                json!({
-                    "count": st.digest.count(),
-                    "nulls": nulls,
-                    "exact": st.digest.is_exact(),
-                    "min": num(st.digest.min()),
-                    "max": num(st.digest.max()),
-                    "mean": num(st.digest.mean()),
-                    "quantiles": qs,
-                }),
-            );
+            let mut entry = json!({
+                "count": st.digest.count(),
+                "nulls": nulls,
+                "exact": st.digest.is_exact(),
+                "min": num(st.digest.min()),
+                "max": num(st.digest.max()),
+                "mean": num(st.digest.mean()),
+                "quantiles": qs,
+            });
+            if *name == "ttft_ms" {
+                entry["origins"] = Json::Object(origins.clone());
+            }
+            metrics.insert((*name).to_owned(), entry);
         }
         groups.push(json!({
             "key": k,
@@ -340,7 +369,7 @@ fn coverage_json(cov: &Coverage) -> Json {
         "errors": cov.errors,
         "cancelled": cov.cancelled,
         "response_cache": cov.response_cache,
-        "anomalies": {"negative_interval": cov.negative_interval},
+        "anomalies": {"negative_interval": cov.negative_interval, "unparseable": cov.unparseable},
         "formats": cov.formats,
     })
 }
@@ -355,36 +384,37 @@ pub fn write_table(
     summary: &mut Summary,
     quantiles: &[f64],
 ) -> io::Result<()> {
-    let formats: Vec<String> = cov
-        .formats
-        .iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect();
-    writeln!(
-        out,
-        "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}{}{}{}",
-        cov.lines,
-        cov.requests,
-        cov.errors,
-        cov.non_json,
-        cov.no_timing,
-        cov.invalid,
-        if cov.too_long > 0 {
-            format!("  too long {}", cov.too_long)
-        } else {
-            String::new()
-        },
-        if cov.negative_interval > 0 {
-            format!("  negative intervals {}", cov.negative_interval)
-        } else {
-            String::new()
-        },
-        if formats.is_empty() {
-            String::new()
-        } else {
-            format!("  formats: {}", formats.join(", "))
-        },
-    )?;
+    let mut head = format!(
+        "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
+        cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
+    );
+    for (label, n) in [
+        ("too long", cov.too_long),
+        ("cancelled", cov.cancelled),
+        ("response cache", cov.response_cache),
+        ("negative intervals", cov.negative_interval),
+        ("unparseable", cov.unparseable),
+    ] {
+        if n > 0 {
+            head.push_str(&format!("  {label} {n}"));
+        }
+    }
+    if !cov.formats.is_empty() {
+        let formats: Vec<String> = cov
+            .formats
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        head.push_str(&format!("  formats: {}", formats.join(", ")));
+    }
+    writeln!(out, "{head}")?;
+    if cov.requests == 0 && cov.lines > 0 {
+        writeln!(
+            out,
+            "no line was recognised as a request: `tokentime formats` lists the formats; try --format NAME, \
+             --root PATH (when the record sits inside each line) or --map for an in-house log"
+        )?;
+    }
     let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
     header.extend(quantiles.iter().map(|&q| quantile_name(q)));
     header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
@@ -400,21 +430,27 @@ pub fn write_table(
         writeln!(out)?;
         let mut extra = String::new();
         if g.cancelled > 0 {
-            extra.push_str(&format!(", cancelled {}", g.cancelled));
+            extra.push_str(&format!(", {} cancelled", g.cancelled));
         }
         if g.response_cache > 0 {
-            extra.push_str(&format!(", response cache {}", g.response_cache));
+            extra.push_str(&format!(", {} response cache", g.response_cache));
         }
         writeln!(
             out,
-            "{label}: {} requests, {} errors{extra}",
-            g.requests, g.errors
+            "{label}: {}, {}{extra}",
+            plural(g.requests, "request"),
+            plural(g.errors, "error")
         )?;
         let mut rows = vec![header.clone()];
         let mut absent = vec![];
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+            let nulls: Vec<String> = st
+                .nulls
+                .iter()
+                .map(|(r, n)| format!("{} {n}", r.as_str()))
+                .collect();
             if st.digest.count() == 0 {
-                absent.push(*name);
+                absent.push(format!("{name} ({})", nulls.join(", ")));
                 continue;
             }
             let cell = |v: Option<f64>| v.map(fmt_cell).unwrap_or_else(|| "-".to_owned());
@@ -428,11 +464,6 @@ pub fn write_table(
             }
             row.push(cell(st.digest.max()));
             row.push(cell(st.digest.mean()));
-            let nulls: Vec<String> = st
-                .nulls
-                .iter()
-                .map(|(r, n)| format!("{} {n}", r.as_str()))
-                .collect();
             row.push(nulls.join(", "));
             if !st.digest.is_exact() {
                 row[0].push('~');
@@ -458,6 +489,18 @@ pub fn write_table(
             }
             writeln!(out, "{}", line.trim_end())?;
         }
+        if g.ttft_origins.len() > 1 {
+            let mixed: Vec<String> = g
+                .ttft_origins
+                .iter()
+                .map(|(o, n)| format!("{o} {n}"))
+                .collect();
+            writeln!(
+                out,
+                "note: ttft_ms mixes origins ({}): a TTFT from `scheduled` leaves the queue out; compare like with like",
+                mixed.join(", ")
+            )?;
+        }
         if !absent.is_empty() {
             writeln!(out, "no values: {}", absent.join(", "))?;
         }
@@ -465,9 +508,18 @@ pub fn write_table(
     writeln!(out)?;
     writeln!(
         out,
-        "durations in ms; quantiles exact (linear interpolation, numpy's default) up to 10000 values, t-digest estimates past that (marked ~)"
+        "durations in ms; quantiles exact (linear interpolation, numpy's default) up to {} values, t-digest estimates past that (marked ~)",
+        summary.exact_limit
     )?;
     Ok(())
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 fn fmt_cell(x: f64) -> String {

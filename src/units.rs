@@ -334,7 +334,8 @@ fn push_digit(
 }
 
 /// Parses RFC 3339 (`2025-03-14T10:02:11.482917Z`, `...+05:30`, 0-9 fractional digits; `t`,
-/// `z` and a space separator accepted) to epoch nanoseconds.
+/// `z` and a space separator accepted) to epoch nanoseconds. A time with no offset at all
+/// (`2025-03-14 10:02:11.4`, as Python's `str(datetime)` writes) is taken as UTC.
 ///
 /// ```
 /// use tokentime::units::parse_rfc3339;
@@ -343,7 +344,7 @@ fn push_digit(
 /// ```
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
     let b = s.as_bytes();
-    if b.len() < 20 {
+    if b.len() < 19 {
         return None;
     }
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
@@ -384,9 +385,11 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
             return None;
         }
     }
-    let offset_s = match b.get(i)? {
-        b'Z' | b'z' if i + 1 == b.len() => 0,
-        c @ (b'+' | b'-') if i + 6 == b.len() && b[i + 3] == b':' => {
+    let offset_s = match b.get(i) {
+        // No offset (Python's `str(datetime)`, many in-house logs): taken as UTC.
+        None => 0,
+        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
+        Some(c @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
             let off = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
             if *c == b'+' { off } else { -off }
         }
@@ -512,6 +515,12 @@ mod tests {
             "10 digits"
         );
         assert_eq!(parse_rfc3339("2025-03-14"), None);
+        assert_eq!(
+            parse_rfc3339("2025-03-14 00:00:00.5"),
+            Some(base + 500_000_000),
+            "no offset: UTC"
+        );
+        assert_eq!(parse_rfc3339("2025-03-14T00:00:00+0100"), None);
     }
 
     #[test]

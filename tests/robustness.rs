@@ -164,3 +164,112 @@ fn gzip_and_zstd_inputs_give_the_same_output() {
     assert_eq!(run_ok(&[], &gz), want);
     assert_eq!(run_ok(&[], &zst), want);
 }
+
+#[test]
+fn a_truncated_gzip_among_inputs_is_reported_and_the_rest_summarized() {
+    let plain = std::fs::read(testdata().join("samples/llamacpp.jsonl")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, &plain).unwrap();
+    let gz = gz.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl.gz");
+    std::fs::write(&bad, &gz[..gz.len() / 2]).unwrap();
+    let good = testdata().join("samples/vllm_response_metrics.jsonl");
+    let out = run(
+        &[
+            "summary",
+            "-o",
+            "json",
+            bad.to_str().unwrap(),
+            good.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unreadable input is an I/O error"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl.gz"));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        s["coverage"]["formats"]["vllm"].as_u64().unwrap() >= 4,
+        "the good file was still read"
+    );
+}
+
+#[test]
+fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
+    let input = b"{\"req\":{\"t0\":\"2025-03-14T10:02:11Z\",\"t2\":1741946533.5}}\n";
+    let out = run(
+        &[
+            "--map",
+            "arrival=req.t0:epoch_s",
+            "--map",
+            "end=req.t2:epoch_s",
+        ],
+        input,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let m = enriched_objects(&out.stdout)[0].clone().unwrap();
+    assert_eq!(m["nulls"]["e2e_ms"], "unparseable");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("<stdin>:1: arrival: present but not readable")
+    );
+}
+
+#[test]
+fn llamacpp_intermediate_stream_chunks_are_not_requests() {
+    // timings_per_token: every chunk repeats the timings so far; only the last (with usage)
+    // is the request.
+    let chunk = |n: u32, usage: bool| {
+        let usage = if usage {
+            r#","usage":{"completion_tokens":3,"prompt_tokens":10,"total_tokens":13}"#
+        } else {
+            ""
+        };
+        format!(
+            r#"{{"choices":[{{"index":0,"delta":{{"content":"x"}}}}],"object":"chat.completion.chunk"{usage},"timings":{{"prompt_n":10,"prompt_ms":50.0,"predicted_n":{n},"predicted_ms":{}}}}}"#,
+            (n - 1) * 20
+        ) + "\n"
+    };
+    let input = [chunk(1, false), chunk(2, false), chunk(3, true)].concat();
+    let s: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input.as_bytes())).unwrap();
+    assert_eq!(s["coverage"]["requests"], 1);
+    assert_eq!(
+        s["groups"][0]["metrics"]["tpot_ms"]["mean"], 20.0,
+        "40 ms over 3 - 1 gaps"
+    );
+}
+
+#[test]
+fn no_recognised_request_gives_a_hint() {
+    let out = run_ok(&["summary"], b"{\"response\":{\"timings\":{\"prompt_ms\":1.0,\"predicted_n\":2,\"predicted_ms\":2.0}}}\n");
+    assert!(String::from_utf8_lossy(&out).contains("--root PATH"));
+}
+
+#[test]
+fn invalid_utf8_policy_unread_strings_pass_read_ones_make_the_line_invalid() {
+    let unread = b"{\"x\":\"\xff\xfe\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let out = run_ok(&[], unread);
+    assert!(out.starts_with(b"{\"x\":\"\xff\xfe\","), "bytes kept");
+    assert_eq!(enriched_objects(&out)[0].as_ref().unwrap()["tpot_ms"], 5.0);
+    let read = b"{\"model\":\"\xff\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let s: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], read)).unwrap();
+    assert_eq!(s["coverage"]["invalid"], 1);
+    assert_eq!(
+        run_ok(&[], read),
+        read,
+        "an invalid line passes through unchanged"
+    );
+}
+
+#[test]
+fn duplicate_keys_last_one_wins() {
+    let input = b"{\"timings\":{\"prompt_ms\":1.0,\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let m = enriched_objects(&run_ok(&[], input))[0].clone().unwrap();
+    assert_eq!(m["ttft_ms"], 5.0);
+}
