@@ -159,6 +159,9 @@ pub enum Combine {
     /// `floor(paths[0] / paths[1])`, both decoded with `unit`, as a count (TGI: generated tokens
     /// = `floor(inference_time / time_per_token)`, FORMATS.md section 1).
     FloorRatio,
+    /// The first present path, or 0 when none is: for producers that omit zero values (Go's
+    /// `omitempty`: Ollama drops `eval_duration` for a one-token answer).
+    FirstOrZero,
 }
 
 /// Where the requests of a line are, when a line holds several (SPEC section 3).
@@ -189,17 +192,22 @@ pub struct RecordWindow {
 }
 
 /// How the lines of one request are joined (SPEC section 3: multi-line requests).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Every line with the format's markers belongs to a request, found by its key. The line that
+/// satisfies `complete_when` completes it: its `fields` are read, and what it lacks is filled
+/// from the `part_fields` of the earlier lines (the first line that has a field sets it).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct JoinSpec {
-    /// The request key: the first present of these paths (or a tuple of all of them when
-    /// `key_all` is set).
-    pub key: Vec<Vec<String>>,
-    /// Every key path is part of the key (llama.cpp: slot and task).
-    pub key_all: bool,
+    /// The key's components; each is the first present of its alternative paths (llama.cpp:
+    /// `[[id_slot, slot_id], [id_task, task_id]]`). No component: one request at a time per
+    /// stream (an Ollama stream, whose chunks carry no id, keyed by model).
+    pub key: Vec<Vec<Vec<String>>>,
     /// The line that completes the request satisfies all of these.
     pub complete_when: Vec<Cond>,
-    /// Fields read from the earlier lines; the first line that has one sets it.
+    /// Fields read from the lines before the completing one.
     pub part_fields: Vec<FieldRule>,
+    /// A completing line with no earlier line is an orphan (counted), not a normal request.
+    pub parts_required: bool,
 }
 
 /// One log format as data.
@@ -504,6 +512,53 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
     })
 }
 
+/// Reads `fields` of a line into `t` (and the evaluated-token count into `evaluated`; token
+/// gaps into `gaps`).
+fn read_fields(
+    fields: &[(Field, Unit, Combine, Vec<SlotId>)],
+    line: &[u8],
+    slots: &Slots,
+    t: &mut Timeline,
+    gaps: &mut Vec<i64>,
+) {
+    for (field, unit, combine, ids) in fields {
+        if *field == Field::Itl {
+            if let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) {
+                let before = gaps.len();
+                // An empty list is a one-token response: its decode took no time.
+                if read_gaps(raw, *unit, gaps) && t.decode.is_none() {
+                    t.decode = Some(gaps[before..].iter().sum());
+                }
+            }
+            continue;
+        }
+        let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
+            if t.unparseable.is_none() && ids.iter().any(|&s| slots.has(s)) {
+                t.unparseable = Some(field.name());
+            }
+            continue;
+        };
+        let count = u64::try_from(v).ok();
+        match field {
+            Field::InputTokens => t.input_tokens = count,
+            Field::CachedTokens => t.cached_tokens = count,
+            Field::EvaluatedTokens => t.evaluated_tokens = count,
+            Field::OutputTokens => t.output_tokens = count,
+            Field::Arrival => t.arrival = Some(v),
+            Field::Scheduled => t.scheduled = Some(v),
+            Field::FirstToken => t.first_token = Some(v),
+            Field::End => t.end = Some(v),
+            Field::Ttft => t.ttft = Some(v),
+            Field::Queue => t.queue = Some(v),
+            Field::Prefill => t.prefill = Some(v),
+            Field::Decode => t.decode = Some(v),
+            Field::E2e => t.e2e = Some(v),
+            Field::LoggedAt => t.logged_at = Some(v),
+            Field::Itl => {}
+        }
+    }
+}
+
 /// Appends the durations of a JSON array of numbers (in `unit`) to `gaps`; returns false,
 /// appending nothing, when `raw` is not such an array.
 fn read_gaps(raw: &str, unit: Unit, gaps: &mut Vec<i64>) -> bool {
@@ -538,6 +593,12 @@ fn read_field(
         }
     };
     match combine {
+        Combine::FirstOrZero => Some(
+            ids.iter()
+                .find_map(|&s| slots.raw(line, s))
+                .and_then(decode)
+                .unwrap_or(0),
+        ),
         Combine::First => ids
             .iter()
             .find_map(|&s| slots.raw(line, s))
@@ -607,6 +668,9 @@ impl Compiler<'_> {
 
 #[derive(Debug, Clone, Default)]
 struct CompiledFormat {
+    join_key: Vec<Vec<SlotId>>,
+    complete_when: Vec<CCond>,
+    part_fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     markers: Vec<CCond>,
     skip_when: Vec<Vec<CCond>>,
     error_markers: Vec<CCond>,
@@ -650,7 +714,26 @@ impl Formats {
                         ..CompiledFormat::default()
                     };
                 }
+                let join = s.join.clone().unwrap_or_default();
                 CompiledFormat {
+                    join_key: join
+                        .key
+                        .iter()
+                        .map(|alts| alts.iter().map(|p| c.add(p)).collect())
+                        .collect(),
+                    complete_when: c.conds(&join.complete_when),
+                    part_fields: join
+                        .part_fields
+                        .iter()
+                        .map(|r| {
+                            (
+                                r.field,
+                                r.unit,
+                                r.combine,
+                                r.paths.iter().map(|p| c.add(p)).collect(),
+                            )
+                        })
+                        .collect(),
                     markers: c.conds(&s.markers),
                     skip_when: s.skip_when.iter().map(|g| c.conds(g)).collect(),
                     error_markers: c.conds(&s.error_markers),
@@ -688,6 +771,47 @@ impl Formats {
             records: None,
             ..s.clone()
         })
+    }
+
+    /// True when format `i` joins several lines into one request.
+    pub fn joins(&self, i: usize) -> bool {
+        self.specs[i].join.is_some()
+    }
+
+    /// The join key of a line of format `i`: its key components' raw values, joined; `None`
+    /// when a component is missing.
+    pub fn join_key(&self, i: usize, line: &[u8], slots: &Slots, out: &mut String) -> bool {
+        out.clear();
+        out.push_str(&self.specs[i].name);
+        for alts in &self.compiled[i].join_key {
+            let Some(raw) = alts.iter().find_map(|&s| slots.raw(line, s)) else {
+                return false;
+            };
+            out.push('\u{1}');
+            out.push_str(raw);
+        }
+        true
+    }
+
+    /// True when a line of format `i` completes its request.
+    pub fn completes(&self, i: usize, line: &[u8], slots: &Slots) -> bool {
+        self.compiled[i]
+            .complete_when
+            .iter()
+            .all(|c| c.holds(line, slots))
+    }
+
+    /// The part fields of a line of format `i` (one line of a request before the last).
+    pub fn part_timeline(&self, i: usize, line: &[u8], slots: &Slots) -> Timeline {
+        let mut t = Timeline::default();
+        read_fields(
+            &self.compiled[i].part_fields,
+            line,
+            slots,
+            &mut t,
+            &mut Vec::new(),
+        );
+        t
     }
 
     /// True when the line markers of format `i` hold on this line.
@@ -757,48 +881,7 @@ impl Formats {
             arrival_origin: Some(spec.arrival_origin),
             ..Timeline::default()
         };
-        let mut evaluated = None;
-        for (field, unit, combine, ids) in &f.fields {
-            if *field == Field::Itl {
-                if let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) {
-                    let before = gaps.len();
-                    // An empty list is a one-token response: its decode took no time.
-                    if read_gaps(raw, *unit, gaps) && t.decode.is_none() {
-                        t.decode = Some(gaps[before..].iter().sum());
-                    }
-                }
-                continue;
-            }
-            let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
-                if t.unparseable.is_none() && ids.iter().any(|&s| slots.has(s)) {
-                    t.unparseable = Some(field.name());
-                }
-                continue;
-            };
-            let count = u64::try_from(v).ok();
-            match field {
-                Field::InputTokens => t.input_tokens = count,
-                Field::CachedTokens => t.cached_tokens = count,
-                Field::EvaluatedTokens => evaluated = count,
-                Field::OutputTokens => t.output_tokens = count,
-                Field::Arrival => t.arrival = Some(v),
-                Field::Scheduled => t.scheduled = Some(v),
-                Field::FirstToken => t.first_token = Some(v),
-                Field::End => t.end = Some(v),
-                Field::Ttft => t.ttft = Some(v),
-                Field::Queue => t.queue = Some(v),
-                Field::Prefill => t.prefill = Some(v),
-                Field::Decode => t.decode = Some(v),
-                Field::E2e => t.e2e = Some(v),
-                Field::LoggedAt => t.logged_at = Some(v),
-                Field::Itl => {}
-            }
-        }
-        if t.cached_tokens.is_none()
-            && let (Some(input), Some(ev)) = (t.input_tokens, evaluated)
-        {
-            t.cached_tokens = input.checked_sub(ev);
-        }
+        read_fields(&f.fields, line, slots, &mut t, gaps);
         if let Some(c) = &f.streamed_when {
             t.streamed = Some(c.holds(line, slots));
         }

@@ -2,13 +2,103 @@
 //! benchmark result files (FORMATS.md sections 2c, 2d, 6; realdata/README.md). Each is data:
 //! line markers, where the records are, and the fields of one record.
 
-use crate::format::{Cond, Field, FormatSpec, RecordSource, RecordWindow, p, rule};
+use crate::format::{
+    Combine, Cond, Field, FormatSpec, JoinSpec, RecordSource, RecordWindow, p, rule,
+};
 use crate::metrics::Origin;
 use crate::units::Unit;
 
 /// The formats of this module, in detection order.
 pub fn tables() -> Vec<FormatSpec> {
-    vec![vllm_otlp(), otlp(), vllm_bench(), llmperf(), guidellm()]
+    vec![
+        vllm_otlp(),
+        otlp(),
+        vllm_bench(),
+        llmperf(),
+        guidellm(),
+        ollama(),
+        llamacpp_log(),
+    ]
+}
+
+/// Ollama `/api/chat` and `/api/generate` responses: one final object (`done: true`) or an
+/// NDJSON stream of chunks ending in one (FORMATS.md section 4). Durations are integer ns.
+/// A stream's chunks carry no id: they are joined by model, in order.
+fn ollama() -> FormatSpec {
+    let mut decode = rule(Field::Decode, Unit::Ns, &["eval_duration"]);
+    decode.combine = Combine::FirstOrZero;
+    let mut ttft = rule(
+        Field::Ttft,
+        Unit::Ns,
+        &["load_duration", "prompt_eval_duration"],
+    );
+    ttft.combine = Combine::Sum;
+    FormatSpec {
+        name: "ollama".into(),
+        about: "Ollama final responses (done: true) and NDJSON streams joined into one request".into(),
+        markers: vec![Cond::Present(p("model")), Cond::Present(p("created_at")), Cond::Present(p("done"))],
+        error_markers: vec![Cond::Present(p("error"))],
+        join: Some(JoinSpec {
+            key: vec![vec![p("model")]],
+            complete_when: vec![Cond::Equals(p("done"), "true".into())],
+            part_fields: vec![
+                rule(Field::FirstToken, Unit::Rfc3339, &["created_at"]),
+                rule(Field::LoggedAt, Unit::Rfc3339, &["created_at"]),
+            ],
+            parts_required: false,
+        }),
+        arrival_origin: Origin::Arrival,
+        ttft_doc: "arrival: first chunk created_at - (final created_at - total_duration); a single response: load_duration + prompt_eval_duration".into(),
+        cache_doc: "prompt_eval_cached_count (newest Ollama); prompt_eval_count includes cached tokens".into(),
+        fields: vec![
+            rule(Field::End, Unit::Rfc3339, &["created_at"]),
+            rule(Field::E2e, Unit::Ns, &["total_duration"]),
+            ttft,
+            decode,
+            rule(Field::InputTokens, Unit::Count, &["prompt_eval_count"]),
+            rule(Field::CachedTokens, Unit::Count, &["prompt_eval_cached_count"]),
+            rule(Field::OutputTokens, Unit::Count, &["eval_count"]),
+        ],
+        model_paths: vec![p("model")],
+        ..FormatSpec::default()
+    }
+}
+
+/// llama.cpp's legacy `--log-format json` (removed upstream in late 2024): three
+/// `print_timings` lines per task, joined by slot and task id in either spelling.
+fn llamacpp_log() -> FormatSpec {
+    FormatSpec {
+        name: "llamacpp-log".into(),
+        about: "llama.cpp legacy --log-format json: print_timings lines joined by slot and task"
+            .into(),
+        markers: vec![Cond::Equals(p("function"), "\"print_timings\"".into())],
+        join: Some(JoinSpec {
+            key: vec![
+                vec![p("id_slot"), p("slot_id")],
+                vec![p("id_task"), p("task_id")],
+            ],
+            complete_when: vec![Cond::Present(p("t_total"))],
+            part_fields: vec![
+                rule(Field::OutputTokens, Unit::Count, &["n_decoded"]),
+                rule(
+                    Field::EvaluatedTokens,
+                    Unit::Count,
+                    &["n_prompt_tokens_processed", "num_prompt_tokens_processed"],
+                ),
+                rule(Field::LoggedAt, Unit::EpochS, &["timestamp"]),
+            ],
+            parts_required: true,
+        }),
+        arrival_origin: Origin::Arrival,
+        ttft_doc: "scheduled: t_prompt_processing (slot wait excluded)".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Prefill, Unit::Ms, &["t_prompt_processing"]),
+            rule(Field::Decode, Unit::Ms, &["t_token_generation"]),
+            rule(Field::LoggedAt, Unit::EpochS, &["timestamp"]),
+        ],
+        ..FormatSpec::default()
+    }
 }
 
 fn spans() -> RecordSource {

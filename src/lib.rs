@@ -276,6 +276,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             }
         }
     }
+    proc.finish(&mut cov);
     if let (Some(mut s), Command::Summary(sc)) = (summary, &config.command) {
         match sc.output {
             SummaryOutput::Json => {

@@ -84,6 +84,9 @@ pub struct Timeline {
     pub cached_tokens: Option<u64>,
     /// Generated tokens.
     pub output_tokens: Option<u64>,
+    /// Prompt tokens actually evaluated (llama.cpp `prompt_n`): when no cached count is
+    /// logged, cached = input - evaluated.
+    pub evaluated_tokens: Option<u64>,
     /// False when the response was not streamed, so no first-token time exists.
     pub streamed: Option<bool>,
     /// How the request ended.
@@ -98,6 +101,35 @@ pub struct Timeline {
     /// A field that is present in the log but could not be read in its unit (an RFC 3339
     /// string mapped as `epoch_s`, a negative token count): its metrics are `unparseable`.
     pub unparseable: Option<&'static str>,
+}
+
+impl Timeline {
+    /// Fills every field this timeline does not have from `other` (the earlier lines of a
+    /// request that spans several). Outcome and flags are kept.
+    pub fn fill_from(&mut self, other: &Timeline) {
+        macro_rules! fill {
+            ($($f:ident),*) => { $( self.$f = self.$f.or(other.$f); )* };
+        }
+        fill!(
+            arrival,
+            scheduled,
+            first_token,
+            end,
+            ttft,
+            queue,
+            prefill,
+            decode,
+            e2e,
+            input_tokens,
+            cached_tokens,
+            output_tokens,
+            evaluated_tokens,
+            streamed,
+            arrival_origin,
+            logged_at,
+            unparseable
+        );
+    }
 }
 
 /// Why a metric is null. Each variant names the minimal input that triggers it.
@@ -347,10 +379,13 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
         (Ok(_), Some(n)) if n < 2 => Err(NullReason::OneToken),
         (Ok(d), Some(n)) => Ok(d / (n - 1) as f64),
     };
+    let cached_tokens = t
+        .cached_tokens
+        .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
     let cache = if t.response_cache {
         Some(CacheClass::Response)
     } else {
-        cache_class(t.input_tokens, t.cached_tokens, hit_ratio)
+        cache_class(t.input_tokens, cached_tokens, hit_ratio)
     };
 
     let kill = |v: &mut Value, r: NullReason| *v = Err(r);
@@ -415,7 +450,7 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
         tpot,
         e2e,
         input_tokens: count(t.input_tokens),
-        cached_tokens: count(t.cached_tokens),
+        cached_tokens: count(cached_tokens),
         output_tokens: count(t.output_tokens),
         cache,
         outcome: if t.outcome == Outcome::Cancelled && !reached_first {

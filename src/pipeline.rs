@@ -23,6 +23,27 @@ pub enum Kind {
     AlreadyEnriched,
     /// One or more requests completed on this line; they are in [`Processor::requests`].
     Requests,
+    /// A line of a request that spans several (not its last): held in the join table.
+    Part,
+}
+
+/// The in-flight table of requests that span several lines (SPEC section 3), bounded by
+/// `max_inflight` entries and an idle timeout in log time.
+#[derive(Debug, Default)]
+struct Joins {
+    entries: std::collections::HashMap<String, JoinEntry>,
+    max_inflight: usize,
+    idle_ns: i64,
+    seq: u64,
+    key: String,
+    latest_ns: i64,
+}
+
+#[derive(Debug)]
+struct JoinEntry {
+    timeline: crate::metrics::Timeline,
+    seq: u64,
+    last_seen_ns: Option<i64>,
 }
 
 /// One request's results.
@@ -89,6 +110,16 @@ pub struct Coverage {
     pub negative_interval: u64,
     /// Requests with a field present but unreadable in its unit.
     pub unparseable: u64,
+    /// Lines that were part of a multi-line request (not its last line).
+    pub joined_lines: u64,
+    /// Multi-line requests dropped from a full in-flight table (`--max-inflight`).
+    pub join_evicted: u64,
+    /// Multi-line requests dropped after `--join-timeout` of log time without a new line.
+    pub join_timed_out: u64,
+    /// Multi-line requests still incomplete at the end of the input.
+    pub join_unfinished: u64,
+    /// Completing lines whose earlier lines were never seen.
+    pub join_orphaned: u64,
     /// Requests per format name.
     pub formats: BTreeMap<String, u64>,
 }
@@ -108,6 +139,11 @@ impl Coverage {
         self.response_cache += other.response_cache;
         self.negative_interval += other.negative_interval;
         self.unparseable += other.unparseable;
+        self.joined_lines += other.joined_lines;
+        self.join_evicted += other.join_evicted;
+        self.join_timed_out += other.join_timed_out;
+        self.join_unfinished += other.join_unfinished;
+        self.join_orphaned += other.join_orphaned;
         for (k, v) in &other.formats {
             *self.formats.entry(k.clone()).or_default() += v;
         }
@@ -131,6 +167,8 @@ pub struct Processor {
     record_buf: Vec<Vec<u8>>,
     outside_window: u64,
     by_buf: Vec<Option<String>>,
+    joins: Joins,
+    join_counts: Coverage,
 }
 
 impl Processor {
@@ -188,6 +226,12 @@ impl Processor {
             record_buf: Vec::new(),
             outside_window: 0,
             by_buf: Vec::new(),
+            joins: Joins {
+                max_inflight: 10_000,
+                idle_ns: 600_000_000_000,
+                ..Joins::default()
+            },
+            join_counts: Coverage::default(),
         }
     }
 
@@ -238,11 +282,115 @@ impl Processor {
         if self.record_readers[d.format].is_some() {
             return self.read_records(d.format, line);
         }
+        if self.formats.joins(d.format) && !d.error_record {
+            return self.join(d, line);
+        }
         let start = self.gaps.len();
         let timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
         read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
         self.push(d.format, &timeline, start);
         Kind::Requests
+    }
+
+    /// Sets the bounds of the join table: at most `max_inflight` requests in flight, each
+    /// dropped after `idle_ns` of log time without a new line.
+    pub fn set_join_limits(&mut self, max_inflight: usize, idle_ns: i64) {
+        self.joins.max_inflight = max_inflight.max(1);
+        self.joins.idle_ns = idle_ns;
+    }
+
+    /// A line of a format whose requests span several lines.
+    fn join(&mut self, d: crate::format::Detected, line: &[u8]) -> Kind {
+        let mut key = std::mem::take(&mut self.joins.key);
+        if !self.formats.join_key(d.format, line, &self.slots, &mut key) {
+            self.joins.key = key;
+            return Kind::NoTiming;
+        }
+        let spec_requires_parts = self
+            .formats
+            .spec(d.format)
+            .join
+            .as_ref()
+            .is_some_and(|j| j.parts_required);
+        let kind = if self.formats.completes(d.format, line, &self.slots) {
+            let start = self.gaps.len();
+            let mut timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
+            match self.joins.entries.remove(&key) {
+                Some(entry) => timeline.fill_from(&entry.timeline),
+                None if spec_requires_parts => self.join_counts.join_orphaned += 1,
+                None => {}
+            }
+            read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
+            self.push(d.format, &timeline, start);
+            Kind::Requests
+        } else {
+            let part = self.formats.part_timeline(d.format, line, &self.slots);
+            let seen = part.logged_at.or(part.first_token).or(part.end);
+            if let Some(t) = seen {
+                self.joins.latest_ns = self.joins.latest_ns.max(t);
+            }
+            self.joins.seq += 1;
+            let seq = self.joins.seq;
+            match self.joins.entries.get_mut(&key) {
+                Some(e) => {
+                    e.timeline.fill_from(&part);
+                    e.last_seen_ns = seen.or(e.last_seen_ns);
+                }
+                None => {
+                    self.expire_joins();
+                    self.joins.entries.insert(
+                        key.clone(),
+                        JoinEntry {
+                            timeline: part,
+                            seq,
+                            last_seen_ns: seen,
+                        },
+                    );
+                }
+            }
+            self.join_counts.joined_lines += 1;
+            Kind::Part
+        };
+        self.joins.key = key;
+        kind
+    }
+
+    /// Drops timed-out entries, then the oldest while the table is full.
+    fn expire_joins(&mut self) {
+        let j = &mut self.joins;
+        if j.entries.len() < j.max_inflight && !j.seq.is_multiple_of(1024) {
+            return;
+        }
+        let cutoff = j.latest_ns.saturating_sub(j.idle_ns);
+        let before = j.entries.len();
+        j.entries
+            .retain(|_, e| e.last_seen_ns.is_none_or(|t| t >= cutoff));
+        self.join_counts.join_timed_out += (before - j.entries.len()) as u64;
+        while j.entries.len() >= j.max_inflight {
+            let Some(oldest) = j
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.seq)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            j.entries.remove(&oldest);
+            self.join_counts.join_evicted += 1;
+        }
+    }
+
+    /// Ends the input: the requests still in flight are counted as unfinished, and the join
+    /// counters are added to `cov`.
+    pub fn finish(&mut self, cov: &mut Coverage) {
+        self.join_counts.join_unfinished += self.joins.entries.len() as u64;
+        self.joins.entries.clear();
+        let counts = std::mem::take(&mut self.join_counts);
+        cov.joined_lines += counts.joined_lines;
+        cov.join_evicted += counts.join_evicted;
+        cov.join_timed_out += counts.join_timed_out;
+        cov.join_unfinished += counts.join_unfinished;
+        cov.join_orphaned += counts.join_orphaned;
     }
 
     fn push(&mut self, format: usize, timeline: &crate::metrics::Timeline, gaps_start: usize) {
@@ -344,6 +492,7 @@ impl Processor {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,
             Kind::NoTiming => cov.no_timing += 1,
+            Kind::Part => {}
             Kind::AlreadyEnriched => cov.already_enriched += 1,
             Kind::Requests => {
                 for r in &self.requests {

@@ -370,6 +370,13 @@ fn coverage_json(cov: &Coverage) -> Json {
         "cancelled": cov.cancelled,
         "response_cache": cov.response_cache,
         "anomalies": {"negative_interval": cov.negative_interval, "unparseable": cov.unparseable},
+        "joins": {
+            "joined_lines": cov.joined_lines,
+            "evicted": cov.join_evicted,
+            "timed_out": cov.join_timed_out,
+            "unfinished": cov.join_unfinished,
+            "orphaned": cov.join_orphaned,
+        },
         "formats": cov.formats,
     })
 }
@@ -394,6 +401,10 @@ pub fn write_table(
         ("response cache", cov.response_cache),
         ("negative intervals", cov.negative_interval),
         ("unparseable", cov.unparseable),
+        ("multi-line requests unfinished", cov.join_unfinished),
+        ("evicted", cov.join_evicted),
+        ("timed out", cov.join_timed_out),
+        ("orphaned", cov.join_orphaned),
     ] {
         if n > 0 {
             head.push_str(&format!("  {label} {n}"));

@@ -17,23 +17,33 @@ fn check_file(input: &std::path::Path, expected: &std::path::Path) {
             (Value::Null, None) => {}
             (Value::Null, Some(g)) => panic!("{ctx}: expected a pass-through line, got {g}"),
             (_, None) => panic!("{ctx}: expected metrics, got a pass-through line"),
-            (Value::Object(want), Some(g)) => {
-                for (k, v) in want {
-                    if k == "nulls" {
-                        for (m, r) in v.as_object().unwrap() {
-                            assert_eq!(&g["nulls"][m], r, "{ctx}: nulls.{m}");
-                        }
-                        continue;
-                    }
-                    match (v.as_f64(), g[k].as_f64()) {
-                        (Some(a), Some(b)) => {
-                            assert!((a - b).abs() < 1e-9, "{ctx}: {k} want {a} got {b}")
-                        }
-                        _ => assert_eq!(&g[k], v, "{ctx}: {k}"),
-                    }
+            (Value::Array(wants), Some(Value::Array(gots))) => {
+                assert_eq!(wants.len(), gots.len(), "{ctx}: requests on the line");
+                for (i, (w, g)) in wants.iter().zip(gots).enumerate() {
+                    check_object(
+                        w.as_object().unwrap(),
+                        g,
+                        &format!("{ctx} request {}", i + 1),
+                    );
                 }
             }
-            _ => unreachable!(),
+            (Value::Object(want), Some(g)) => check_object(want, g, &ctx),
+            (want, Some(got)) => panic!("{ctx}: expected {want}, got {got}"),
+        }
+    }
+}
+
+fn check_object(want: &serde_json::Map<String, Value>, g: &Value, ctx: &str) {
+    for (k, v) in want {
+        if k == "nulls" {
+            for (m, r) in v.as_object().unwrap() {
+                assert_eq!(&g["nulls"][m], r, "{ctx}: nulls.{m}");
+            }
+            continue;
+        }
+        match (v.as_f64(), g[k].as_f64()) {
+            (Some(a), Some(b)) => assert!((a - b).abs() < 1e-9, "{ctx}: {k} want {a} got {b}"),
+            _ => assert_eq!(&g[k], v, "{ctx}: {k}"),
         }
     }
 }
@@ -51,5 +61,5 @@ fn every_expected_file_matches() {
             }
         }
     }
-    assert!(n >= 3, "expected files found: {n}");
+    assert!(n >= 9, "expected files found: {n}");
 }
