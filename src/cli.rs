@@ -67,6 +67,19 @@ struct Common {
     /// How many bad lines to report on stderr (then only a count).
     #[arg(long, default_value_t = 5, value_name = "N")]
     max_diagnostics: usize,
+    /// Text before the JSON on each line matching this regex is skipped (a syslog or
+    /// timestamp prefix). Kubernetes CRI prefixes and Docker json-file records are unwrapped
+    /// without it.
+    #[arg(long, value_name = "REGEX")]
+    prefix: Option<String>,
+    /// At most N multi-line requests in flight (Ollama streams, llama.cpp legacy logs); the
+    /// oldest is dropped and counted beyond.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    max_inflight: usize,
+    /// A multi-line request with no new line for this long in log time is dropped and counted
+    /// (e.g. 10m, 90s, 1h).
+    #[arg(long, default_value = "10m", value_name = "DURATION")]
+    join_timeout: String,
 }
 
 #[derive(Debug, Args)]
@@ -162,6 +175,9 @@ impl Common {
             cache_hit_ratio: 0.5,
             strict: false,
             max_diagnostics: 5,
+            prefix: None,
+            max_inflight: 10_000,
+            join_timeout: "10m".into(),
         }
     }
 }
@@ -231,8 +247,23 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             })
             .collect()
     };
+    let prefix = match &c.prefix {
+        Some(p) => Some(
+            regex::bytes::Regex::new(&format!("^(?:{p})")).map_err(|e| format!("--prefix: {e}"))?,
+        ),
+        None => None,
+    };
+    let join_timeout_ns = parse_cli_duration(&c.join_timeout).ok_or_else(|| {
+        format!(
+            "--join-timeout {}: expected a duration like 10m, 90s, 1h",
+            c.join_timeout
+        )
+    })?;
     Ok(Config {
         command,
+        prefix,
+        max_inflight: c.max_inflight.max(1),
+        join_timeout_ns,
         inputs,
         formats,
         root: c.root.as_deref().map(parse_path).unwrap_or_default(),
@@ -242,4 +273,27 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         max_diagnostics: c.max_diagnostics,
         stdout_is_terminal: std::io::stdout().is_terminal(),
     })
+}
+
+/// Parses a duration given on the command line: a number with `ns`, `us`, `ms`, `s`, `m` or
+/// `h` (`10m`, `1.5s`). Returns nanoseconds.
+pub fn parse_cli_duration(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (num, mult) = if let Some(n) = s.strip_suffix('h') {
+        (n, 3_600_000_000_000f64)
+    } else if let Some(n) = s.strip_suffix("ms") {
+        (n, 1e6)
+    } else if let Some(n) = s.strip_suffix("ns") {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix("us") {
+        (n, 1e3)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60e9)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1e9)
+    } else {
+        return None;
+    };
+    let v: f64 = num.parse().ok()?;
+    (v.is_finite() && v >= 0.0).then(|| (v * mult).round() as i64)
 }

@@ -25,6 +25,12 @@ pub struct Config {
     pub max_diagnostics: usize,
     /// Stdout is a terminal (line-buffered output).
     pub stdout_is_terminal: bool,
+    /// `--prefix`: skipped at the start of each line, anchored.
+    pub prefix: Option<regex::bytes::Regex>,
+    /// Multi-line requests in flight at most.
+    pub max_inflight: usize,
+    /// A multi-line request idle this long in log time is dropped (ns).
+    pub join_timeout_ns: i64,
 }
 
 /// The subcommand.

@@ -101,6 +101,8 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         &by_paths,
         config.cache_hit_ratio,
     );
+    proc.set_prefix(config.prefix.clone());
+    proc.set_join_limits(config.max_inflight, config.join_timeout_ns);
     let mut cov = Coverage::default();
     let mut diags = Diagnostics {
         max: config.max_diagnostics,

@@ -73,6 +73,23 @@ struct RecordReader {
     by_slots: Vec<usize>,
 }
 
+/// The JSON part of a Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`),
+/// if the line is one.
+fn cri_body(line: &[u8]) -> Option<&[u8]> {
+    if line.len() < 24 || !line[..4].iter().all(u8::is_ascii_digit) || line[4] != b'-' {
+        return None;
+    }
+    let sp = memchr::memchr(b' ', &line[..line.len().min(64)])?;
+    let rest = &line[sp + 1..];
+    let rest = rest
+        .strip_prefix(b"stdout ")
+        .or_else(|| rest.strip_prefix(b"stderr "))?;
+    let rest = rest
+        .strip_prefix(b"F ")
+        .or_else(|| rest.strip_prefix(b"P "))?;
+    rest.starts_with(b"{").then_some(rest)
+}
+
 /// The `by` values (as strings; `None` when absent) at `by_slots` of a parsed line or record.
 fn read_by(line: &[u8], slots: &Slots, by_slots: &[usize], out: &mut Vec<Option<String>>) {
     for &s in by_slots {
@@ -160,7 +177,10 @@ pub struct Processor {
     by_slots: Vec<usize>,
     hint: usize,
     hit_ratio: f64,
-    from_scratch: bool,
+    prefix: Option<regex::bytes::Regex>,
+    docker_log: Option<usize>,
+    docker_stream: Option<usize>,
+    inner: Vec<u8>,
     requests: Vec<Request>,
     gaps: Vec<i64>,
     record_readers: Vec<Option<RecordReader>>,
@@ -185,6 +205,8 @@ impl Processor {
     ) -> Self {
         let mut paths = PathSet::default();
         let key_slot = key.map(|k| paths.add(&[k]));
+        let docker_log = Some(paths.add(&["log"]));
+        let docker_stream = Some(paths.add(&["stream"]));
         let formats = Formats::compile(specs, root, &mut paths);
         let record_readers = (0..formats.len())
             .map(|i| {
@@ -219,7 +241,10 @@ impl Processor {
             by_slots,
             hint: 0,
             hit_ratio,
-            from_scratch: false,
+            prefix: None,
+            docker_log,
+            docker_stream,
+            inner: Vec::new(),
             requests: Vec::new(),
             gaps: Vec::new(),
             record_readers,
@@ -242,23 +267,70 @@ impl Processor {
 
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
-        self.from_scratch = false;
         self.requests.clear();
         self.gaps.clear();
         self.by_buf.clear();
-        match self.paths.extract(content, &mut self.slots) {
-            Ok(()) => self.classify(content),
+        let body = self.strip_prefix(content);
+        let kind = self.process_object(body);
+        if matches!(kind, Kind::NoTiming) && self.docker_inner(body) {
+            // Docker's json-file driver: the request is the JSON text in `log`.
+            let inner = std::mem::take(&mut self.inner);
+            let kind = match self.process_object(&inner) {
+                Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
+                k => k,
+            };
+            self.inner = inner;
+            return kind;
+        }
+        kind
+    }
+
+    /// The JSON part of a line: after a Kubernetes CRI prefix (`<RFC 3339> stdout F `), or
+    /// after what `--prefix` matches.
+    fn strip_prefix<'a>(&self, content: &'a [u8]) -> &'a [u8] {
+        if content.first() == Some(&b'{') {
+            return content;
+        }
+        if let Some(re) = &self.prefix {
+            return match re.find(content) {
+                Some(m) if m.start() == 0 => &content[m.end()..],
+                _ => content,
+            };
+        }
+        cri_body(content).unwrap_or(content)
+    }
+
+    /// When the line last read is a Docker json-file record whose `log` holds a JSON object,
+    /// puts that object's text in `self.inner`.
+    fn docker_inner(&mut self, body: &[u8]) -> bool {
+        let (Some(log), true) = (
+            self.docker_log.and_then(|s| self.slots.raw(body, s)),
+            self.docker_stream.is_some_and(|s| self.slots.has(s)),
+        ) else {
+            return false;
+        };
+        match serde_json::from_str::<String>(log) {
+            Ok(text) if text.trim_start().starts_with('{') => {
+                self.inner.clear();
+                self.inner.extend_from_slice(text.trim_end().as_bytes());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn process_object(&mut self, body: &[u8]) -> Kind {
+        match self.paths.extract(body, &mut self.slots) {
+            Ok(()) => self.classify(body),
             Err(ReadError::NotAnObject) => Kind::NonJson,
             Err(ReadError::Invalid(msg)) => {
                 // Python writes NaN/Infinity; one in a field we do not read must not cost the
                 // request its metrics.
                 self.scratch.clear();
-                self.scratch.extend_from_slice(content);
+                self.scratch.extend_from_slice(body);
                 if neutralize_non_finite(&mut self.scratch) {
                     let scratch = std::mem::take(&mut self.scratch);
-                    let ok = self.paths.extract(&scratch, &mut self.slots).is_ok();
-                    self.from_scratch = ok;
-                    let kind = if ok {
+                    let kind = if self.paths.extract(&scratch, &mut self.slots).is_ok() {
                         self.classify(&scratch)
                     } else {
                         Kind::Invalid(msg)
@@ -290,6 +362,11 @@ impl Processor {
         read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
         self.push(d.format, &timeline, start);
         Kind::Requests
+    }
+
+    /// Sets `--prefix`: text matching `re` at the start of a line is skipped before the JSON.
+    pub fn set_prefix(&mut self, re: Option<regex::bytes::Regex>) {
+        self.prefix = re;
     }
 
     /// Sets the bounds of the join table: at most `max_inflight` requests in flight, each

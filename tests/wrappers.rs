@@ -1,0 +1,71 @@
+//! Wrappers around the JSON (SPEC section 3): Docker's json-file driver, the Kubernetes CRI
+//! prefix, and `--prefix REGEX`; and logs of every server concatenated into one stream.
+
+mod common;
+use common::*;
+
+const LINE: &str = r#"{"timings":{"prompt_ms":5.0,"predicted_n":3,"predicted_ms":10.0}}"#;
+
+#[test]
+fn docker_json_file_records_are_unwrapped_and_enriched_in_place() {
+    let escaped = serde_json::to_string(&format!("{LINE}\n")).unwrap();
+    let input = format!(
+        "{{\"log\":{escaped},\"stream\":\"stdout\",\"time\":\"2025-03-14T10:02:11.482917Z\"}}\n"
+    );
+    let out = run_ok(&[], input.as_bytes());
+    let (restored, obj) = unsplice(&out, "tokentime").expect("spliced into the Docker record");
+    assert_eq!(restored, input.as_bytes());
+    let m: serde_json::Value = serde_json::from_str(&obj).unwrap();
+    assert_eq!(m["tpot_ms"], 5.0);
+}
+
+#[test]
+fn cri_prefix_is_skipped_and_the_line_kept() {
+    let input = format!("2025-03-14T10:02:11.482917Z stdout F {LINE}\n");
+    let out = run_ok(&[], input.as_bytes());
+    let (restored, _) = unsplice(&out, "tokentime").expect("spliced");
+    assert_eq!(restored, input.as_bytes());
+}
+
+#[test]
+fn prefix_regex_skips_any_text_before_the_json() {
+    let input = format!("Mar 14 10:02:11 gw1 litellm[812]: {LINE}\n");
+    let plain = run_ok(&[], input.as_bytes());
+    assert_eq!(plain, input.as_bytes(), "without --prefix the line is text");
+    let out = run_ok(&["--prefix", r"\w+ \d+ [\d:]+ \S+ \S+: "], input.as_bytes());
+    assert!(unsplice(&out, "tokentime").is_some());
+}
+
+/// Every sample of every format, one after another in a stream: each line is attributed to its
+/// format and gets the metrics it gets alone, in any order.
+#[test]
+fn all_samples_concatenated_in_any_order_get_the_metrics_they_get_alone() {
+    let mut files: Vec<_> = std::fs::read_dir(testdata().join("samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_str().unwrap();
+            n.ends_with(".jsonl") && !n.ends_with(".expected.jsonl")
+        })
+        .collect();
+    files.sort();
+    let alone: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| run_ok(&[f.to_str().unwrap()], b""))
+        .collect();
+    for order in [0usize, 1, 2] {
+        let mut idx: Vec<usize> = (0..files.len()).collect();
+        match order {
+            1 => idx.reverse(),
+            2 => idx.sort_by_key(|&i| (i * 7) % files.len()),
+            _ => {}
+        }
+        let mut stream = vec![];
+        let mut want: Vec<u8> = vec![];
+        for &i in &idx {
+            stream.extend(std::fs::read(&files[i]).unwrap());
+            want.extend(&alone[i]);
+        }
+        assert_eq!(run_ok(&[], &stream), want, "order {order}");
+    }
+}
