@@ -9,32 +9,45 @@
 pub mod cli;
 pub mod config;
 pub mod digest;
+pub mod digest_file;
 pub mod enrich;
 pub mod error;
 pub mod format;
 pub mod input;
 pub mod lines;
+pub mod live;
 pub mod metrics;
 pub mod pipeline;
 pub mod record;
+pub mod render;
+pub mod slo;
 pub mod summary;
 pub mod units;
+pub mod window;
 
-use config::{Command, Config, SummaryOutput};
+use config::{Command, Config};
 use error::{Error, ExitCode};
 use lines::{Line, LineReader};
 use pipeline::{Coverage, Kind, Processor};
 use std::io::{self, BufWriter, Write};
 
 /// Reports bad lines on stderr: the first `max` as `FILE:LINE: reason`, then a count.
-struct Diagnostics {
+pub(crate) struct Diagnostics {
     max: usize,
     shown: usize,
     hidden: u64,
 }
 
 impl Diagnostics {
-    fn report(&mut self, file: &str, line: u64, reason: &str) {
+    pub(crate) fn new(max: usize) -> Self {
+        Diagnostics {
+            max,
+            shown: 0,
+            hidden: 0,
+        }
+    }
+
+    pub(crate) fn report(&mut self, file: &str, line: u64, reason: &str) {
         if self.shown < self.max {
             self.shown += 1;
             eprintln!("{file}:{line}: {reason}");
@@ -43,7 +56,7 @@ impl Diagnostics {
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if self.hidden > 0 {
             eprintln!(
                 "tokentime: {} more bad lines not shown (--max-diagnostics)",
@@ -77,44 +90,32 @@ pub fn run(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     let mut out = Out {
         w: BufWriter::with_capacity(256 * 1024, stdout),
-        line_buffered: config.stdout_is_terminal,
+        line_buffered: config.line_buffered,
     };
-    if let Command::Formats = config.command {
-        write_formats(&mut out.w, config).map_err(Error::Output)?;
-        out.w.flush().map_err(Error::Output)?;
-        return Ok(ExitCode::Ok);
-    }
-    let (key, by_paths) = match &config.command {
-        Command::Enrich(e) => (e.key.as_str(), vec![]),
-        Command::Summary(s) => ("tokentime", s.by.iter().map(|(_, p)| p.clone()).collect()),
-        Command::Formats => unreachable!("handled above"),
+    let e = match &config.command {
+        Command::Formats => {
+            write_formats(&mut out.w, config).map_err(Error::Output)?;
+            out.w.flush().map_err(Error::Output)?;
+            return Ok(ExitCode::Ok);
+        }
+        Command::Summary(s) => return live::run_summary(config, s, &mut out.w),
+        Command::Merge(m) => return live::run_merge(m, &mut out.w),
+        Command::Enrich(e) => e,
     };
     let mut proc = Processor::new(
         config.formats.clone(),
         &config.root,
-        key,
-        &by_paths,
+        &e.key,
+        &[],
         config.cache_hit_ratio,
     );
     let mut cov = Coverage::default();
-    let mut diags = Diagnostics {
-        max: config.max_diagnostics,
-        shown: 0,
-        hidden: 0,
-    };
-    let mut summary = match &config.command {
-        Command::Summary(s) => Some(summary::Summary::new(
-            s.by.iter().map(|(n, _)| n.clone()).collect(),
-            s.max_groups,
-        )),
-        _ => None,
-    };
-    let enrich = match &config.command {
-        Command::Enrich(e) => Some(e),
-        _ => None,
-    };
+    let mut diags = Diagnostics::new(config.max_diagnostics);
+    let enrich = Some(e);
     let mut object = Vec::with_capacity(512);
-    let mut by_values = Vec::new();
+    if let Some(rows) = &e.rows {
+        rows.header(&mut out.w).map_err(Error::Output)?;
+    }
     for source in &config.inputs {
         let name = source.name();
         let reader = source.open().map_err(|e| Error::Input {
@@ -125,7 +126,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         let mut line_no = 0u64;
         loop {
             let w = &mut out.w;
-            let pass_long = enrich.is_some_and(|e| !e.only_requests);
+            let pass_long = enrich.is_some_and(|e| !e.only_requests && e.rows.is_none());
             let mut before_read = || w.flush();
             let mut long_bytes: Vec<u8> = Vec::new();
             let mut overflow = |b: &[u8]| -> io::Result<()> {
@@ -176,13 +177,15 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             if let Kind::Invalid(msg) = &kind {
                 diags.report(&name, line_no, &format!("invalid JSON: {msg}"));
             }
-            if let Some(s) = summary.as_mut()
-                && let Kind::Requests = kind
-            {
-                proc.by_values(content, &mut by_values);
-                for r in proc.requests() {
-                    s.add(&r.metrics, &by_values);
+            if let Some(rows) = enrich.and_then(|e| e.rows.as_ref()) {
+                if let Kind::Requests = kind {
+                    render::write_request_rows(&mut out.w, rows, &proc, content, line_no)
+                        .map_err(Error::Output)?;
+                    if out.line_buffered {
+                        out.w.flush().map_err(Error::Output)?;
+                    }
                 }
+                continue;
             }
             if let Some(e) = enrich {
                 let w = &mut out.w;
@@ -208,18 +211,6 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                     w.flush().map_err(Error::Output)?;
                 }
             }
-        }
-    }
-    if let (Some(mut s), Command::Summary(sc)) = (summary, &config.command) {
-        match sc.output {
-            SummaryOutput::Json => {
-                let doc = summary::to_json(&cov, &mut s, &sc.quantiles);
-                serde_json::to_writer_pretty(&mut out.w, &doc)
-                    .map_err(|e| Error::Output(e.into()))?;
-                out.w.write_all(b"\n").map_err(Error::Output)?;
-            }
-            SummaryOutput::Table => summary::write_table(&mut out.w, &cov, &mut s, &sc.quantiles)
-                .map_err(Error::Output)?,
         }
     }
     out.w.flush().map_err(Error::Output)?;

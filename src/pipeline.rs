@@ -217,6 +217,24 @@ impl Processor {
         }
     }
 
+    /// The raw JSON text of the id and the model of request `r` of the line last processed
+    /// (`content` as given to [`Processor::process`]), where the format logs them.
+    pub fn id_model<'l>(
+        &'l self,
+        content: &'l [u8],
+        r: &Request,
+    ) -> (Option<&'l str>, Option<&'l str>) {
+        let line: &[u8] = if self.from_scratch {
+            &self.scratch
+        } else {
+            content
+        };
+        (
+            self.formats.id(r.format, line, &self.slots),
+            self.formats.model(r.format, line, &self.slots),
+        )
+    }
+
     /// Adds a processed line's kind to the counters.
     pub fn count(&self, kind: &Kind, cov: &mut Coverage) {
         cov.lines += 1;
