@@ -412,7 +412,13 @@ pub fn run_summary(
             }
             report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
         }
-        None => report(out, &sc.report, &fin.cov, &mut fin.summary)?,
+        None => report(
+            out,
+            &sc.report,
+            &fin.cov,
+            &mut fin.summary,
+            sc.every.is_some(),
+        )?,
     };
     out.flush().map_err(Error::Output)?;
     lock(&sh.diags).finish();
@@ -573,7 +579,7 @@ fn report_slos_and_digest(
 }
 
 /// Renders the final summary, judges the SLOs, saves the digest file. Returns whether an
-/// SLO was broken.
+/// SLO was broken. `one_line` writes JSON on one line (after `--every` documents).
 ///
 /// # Errors
 /// Output that cannot be written, a digest file that cannot be saved.
@@ -582,6 +588,7 @@ pub fn report(
     rc: &ReportConfig,
     cov: &Coverage,
     summary: &mut Summary,
+    one_line: bool,
 ) -> Result<bool, Error> {
     let (broken, verdicts) = report_slos_and_digest(rc, cov, summary)?;
     let q = &rc.quantiles;
@@ -605,8 +612,12 @@ pub fn report(
                     })
                     .collect();
             }
-            serde_json::to_writer_pretty(&mut *out, &doc)
-                .map_err(io::Error::from)
+            let w = if one_line {
+                serde_json::to_writer(&mut *out, &doc)
+            } else {
+                serde_json::to_writer_pretty(&mut *out, &doc)
+            };
+            w.map_err(io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
         }
         SummaryOutput::Table => write_table(out, cov, summary, q),
@@ -626,7 +637,7 @@ pub fn report(
 /// output that cannot be written.
 pub fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
     let (cov, mut summary) = digest_file::merge_files(&mc.files).map_err(Error::Config)?;
-    let broken = report(out, &mc.report, &cov, &mut summary)?;
+    let broken = report(out, &mc.report, &cov, &mut summary, false)?;
     out.flush().map_err(Error::Output)?;
     Ok(if broken {
         ExitCode::SloViolated

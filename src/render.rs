@@ -189,7 +189,11 @@ fn prom_num(v: f64) -> String {
             "-Inf".into()
         }
     } else {
-        format!("{v}")
+        // Durations come in ms with at most 3 decimals: 9 decimals of seconds hold them
+        // exactly, without binary noise (0.4037, not 0.40370000000000006).
+        let s = format!("{v:.9}");
+        let s = s.trim_end_matches('0');
+        s.strip_suffix('.').unwrap_or(s).to_owned()
     }
 }
 
@@ -235,14 +239,14 @@ pub fn write_prometheus(
             for &q in quantiles {
                 let mut ql = l.clone();
                 ql.push(("quantile".into(), format!("{}", round3(q * 1e5) / 1e5)));
-                let v = d.quantile(q).map_or(f64::NAN, |v| v * scale);
+                let v = d.quantile(q).map_or(f64::NAN, |v| round3(v) * scale);
                 writeln!(out, "{family}{} {}", labels(&ql), prom_num(v))?;
             }
             writeln!(
                 out,
                 "{family}_sum{} {}",
                 labels(l),
-                prom_num(d.sum() * scale)
+                prom_num(round3(d.sum()) * scale)
             )?;
             writeln!(out, "{family}_count{} {}", labels(l), d.count())?;
         }

@@ -134,12 +134,18 @@ impl Verdict {
                 "SLO {} {}: {q} {}{unit} {} {bound}{unit} ({} values)",
                 self.slo.text,
                 if self.met { "met" } else { "BROKEN" },
-                crate::enrich::round3(v),
+                fixed3(v),
                 if self.met { "<=" } else { ">" },
                 self.count
             ),
         }
     }
+}
+
+fn fixed3(v: f64) -> String {
+    let mut b = Vec::new();
+    let _ = crate::enrich::write_fixed3(&mut b, v);
+    String::from_utf8_lossy(&b).into_owned()
 }
 
 /// `all requests`, or the group's `key=value` pairs.
