@@ -663,8 +663,8 @@ pub fn write_table(
 fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
     let share = if g.requests > 0 {
         format!(
-            " ({}%)",
-            round3(g.goodput.met as f64 / g.requests as f64 * 100.0)
+            " ({:.1}%)",
+            g.goodput.met as f64 / g.requests as f64 * 100.0
         )
     } else {
         String::new()

@@ -200,7 +200,7 @@ fn goodput_counts_requests_meeting_every_target_over_the_log_span() {
     ))
     .unwrap();
     assert!(
-        table.contains("goodput ttft=500ms,tpot=50ms: 5 of 10 requests (50%); 0.055 requests/s, 0.61 output tokens/s over 90.2 s"),
+        table.contains("goodput ttft=500ms,tpot=50ms: 5 of 10 requests (50.0%); 0.055 requests/s, 0.61 output tokens/s over 90.2 s"),
         "{table}"
     );
 }
