@@ -3,17 +3,23 @@
 //! Owns flag names, defaults and help text. Nothing is read from the environment or the
 //! terminal except here, while resolving.
 
-use crate::config::{Command, Config, EnrichConfig, SummaryConfig, SummaryOutput};
+use crate::config::{
+    Command, Config, EnrichConfig, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput,
+};
 use crate::format::{FormatSpec, builtin, custom, parse_path};
 use crate::input::Source;
+use crate::render::{Delimited, Rows, parse_fields};
+use crate::slo::{parse_goodput, parse_slo};
 use crate::summary::parse_quantiles;
+use crate::window::parse_positive_duration;
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
-Exit status: 0 ok (also when stdout is closed early, as by `| head`); 1 with --strict when \
-some lines were invalid or too long; 2 usage, configuration or I/O error.
+Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after Ctrl-C or \
+SIGTERM ends a summary); 1 with --strict when some lines were invalid or too long; 2 usage, \
+configuration or I/O error; 3 an --slo was broken (one verdict per SLO on stderr).
 
 Metrics (ms): ttft = first_token - arrival; tpot = decode / (output_tokens - 1); \
 e2e = end - arrival; queue = scheduled - arrival; prefill = first_token - scheduled; \
@@ -35,6 +41,9 @@ enum Cmd {
     Summary(Box<SummaryArgs>),
     /// List the formats tokentime reads, with the fields each reads and its TTFT origin.
     Formats,
+    /// Merge digest files (`summary --save-digest`) into the summary one run over all their
+    /// inputs would have printed.
+    Merge(MergeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -80,6 +89,10 @@ struct Common {
     /// (e.g. 10m, 90s, 1h).
     #[arg(long, default_value = "10m", value_name = "DURATION")]
     join_timeout: String,
+    /// Flush output after every line, even on a pipe (the default flushes on a terminal, and
+    /// on a pipe whenever the input is about to block).
+    #[arg(long)]
+    line_buffered: bool,
 }
 
 #[derive(Debug, Args)]
@@ -92,6 +105,45 @@ struct EnrichArgs {
     /// Drop lines that are not requests (default: pass them through unchanged).
     #[arg(long)]
     only_requests: bool,
+    /// Rendering: enrich (every line with the metrics spliced in), or one row per request
+    /// with --fields: csv, tsv (with a header) or jsonl.
+    #[arg(long, short = 'o', default_value = "enrich", value_parser = ["enrich", "csv", "tsv", "jsonl"])]
+    output: String,
+    /// Columns of --output csv|tsv|jsonl, comma-separated: line, id, model, format, start,
+    /// end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens,
+    /// cached_tokens, output_tokens, cache, ttft_origin, outcome.
+    #[arg(long, value_name = "LIST")]
+    fields: Option<String>,
+}
+
+const DEFAULT_FIELDS: &str =
+    "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache";
+
+#[derive(Debug, Args)]
+struct ReportArgs {
+    /// Percentiles to report.
+    #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
+    quantiles: String,
+    /// Rendering: table, json, csv, tsv, or prometheus (text exposition format).
+    #[arg(long, short = 'o', default_value = "table", value_parser = ["table", "json", "csv", "tsv", "prometheus"])]
+    output: String,
+    /// An SLO, repeatable: METRIC:pQ<=VALUE[@KEY=VALUE,...], e.g. 'ttft:p99<=800ms' or
+    /// 'e2e:p95<=20s@cache=miss'. Exit status 3 when one is broken (or has no values).
+    #[arg(long = "slo", value_name = "SLO")]
+    slos: Vec<String>,
+    /// Write every group's digests to FILE (versioned JSON, tokentime.digest/v1), for
+    /// `tokentime merge`.
+    #[arg(long, value_name = "FILE")]
+    save_digest: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct MergeArgs {
+    /// Digest files written by `summary --save-digest`.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 #[derive(Debug, Args)]
@@ -101,12 +153,8 @@ struct SummaryArgs {
     /// Also group by this dotted path (e.g. `model`), repeatable.
     #[arg(long, value_name = "PATH")]
     by: Vec<String>,
-    /// Percentiles to report.
-    #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
-    quantiles: String,
-    /// Rendering: table or json.
-    #[arg(long, short = 'o', default_value = "table", value_parser = ["table", "json"])]
-    output: String,
+    #[command(flatten)]
+    report: ReportArgs,
     /// At most this many groups; further keys are counted under "(other)".
     #[arg(long, default_value_t = 1000, value_name = "N")]
     max_groups: usize,
@@ -114,6 +162,26 @@ struct SummaryArgs {
     /// beyond (raise it to reproduce a benchmark's own percentiles over many token gaps).
     #[arg(long, default_value_t = crate::digest::EXACT_LIMIT, value_name = "N")]
     exact_limit: usize,
+    /// Per-request targets for goodput, e.g. ttft=1s,tpot=50ms: the share of requests that
+    /// met every one, and requests/s and output tokens/s over the log's time span.
+    #[arg(long, value_name = "TARGETS")]
+    goodput: Option<String>,
+    /// Print a summary each DURATION of wall time while input keeps coming (10s, 1m), then
+    /// the final one; redrawn in place on a terminal, one document per line with -o json.
+    #[arg(long, value_name = "DURATION", conflicts_with = "bucket")]
+    every: Option<String>,
+    /// With --every: each summary covers the last DURATION of wall time (rounded up to whole
+    /// intervals) instead of everything so far. The final summary covers everything.
+    #[arg(long, value_name = "DURATION", requires = "every")]
+    window: Option<String>,
+    /// Cut the input into windows of log time (by request end, aligned on the epoch) and
+    /// print one JSON line per window and group, e.g. --bucket 5m.
+    #[arg(long, value_name = "DURATION")]
+    bucket: Option<String>,
+    /// Progress line on stderr while reading files: auto (when stderr is a terminal),
+    /// always, never.
+    #[arg(long, default_value = "auto", value_name = "WHEN", value_parser = ["auto", "always", "never"])]
+    progress: String,
 }
 
 impl Cli {
@@ -124,26 +192,60 @@ impl Cli {
     pub fn resolve(self) -> Result<Config, String> {
         match self.command {
             Some(Cmd::Formats) => resolve_common(Common::empty(), Command::Formats),
+            Some(Cmd::Merge(m)) => {
+                let report = m.report.resolve()?;
+                resolve_common(
+                    Common::empty(),
+                    Command::Merge(MergeConfig {
+                        files: m.files,
+                        report,
+                    }),
+                )
+            }
             Some(Cmd::Summary(s)) => {
                 let s = *s;
-                let quantiles = parse_quantiles(&s.quantiles)?;
                 if s.by.iter().any(|b| b.is_empty()) {
                     return Err("--by needs a path (e.g. --by model)".into());
                 }
-                let by = s.by.iter().map(|b| (b.clone(), parse_path(b))).collect();
-                let output = if s.output == "json" {
-                    SummaryOutput::Json
-                } else {
-                    SummaryOutput::Table
+                let report = s.report.resolve()?;
+                let by: Vec<(String, Vec<String>)> =
+                    s.by.iter().map(|b| (b.clone(), parse_path(b))).collect();
+                for slo in &report.slos {
+                    check_slo_group(&slo.text, &slo.group, &s.by)?;
+                }
+                let flag = |name: &str, v: &Option<String>| {
+                    v.as_deref()
+                        .map(parse_positive_duration)
+                        .transpose()
+                        .map_err(|e| format!("--{name}: {e}"))
                 };
+                let bucket = flag("bucket", &s.bucket)?;
+                if bucket.is_some()
+                    && !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json)
+                {
+                    return Err("--bucket prints JSON lines; it takes no other --output".into());
+                }
+                let progress = match s.progress.as_str() {
+                    "always" => Some(std::time::Duration::ZERO),
+                    "never" => None,
+                    _ => std::io::stderr()
+                        .is_terminal()
+                        .then_some(std::time::Duration::from_secs(1)),
+                };
+                let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
                 resolve_common(
                     s.common,
                     Command::Summary(SummaryConfig {
                         by,
-                        quantiles,
-                        output,
                         max_groups: s.max_groups,
                         exact_limit: s.exact_limit,
+                        report,
+                        goodput: s.goodput.as_deref().map(parse_goodput).transpose()?,
+                        every: flag("every", &s.every)?,
+                        window: flag("window", &s.window)?,
+                        bucket,
+                        progress,
+                        jobs,
                     }),
                 )
             }
@@ -152,16 +254,82 @@ impl Cli {
                 if e.key.is_empty() {
                     return Err("--key must not be empty".into());
                 }
+                let delimited = match e.output.as_str() {
+                    "csv" => Some(Some(Delimited::Csv)),
+                    "tsv" => Some(Some(Delimited::Tsv)),
+                    "jsonl" => Some(None),
+                    _ => None,
+                };
+                let rows = match (delimited, &e.fields) {
+                    (None, Some(_)) => {
+                        return Err("--fields needs --output csv, tsv or jsonl".into());
+                    }
+                    (None, None) => None,
+                    (Some(delimited), fields) => Some(Rows {
+                        fields: parse_fields(fields.as_deref().unwrap_or(DEFAULT_FIELDS))?,
+                        delimited,
+                    }),
+                };
                 resolve_common(
                     e.common,
                     Command::Enrich(EnrichConfig {
                         key: e.key,
                         only_requests: e.only_requests,
+                        rows,
                     }),
                 )
             }
         }
     }
+}
+
+impl ReportArgs {
+    fn resolve(self) -> Result<ReportConfig, String> {
+        let output = match self.output.as_str() {
+            "json" => SummaryOutput::Json,
+            "csv" => SummaryOutput::Csv,
+            "tsv" => SummaryOutput::Tsv,
+            "prometheus" => SummaryOutput::Prometheus,
+            _ => SummaryOutput::Table,
+        };
+        Ok(ReportConfig {
+            quantiles: parse_quantiles(&self.quantiles)?,
+            output,
+            slos: self
+                .slos
+                .iter()
+                .map(|s| parse_slo(s))
+                .collect::<Result<_, _>>()?,
+            save_digest: self.save_digest,
+        })
+    }
+}
+
+/// An SLO's group must be one the summary builds: all requests, `cache`, the `--by` keys, or
+/// the `--by` keys with `cache`.
+fn check_slo_group(
+    text: &str,
+    group: &[(String, Option<String>)],
+    by: &[String],
+) -> Result<(), String> {
+    let mut names: Vec<&str> = group.iter().map(|(k, _)| k.as_str()).collect();
+    names.sort_unstable();
+    let mut with_cache: Vec<&str> = by.iter().map(String::as_str).chain(["cache"]).collect();
+    with_cache.sort_unstable();
+    let mut by_only: Vec<&str> = by.iter().map(String::as_str).collect();
+    by_only.sort_unstable();
+    if names.is_empty() || names == ["cache"] || names == by_only || names == with_cache {
+        return Ok(());
+    }
+    Err(format!(
+        "--slo {text:?}: there is no group by [{}]; groups are all requests, cache{}",
+        names.join(", "),
+        if by.is_empty() {
+            " (add --by KEY to group by KEY)".to_owned()
+        } else {
+            format!(", [{}] and [{}, cache]", by.join(", "), by.join(", "))
+        }
+    ))
 }
 
 impl Common {
@@ -178,6 +346,7 @@ impl Common {
             prefix: None,
             max_inflight: 10_000,
             join_timeout: "10m".into(),
+            line_buffered: false,
         }
     }
 }
@@ -272,6 +441,7 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         strict: c.strict,
         max_diagnostics: c.max_diagnostics,
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        line_buffered: c.line_buffered || std::io::stdout().is_terminal(),
     })
 }
 

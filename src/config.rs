@@ -3,6 +3,9 @@
 
 use crate::format::FormatSpec;
 use crate::input::Source;
+use crate::render::Rows;
+use crate::slo::{Slo, Targets};
+use std::path::PathBuf;
 
 /// Everything a run needs, already checked.
 #[derive(Debug, Clone)]
@@ -23,7 +26,7 @@ pub struct Config {
     pub strict: bool,
     /// How many bad lines to report individually.
     pub max_diagnostics: usize,
-    /// Stdout is a terminal (line-buffered output).
+    /// Stdout is a terminal (line-buffered output, tables redrawn in place).
     pub stdout_is_terminal: bool,
     /// `--prefix`: skipped at the start of each line, anchored.
     pub prefix: Option<regex::bytes::Regex>,
@@ -31,6 +34,8 @@ pub struct Config {
     pub max_inflight: usize,
     /// A multi-line request idle this long in log time is dropped (ns).
     pub join_timeout_ns: i64,
+    /// Flush after every line: stdout is a terminal, or `--line-buffered`.
+    pub line_buffered: bool,
 }
 
 /// The subcommand.
@@ -40,6 +45,8 @@ pub enum Command {
     Enrich(EnrichConfig),
     /// Print percentile summaries.
     Summary(SummaryConfig),
+    /// Merge digest files into one summary.
+    Merge(MergeConfig),
     /// List the formats.
     Formats,
 }
@@ -51,6 +58,21 @@ pub struct EnrichConfig {
     pub key: String,
     /// Drop non-request lines.
     pub only_requests: bool,
+    /// `--output csv|tsv|jsonl`: one row per request instead of the splice.
+    pub rows: Option<Rows>,
+}
+
+/// How a finished summary is reported: rendering, quantiles, SLOs, digest file.
+#[derive(Debug, Clone)]
+pub struct ReportConfig {
+    /// Quantiles as fractions.
+    pub quantiles: Vec<f64>,
+    /// Rendering.
+    pub output: SummaryOutput,
+    /// `--slo`s, judged on the final summary.
+    pub slos: Vec<Slo>,
+    /// `--save-digest FILE`.
+    pub save_digest: Option<PathBuf>,
 }
 
 /// Summary options.
@@ -58,14 +80,33 @@ pub struct EnrichConfig {
 pub struct SummaryConfig {
     /// `--by` keys: (name as given, path).
     pub by: Vec<(String, Vec<String>)>,
-    /// Quantiles as fractions.
-    pub quantiles: Vec<f64>,
-    /// Rendering.
-    pub output: SummaryOutput,
     /// Bound on the number of groups.
     pub max_groups: usize,
     /// Values held exactly per digest.
     pub exact_limit: usize,
+    /// Rendering, SLOs, digest file.
+    pub report: ReportConfig,
+    /// `--goodput` targets.
+    pub goodput: Option<Targets>,
+    /// `--every`: print a summary each interval of wall time (ns).
+    pub every: Option<i64>,
+    /// `--window`: the `--every` summaries cover this much wall time (ns), not everything.
+    pub window: Option<i64>,
+    /// `--bucket`: one JSON line per window of log time of this width (ns) and group.
+    pub bucket: Option<i64>,
+    /// Show a progress line on stderr while reading files, after this long.
+    pub progress: Option<std::time::Duration>,
+    /// Files read at once.
+    pub jobs: usize,
+}
+
+/// `tokentime merge` options.
+#[derive(Debug, Clone)]
+pub struct MergeConfig {
+    /// Digest files, merged in order.
+    pub files: Vec<PathBuf>,
+    /// Rendering, SLOs, digest file.
+    pub report: ReportConfig,
 }
 
 /// Summary rendering.
@@ -75,4 +116,10 @@ pub enum SummaryOutput {
     Table,
     /// `tokentime.summary/v1` JSON.
     Json,
+    /// One CSV record per group and metric.
+    Csv,
+    /// One TSV record per group and metric.
+    Tsv,
+    /// Prometheus text exposition format.
+    Prometheus,
 }

@@ -5,7 +5,31 @@
 //! type 7, numpy's default, the definition vLLM's and LLMPerf's benchmarks report); past that
 //! it moves to a t-digest (the `tdigest` crate) of [`COMPRESSION`] centroids. No I/O.
 
-use tdigest::TDigest;
+use tdigest::{Centroid, TDigest};
+
+/// A digest's contents, as saved in a digest file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exported {
+    /// Number of values.
+    pub count: u64,
+    /// Sum of the values.
+    pub sum: f64,
+    /// Smallest value (0 when empty).
+    pub min: f64,
+    /// Largest value (0 when empty).
+    pub max: f64,
+    /// The values themselves or their centroids.
+    pub values: Values,
+}
+
+/// The values of an [`Exported`] digest.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// Every value, sorted (at most [`EXACT_LIMIT`]).
+    Exact(Vec<f64>),
+    /// t-digest centroids as `(mean, weight)`, sorted by mean.
+    Centroids(Vec<(f64, f64)>),
+}
 
 /// Values held exactly before switching to a t-digest (SPEC section 4).
 pub const EXACT_LIMIT: usize = 10_000;
@@ -130,9 +154,122 @@ impl Digest {
         (self.count > 0).then_some(self.max)
     }
 
-    /// Arithmetic mean, `None` when empty.
-    pub fn mean(&self) -> Option<f64> {
-        (self.count > 0).then(|| self.sum / self.count as f64)
+    /// Arithmetic mean, `None` when empty. While exact it is summed over the sorted values, so
+    /// the same values give the same mean to the last bit whatever order they came in (a
+    /// merge of digests prints what one run over all inputs prints).
+    pub fn mean(&mut self) -> Option<f64> {
+        if self.count == 0 {
+            return None;
+        }
+        if self.td.is_none() {
+            self.sort_exact();
+            return Some(self.exact.iter().sum::<f64>() / self.count as f64);
+        }
+        Some(self.sum / self.count as f64)
+    }
+
+    /// Sum of the values (0 when empty), summed in sorted order while exact.
+    pub fn sum(&mut self) -> f64 {
+        if self.td.is_none() {
+            self.sort_exact();
+            return self.exact.iter().sum();
+        }
+        self.sum
+    }
+
+    fn sort_exact(&mut self) {
+        if !self.sorted {
+            self.exact.sort_unstable_by(f64::total_cmp);
+            self.sorted = true;
+        }
+    }
+
+    /// The digest's contents for saving ([`crate::digest_file`]): count, sum, min, max and
+    /// either every value (sorted, while exact) or the t-digest's centroids as
+    /// `(mean, weight)` pairs.
+    pub fn export(&mut self) -> Exported {
+        let values = match &mut self.td {
+            Some(td) => {
+                td.flush();
+                Values::Centroids(
+                    td.centroids()
+                        .iter()
+                        .map(|c| (c.mean(), c.weight()))
+                        .collect(),
+                )
+            }
+            None => {
+                self.sort_exact();
+                Values::Exact(self.exact.clone())
+            }
+        };
+        Exported {
+            count: self.count,
+            sum: self.sum,
+            min: self.min().unwrap_or(0.0),
+            max: self.max().unwrap_or(0.0),
+            values,
+        }
+    }
+
+    /// Rebuilds a digest from [`Digest::export`]'s contents (the t-digest with
+    /// `TDigest::new`, never through the `tdigest` crate's serde support).
+    ///
+    /// # Errors
+    /// A message when the parts disagree: exact values whose number is not `count` or above
+    /// [`EXACT_LIMIT`], non-finite numbers, centroid weights that do not add up to `count`.
+    pub fn import(e: Exported) -> Result<Digest, String> {
+        if e.count == 0 {
+            return Ok(Digest::default());
+        }
+        if !(e.sum.is_finite() && e.min.is_finite() && e.max.is_finite() && e.min <= e.max) {
+            return Err("sum, min and max must be finite numbers with min <= max".into());
+        }
+        let mut d = Digest {
+            count: e.count,
+            sum: e.sum,
+            min: e.min,
+            max: e.max,
+            ..Digest::default()
+        };
+        match e.values {
+            Values::Exact(v) => {
+                if v.len() as u64 != e.count || v.len() > EXACT_LIMIT {
+                    return Err(format!(
+                        "{} exact values for a count of {} (at most {EXACT_LIMIT})",
+                        v.len(),
+                        e.count
+                    ));
+                }
+                if v.iter().any(|x| !x.is_finite()) {
+                    return Err("exact values must be finite".into());
+                }
+                d.exact = v;
+                d.sorted = false;
+            }
+            Values::Centroids(c) => {
+                let weight: f64 = c.iter().map(|&(_, w)| w).sum();
+                if c.iter()
+                    .any(|&(m, w)| !m.is_finite() || w.is_nan() || w <= 0.0)
+                    || (weight - e.count as f64).abs() > 1e-6 * e.count as f64
+                {
+                    return Err(format!(
+                        "centroid weights add up to {weight}, not the count {}",
+                        e.count
+                    ));
+                }
+                let centroids = c.into_iter().map(|(m, w)| Centroid::new(m, w)).collect();
+                d.td = Some(TDigest::new(
+                    centroids,
+                    e.sum,
+                    e.count as f64,
+                    Some(e.max),
+                    Some(e.min),
+                    COMPRESSION,
+                ));
+            }
+        }
+        Ok(d)
     }
 
     /// The q-quantile (`q` in 0..=1), `None` when empty. Exact (type 7) while exact.
@@ -146,10 +283,7 @@ impl Digest {
                 td.estimate_quantile(q).map(|v| v.clamp(self.min, self.max))
             }
             None => {
-                if !self.sorted {
-                    self.exact.sort_unstable_by(f64::total_cmp);
-                    self.sorted = true;
-                }
+                self.sort_exact();
                 Some(quantile_sorted(&self.exact, q))
             }
         }
@@ -239,5 +373,43 @@ mod tests {
         }
         assert_eq!(d.min(), Some(0.0));
         assert_eq!(d.max(), Some((n - 1) as f64));
+    }
+
+    #[test]
+    fn export_import_round_trips_exact_and_tdigest() {
+        let mut small = Digest::default();
+        for v in [3.0, 1.0, 2.0] {
+            small.add(v);
+        }
+        let mut back = Digest::import(small.export()).unwrap();
+        assert_eq!(back.export(), small.export());
+        assert_eq!(back.quantile(0.5), Some(2.0));
+        let mut big = Digest::default();
+        for i in 0..50_000 {
+            big.add(((i * 7919) % 50_000) as f64);
+        }
+        let mut back = Digest::import(big.export()).unwrap();
+        assert!(!back.is_exact());
+        for q in [0.5, 0.99] {
+            assert_eq!(back.quantile(q), big.quantile(q));
+        }
+        assert_eq!(back.mean(), big.mean());
+        let mut bad = small.export();
+        bad.count = 4;
+        assert!(Digest::import(bad).is_err());
+    }
+
+    #[test]
+    fn mean_does_not_depend_on_the_order_of_values() {
+        // 0.1 + 0.2 + 0.3 differs from 0.3 + 0.2 + 0.1 in the last bit; sorted summation
+        // makes both digests agree.
+        let (mut a, mut b) = (Digest::default(), Digest::default());
+        for v in [0.1, 0.2, 0.3] {
+            a.add(v);
+        }
+        for v in [0.3, 0.2, 0.1] {
+            b.add(v);
+        }
+        assert_eq!(a.mean(), b.mean());
     }
 }

@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod config;
 pub mod digest;
+pub mod digest_file;
 pub mod document;
 pub mod enrich;
 pub mod error;
@@ -17,28 +18,40 @@ pub mod format_records;
 pub mod format_tables;
 pub mod input;
 pub mod lines;
+pub mod live;
 pub mod metrics;
 pub mod pipeline;
 pub mod record;
 pub mod records;
+pub mod render;
+pub mod slo;
 pub mod summary;
 pub mod units;
+pub mod window;
 
-use config::{Command, Config, SummaryOutput};
+use config::{Command, Config};
 use error::{Error, ExitCode};
 use lines::{Line, LineReader};
 use pipeline::{Coverage, Kind, Processor};
 use std::io::{self, BufWriter, Write};
 
 /// Reports bad lines on stderr: the first `max` as `FILE:LINE: reason`, then a count.
-struct Diagnostics {
+pub(crate) struct Diagnostics {
     max: usize,
     shown: usize,
     hidden: u64,
 }
 
 impl Diagnostics {
-    fn report(&mut self, file: &str, line: u64, reason: &str) {
+    pub(crate) fn new(max: usize) -> Self {
+        Diagnostics {
+            max,
+            shown: 0,
+            hidden: 0,
+        }
+    }
+
+    pub(crate) fn report(&mut self, file: &str, line: u64, reason: &str) {
         if self.shown < self.max {
             self.shown += 1;
             eprintln!("{file}:{line}: {reason}");
@@ -47,7 +60,7 @@ impl Diagnostics {
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if self.hidden > 0 {
             eprintln!(
                 "tokentime: {} more bad lines not shown (--max-diagnostics)",
@@ -81,49 +94,37 @@ pub fn run(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     let mut out = Out {
         w: BufWriter::with_capacity(256 * 1024, stdout),
-        line_buffered: config.stdout_is_terminal,
+        line_buffered: config.line_buffered,
     };
-    if let Command::Formats = config.command {
-        write_formats(&mut out.w, config).map_err(Error::Output)?;
-        out.w.flush().map_err(Error::Output)?;
-        return Ok(ExitCode::Ok);
-    }
-    let (key, by_paths) = match &config.command {
-        Command::Enrich(e) => (Some(e.key.as_str()), vec![]),
-        // A summary reads the original fields of an enriched line like any other.
-        Command::Summary(s) => (None, s.by.iter().map(|(_, p)| p.clone()).collect()),
-        Command::Formats => unreachable!("handled above"),
+    let e = match &config.command {
+        Command::Formats => {
+            write_formats(&mut out.w, config).map_err(Error::Output)?;
+            out.w.flush().map_err(Error::Output)?;
+            return Ok(ExitCode::Ok);
+        }
+        Command::Summary(s) => return live::run_summary(config, s, &mut out.w),
+        Command::Merge(m) => return live::run_merge(m, &mut out.w),
+        Command::Enrich(e) => e,
     };
     let mut proc = Processor::new(
         config.formats.clone(),
         &config.root,
-        key,
-        &by_paths,
+        Some(e.key.as_str()),
+        &[],
         config.cache_hit_ratio,
     );
     proc.set_prefix(config.prefix.clone());
     proc.set_join_limits(config.max_inflight, config.join_timeout_ns);
+    proc.want_ids(e.rows.is_some());
     let mut cov = Coverage::default();
-    let mut diags = Diagnostics {
-        max: config.max_diagnostics,
-        shown: 0,
-        hidden: 0,
-    };
-    let mut summary = match &config.command {
-        Command::Summary(s) => Some(summary::Summary::new(
-            s.by.iter().map(|(n, _)| n.clone()).collect(),
-            s.max_groups,
-            s.exact_limit,
-        )),
-        _ => None,
-    };
-    let enrich = match &config.command {
-        Command::Enrich(e) => Some(e),
-        _ => None,
-    };
+    let mut diags = Diagnostics::new(config.max_diagnostics);
+    let enrich = Some(e);
     let mut object = Vec::with_capacity(512);
-    // An input that cannot be read is reported and skipped: the others are still read and
-    // summarized, and the exit status says that something was missing (2).
+    if let Some(rows) = &e.rows {
+        rows.header(&mut out.w).map_err(Error::Output)?;
+    }
+    // An input that cannot be read is reported and skipped: the others are still read, and
+    // the exit status says that something was missing (2).
     let mut input_failed = false;
     let mut input_error = |name: &str, e: io::Error| {
         eprintln!(
@@ -153,43 +154,19 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             }
         };
         if is_doc {
-            if let Some(s) = summary.as_mut() {
-                let mut each = |rec: &[u8]| -> io::Result<()> {
-                    let kind = proc.process(rec);
-                    proc.count(&kind, &mut cov);
-                    if let Kind::Invalid(msg) = &kind {
-                        diags.report(&name, cov.lines, &format!("invalid record: {msg}"));
-                    }
-                    if let Kind::Requests = kind {
-                        for (i, r) in proc.requests().iter().enumerate() {
-                            let (a, n) = (r.itl.0 as usize, r.itl.1 as usize);
-                            s.add(&r.metrics, &proc.gaps()[a..a + n], proc.by_values(i));
-                        }
-                    }
-                    Ok(())
-                };
-                if let Err(msg) = document::for_each_element(reader, &mut each) {
-                    cov.invalid += 1;
-                    diags.report(
-                        &name,
-                        cov.lines + 1,
-                        &format!("invalid JSON document: {msg}"),
-                    );
-                }
-            } else {
-                // Enrich keeps every byte: a document is not JSON lines, so it passes through.
-                io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
-                eprintln!(
-                    "tokentime: {name}: a JSON array document, passed through unchanged (tokentime summary reads its records)"
-                );
-            }
+            // Enrich keeps every byte: a document is not JSON lines, so it passes through
+            // (`tokentime summary` reads its records).
+            io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
+            eprintln!(
+                "tokentime: {name}: a JSON array document, passed through unchanged (tokentime summary reads its records)"
+            );
             continue;
         }
         let mut lines = LineReader::new(reader, config.max_line_bytes);
         let mut line_no = 0u64;
         loop {
             let w = &mut out.w;
-            let pass_long = enrich.is_some_and(|e| !e.only_requests);
+            let pass_long = enrich.is_some_and(|e| !e.only_requests && e.rows.is_none());
             let mut before_read = || w.flush();
             let mut long_bytes: Vec<u8> = Vec::new();
             let mut overflow = |b: &[u8]| -> io::Result<()> {
@@ -242,15 +219,21 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                 diags.report(&name, line_no, &format!("invalid JSON: {msg}"));
             }
             if let Some(field) = proc.requests().iter().find_map(|r| r.unparseable) {
-                diags.report(&name, line_no, &format!("{field}: present but not readable in its unit (its metrics are null, reason unparseable)"));
+                diags.report(
+                    &name,
+                    line_no,
+                    &format!("{field}: present but not readable in its unit (its metrics are null, reason unparseable)"),
+                );
             }
-            if let Some(s) = summary.as_mut()
-                && let Kind::Requests = kind
-            {
-                for (i, r) in proc.requests().iter().enumerate() {
-                    let (a, n) = (r.itl.0 as usize, r.itl.1 as usize);
-                    s.add(&r.metrics, &proc.gaps()[a..a + n], proc.by_values(i));
+            if let Some(rows) = enrich.and_then(|e| e.rows.as_ref()) {
+                if let Kind::Requests = kind {
+                    render::write_request_rows(&mut out.w, rows, &proc, content, line_no)
+                        .map_err(Error::Output)?;
+                    if out.line_buffered {
+                        out.w.flush().map_err(Error::Output)?;
+                    }
                 }
+                continue;
             }
             if let Some(e) = enrich {
                 let w = &mut out.w;
@@ -279,18 +262,6 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         }
     }
     proc.finish(&mut cov);
-    if let (Some(mut s), Command::Summary(sc)) = (summary, &config.command) {
-        match sc.output {
-            SummaryOutput::Json => {
-                let doc = summary::to_json(&cov, &mut s, &sc.quantiles);
-                serde_json::to_writer_pretty(&mut out.w, &doc)
-                    .map_err(|e| Error::Output(e.into()))?;
-                out.w.write_all(b"\n").map_err(Error::Output)?;
-            }
-            SummaryOutput::Table => summary::write_table(&mut out.w, &cov, &mut s, &sc.quantiles)
-                .map_err(Error::Output)?,
-        }
-    }
     out.w.flush().map_err(Error::Output)?;
     diags.finish();
     if input_failed {

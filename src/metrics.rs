@@ -21,6 +21,9 @@ pub enum Origin {
 }
 
 impl Origin {
+    /// Every origin.
+    pub const ALL: [Origin; 3] = [Origin::Arrival, Origin::Scheduled, Origin::Gateway];
+
     /// The name used in output (`"arrival"`, `"scheduled"`, `"gateway"`).
     pub fn as_str(self) -> &'static str {
         match self {

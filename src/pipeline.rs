@@ -73,6 +73,22 @@ struct RecordReader {
     by_slots: Vec<usize>,
 }
 
+/// The id and model of a request of format `f`, decoded from their JSON text.
+fn read_id_model(
+    formats: &Formats,
+    f: usize,
+    line: &[u8],
+    slots: &Slots,
+) -> (Option<String>, Option<String>) {
+    let text = |raw: Option<&str>| {
+        raw.map(|r| raw_str(r).map_or_else(|| r.to_owned(), |s| s.into_owned()))
+    };
+    (
+        text(formats.id(f, line, slots)),
+        text(formats.model(f, line, slots)),
+    )
+}
+
 /// The JSON part of a Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`),
 /// if the line is one.
 fn cri_body(line: &[u8]) -> Option<&[u8]> {
@@ -189,6 +205,8 @@ pub struct Processor {
     by_buf: Vec<Option<String>>,
     joins: Joins,
     join_counts: Coverage,
+    want_ids: bool,
+    ids: Vec<(Option<String>, Option<String>)>,
 }
 
 impl Processor {
@@ -257,6 +275,8 @@ impl Processor {
                 ..Joins::default()
             },
             join_counts: Coverage::default(),
+            want_ids: false,
+            ids: Vec::new(),
         }
     }
 
@@ -270,6 +290,7 @@ impl Processor {
         self.requests.clear();
         self.gaps.clear();
         self.by_buf.clear();
+        self.ids.clear();
         let body = self.strip_prefix(content);
         let kind = self.process_object(body);
         if matches!(kind, Kind::NoTiming) && self.docker_inner(body) {
@@ -360,6 +381,10 @@ impl Processor {
         let start = self.gaps.len();
         let timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
         read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
+        if self.want_ids {
+            self.ids
+                .push(read_id_model(&self.formats, d.format, line, &self.slots));
+        }
         self.push(d.format, &timeline, start);
         Kind::Requests
     }
@@ -398,6 +423,10 @@ impl Processor {
                 None => {}
             }
             read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
+            if self.want_ids {
+                self.ids
+                    .push(read_id_model(&self.formats, d.format, line, &self.slots));
+            }
             self.push(d.format, &timeline, start);
             Kind::Requests
         } else {
@@ -534,6 +563,10 @@ impl Processor {
                     .formats
                     .timeline(d, rec, &reader.slots, &mut self.gaps);
                 read_by(rec, &reader.slots, &reader.by_slots, &mut self.by_buf);
+                if self.want_ids {
+                    self.ids
+                        .push(read_id_model(&reader.formats, 0, rec, &reader.slots));
+                }
                 self.push(f, &timeline, start);
                 break;
             }
@@ -560,6 +593,20 @@ impl Processor {
     pub fn by_values(&self, i: usize) -> &[Option<String>] {
         let n = self.by_slots.len();
         self.by_buf.get(i * n..(i + 1) * n).unwrap_or(&[])
+    }
+
+    /// The id and the model of request `i` of the line last processed, where the format logs
+    /// them (read only when [`Processor::want_ids`] was set).
+    pub fn id_model(&self, i: usize) -> (Option<&str>, Option<&str>) {
+        match self.ids.get(i) {
+            Some((id, model)) => (id.as_deref(), model.as_deref()),
+            None => (None, None),
+        }
+    }
+
+    /// Makes the processor keep each request's id and model (for per-request rows).
+    pub fn want_ids(&mut self, yes: bool) {
+        self.want_ids = yes;
     }
 
     /// Adds a processed line's kind to the counters.

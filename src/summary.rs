@@ -8,7 +8,8 @@
 use crate::digest::Digest;
 use crate::enrich::round3;
 use crate::metrics::{Metrics, NullReason, Outcome};
-use crate::pipeline::Coverage;
+use crate::pipeline::{Coverage, Request};
+use crate::slo::Targets;
 use serde_json::{Map, Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -29,6 +30,24 @@ pub const METRICS: [&str; 10] = [
     "cached_tokens",
     "output_tokens",
 ];
+
+/// One request's value of metric `i` of [`METRICS`]: ms for durations, a count for tokens.
+/// `itl_ms` has no single per-request value (it is every gap): it is `NotLogged` here.
+pub fn request_value(m: &Metrics, i: usize) -> Result<f64, NullReason> {
+    let count = |v: Option<u64>| v.map(|n| n as f64).ok_or(NullReason::NotLogged);
+    match METRICS[i] {
+        "ttft_ms" => m.ttft.map(|ns| ns / 1e6),
+        "tpot_ms" => m.tpot.map(|ns| ns / 1e6),
+        "e2e_ms" => m.e2e.map(|ns| ns / 1e6),
+        "queue_ms" => m.queue.map(|ns| ns / 1e6),
+        "prefill_ms" => m.prefill.map(|ns| ns / 1e6),
+        "decode_ms" => m.decode.map(|ns| ns / 1e6),
+        "input_tokens" => count(m.input_tokens),
+        "cached_tokens" => count(m.cached_tokens),
+        "output_tokens" => count(m.output_tokens),
+        _ => Err(NullReason::NotLogged),
+    }
+}
 
 /// The value standing for all groups past `--max-groups`.
 pub const OTHER: &str = "(other)";
@@ -57,6 +76,21 @@ pub struct GroupStats {
     pub metrics: [MetricStats; 10],
     /// TTFT samples by origin (`arrival`, `scheduled`, `gateway`).
     pub ttft_origins: BTreeMap<&'static str, u64>,
+    /// Requests judged against `--goodput` targets (all zero without targets).
+    pub goodput: Goodput,
+    /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
+    pub span: Option<(i64, i64)>,
+}
+
+/// Goodput counts of a group (`--goodput`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Goodput {
+    /// Requests that met every target.
+    pub met: u64,
+    /// Requests for which some target's metric is unknown (not logged, not streamed).
+    pub unknown: u64,
+    /// Output tokens of the requests that met every target.
+    pub met_output_tokens: u64,
 }
 
 impl GroupStats {
@@ -78,12 +112,28 @@ impl GroupStats {
         for (o, n) in &other.ttft_origins {
             *self.ttft_origins.entry(o).or_default() += n;
         }
+        self.goodput.met += other.goodput.met;
+        self.goodput.unknown += other.goodput.unknown;
+        self.goodput.met_output_tokens += other.goodput.met_output_tokens;
+        self.span = merge_span(self.span, other.span);
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
             for (r, n) in &b.nulls {
                 *a.nulls.entry(*r).or_default() += n;
             }
         }
+    }
+
+    fn add_extra(&mut self, judged: Option<Option<bool>>, tokens: u64, span: Option<(i64, i64)>) {
+        match judged {
+            Some(Some(true)) => {
+                self.goodput.met += 1;
+                self.goodput.met_output_tokens += tokens;
+            }
+            Some(None) => self.goodput.unknown += 1,
+            _ => {}
+        }
+        self.span = merge_span(self.span, span);
     }
 
     fn add(&mut self, m: &Metrics, gaps: &[i64]) {
@@ -131,17 +181,29 @@ impl GroupStats {
     }
 }
 
+fn merge_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
 /// A group's key: dimension names and values (`None` when the log does not say).
 pub type GroupKey = Vec<(String, Option<String>)>;
 
+/// A group as saved: its dimension names, their values, its stats.
+pub type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);
+
 /// The summary being built.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Summary {
     by: Vec<String>,
     subsets: Vec<Vec<usize>>,
     groups: HashMap<(usize, Vec<Option<String>>), GroupStats>,
     max_groups: usize,
     exact_limit: usize,
+    targets: Option<Targets>,
 }
 
 impl Summary {
@@ -161,23 +223,147 @@ impl Summary {
             groups: HashMap::new(),
             max_groups: max_groups.max(1),
             exact_limit,
+            targets: None,
         }
+    }
+
+    /// The same summary judging each request against `--goodput` targets.
+    pub fn with_goodput(mut self, targets: Option<Targets>) -> Self {
+        self.targets = targets;
+        self
+    }
+
+    /// The `--by` keys.
+    pub fn by(&self) -> &[String] {
+        &self.by
+    }
+
+    /// The bound on the number of groups.
+    pub fn max_groups(&self) -> usize {
+        self.max_groups
+    }
+
+    /// The `--goodput` targets.
+    pub fn targets(&self) -> Option<&Targets> {
+        self.targets.as_ref()
+    }
+
+    /// An empty summary with the same keys, bound and targets.
+    pub fn empty_like(&self) -> Summary {
+        Summary {
+            groups: HashMap::new(),
+            ..self.clone_config()
+        }
+    }
+
+    fn clone_config(&self) -> Summary {
+        Summary {
+            by: self.by.clone(),
+            subsets: self.subsets.clone(),
+            groups: HashMap::new(),
+            max_groups: self.max_groups,
+            exact_limit: self.exact_limit,
+            targets: self.targets.clone(),
+        }
+    }
+
+    /// Adds one request (its metrics, its start and end for the time span, and its goodput
+    /// verdict when there are targets) with the values of its `--by` keys.
+    pub fn add_request(&mut self, r: &Request, gaps: &[i64], by_values: &[Option<String>]) {
+        self.add(&r.metrics, gaps, by_values);
+        let judged = self.targets.as_ref().map(|t| t.judge(&r.metrics));
+        let span = match (r.start_ns, r.end_ns) {
+            (Some(s), Some(e)) => Some((s.min(e), e)),
+            (Some(t), None) | (None, Some(t)) => Some((t, t)),
+            (None, None) => None,
+        };
+        if judged.is_none() && span.is_none() {
+            return;
+        }
+        let tokens = r.metrics.output_tokens.unwrap_or(0);
+        for si in 0..self.subsets.len() {
+            let key = self.key_of(si, &r.metrics, by_values);
+            let full = match self.groups.contains_key(&(si, key.clone())) {
+                true => (si, key),
+                false => (si, key.iter().map(|_| Some(OTHER.to_owned())).collect()),
+            };
+            if let Some(g) = self.groups.get_mut(&full) {
+                g.add_extra(judged, tokens, span);
+            }
+        }
+    }
+
+    fn key_of(&self, si: usize, m: &Metrics, by_values: &[Option<String>]) -> Vec<Option<String>> {
+        self.subsets[si]
+            .iter()
+            .map(|&d| {
+                if d == 0 {
+                    m.cache.map(|c| c.as_str().to_owned())
+                } else {
+                    by_values.get(d - 1).cloned().flatten()
+                }
+            })
+            .collect()
+    }
+
+    /// Every group as (dimension names, values, stats), for saving.
+    pub fn raw_groups(&mut self) -> Vec<RawGroup<'_>> {
+        let names: Vec<Vec<String>> = self
+            .subsets
+            .iter()
+            .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
+            .collect();
+        let mut out: Vec<_> = self
+            .groups
+            .iter_mut()
+            .map(|((si, k), g)| (names[*si].clone(), k.clone(), g))
+            .collect();
+        out.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| cmp_key(&a.1, &b.1)));
+        out
+    }
+
+    /// Adds a saved group (dimension names as [`Summary::raw_groups`] gives them, in any
+    /// order) to this summary.
+    ///
+    /// # Errors
+    /// A message when the names are not one of this summary's groupings.
+    pub fn insert_group(
+        &mut self,
+        key: &[(String, Option<String>)],
+        stats: &GroupStats,
+    ) -> Result<(), String> {
+        let si = (0..self.subsets.len())
+            .find(|&si| {
+                let dims = &self.subsets[si];
+                dims.len() == key.len()
+                    && dims
+                        .iter()
+                        .all(|&d| key.iter().any(|(n, _)| n == self.dim_name(d)))
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = key.iter().map(|(n, _)| n.as_str()).collect();
+                format!("no grouping by [{}] here", names.join(", "))
+            })?;
+        let values: Vec<Option<String>> = self.subsets[si]
+            .iter()
+            .map(|&d| {
+                let name = self.dim_name(d);
+                key.iter()
+                    .find(|(n, _)| n == name)
+                    .and_then(|(_, v)| v.clone())
+            })
+            .collect();
+        let mut one = self.empty_like();
+        one.groups.insert((si, values), stats.clone());
+        self.merge(&one);
+        Ok(())
     }
 
     /// Adds one request with the values of its `--by` keys.
     pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: &[Option<String>]) {
         let limit = self.exact_limit;
         for si in 0..self.subsets.len() {
-            let key: Vec<Option<String>> = self.subsets[si]
-                .iter()
-                .map(|&d| {
-                    if d == 0 {
-                        m.cache.map(|c| c.as_str().to_owned())
-                    } else {
-                        by_values.get(d - 1).cloned().flatten()
-                    }
-                })
-                .collect();
+            let key = self.key_of(si, m, by_values);
             let full = (si, key);
             // The overall and per-cache groups (at most six) are never folded into (other).
             if si >= 2 && !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
@@ -305,11 +491,65 @@ fn num(v: Option<f64>) -> Json {
 
 /// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`).
 pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json {
+    let span = log_span(summary);
+    let targets = summary.targets.clone();
     let mut groups = Vec::new();
     for (key, g) in summary.groups() {
+        groups.push(group_json(&key, g, quantiles, targets.as_ref(), span));
+    }
+    json!({
+        "schema": SCHEMA,
+        "coverage": coverage_json(cov),
+        "groups": groups,
+    })
+}
+
+/// The time span of the whole log in seconds (first start to last end over all requests),
+/// `None` when no request logs a time.
+pub fn log_span(summary: &mut Summary) -> Option<f64> {
+    let (a, b) = summary.groups.get(&(0, vec![]))?.span?;
+    Some((b - a) as f64 / 1e9)
+}
+
+/// A group's goodput as JSON: targets, counts, share, and rates over `span_s`.
+fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json {
+    let t: Map<String, Json> = targets
+        .0
+        .iter()
+        .map(|&(m, ms)| (METRICS[m].to_owned(), json!(round3(ms))))
+        .collect();
+    let rate = |n: u64| match span_s {
+        Some(s) if s > 0.0 => json!(round3(n as f64 / s)),
+        _ => Json::Null,
+    };
+    json!({
+        "targets": t,
+        "met": g.goodput.met,
+        "unknown": g.goodput.unknown,
+        "missed": g.requests - g.goodput.met - g.goodput.unknown,
+        "share": if g.requests > 0 { json!(round3(g.goodput.met as f64 / g.requests as f64 * 100.0) / 100.0) } else { Json::Null },
+        "span_s": span_s.map(round3),
+        "requests_per_s": rate(g.goodput.met),
+        "output_tokens_per_s": rate(g.goodput.met_output_tokens),
+    })
+}
+
+/// One group as the JSON of a `groups` entry: key, counts, metrics, and goodput when there
+/// are targets (rates over `span_s`, the log's time span).
+pub fn group_json(
+    key: &GroupKey,
+    g: &mut GroupStats,
+    quantiles: &[f64],
+    targets: Option<&Targets>,
+    span_s: Option<f64>,
+) -> Json {
+    {
         let mut k = Map::new();
         for (name, v) in key {
-            k.insert(name, v.map(Json::String).unwrap_or(Json::Null));
+            k.insert(
+                name.clone(),
+                v.clone().map(Json::String).unwrap_or(Json::Null),
+            );
         }
         let mut metrics = Map::new();
         let origins: Map<String, Json> = g
@@ -341,23 +581,23 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json
             }
             metrics.insert((*name).to_owned(), entry);
         }
-        groups.push(json!({
+        let mut doc = json!({
             "key": k,
             "requests": g.requests,
             "errors": g.errors,
             "cancelled": g.cancelled,
             "response_cache": g.response_cache,
             "metrics": metrics,
-        }));
+        });
+        if let Some(t) = targets {
+            doc["goodput"] = goodput_json(g, t, span_s);
+        }
+        doc
     }
-    json!({
-        "schema": SCHEMA,
-        "coverage": coverage_json(cov),
-        "groups": groups,
-    })
 }
 
-fn coverage_json(cov: &Coverage) -> Json {
+/// The coverage block of the JSON summary.
+pub fn coverage_json(cov: &Coverage) -> Json {
     json!({
         "lines": cov.lines,
         "requests": cov.requests,
@@ -426,6 +666,8 @@ pub fn write_table(
              --root PATH (when the record sits inside each line) or --map for an in-house log"
         )?;
     }
+    let span = log_span(summary);
+    let targets = summary.targets.clone();
     let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
     header.extend(quantiles.iter().map(|&q| quantile_name(q)));
     header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
@@ -452,6 +694,9 @@ pub fn write_table(
             plural(g.requests, "request"),
             plural(g.errors, "error")
         )?;
+        if let Some(t) = &targets {
+            writeln!(out, "{}", goodput_line(g, t, span))?;
+        }
         let mut rows = vec![header.clone()];
         let mut absent = vec![];
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
@@ -531,6 +776,37 @@ fn plural(n: u64, word: &str) -> String {
     } else {
         format!("{n} {word}s")
     }
+}
+
+fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
+    let share = if g.requests > 0 {
+        format!(
+            " ({:.1}%)",
+            g.goodput.met as f64 / g.requests as f64 * 100.0
+        )
+    } else {
+        String::new()
+    };
+    let unknown = if g.goodput.unknown > 0 {
+        format!(", {} unknown", g.goodput.unknown)
+    } else {
+        String::new()
+    };
+    let rates = match span_s {
+        Some(s) if s > 0.0 => format!(
+            "; {} requests/s, {} output tokens/s over {} s",
+            round3(g.goodput.met as f64 / s),
+            round3(g.goodput.met_output_tokens as f64 / s),
+            round3(s)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "goodput {}: {} of {} requests{share}{unknown}{rates}",
+        t.text(),
+        g.goodput.met,
+        g.requests
+    )
 }
 
 fn fmt_cell(x: f64) -> String {

@@ -1,0 +1,329 @@
+//! Digest files: a summary's every group and digest saved as versioned JSON
+//! (`tokentime.digest/v1`, `summary --save-digest FILE`), and read back to be merged
+//! (`tokentime merge FILE...`).
+//!
+//! Owns the file's schema (documented in the README, "Digest files"). A digest is saved as its
+//! count, sum, min, max and either every value (while exact, at most 10,000) or its t-digest
+//! centroids, and rebuilt with `TDigest::new`: the `tdigest` crate's own serde support is not
+//! used (its feature pins old proc-macro crates, and a digest serialized before `flush()` does
+//! not read back). Reads and writes only the files it is given.
+
+use crate::digest::{Digest, Exported, Values};
+use crate::metrics::NullReason;
+use crate::pipeline::Coverage;
+use crate::slo::{Targets, metric_index};
+use crate::summary::{GroupStats, METRICS, Summary, coverage_json};
+use serde_json::{Map, Value as Json, json};
+use std::io::Write;
+use std::path::Path;
+
+/// The version of the digest file schema.
+pub const SCHEMA: &str = "tokentime.digest/v1";
+
+const REASONS: [NullReason; 8] = [
+    NullReason::NotLogged,
+    NullReason::NotStreamed,
+    NullReason::OneToken,
+    NullReason::Sentinel,
+    NullReason::NegativeInterval,
+    NullReason::Error,
+    NullReason::Cancelled,
+    NullReason::ResponseCache,
+];
+
+/// The summary and coverage as a digest file document.
+pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
+    let goodput = summary.targets().map(|t| {
+        t.0.iter()
+            .map(|&(m, ms)| (METRICS[m].to_owned(), json!(ms)))
+            .collect::<Map<_, _>>()
+    });
+    let by = summary.by().to_vec();
+    let max_groups = summary.max_groups();
+    let mut groups = Vec::new();
+    for (names, values, g) in summary.raw_groups() {
+        let key: Map<String, Json> = names
+            .into_iter()
+            .zip(values)
+            .map(|(n, v)| (n, v.map(Json::String).unwrap_or(Json::Null)))
+            .collect();
+        let mut metrics = Map::new();
+        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+            let e = st.digest.export();
+            let nulls: Map<String, Json> = st
+                .nulls
+                .iter()
+                .map(|(r, n)| (r.as_str().to_owned(), json!(n)))
+                .collect();
+            let mut m = json!({
+                "count": e.count, "sum": e.sum, "min": e.min, "max": e.max, "nulls": nulls,
+            });
+            match e.values {
+                Values::Exact(v) => m["exact"] = json!(v),
+                Values::Centroids(c) => {
+                    m["centroids"] = c.into_iter().map(|(a, w)| json!([a, w])).collect()
+                }
+            }
+            metrics.insert((*name).to_owned(), m);
+        }
+        groups.push(json!({
+            "key": key,
+            "requests": g.requests,
+            "errors": g.errors,
+            "cancelled": g.cancelled,
+            "response_cache": g.response_cache,
+            "goodput": {"met": g.goodput.met, "unknown": g.goodput.unknown,
+                        "met_output_tokens": g.goodput.met_output_tokens},
+            "span_ns": g.span.map(|(a, b)| json!([a, b])),
+            "ttft_origins": g.ttft_origins,
+            "metrics": metrics,
+        }));
+    }
+    json!({
+        "schema": SCHEMA,
+        "by": by,
+        "max_groups": max_groups,
+        "goodput": goodput,
+        "coverage": coverage_json(cov),
+        "groups": groups,
+    })
+}
+
+/// Writes the digest file at `path` (through a temporary file beside it, renamed into place,
+/// so a reader never sees half a file).
+///
+/// # Errors
+/// The file system's.
+pub fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
+    let doc = to_json(cov, summary);
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    {
+        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        serde_json::to_writer(&mut w, &doc)?;
+        w.write_all(b"\n")?;
+        w.flush()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// One digest file, read back.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The coverage counters.
+    pub coverage: Coverage,
+    /// The summary with every group.
+    pub summary: Summary,
+}
+
+/// Reads a digest file.
+///
+/// # Errors
+/// A message for a file that is not a `tokentime.digest/v1` document or is inconsistent.
+pub fn load(path: &Path) -> Result<Loaded, String> {
+    let name = path.display();
+    let text = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let doc: Json = serde_json::from_slice(&text).map_err(|e| format!("{name}: {e}"))?;
+    from_json(&doc).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Rebuilds a summary and coverage from a digest file document.
+///
+/// # Errors
+/// A message naming the first thing wrong.
+pub fn from_json(doc: &Json) -> Result<Loaded, String> {
+    match doc["schema"].as_str() {
+        Some(SCHEMA) => {}
+        Some(other) => return Err(format!("schema {other:?} is not {SCHEMA:?}")),
+        None => return Err(format!("not a digest file (no \"schema\": {SCHEMA:?})")),
+    }
+    let by: Vec<String> = doc["by"]
+        .as_array()
+        .ok_or("\"by\" must be an array")?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned).ok_or("\"by\" holds strings"))
+        .collect::<Result<_, _>>()?;
+    let max_groups = doc["max_groups"].as_u64().ok_or("\"max_groups\" missing")? as usize;
+    let targets = match &doc["goodput"] {
+        Json::Null => None,
+        Json::Object(m) => {
+            let mut t = m
+                .iter()
+                .map(|(k, v)| {
+                    let i = metric_index(k).ok_or_else(|| format!("goodput metric {k:?}"))?;
+                    Ok((i, v.as_f64().ok_or("goodput bound must be a number")?))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            t.sort_by_key(|&(m, _)| m);
+            Some(Targets(t))
+        }
+        _ => return Err("\"goodput\" must be an object or null".into()),
+    };
+    let mut summary =
+        Summary::new(by, max_groups, crate::digest::EXACT_LIMIT).with_goodput(targets);
+    let coverage = coverage_from_json(&doc["coverage"])?;
+    for (i, g) in doc["groups"]
+        .as_array()
+        .ok_or("\"groups\" must be an array")?
+        .iter()
+        .enumerate()
+    {
+        let (key, stats) = group_from_json(g).map_err(|e| format!("group {i}: {e}"))?;
+        summary
+            .insert_group(&key, &stats)
+            .map_err(|e| format!("group {i}: {e}"))?;
+    }
+    Ok(Loaded { coverage, summary })
+}
+
+type Key = Vec<(String, Option<String>)>;
+
+fn u(v: &Json, what: &str) -> Result<u64, String> {
+    v.as_u64()
+        .ok_or_else(|| format!("{what:?} must be a count"))
+}
+
+fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
+    let key = g["key"]
+        .as_object()
+        .ok_or("\"key\" must be an object")?
+        .iter()
+        .map(|(k, v)| match v {
+            Json::Null => Ok((k.clone(), None)),
+            Json::String(s) => Ok((k.clone(), Some(s.clone()))),
+            _ => Err(format!("key {k:?} must be a string or null")),
+        })
+        .collect::<Result<Key, String>>()?;
+    let mut st = GroupStats {
+        requests: u(&g["requests"], "requests")?,
+        errors: u(&g["errors"], "errors")?,
+        cancelled: u(&g["cancelled"], "cancelled")?,
+        response_cache: u(&g["response_cache"], "response_cache")?,
+        ..GroupStats::default()
+    };
+    st.goodput.met = u(&g["goodput"]["met"], "goodput.met")?;
+    st.goodput.unknown = u(&g["goodput"]["unknown"], "goodput.unknown")?;
+    st.goodput.met_output_tokens = u(
+        &g["goodput"]["met_output_tokens"],
+        "goodput.met_output_tokens",
+    )?;
+    if let Some(origins) = g["ttft_origins"].as_object() {
+        for (o, n) in origins {
+            let name = crate::metrics::Origin::ALL
+                .iter()
+                .map(|x| x.as_str())
+                .find(|x| x == o)
+                .ok_or_else(|| format!("unknown TTFT origin {o:?}"))?;
+            st.ttft_origins
+                .insert(name, n.as_u64().ok_or("ttft_origins holds counts")?);
+        }
+    }
+    st.span = match &g["span_ns"] {
+        Json::Null => None,
+        Json::Array(a) if a.len() == 2 => Some((
+            a[0].as_i64().ok_or("span_ns holds integers")?,
+            a[1].as_i64().ok_or("span_ns holds integers")?,
+        )),
+        _ => return Err("\"span_ns\" must be [start, end] or null".into()),
+    };
+    for (name, m) in METRICS.iter().zip(st.metrics.iter_mut()) {
+        let j = &g["metrics"][*name];
+        if j.is_null() {
+            return Err(format!("metric {name} missing"));
+        }
+        let f = |k: &str| {
+            j[k].as_f64()
+                .ok_or_else(|| format!("{name}.{k} must be a number"))
+        };
+        let values = match (&j["exact"], &j["centroids"]) {
+            (Json::Array(v), Json::Null) => Values::Exact(
+                v.iter()
+                    .map(|x| x.as_f64().ok_or(format!("{name}.exact holds numbers")))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (Json::Null, Json::Array(c)) => Values::Centroids(
+                c.iter()
+                    .map(|p| match (p[0].as_f64(), p[1].as_f64()) {
+                        (Some(a), Some(w)) => Ok((a, w)),
+                        _ => Err(format!("{name}.centroids holds [mean, weight] pairs")),
+                    })
+                    .collect::<Result<_, _>>()?,
+            ),
+            _ => return Err(format!("{name} needs one of \"exact\" or \"centroids\"")),
+        };
+        let e = Exported {
+            count: u(&j["count"], "count")?,
+            sum: f("sum")?,
+            min: f("min")?,
+            max: f("max")?,
+            values,
+        };
+        m.digest = Digest::import(e).map_err(|e| format!("{name}: {e}"))?;
+        for (r, n) in j["nulls"].as_object().ok_or(format!("{name}.nulls"))? {
+            let reason = REASONS
+                .into_iter()
+                .find(|x| x.as_str() == r)
+                .ok_or_else(|| format!("{name}: unknown null reason {r:?}"))?;
+            m.nulls.insert(reason, u(n, r)?);
+        }
+    }
+    Ok((key, st))
+}
+
+fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
+    let n = |k: &str| u(&c[k], k);
+    let mut cov = Coverage {
+        lines: n("lines")?,
+        requests: n("requests")?,
+        non_json: n("non_json")?,
+        no_timing: n("no_timing")?,
+        invalid: n("invalid")?,
+        too_long: n("too_long")?,
+        already_enriched: n("already_enriched")?,
+        errors: n("errors")?,
+        cancelled: n("cancelled")?,
+        response_cache: n("response_cache")?,
+        negative_interval: u(&c["anomalies"]["negative_interval"], "negative_interval")?,
+        ..Coverage::default()
+    };
+    for (k, v) in c["formats"].as_object().ok_or("coverage.formats")? {
+        cov.formats.insert(k.clone(), u(v, k)?);
+    }
+    Ok(cov)
+}
+
+/// Merges digest files in order: the coverage and summary one run over all their inputs
+/// would have built (exact while every digest is, a t-digest merge beyond).
+///
+/// # Errors
+/// A message for an unreadable file, or files saved with different `--by` keys or goodput
+/// targets (their groups do not line up).
+pub fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), String> {
+    let mut acc: Option<(Coverage, Summary)> = None;
+    for p in paths {
+        let l = load(p)?;
+        match &mut acc {
+            None => acc = Some((l.coverage, l.summary)),
+            Some((cov, sum)) => {
+                if sum.by() != l.summary.by() {
+                    return Err(format!(
+                        "{}: grouped by [{}], the first file by [{}]",
+                        p.display(),
+                        l.summary.by().join(", "),
+                        sum.by().join(", ")
+                    ));
+                }
+                if sum.targets() != l.summary.targets() {
+                    return Err(format!(
+                        "{}: saved with other --goodput targets than the first file",
+                        p.display()
+                    ));
+                }
+                cov.merge(&l.coverage);
+                sum.merge(&l.summary);
+            }
+        }
+    }
+    acc.ok_or_else(|| "merge needs at least one digest file".into())
+}

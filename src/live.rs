@@ -1,0 +1,718 @@
+//! Summary runs: reading the inputs into digests (several files at once), printing a summary
+//! every interval of wall time (`--every`, `--window`), cutting log time into windows
+//! (`--bucket`), ending cleanly on Ctrl-C or SIGTERM, a progress line on stderr, and the final
+//! report (rendering, SLO verdicts, digest file, exit status). Also `tokentime merge`.
+//!
+//! Shape: worker threads read the inputs (each input into its own [`Part`] behind a mutex,
+//! locked once per line, uncontended but for a snapshot); the calling thread owns stdout and
+//! only waits, wakes every 100 ms or at the next interval, and renders. A worker blocked on a
+//! silent stdin (`tail -F`) never delays a tick or a signal: the final summary is printed from
+//! the parts as they are and [`run_summary`] returns without joining it. Parts are folded into
+//! the total in input order, so results do not depend on which thread read what.
+
+use crate::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
+use crate::error::{Error, ExitCode};
+use crate::input::Source;
+use crate::lines::{Line, LineReader};
+use crate::pipeline::{Coverage, Kind, Processor};
+use crate::summary::{Summary, group_json, to_json, write_table};
+use crate::window::{Buckets, Sliding, format_duration, rfc3339_ms};
+use crate::{Diagnostics, digest_file, render, slo};
+use serde_json::json;
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// What one input (or the total of several) has added up to.
+#[derive(Debug, Clone)]
+struct Part {
+    cov: Coverage,
+    summary: Summary,
+    /// The current `--window` slice: what came in since the last interval.
+    slice: Option<(Coverage, Summary)>,
+    buckets: Option<Buckets>,
+}
+
+impl Part {
+    fn new(template: &Summary, sc: &SummaryConfig) -> Part {
+        Part {
+            cov: Coverage::default(),
+            summary: template.empty_like(),
+            slice: sc
+                .window
+                .map(|_| (Coverage::default(), template.empty_like())),
+            buckets: sc.bucket.map(Buckets::new),
+        }
+    }
+
+    fn absorb(&mut self, other: &Part, template: &Summary) {
+        self.cov.merge(&other.cov);
+        self.summary.merge(&other.summary);
+        if let (Some(a), Some(b)) = (&mut self.slice, &other.slice) {
+            a.0.merge(&b.0);
+            a.1.merge(&b.1);
+        }
+        if let (Some(a), Some(b)) = (&mut self.buckets, &other.buckets) {
+            a.merge(b, template);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Everything the workers share with the calling thread.
+struct Shared {
+    config: Config,
+    sc: SummaryConfig,
+    template: Summary,
+    parts: Vec<Mutex<Part>>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+    bytes: Arc<AtomicU64>,
+    diags: Mutex<Diagnostics>,
+    input_failed: AtomicBool,
+}
+
+/// Counts the bytes read from a file, for the progress line.
+struct Counting<R> {
+    inner: R,
+    bytes: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn open(source: &Source, bytes: &Arc<AtomicU64>) -> io::Result<Box<dyn Read>> {
+    match source {
+        Source::Stdin => source.open(),
+        Source::Path(p) => crate::input::decompress(io::BufReader::with_capacity(
+            256 * 1024,
+            Counting {
+                inner: std::fs::File::open(p)?,
+                bytes: Arc::clone(bytes),
+            },
+        )),
+    }
+}
+
+/// Reads input `i` into its part. An input that cannot be read is reported on stderr and
+/// flagged (the run still reports what the other inputs hold, and exits 2).
+fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
+    let cfg = &sh.config;
+    let source = &cfg.inputs[i];
+    let name = source.name();
+    let fail = |e: io::Error| {
+        eprintln!(
+            "tokentime: {}",
+            Error::Input {
+                name: name.clone(),
+                source: e
+            }
+        );
+        sh.input_failed.store(true, Ordering::Relaxed);
+    };
+    let reader = match open(source, &sh.bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            fail(e);
+            return Ok(());
+        }
+    };
+    let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
+    let by_paths: Vec<Vec<String>> = sh.sc.by.iter().map(|(_, p)| p.clone()).collect();
+    // A summary reads the original fields of an enriched line like any other: no enrich key.
+    let mut proc = Processor::new(
+        cfg.formats.clone(),
+        &cfg.root,
+        None,
+        &by_paths,
+        cfg.cache_hit_ratio,
+    );
+    proc.set_prefix(cfg.prefix.clone());
+    proc.set_join_limits(cfg.max_inflight, cfg.join_timeout_ns);
+    let part = &sh.parts[i];
+    let mut line_no = 0u64;
+    let take = |proc: &mut Processor, content: &[u8], line_no: u64| {
+        let kind = proc.process(content);
+        if let Kind::Invalid(msg) = &kind {
+            lock(&sh.diags).report(&name, line_no, &format!("invalid JSON: {msg}"));
+        }
+        if let Some(field) = proc.requests().iter().find_map(|r| r.unparseable) {
+            let why = format!(
+                "{field}: present but not readable in its unit (its metrics are null, reason unparseable)"
+            );
+            lock(&sh.diags).report(&name, line_no, &why);
+        }
+        let mut guard = lock(part);
+        let p = &mut *guard;
+        proc.count(&kind, &mut p.cov);
+        if let Some((cov, _)) = &mut p.slice {
+            proc.count(&kind, cov);
+        }
+        if matches!(kind, Kind::Requests) {
+            for (k, r) in proc.requests().iter().enumerate() {
+                let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
+                let by = proc.by_values(k);
+                p.summary.add_request(r, gaps, by);
+                if let Some((_, s)) = &mut p.slice {
+                    s.add_request(r, gaps, by);
+                }
+                if let Some(b) = &mut p.buckets
+                    && let Some(w) = b.window(r.end_ns, &sh.template)
+                {
+                    w.add_request(r, gaps, by);
+                }
+            }
+        }
+    };
+    match crate::document::is_array_document(&mut reader) {
+        Err(e) => {
+            fail(e);
+            return Ok(());
+        }
+        Ok(true) => {
+            // A JSON array document (LLMPerf): its elements are the records.
+            let mut each = |rec: &[u8]| -> io::Result<()> {
+                line_no += 1;
+                take(&mut proc, rec, line_no);
+                Ok(())
+            };
+            if let Err(msg) = crate::document::for_each_element(reader, &mut each) {
+                lock(part).cov.invalid += 1;
+                lock(&sh.diags).report(
+                    &name,
+                    line_no + 1,
+                    &format!("invalid JSON document: {msg}"),
+                );
+            }
+        }
+        Ok(false) => {
+            let mut lines = LineReader::new(reader, cfg.max_line_bytes);
+            while !sh.stop.load(Ordering::Relaxed) {
+                let line = match lines.next_line(&mut || Ok(()), &mut |_| Ok(())) {
+                    Ok(Some(l)) => l,
+                    Ok(None) => break,
+                    Err(e) => {
+                        fail(e);
+                        break;
+                    }
+                };
+                line_no += 1;
+                match line {
+                    Line::TooLong => {
+                        let mut guard = lock(part);
+                        let p = &mut *guard;
+                        for cov in
+                            std::iter::once(&mut p.cov).chain(p.slice.as_mut().map(|s| &mut s.0))
+                        {
+                            cov.lines += 1;
+                            cov.too_long += 1;
+                        }
+                        drop(guard);
+                        let why =
+                            format!("line longer than --max-line-bytes {}", cfg.max_line_bytes);
+                        lock(&sh.diags).report(&name, line_no, &why);
+                    }
+                    Line::Text { content, .. } => take(&mut proc, content, line_no),
+                }
+            }
+        }
+    }
+    proc.finish(&mut lock(part).cov);
+    Ok(())
+}
+
+/// SIGINT and SIGTERM set a flag (the run then prints its final summary); a second one ends
+/// the process at once (status 130).
+fn install_signals() -> io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&flag))?;
+        signal_hook::flag::register(sig, Arc::clone(&flag))?;
+    }
+    Ok(flag)
+}
+
+/// The progress line on stderr: bytes read of the files' total, and the rate.
+struct Progress {
+    enabled: bool,
+    total: u64,
+    start: Instant,
+    delay: Duration,
+    last: Option<Instant>,
+}
+
+impl Progress {
+    fn update(&mut self, read: u64, last_call: bool) {
+        let now = Instant::now();
+        if !self.enabled || now - self.start < self.delay {
+            return;
+        }
+        if !last_call
+            && self
+                .last
+                .is_some_and(|t| now - t < Duration::from_millis(200))
+        {
+            return;
+        }
+        self.last = Some(now);
+        let secs = (now - self.start).as_secs_f64().max(1e-3);
+        let pct = if self.total > 0 {
+            format!(" ({:.0}%)", read as f64 / self.total as f64 * 100.0)
+        } else {
+            String::new()
+        };
+        eprint!(
+            "\r\x1b[2Ktokentime: read {} of {}{pct}, {}/s",
+            human_bytes(read),
+            human_bytes(self.total),
+            human_bytes((read as f64 / secs) as u64)
+        );
+    }
+
+    fn finish(&mut self, read: u64) {
+        if self.enabled && self.last.is_some() {
+            self.update(read, true);
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// `1.5 MiB`, `320 B`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+/// Runs `tokentime summary`: reads every input, prints the interval summaries when asked,
+/// then the final report.
+///
+/// # Errors
+/// An input that cannot be opened or read, output that cannot be written, a digest file
+/// that cannot be saved.
+pub fn run_summary(
+    config: &Config,
+    sc: &SummaryConfig,
+    out: &mut impl Write,
+) -> Result<ExitCode, Error> {
+    let template = Summary::new(
+        sc.by.iter().map(|(n, _)| n.clone()).collect(),
+        sc.max_groups,
+        sc.exact_limit,
+    )
+    .with_goodput(sc.goodput.clone());
+    let n = config.inputs.len();
+    let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
+    let total_bytes: u64 = config
+        .inputs
+        .iter()
+        .filter_map(|s| match s {
+            Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Source::Stdin => None,
+        })
+        .sum();
+    let sh = Arc::new(Shared {
+        config: config.clone(),
+        sc: sc.clone(),
+        parts: (0..n)
+            .map(|_| Mutex::new(Part::new(&template, sc)))
+            .collect(),
+        template: template.clone(),
+        next: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        bytes: Arc::new(AtomicU64::new(0)),
+        diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
+        input_failed: AtomicBool::new(false),
+    });
+    let (tx, rx) = mpsc::channel::<(usize, Result<(), Error>)>();
+    // Live input is read all at once (each `tail -F` on its own thread); batch input by as
+    // many threads as there are cores.
+    let jobs = if sc.every.is_some() {
+        n
+    } else {
+        sc.jobs.clamp(1, n)
+    };
+    for _ in 0..jobs {
+        let (sh, tx) = (Arc::clone(&sh), tx.clone());
+        std::thread::spawn(move || {
+            loop {
+                let i = sh.next.fetch_add(1, Ordering::Relaxed);
+                if i >= sh.config.inputs.len() || sh.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let r = scan(&sh, i);
+                let failed = r.is_err();
+                if tx.send((i, r)).is_err() || failed {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut progress = Progress {
+        enabled: sc.progress.is_some() && total_bytes > 0,
+        total: total_bytes,
+        start: Instant::now(),
+        delay: sc.progress.unwrap_or_default(),
+        last: None,
+    };
+    let mut total = Part::new(&template, sc);
+    let mut done = vec![false; n];
+    let (mut finished, mut folded) = (0, 0);
+    let start = Instant::now();
+    let every = sc.every.map(|ns| Duration::from_nanos(ns as u64));
+    let mut next_tick = every.map(|e| start + e);
+    let mut sliding = sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w)));
+    let mut ticks = 0u64;
+    let mut interrupted = false;
+    while finished < n {
+        let mut wait = Duration::from_millis(100);
+        if let Some(t) = next_tick {
+            wait = wait.min(t.saturating_duration_since(Instant::now()));
+        }
+        match rx.recv_timeout(wait) {
+            Ok((i, r)) => {
+                if let Err(e) = r {
+                    sh.stop.store(true, Ordering::Relaxed);
+                    progress.finish(sh.bytes.load(Ordering::Relaxed));
+                    return Err(e);
+                }
+                finished += 1;
+                done[i] = true;
+                while folded < n && done[folded] {
+                    let p =
+                        std::mem::replace(&mut *lock(&sh.parts[folded]), Part::new(&template, sc));
+                    total.absorb(&p, &template);
+                    folded += 1;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if signals.load(Ordering::Relaxed) {
+            interrupted = true;
+            sh.stop.store(true, Ordering::Relaxed);
+            break;
+        }
+        if let (Some(t), Some(every)) = (next_tick, every)
+            && Instant::now() >= t
+        {
+            ticks += 1;
+            let mut t = t + every;
+            while t <= Instant::now() {
+                t += every;
+            }
+            next_tick = Some(t);
+            let (mut cov, mut summary) = match &mut sliding {
+                Some(sl) => {
+                    let (c, s) = take_slices(&sh, &mut total, folded);
+                    sl.push(c, s)
+                }
+                None => {
+                    let snap = snapshot(&sh, &total, folded);
+                    (snap.cov, snap.summary)
+                }
+            };
+            let header = tick_header(config, sc, ticks, start.elapsed(), sliding.as_ref());
+            write_tick(
+                out,
+                config,
+                sc,
+                &header,
+                ticks,
+                start.elapsed(),
+                &cov,
+                &mut summary,
+            )
+            .map_err(Error::Output)?;
+            out.flush().map_err(Error::Output)?;
+            let _ = &mut cov;
+        }
+        progress.update(sh.bytes.load(Ordering::Relaxed), false);
+    }
+    progress.finish(sh.bytes.load(Ordering::Relaxed));
+    let mut fin = snapshot(&sh, &total, folded);
+    if interrupted {
+        eprintln!("tokentime: interrupted; summary of the input read so far");
+    }
+    if ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
+        out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
+    }
+    let broken = match &mut fin.buckets {
+        Some(b) => {
+            write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
+            if b.unplaced > 0 {
+                eprintln!(
+                    "tokentime: {} requests without an end time are in no --bucket window",
+                    b.unplaced
+                );
+            }
+            report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
+        }
+        None => report(
+            out,
+            &sc.report,
+            &fin.cov,
+            &mut fin.summary,
+            sc.every.is_some(),
+        )?,
+    };
+    out.flush().map_err(Error::Output)?;
+    lock(&sh.diags).finish();
+    if sh.input_failed.load(Ordering::Relaxed) {
+        return Ok(ExitCode::Usage);
+    }
+    Ok(exit_code(config, &fin.cov, broken))
+}
+
+fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
+    let bad = config.strict && (cov.invalid > 0 || cov.too_long > 0);
+    if bad {
+        eprintln!(
+            "tokentime: --strict: {} invalid and {} too-long lines",
+            cov.invalid, cov.too_long
+        );
+    }
+    if slo_broken {
+        ExitCode::SloViolated
+    } else if bad {
+        ExitCode::BadLines
+    } else {
+        ExitCode::Ok
+    }
+}
+
+/// The total so far: the folded inputs and, in order, those still being read.
+fn snapshot(sh: &Shared, total: &Part, folded: usize) -> Part {
+    let mut snap = total.clone();
+    for p in &sh.parts[folded..] {
+        snap.absorb(&lock(p), &sh.template);
+    }
+    snap
+}
+
+/// Takes the `--window` slices of every part (leaving empty ones) and adds them up.
+fn take_slices(sh: &Shared, total: &mut Part, folded: usize) -> (Coverage, Summary) {
+    let empty = (Coverage::default(), sh.template.empty_like());
+    let (mut cov, mut sum) = total.slice.replace(empty.clone()).unwrap_or(empty.clone());
+    for p in &sh.parts[folded..] {
+        if let Some((c, s)) = lock(p).slice.replace(empty.clone()) {
+            cov.merge(&c);
+            sum.merge(&s);
+        }
+    }
+    (cov, sum)
+}
+
+fn tick_header(
+    config: &Config,
+    sc: &SummaryConfig,
+    n: u64,
+    elapsed: Duration,
+    sliding: Option<&Sliding>,
+) -> String {
+    let _ = config;
+    let scope = match (sliding, sc.every) {
+        (Some(sl), Some(every)) => {
+            format!("last {}", format_duration(every * sl.intervals() as i64))
+        }
+        _ => "everything so far".to_owned(),
+    };
+    format!(
+        "tokentime summary #{n} at {} ({}s elapsed): {scope}",
+        rfc3339_ms(now_ns()),
+        elapsed.as_secs()
+    )
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_tick(
+    out: &mut impl Write,
+    config: &Config,
+    sc: &SummaryConfig,
+    header: &str,
+    n: u64,
+    elapsed: Duration,
+    cov: &Coverage,
+    summary: &mut Summary,
+) -> io::Result<()> {
+    let q = &sc.report.quantiles;
+    match sc.report.output {
+        SummaryOutput::Json => {
+            let mut doc = to_json(cov, summary, q);
+            doc["interval"] = json!({
+                "n": n,
+                "at": rfc3339_ms(now_ns()),
+                "elapsed_s": crate::enrich::round3(elapsed.as_secs_f64()),
+                "window_s": sc.window.map(|w| w as f64 / 1e9),
+            });
+            serde_json::to_writer(&mut *out, &doc)?;
+            out.write_all(b"\n")
+        }
+        SummaryOutput::Table => {
+            if config.stdout_is_terminal {
+                out.write_all(b"\x1b[H\x1b[2J")?;
+            }
+            writeln!(out, "{header}")?;
+            write_table(out, cov, summary, q)?;
+            if !config.stdout_is_terminal {
+                writeln!(out)?;
+            }
+            Ok(())
+        }
+        SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
+        SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
+        SummaryOutput::Prometheus => {
+            render::write_prometheus(out, cov, summary, q, &[])?;
+            writeln!(out)
+        }
+    }
+}
+
+/// One JSON line per window and group (`tokentime.bucket/v1`), windows in time order.
+fn write_buckets(out: &mut impl Write, b: &mut Buckets, quantiles: &[f64]) -> io::Result<()> {
+    let width = b.width;
+    for (start, summary) in b.windows.iter_mut() {
+        let targets = summary.targets().cloned();
+        for (key, g) in summary.groups() {
+            let mut doc = group_json(
+                &key,
+                g,
+                quantiles,
+                targets.as_ref(),
+                Some(width as f64 / 1e9),
+            );
+            doc["schema"] = json!("tokentime.bucket/v1");
+            doc["start"] = json!(rfc3339_ms(*start));
+            doc["end"] = json!(rfc3339_ms(start + width));
+            doc["start_ns"] = json!(start);
+            doc["width_s"] = json!(width as f64 / 1e9);
+            serde_json::to_writer(&mut *out, &doc)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+/// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns whether
+/// an SLO was broken, and the verdicts.
+fn report_slos_and_digest(
+    rc: &ReportConfig,
+    cov: &Coverage,
+    summary: &mut Summary,
+) -> Result<(bool, Vec<slo::Verdict>), Error> {
+    if let Some(path) = &rc.save_digest {
+        digest_file::save(path, cov, summary)
+            .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
+    }
+    let verdicts = slo::evaluate(&rc.slos, summary);
+    for v in &verdicts {
+        eprintln!("tokentime: {}", v.line());
+    }
+    Ok((verdicts.iter().any(|v| !v.met), verdicts))
+}
+
+/// Renders the final summary, judges the SLOs, saves the digest file. Returns whether an
+/// SLO was broken. `one_line` writes JSON on one line (after `--every` documents).
+///
+/// # Errors
+/// Output that cannot be written, a digest file that cannot be saved.
+pub fn report(
+    out: &mut impl Write,
+    rc: &ReportConfig,
+    cov: &Coverage,
+    summary: &mut Summary,
+    one_line: bool,
+) -> Result<bool, Error> {
+    let (broken, verdicts) = report_slos_and_digest(rc, cov, summary)?;
+    let q = &rc.quantiles;
+    let w = match rc.output {
+        SummaryOutput::Json => {
+            let mut doc = to_json(cov, summary, q);
+            if !verdicts.is_empty() {
+                doc["slos"] = verdicts
+                    .iter()
+                    .map(|v| {
+                        json!({
+                            "slo": v.slo.text,
+                            "metric": crate::summary::METRICS[v.slo.metric],
+                            "quantile": crate::summary::quantile_name(v.slo.quantile),
+                            "bound": v.slo.bound,
+                            "group": v.slo.group.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+                            "value": v.value.map(crate::enrich::round3),
+                            "count": v.count,
+                            "met": v.met,
+                        })
+                    })
+                    .collect();
+            }
+            let w = if one_line {
+                serde_json::to_writer(&mut *out, &doc)
+            } else {
+                serde_json::to_writer_pretty(&mut *out, &doc)
+            };
+            w.map_err(io::Error::from)
+                .and_then(|()| out.write_all(b"\n"))
+        }
+        SummaryOutput::Table => write_table(out, cov, summary, q),
+        SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
+        SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
+        SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),
+    };
+    w.map_err(Error::Output)?;
+    Ok(broken)
+}
+
+/// Runs `tokentime merge`: the digest files merged in order, reported as a summary run over
+/// all their inputs would have been.
+///
+/// # Errors
+/// A digest file that cannot be read or does not line up with the first ([`Error::Config`]);
+/// output that cannot be written.
+pub fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
+    let (cov, mut summary) = digest_file::merge_files(&mc.files).map_err(Error::Config)?;
+    let broken = report(out, &mc.report, &cov, &mut summary, false)?;
+    out.flush().map_err(Error::Output)?;
+    Ok(if broken {
+        ExitCode::SloViolated
+    } else {
+        ExitCode::Ok
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_for_people() {
+        assert_eq!(human_bytes(1000), "1000 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
+}

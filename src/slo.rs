@@ -1,0 +1,310 @@
+//! Service-level objectives: `--slo 'METRIC:pQ<=VALUE[@KEY=VALUE,...]'` (a percentile of one
+//! group held under a bound) and `--goodput ttft=1s,tpot=50ms` (per-request targets whose
+//! every one a request must meet to count as good).
+//!
+//! Owns the syntax of both flags, the per-request goodput verdict, and the evaluation of an
+//! SLO against a finished [`Summary`]. Writes nothing; the caller prints the verdicts.
+
+use crate::metrics::{Metrics, NullReason, Outcome};
+use crate::summary::{GroupKey, METRICS, Summary, quantile_name};
+use crate::window::{format_duration, parse_flag_duration};
+
+/// Index into [`METRICS`] of a metric named as on the command line: `ttft`, `ttft_ms`,
+/// `tpot`, `e2e`, `queue`, `prefill`, `decode`, `input_tokens`, `cached_tokens`,
+/// `output_tokens`.
+pub fn metric_index(name: &str) -> Option<usize> {
+    let n = name.trim();
+    METRICS
+        .iter()
+        .position(|m| *m == n || m.strip_suffix("_ms") == Some(n))
+}
+
+/// True for the duration metrics (values in ms), false for token counts.
+pub fn is_duration(metric: usize) -> bool {
+    METRICS[metric].ends_with("_ms")
+}
+
+/// One `--slo`: the `quantile` of `metric` in the group `group` must be at most `bound`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slo {
+    /// The SLO as written on the command line.
+    pub text: String,
+    /// Index into [`METRICS`].
+    pub metric: usize,
+    /// Quantile as a fraction (0.99 for `p99`).
+    pub quantile: f64,
+    /// Upper bound, in the metric's output unit (ms, or tokens).
+    pub bound: f64,
+    /// The group: `(dimension, value)` pairs, `None` for `unknown`; empty for all requests.
+    pub group: Vec<(String, Option<String>)>,
+}
+
+/// Parses `METRIC:pQ<=VALUE[@KEY=VALUE,...]`, e.g. `ttft:p99<=800ms@cache=miss`. `VALUE` is
+/// a duration with a unit for a duration metric (`800ms`, `1.5s`), a number for a token count.
+///
+/// ```
+/// let s = tokentime::slo::parse_slo("ttft:p99<=800ms@cache=miss").unwrap();
+/// assert_eq!((s.quantile, s.bound), (0.99, 800.0));
+/// assert_eq!(s.group, vec![("cache".to_string(), Some("miss".to_string()))]);
+/// ```
+///
+/// # Errors
+/// A message naming what is wrong.
+pub fn parse_slo(text: &str) -> Result<Slo, String> {
+    let err = |why: &str| format!("--slo {text:?}: {why} (want METRIC:pQ<=VALUE[@KEY=VALUE])");
+    let (body, group) = match text.split_once('@') {
+        Some((b, g)) => (b, parse_group(g).map_err(|e| err(&e))?),
+        None => (text, vec![]),
+    };
+    let (metric, rest) = body.split_once(':').ok_or_else(|| err("no ':'"))?;
+    let metric = metric_index(metric).ok_or_else(|| err("unknown metric"))?;
+    let (q, bound) = rest.split_once("<=").ok_or_else(|| err("no '<='"))?;
+    let pct: f64 = q
+        .trim()
+        .strip_prefix('p')
+        .and_then(|p| p.parse().ok())
+        .filter(|p| (0.0..=100.0).contains(p))
+        .ok_or_else(|| err("the quantile must be p0..p100, e.g. p99"))?;
+    let bound = parse_bound(metric, bound).map_err(|e| err(&e))?;
+    Ok(Slo {
+        text: text.to_owned(),
+        metric,
+        quantile: pct / 100.0,
+        bound,
+        group,
+    })
+}
+
+fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
+    g.split(',')
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("group {kv:?} is not KEY=VALUE"))?;
+            let v = (v != "unknown").then(|| v.to_owned());
+            Ok((k.trim().to_owned(), v))
+        })
+        .collect()
+}
+
+fn parse_bound(metric: usize, s: &str) -> Result<f64, String> {
+    if is_duration(metric) {
+        Ok(parse_flag_duration(s)? as f64 / 1e6)
+    } else {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| format!("{s:?} is not a token count"))
+    }
+}
+
+/// How one SLO came out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The SLO.
+    pub slo: Slo,
+    /// The quantile's value (ms or tokens), `None` when the group has no values.
+    pub value: Option<f64>,
+    /// Values the quantile was taken over.
+    pub count: u64,
+    /// True when the value is at most the bound. An SLO without values is not met: nothing
+    /// shows that it holds.
+    pub met: bool,
+}
+
+impl Verdict {
+    /// One line for stderr: `SLO ttft:p99<=800ms met: p99 612.3 ms <= 800 ms (1040 values)`.
+    pub fn line(&self) -> String {
+        let unit = if is_duration(self.slo.metric) {
+            " ms"
+        } else {
+            ""
+        };
+        let q = quantile_name(self.slo.quantile);
+        let bound = crate::enrich::round3(self.slo.bound);
+        match self.value {
+            None => format!(
+                "SLO {} BROKEN: no {} values in group {}",
+                self.slo.text,
+                METRICS[self.slo.metric],
+                group_label(&self.slo.group)
+            ),
+            Some(v) => format!(
+                "SLO {} {}: {q} {}{unit} {} {bound}{unit} ({} values)",
+                self.slo.text,
+                if self.met { "met" } else { "BROKEN" },
+                fixed3(v),
+                if self.met { "<=" } else { ">" },
+                self.count
+            ),
+        }
+    }
+}
+
+fn fixed3(v: f64) -> String {
+    let mut b = Vec::new();
+    let _ = crate::enrich::write_fixed3(&mut b, v);
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+/// `all requests`, or the group's `key=value` pairs.
+pub fn group_label(group: &[(String, Option<String>)]) -> String {
+    if group.is_empty() {
+        return "all requests".into();
+    }
+    group
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("unknown")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Evaluates every SLO on a finished summary.
+pub fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
+    let mut groups = summary.groups();
+    slos.iter()
+        .map(|slo| {
+            let found = groups.iter_mut().find(|(k, _)| same_group(k, &slo.group));
+            let (value, count) = match found {
+                Some((_, g)) => {
+                    let d = &mut g.metrics[slo.metric].digest;
+                    (d.quantile(slo.quantile), d.count())
+                }
+                None => (None, 0),
+            };
+            Verdict {
+                slo: slo.clone(),
+                value,
+                count,
+                met: value.is_some_and(|v| crate::enrich::round3(v) <= slo.bound),
+            }
+        })
+        .collect()
+}
+
+fn same_group(key: &GroupKey, want: &[(String, Option<String>)]) -> bool {
+    key.len() == want.len() && want.iter().all(|w| key.contains(w))
+}
+
+/// The per-request targets of `--goodput`: `(metric index, bound in ms)`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Targets(pub Vec<(usize, f64)>);
+
+/// Parses `ttft=1s,tpot=50ms` (duration metrics only).
+///
+/// ```
+/// let t = tokentime::slo::parse_goodput("ttft=1s,tpot=50ms").unwrap();
+/// assert_eq!(t.0, vec![(0, 1000.0), (1, 50.0)]);
+/// ```
+///
+/// # Errors
+/// A message for an unknown or non-duration metric, or a bad duration.
+pub fn parse_goodput(s: &str) -> Result<Targets, String> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let err = |why: &str| format!("--goodput {s:?}: {part:?}: {why} (want ttft=1s,tpot=50ms)");
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| err("not METRIC=DURATION"))?;
+        let m = metric_index(k)
+            .filter(|&m| is_duration(m))
+            .ok_or_else(|| err("not a duration metric"))?;
+        let ns = parse_flag_duration(v).map_err(|e| err(&e))?;
+        out.retain(|&(o, _)| o != m);
+        out.push((m, ns as f64 / 1e6));
+    }
+    out.sort_by_key(|&(m, _)| m);
+    Ok(Targets(out))
+}
+
+impl Targets {
+    /// The flag's text back (`ttft=1s,tpot=50ms`).
+    pub fn text(&self) -> String {
+        self.0
+            .iter()
+            .map(|&(m, ms)| {
+                let name = METRICS[m].trim_end_matches("_ms");
+                format!("{name}={}", format_duration((ms * 1e6).round() as i64))
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Whether a request met every target: `Some(true)` good, `Some(false)` a target missed
+    /// (or the request failed), `None` when a target's metric is unknown for it (not logged,
+    /// not streamed). A TPOT target holds for a one-token answer: it had no decode to be late.
+    pub fn judge(&self, m: &Metrics) -> Option<bool> {
+        if m.outcome == Outcome::Error {
+            return Some(false);
+        }
+        let mut unknown = false;
+        for &(metric, bound_ms) in &self.0 {
+            match crate::summary::request_value(m, metric) {
+                Ok(ms) if ms <= bound_ms => {}
+                Ok(_) => return Some(false),
+                Err(NullReason::OneToken) if METRICS[metric] == "tpot_ms" => {}
+                Err(_) => unknown = true,
+            }
+        }
+        if unknown { None } else { Some(true) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slo_syntax() {
+        let s = parse_slo("tpot_ms:p99.9<=1.5s").unwrap();
+        assert_eq!(s.metric, 1);
+        assert!((s.quantile - 0.999).abs() < 1e-12);
+        assert_eq!(s.bound, 1500.0);
+        let s = parse_slo("output_tokens:p50<=200@model=x,cache=unknown").unwrap();
+        assert_eq!(s.bound, 200.0);
+        assert_eq!(
+            s.group,
+            vec![("model".into(), Some("x".into())), ("cache".into(), None)]
+        );
+        for bad in [
+            "ttft<=1s",
+            "ttft:p99<=800",
+            "ttft:q99<=1s",
+            "nope:p99<=1s",
+            "ttft:p99<=1s@x",
+        ] {
+            assert!(parse_slo(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn goodput_verdicts() {
+        let t = parse_goodput("ttft=1s,tpot=50ms").unwrap();
+        assert_eq!(t.text(), "ttft=1s,tpot=50ms");
+        let base = crate::metrics::derive(&crate::metrics::Timeline::default(), 0.5);
+        let ok = Metrics {
+            ttft: Ok(900e6),
+            tpot: Ok(50e6),
+            outcome: Outcome::Ok,
+            ..base
+        };
+        assert_eq!(t.judge(&ok), Some(true));
+        let slow = Metrics {
+            tpot: Ok(50.001e6),
+            ..ok
+        };
+        assert_eq!(t.judge(&slow), Some(false));
+        let one = Metrics {
+            tpot: Err(NullReason::OneToken),
+            ..ok
+        };
+        assert_eq!(t.judge(&one), Some(true));
+        let unknown = Metrics {
+            ttft: Err(NullReason::NotStreamed),
+            ..ok
+        };
+        assert_eq!(t.judge(&unknown), None);
+        assert!(parse_goodput("input_tokens=5s").is_err());
+    }
+}

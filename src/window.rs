@@ -1,0 +1,249 @@
+//! Windows of time: `--every`/`--window` (wall time) and `--bucket` (log time), the duration
+//! syntax of those flags, and RFC 3339 rendering of epoch instants.
+//!
+//! Owns the arithmetic of windows: which log-time bucket a request's end falls in, and which
+//! wall-time slices make up a sliding window. Holds [`Summary`] values but never reads input
+//! or writes output.
+
+use crate::summary::Summary;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Parses a flag duration: a number with a unit `ns`, `us`/`µs`, `ms`, `s`, `m`, `h` or `d`
+/// (`10s`, `1.5m`, `250ms`), into nanoseconds.
+///
+/// ```
+/// use tokentime::window::parse_flag_duration;
+/// assert_eq!(parse_flag_duration("1m"), Ok(60_000_000_000));
+/// assert_eq!(parse_flag_duration("250ms"), Ok(250_000_000));
+/// assert!(parse_flag_duration("10").is_err());
+/// ```
+///
+/// # Errors
+/// A message when the text is not a positive number with one of those units.
+pub fn parse_flag_duration(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let bad = || format!("{s:?} is not a duration (a number and a unit: 800ms, 10s, 5m, 1h, 1d)");
+    let scaled = |num: &str, ns: f64| -> Result<i64, String> {
+        let v: f64 = num.parse().map_err(|_| bad())?;
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(bad());
+        }
+        Ok((v * ns).round() as i64)
+    };
+    let ns = if let Some(n) = t.strip_suffix('d') {
+        scaled(n, 86_400e9)?
+    } else if let Some(n) = t.strip_suffix('h') {
+        scaled(n, 3_600e9)?
+    } else if let Some(n) = t.strip_suffix("ms") {
+        scaled(n, 1e6)?
+    } else if let Some(n) = t.strip_suffix('m') {
+        scaled(n, 60e9)?
+    } else {
+        crate::units::parse_duration_str(t).ok_or_else(bad)?
+    };
+    Ok(ns)
+}
+
+/// Like [`parse_flag_duration`], but zero is refused (an interval or a window).
+///
+/// # Errors
+/// As [`parse_flag_duration`], and for zero.
+pub fn parse_positive_duration(s: &str) -> Result<i64, String> {
+    match parse_flag_duration(s)? {
+        0 => Err(format!("{s:?}: the duration must be above zero")),
+        ns => Ok(ns),
+    }
+}
+
+/// Renders a duration in ns the way the flags take it (`10s`, `1m`, `1.5s`, `800ms`).
+pub fn format_duration(ns: i64) -> String {
+    const UNITS: [(i64, &str); 6] = [
+        (86_400_000_000_000, "d"),
+        (3_600_000_000_000, "h"),
+        (60_000_000_000, "m"),
+        (1_000_000_000, "s"),
+        (1_000_000, "ms"),
+        (1_000, "us"),
+    ];
+    for (size, unit) in UNITS {
+        if ns % size == 0 && ns != 0 {
+            return format!("{}{unit}", ns / size);
+        }
+    }
+    for (size, unit) in UNITS[3..].iter() {
+        if ns.abs() >= *size {
+            return format!("{}{unit}", crate::enrich::round3(ns as f64 / *size as f64));
+        }
+    }
+    format!("{ns}ns")
+}
+
+/// Renders epoch nanoseconds as RFC 3339 UTC with milliseconds (`2026-01-01T00:01:00.000Z`).
+///
+/// ```
+/// use tokentime::window::rfc3339_ms;
+/// assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+/// assert_eq!(rfc3339_ms(1_767_225_660_123_456_789), "2026-01-01T00:01:00.123Z");
+/// ```
+pub fn rfc3339_ms(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000);
+    let ms = ns.rem_euclid(1_000_000_000) / 1_000_000;
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}Z",
+        sod / 3600,
+        sod % 3600 / 60,
+        sod % 60
+    )
+}
+
+/// Requests cut into windows of log time by their end instant (`--bucket`): one [`Summary`]
+/// per window, windows aligned on multiples of the width since the Unix epoch (a `1m` bucket
+/// starts on the minute, UTC).
+#[derive(Debug, Clone)]
+pub struct Buckets {
+    /// Width in ns.
+    pub width: i64,
+    /// Window start (epoch ns) -> the requests that ended in it.
+    pub windows: BTreeMap<i64, Summary>,
+    /// Requests without an end instant, left out of every window.
+    pub unplaced: u64,
+}
+
+impl Buckets {
+    /// No windows yet, `width` ns wide.
+    pub fn new(width: i64) -> Self {
+        Buckets {
+            width: width.max(1),
+            windows: BTreeMap::new(),
+            unplaced: 0,
+        }
+    }
+
+    /// The window a request that ended at `end_ns` belongs to, made from `template` (an empty
+    /// summary) when new; `None` (counted as unplaced) without an end instant.
+    pub fn window(&mut self, end_ns: Option<i64>, template: &Summary) -> Option<&mut Summary> {
+        let Some(end) = end_ns else {
+            self.unplaced += 1;
+            return None;
+        };
+        let start = end.div_euclid(self.width) * self.width;
+        Some(
+            self.windows
+                .entry(start)
+                .or_insert_with(|| template.clone()),
+        )
+    }
+
+    /// Adds every window of `other` (same width) to these.
+    pub fn merge(&mut self, other: &Buckets, template: &Summary) {
+        for (start, s) in &other.windows {
+            self.windows
+                .entry(*start)
+                .or_insert_with(|| template.clone())
+                .merge(s);
+        }
+        self.unplaced += other.unplaced;
+    }
+}
+
+/// A sliding window of wall time made of the last `slices` intervals (`--every` slices, the
+/// window rounded up to whole intervals).
+#[derive(Debug)]
+pub struct Sliding {
+    slices: VecDeque<(crate::pipeline::Coverage, Summary)>,
+    keep: usize,
+}
+
+impl Sliding {
+    /// A window of `window` ns made of slices of `every` ns.
+    pub fn new(window: i64, every: i64) -> Self {
+        let keep = ((window + every - 1) / every.max(1)).max(1) as usize;
+        Sliding {
+            slices: VecDeque::new(),
+            keep,
+        }
+    }
+
+    /// Number of intervals the window spans.
+    pub fn intervals(&self) -> usize {
+        self.keep
+    }
+
+    /// Adds the slice of the interval that just ended, dropping the oldest beyond the window,
+    /// and returns the window's coverage and summary.
+    pub fn push(
+        &mut self,
+        cov: crate::pipeline::Coverage,
+        slice: Summary,
+    ) -> (crate::pipeline::Coverage, Summary) {
+        self.slices.push_back((cov, slice));
+        while self.slices.len() > self.keep {
+            self.slices.pop_front();
+        }
+        let mut it = self.slices.iter();
+        let (c0, s0) = it.next().expect("just pushed");
+        let (mut cov, mut sum) = (c0.clone(), s0.clone());
+        for (c, s) in it {
+            cov.merge(c);
+            sum.merge(s);
+        }
+        (cov, sum)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_flag_duration("10s"), Ok(10_000_000_000));
+        assert_eq!(parse_flag_duration("1.5m"), Ok(90_000_000_000));
+        assert_eq!(parse_flag_duration("2h"), Ok(7_200_000_000_000));
+        assert_eq!(parse_flag_duration("1d"), Ok(86_400_000_000_000));
+        assert_eq!(parse_flag_duration("800ms"), Ok(800_000_000));
+        assert_eq!(parse_flag_duration("50us"), Ok(50_000));
+        assert!(parse_flag_duration("-1s").is_err());
+        assert!(parse_positive_duration("0s").is_err());
+        assert_eq!(format_duration(60_000_000_000), "1m");
+        assert_eq!(format_duration(800_000_000), "800ms");
+        assert_eq!(format_duration(1_500_000_000), "1500ms");
+        assert_eq!(format_duration(1_500_000), "1500us");
+    }
+
+    #[test]
+    fn rfc3339_of_known_instants() {
+        // 2024-02-29T23:59:59.999Z = 1709251199.999 s (a leap day)
+        assert_eq!(
+            rfc3339_ms(1_709_251_199_999_000_000),
+            "2024-02-29T23:59:59.999Z"
+        );
+        assert_eq!(rfc3339_ms(-1_000_000), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn buckets_align_on_the_epoch() {
+        let t = Summary::new(vec![], 10, crate::digest::EXACT_LIMIT);
+        let mut b = Buckets::new(60_000_000_000);
+        assert!(b.window(None, &t).is_none());
+        b.window(Some(119_999_999_999), &t);
+        b.window(Some(120_000_000_000), &t);
+        assert_eq!(
+            b.windows.keys().copied().collect::<Vec<_>>(),
+            vec![60_000_000_000, 120_000_000_000]
+        );
+        assert_eq!(b.unplaced, 1);
+    }
+}

@@ -1,0 +1,112 @@
+//! Compressed and many inputs: gzip (multi-member) and zstd, on files and stdin, give exactly
+//! what the plain input gives; several files summarized in parallel give what one stream of
+//! them gives; a progress line on stderr.
+
+mod common;
+use common::*;
+use std::io::Write;
+
+fn gzip_multi_member(data: &[u8]) -> Vec<u8> {
+    // Two gzip members back to back, as `cat a.gz b.gz` or pigz make.
+    let mid = data.len() / 2;
+    let mut out = Vec::new();
+    for part in [&data[..mid], &data[mid..]] {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(part).unwrap();
+        out.extend(gz.finish().unwrap());
+    }
+    out
+}
+
+#[test]
+fn gz_and_zst_on_files_and_stdin_give_byte_identical_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let gz = gzip_multi_member(&plain);
+    let zst = zstd::encode_all(&plain[..], 3).unwrap();
+    let paths: Vec<String> = [
+        ("log.jsonl", &plain),
+        ("log.jsonl.gz", &gz),
+        ("log.jsonl.zst", &zst),
+    ]
+    .iter()
+    .map(|(name, bytes)| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    })
+    .collect();
+    for mode in [
+        &[][..],
+        &["summary"],
+        &["summary", "-o", "json"],
+        &["-o", "csv"],
+    ] {
+        let want = run_ok(mode, &plain);
+        assert!(!want.is_empty());
+        for (i, bytes) in [&plain, &gz, &zst].into_iter().enumerate() {
+            assert_eq!(run_ok(mode, bytes), want, "stdin #{i} {mode:?}");
+            let mut a = mode.to_vec();
+            a.push(&paths[i]);
+            assert_eq!(run_ok(&a, b""), want, "file {} {mode:?}", paths[i]);
+        }
+    }
+}
+
+#[test]
+fn several_files_summarized_in_parallel_equal_one_stream_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = vec![];
+    let mut all = Vec::new();
+    for name in [
+        "lab/litellm.jsonl",
+        "samples/litellm.jsonl",
+        "samples/vllm_response_metrics.jsonl",
+        "samples/llamacpp.jsonl",
+    ] {
+        let bytes = std::fs::read(testdata().join(name)).unwrap();
+        all.extend_from_slice(&bytes);
+        if all.last() != Some(&b'\n') {
+            all.push(b'\n');
+        }
+        let p = dir.path().join(name.replace('/', "_") + ".zst");
+        std::fs::write(&p, zstd::encode_all(&bytes[..], 1).unwrap()).unwrap();
+        files.push(p.display().to_string());
+    }
+    let mut a = vec!["summary", "-o", "json", "--by", "model"];
+    a.extend(files.iter().map(String::as_str));
+    let parallel = run_ok(&a, b"");
+    let one = run_ok(&["summary", "-o", "json", "--by", "model"], &all);
+    assert_eq!(
+        String::from_utf8(parallel).unwrap(),
+        String::from_utf8(one).unwrap()
+    );
+    // A missing file among several is still an I/O error.
+    a.push("/nonexistent.jsonl");
+    assert_eq!(run(&a, b"").status.code(), Some(2));
+}
+
+#[test]
+fn progress_line_on_stderr_for_file_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("log.jsonl");
+    std::fs::write(
+        &p,
+        std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap(),
+    )
+    .unwrap();
+    let p = p.display().to_string();
+    let out = run(&["summary", "--progress", "always", &p], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success());
+    assert!(
+        err.contains("tokentime: read ") && err.contains("(100%)"),
+        "{err:?}"
+    );
+    assert!(
+        err.ends_with("\r\x1b[2K"),
+        "the line is cleared at the end: {err:?}"
+    );
+    // Not on a pipe by default (stderr here is a pipe).
+    assert!(run(&["summary", &p], b"").stderr.is_empty());
+}

@@ -1,0 +1,227 @@
+//! Live use: output appears as requests complete (not at EOF), `--every` prints summaries
+//! while input keeps coming, `--window` slides, and SIGINT/SIGTERM print the final summary.
+//! Each test drives the binary through pipes it keeps open, as `tail -F` would.
+
+mod common;
+use common::*;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+/// A running tokentime whose stdout lines arrive on a channel.
+struct Live {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Live {
+    fn start(args: &[&str]) -> Live {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(stdout).lines() {
+                let Ok(l) = l else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Live {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let w = self.stdin.as_mut().unwrap();
+        w.write_all(bytes).unwrap();
+        w.flush().unwrap();
+    }
+
+    /// The next stdout line, failing the test after 10 s.
+    fn next_line(&self) -> String {
+        self.lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("no output line within 10 s: output is not live")
+    }
+
+    /// Reads lines until one satisfies `pred`; returns it.
+    fn until(&self, pred: impl Fn(&str) -> bool) -> String {
+        loop {
+            let l = self.next_line();
+            if pred(&l) {
+                return l;
+            }
+        }
+    }
+
+    fn signal(&self, sig: &str) {
+        let st = Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+
+    /// Waits for the exit (10 s at most); returns the code, the rest of stdout and stderr.
+    fn finish(mut self) -> (Option<i32>, String, String) {
+        for _ in 0..200 {
+            if self.child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let Some(st) = self.child.try_wait().unwrap() else {
+            let _ = self.child.kill();
+            panic!("tokentime did not exit within 10 s");
+        };
+        let mut rest = String::new();
+        while let Ok(l) = self.lines.recv_timeout(Duration::from_secs(2)) {
+            rest.push_str(&l);
+            rest.push('\n');
+        }
+        let mut err = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        (st.code(), rest, err)
+    }
+}
+
+fn sample_lines() -> Vec<Vec<u8>> {
+    let data = std::fs::read(testdata().join("samples/vllm_response_metrics.jsonl")).unwrap();
+    lines_with_endings(&data)
+        .into_iter()
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+#[test]
+fn each_enriched_line_comes_back_before_the_next_is_written() {
+    let lines = sample_lines();
+    let want = run_ok(&[], &lines.concat());
+    let want: Vec<&[u8]> = lines_with_endings(&want);
+    // stdout is a pipe: no line buffering, only the flush before a blocking read.
+    let mut live = Live::start(&[]);
+    for (i, line) in lines.iter().enumerate() {
+        std::thread::sleep(Duration::from_millis(50));
+        live.write(line);
+        let got = live.next_line();
+        assert_eq!(
+            format!("{got}\n").as_bytes(),
+            want[i],
+            "line {} differs",
+            i + 1
+        );
+    }
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!((code, rest.as_str()), (Some(0), ""));
+}
+
+#[test]
+fn csv_rows_are_live_too_and_line_buffered_is_accepted() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["-o", "csv", "--fields", "id,ttft_ms", "--line-buffered"]);
+    live.write(&lines[0]);
+    assert_eq!(live.next_line(), "id,ttft_ms");
+    assert_eq!(
+        live.next_line(),
+        "chatcmpl-7f3c2a9e1b0d4e56a8c1f2e3d4b5a6c7,22.1"
+    );
+    live.write(&lines[1]);
+    assert!(live.next_line().ends_with(",499.1"));
+    drop(live.stdin.take());
+    assert_eq!(live.finish().0, Some(0));
+}
+
+#[test]
+fn every_prints_a_table_before_end_of_input() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--every", "200ms"]);
+    live.write(&lines[..2].concat());
+    // The input stays open: this table can only come from the interval timer.
+    live.until(|l| l.starts_with("tokentime summary #") && l.ends_with("everything so far"));
+    let cov = live.until(|l| l.starts_with("lines "));
+    assert!(cov.starts_with("lines 2  requests 2"), "{cov}");
+    live.write(&lines[2..].concat());
+    live.until(|l| l.starts_with("lines 5  requests 4"));
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!(code, Some(0));
+    assert!(rest.contains("all requests: 4 requests, 1 error"), "{rest}");
+}
+
+#[test]
+fn every_with_json_writes_one_document_per_interval_and_window_slides() {
+    let lines = sample_lines();
+    let mut live = Live::start(&[
+        "summary", "--every", "300ms", "--window", "300ms", "-o", "json",
+    ]);
+    live.write(&lines.concat());
+    let doc = |l: String| -> serde_json::Value { serde_json::from_str(&l).unwrap() };
+    // An interval that saw the 4 requests, then one that saw none: the window slid past them.
+    let mut seen = doc(live.next_line());
+    while seen["coverage"]["requests"] != 4 {
+        seen = doc(live.next_line());
+    }
+    assert_eq!(seen["schema"], "tokentime.summary/v1");
+    assert_eq!(seen["interval"]["window_s"], 0.3);
+    let n = seen["interval"]["n"].as_u64().unwrap();
+    let next = doc(live.next_line());
+    assert_eq!(next["interval"]["n"].as_u64().unwrap(), n + 1);
+    assert_eq!(next["coverage"]["requests"], 0);
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!(code, Some(0));
+    // The final document covers everything, on one line like the others.
+    let last = doc(rest.lines().last().unwrap().to_owned());
+    assert_eq!(last["coverage"]["requests"], 4);
+    assert!(last.get("interval").is_none());
+}
+
+#[test]
+fn sigint_during_a_live_summary_prints_the_final_summary_and_exits_0() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--every", "100ms", "-o", "json"]);
+    live.write(&lines.concat());
+    live.until(|l| l.contains("\"requests\":4"));
+    // stdin stays open, as under `tail -F`: only the signal can end the run.
+    live.signal("-INT");
+    let (code, rest, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    let last: serde_json::Value = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
+    assert_eq!(last["coverage"]["requests"], 4);
+    assert!(
+        last.get("interval").is_none(),
+        "the final summary, not a tick"
+    );
+    assert!(err.contains("interrupted"), "{err}");
+}
+
+#[test]
+fn sigterm_without_every_prints_the_final_table_and_judges_slos() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--slo", "ttft:p99<=100ms"]);
+    live.write(&lines.concat());
+    std::thread::sleep(Duration::from_millis(500));
+    live.signal("-TERM");
+    let (code, rest, err) = live.finish();
+    assert_eq!(code, Some(3), "a broken SLO decides the status: {err}");
+    assert!(rest.starts_with("lines 5  requests 4"), "{rest}");
+    assert!(err.contains("SLO ttft:p99<=100ms BROKEN"), "{err}");
+}

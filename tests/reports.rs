@@ -1,0 +1,490 @@
+//! Summaries as reports: `--bucket` windows of log time, SLOs and goodput with their exit
+//! status, CSV/TSV/Prometheus renderings, and digest files merged across runs.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// The `--map` flags of the synthetic in-house format the tests write.
+const MAP: [&str; 8] = [
+    "--map",
+    "arrival=t0:epoch_ms",
+    "--map",
+    "first_token=t1:epoch_ms",
+    "--map",
+    "end=t2:epoch_ms",
+    "--map",
+    "output_tokens=n",
+];
+
+/// A request that ended at `end_ms` (epoch ms) with this TTFT, 11 output tokens and a decode
+/// of `10 * tpot_ms`.
+fn request(end_ms: u64, ttft_ms: f64, tpot_ms: f64) -> String {
+    let decode = 10.0 * tpot_ms;
+    let t0 = end_ms as f64 - decode - ttft_ms;
+    format!(
+        "{{\"t0\":{t0},\"t1\":{},\"t2\":{end_ms},\"n\":11}}\n",
+        t0 + ttft_ms
+    )
+}
+
+fn args<'a>(head: &[&'a str]) -> Vec<&'a str> {
+    head.iter().copied().chain(MAP).collect()
+}
+
+fn json_lines(out: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// 2026-01-01T00:00:00Z in epoch ms.
+const T: u64 = 1_767_225_600_000;
+
+#[test]
+fn bucket_percentiles_come_from_each_windows_digest_not_from_averaging() {
+    // The averaging trap: minute 0 holds 99 requests with TTFT 100 ms, minute 1 one request
+    // with 900 ms. The window p50s are 100 and 900; their mean, 500, is nobody's TTFT: the
+    // true p50 over both minutes is 100.
+    let mut log = String::new();
+    for i in 0..99 {
+        log.push_str(&request(T + 1_000 + i * 500, 100.0, 20.0));
+    }
+    log.push_str(&request(T + 60_000 + 30_000, 900.0, 20.0));
+    let out = run_ok(&args(&["summary", "--bucket", "1m"]), log.as_bytes());
+    let all: Vec<Value> = json_lines(&out)
+        .into_iter()
+        .filter(|l| l["key"] == serde_json::json!({}))
+        .collect();
+    assert_eq!(
+        all.len(),
+        2,
+        "one line per window for the all-requests group"
+    );
+    assert_eq!(all[0]["schema"], "tokentime.bucket/v1");
+    assert_eq!(all[0]["start"], "2026-01-01T00:00:00.000Z");
+    assert_eq!(all[0]["end"], "2026-01-01T00:01:00.000Z");
+    assert_eq!(all[1]["start"], "2026-01-01T00:01:00.000Z");
+    assert_eq!(all[0]["requests"], 99);
+    assert_eq!(all[1]["requests"], 1);
+    let p50 = |v: &Value| {
+        v["metrics"]["ttft_ms"]["quantiles"]["p50"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!((p50(&all[0]), p50(&all[1])), (100.0, 900.0));
+    assert_eq!((p50(&all[0]) + p50(&all[1])) / 2.0, 500.0, "the trap");
+    let whole: Value =
+        serde_json::from_slice(&run_ok(&args(&["summary", "-o", "json"]), log.as_bytes())).unwrap();
+    assert_eq!(
+        whole["groups"][0]["metrics"]["ttft_ms"]["quantiles"]["p50"],
+        100.0
+    );
+    // p99 of minute 0 is 100 too, and the windows carry every group, in time order.
+    assert_eq!(
+        all[0]["metrics"]["ttft_ms"]["quantiles"]["p99"].as_f64(),
+        Some(100.0)
+    );
+    let starts: Vec<String> = json_lines(&out)
+        .iter()
+        .map(|l| l["start"].as_str().unwrap().to_owned())
+        .collect();
+    let mut sorted = starts.clone();
+    sorted.sort();
+    assert_eq!(starts, sorted);
+}
+
+#[test]
+fn bucket_leaves_requests_without_an_end_out_and_says_so() {
+    let log = "{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let out = run(&["summary", "--bucket", "5m"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 requests without an end time"));
+}
+
+fn slo_log() -> String {
+    // TTFTs 100, 200, ..., 1000 ms; TPOT 10 ms for all but the last (60 ms).
+    let mut log = String::new();
+    for i in 1..=10u64 {
+        let tpot = if i == 10 { 60.0 } else { 10.0 };
+        log.push_str(&request(T + i * 10_000, i as f64 * 100.0, tpot));
+    }
+    log
+}
+
+#[test]
+fn slo_met_exits_0_and_broken_exits_3_with_a_verdict_per_slo() {
+    let log = slo_log();
+    // p90 of 100..1000 (type 7) = 100 + 0.9 * 9 * 100 = 910 ms.
+    let ok = run(
+        &args(&[
+            "summary",
+            "--slo",
+            "ttft:p90<=910ms",
+            "--slo",
+            "tpot:p50<=10ms",
+        ]),
+        log.as_bytes(),
+    );
+    let err = String::from_utf8_lossy(&ok.stderr);
+    assert_eq!(ok.status.code(), Some(0), "{err}");
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.contains("SLO ttft:p90<=910ms met: p90 910.0 ms <= 910 ms (10 values)"));
+    let bad = run(
+        &args(&[
+            "summary",
+            "--slo",
+            "ttft:p90<=909ms",
+            "--slo",
+            "tpot:p50<=10ms",
+        ]),
+        log.as_bytes(),
+    );
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(3), "{err}");
+    assert!(err.contains("SLO ttft:p90<=909ms BROKEN: p90 910.0 ms > 909 ms"));
+    assert!(err.contains("SLO tpot:p50<=10ms met"));
+    // A group with no values cannot show the SLO holds.
+    let none = run(
+        &args(&["summary", "--slo", "ttft:p99<=1s@cache=miss"]),
+        log.as_bytes(),
+    );
+    assert_eq!(none.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no ttft_ms values in group cache=miss")
+    );
+    // An SLO on a group the summary does not build is a usage error.
+    assert_eq!(
+        run(&args(&["summary", "--slo", "ttft:p99<=1s@model=x"]), b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    // The JSON summary carries the verdicts.
+    let j: Value = serde_json::from_slice(
+        &run(
+            &args(&["summary", "-o", "json", "--slo", "ttft:p90<=909ms"]),
+            log.as_bytes(),
+        )
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(j["slos"][0]["met"], false);
+    assert_eq!(j["slos"][0]["value"], 910.0);
+}
+
+#[test]
+fn goodput_counts_requests_meeting_every_target_over_the_log_span() {
+    let log = slo_log();
+    // ttft <= 500ms: requests 1..5; tpot <= 50ms: all but the 10th. Both: 5 of 10.
+    let j: Value = serde_json::from_slice(&run_ok(
+        &args(&["summary", "-o", "json", "--goodput", "ttft=500ms,tpot=50ms"]),
+        log.as_bytes(),
+    ))
+    .unwrap();
+    let g = &j["groups"][0]["goodput"];
+    assert_eq!(g["met"], 5);
+    assert_eq!(g["missed"], 5);
+    assert_eq!(g["share"], 0.5);
+    // Span: first start (end 10 s - 100 ms TTFT - 100 ms decode = 9.8 s) to last end (100 s).
+    assert_eq!(g["span_s"], 90.2);
+    assert_eq!(g["requests_per_s"], round3(5.0 / 90.2));
+    assert_eq!(g["output_tokens_per_s"], round3(55.0 / 90.2));
+    assert_eq!(g["targets"]["ttft_ms"], 500.0);
+    let table = String::from_utf8(run_ok(
+        &args(&["summary", "--goodput", "tpot=50ms,ttft=500ms"]),
+        log.as_bytes(),
+    ))
+    .unwrap();
+    assert!(
+        table.contains("goodput ttft=500ms,tpot=50ms: 5 of 10 requests (50.0%); 0.055 requests/s, 0.61 output tokens/s over 90.2 s"),
+        "{table}"
+    );
+}
+
+#[test]
+fn prometheus_output_is_accepted_by_an_exposition_format_parser() {
+    let input = std::fs::read(testdata().join("samples/vllm_response_metrics.jsonl")).unwrap();
+    let out = run_ok(
+        &[
+            "summary",
+            "-o",
+            "prometheus",
+            "--by",
+            "model",
+            "--goodput",
+            "ttft=1s",
+            "--slo",
+            "ttft:p99<=1s",
+        ],
+        &input,
+    );
+    let text = String::from_utf8(out).unwrap();
+    let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
+    let ttft: Vec<_> = scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == "tokentime_ttft_seconds" && s.labels.is_empty())
+        .collect();
+    assert_eq!(ttft.len(), 1, "quantiles of one summary are one sample");
+    match &ttft[0].value {
+        prometheus_parse::Value::Summary(qs) => {
+            let p50 = qs.iter().find(|q| q.quantile == 0.5).unwrap();
+            assert_eq!(p50.count, 0.0221, "22.1 ms in seconds");
+        }
+        other => panic!("not a summary: {other:?}"),
+    }
+    let hit = scrape
+        .samples
+        .iter()
+        .find(|s| s.metric == "tokentime_requests" && s.labels.get("cache") == Some("hit"))
+        .unwrap();
+    assert!(matches!(hit.value, prometheus_parse::Value::Gauge(v) if v == 2.0));
+    assert!(scrape.docs.contains_key("tokentime_ttft_seconds"));
+    assert!(text.contains("tokentime_slo_met{slo=\"ttft:p99<=1s\"} 1"));
+    // Every sample line is NAME{LABELS} VALUE with a valid name, and each family's samples
+    // are contiguous (the exposition format's rules the textfile collector enforces).
+    let mut seen = std::collections::HashSet::new();
+    let mut current = String::new();
+    for l in text.lines().filter(|l| !l.starts_with('#')) {
+        let name: String = l
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let family = name
+            .trim_end_matches("_sum")
+            .trim_end_matches("_count")
+            .to_owned();
+        if family != current {
+            assert!(seen.insert(family.clone()), "{family} is split");
+            current = family;
+        }
+        let value = l.rsplit(' ').next().unwrap();
+        assert!(value.parse::<f64>().is_ok() || value == "NaN", "{l}");
+    }
+    // promtool, when installed, is the reference linter.
+    if let Ok(mut child) = std::process::Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let msg = String::from_utf8_lossy(&out.stderr).to_string()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !msg.contains("error") && !msg.contains("parsing"),
+            "promtool: {msg}"
+        );
+    }
+}
+
+#[test]
+fn csv_and_tsv_summaries_have_a_record_per_group_and_metric() {
+    let input = std::fs::read(testdata().join("samples/vllm_response_metrics.jsonl")).unwrap();
+    let csv = String::from_utf8(run_ok(&["summary", "-o", "csv"], &input)).unwrap();
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        rows[0],
+        "group,requests,errors,metric,count,exact,min,p50,p90,p95,p99,p99.9,max,mean,nulls"
+    );
+    // 4 groups (all, hit, miss, unknown) x 10 metrics.
+    assert_eq!(rows.len(), 1 + 4 * 10);
+    assert_eq!(
+        rows[1],
+        "all,4,1,ttft_ms,3,true,14.5,22.1,403.7,451.4,489.56,498.146,499.1,178.567,error 1"
+    );
+    let tsv = String::from_utf8(run_ok(&["summary", "-o", "tsv"], &input)).unwrap();
+    assert_eq!(tsv.replace('\t', ","), csv);
+}
+
+#[test]
+fn per_request_rows_in_csv_tsv_and_jsonl() {
+    let input = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let csv = String::from_utf8(run_ok(
+        &["--output", "csv", "--fields", "id,model,ttft_ms,tpot_ms"],
+        &input,
+    ))
+    .unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("id,model,ttft_ms,tpot_ms"));
+    assert_eq!(
+        lines.next(),
+        Some("0c9e8d7f-6a5b-4c3d-9e2f-1a0b9c8d7e6f,gpt-4o-mini,465.102,17.81")
+    );
+    // Same values as the enriched lines.
+    let objs: Vec<Value> = enriched_objects(&run_ok(&[], &input))
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(csv.lines().count() - 1, objs.len());
+    let jsonl = json_lines(&run_ok(
+        &["-o", "jsonl", "--fields", "ttft_ms,cache,outcome"],
+        &input,
+    ));
+    for (j, o) in jsonl.iter().zip(&objs) {
+        assert_eq!(j["ttft_ms"], o["ttft_ms"]);
+        assert_eq!(j["cache"], o["cache"]);
+        assert_eq!(j["outcome"], o["outcome"]);
+    }
+    assert_eq!(run(&["--fields", "id"], b"").status.code(), Some(2));
+    assert_eq!(
+        run(&["-o", "csv", "--fields", "nope"], b"").status.code(),
+        Some(2)
+    );
+}
+
+fn split3(data: &[u8], dir: &std::path::Path) -> Vec<String> {
+    let lines = lines_with_endings(data);
+    let n = lines.len();
+    let cuts = [0, n / 3, 2 * n / 3 + 1, n];
+    (0..3)
+        .map(|i| {
+            let p = dir.join(format!("part{i}.jsonl"));
+            std::fs::write(&p, lines[cuts[i]..cuts[i + 1]].concat()).unwrap();
+            p.display().to_string()
+        })
+        .collect()
+}
+
+fn save_parts(parts: &[String], extra: &[&str], dir: &std::path::Path) -> Vec<String> {
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let d = dir
+                .join(format!("part{i}.digest.json"))
+                .display()
+                .to_string();
+            let mut a = vec!["summary", "--save-digest", &d];
+            a.extend_from_slice(extra);
+            a.push(p);
+            run_ok(&a, b"");
+            d
+        })
+        .collect()
+}
+
+#[test]
+fn merge_of_three_parts_prints_what_one_run_prints_while_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let parts = split3(&data, dir.path());
+    let extra = ["--by", "model", "--goodput", "ttft=5s,tpot=200ms"];
+    let digests = save_parts(&parts, &extra, dir.path());
+    let d: Vec<&str> = digests.iter().map(String::as_str).collect();
+    for output in [
+        &["-o", "table"][..],
+        &["-o", "json"],
+        &["-o", "csv"],
+        &["-o", "prometheus"],
+    ] {
+        let mut one = vec!["summary"];
+        one.extend_from_slice(&extra);
+        one.extend_from_slice(output);
+        let want = run_ok(&one, &data);
+        let mut m = vec!["merge"];
+        m.extend_from_slice(output);
+        m.extend_from_slice(&d);
+        assert_eq!(
+            String::from_utf8(run_ok(&m, b"")).unwrap(),
+            String::from_utf8(want).unwrap(),
+            "merge {output:?}"
+        );
+    }
+    // The digest file is versioned and documented JSON.
+    let doc: Value = serde_json::from_slice(&std::fs::read(&digests[0]).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "tokentime.digest/v1");
+    assert_eq!(doc["by"], serde_json::json!(["model"]));
+    assert!(doc["groups"][0]["metrics"]["ttft_ms"]["exact"].is_array());
+    // A merge can be saved and merged again (tree reductions), and SLOs apply to it.
+    let ab = dir.path().join("ab.json").display().to_string();
+    run_ok(&["merge", "--save-digest", &ab, d[0], d[1]], b"");
+    let tree = run(&["merge", "--slo", "e2e:p50<=1s", &ab, d[2]], b"");
+    assert_eq!(tree.status.code(), Some(3));
+    let mut one = vec!["summary"];
+    one.extend_from_slice(&extra);
+    assert_eq!(tree.stdout, run_ok(&one, &data));
+}
+
+#[test]
+fn merge_beyond_the_exact_limit_stays_within_the_digest_error() {
+    // 36,000 log-normal-ish TTFTs: each part holds 12,000 values, past the exact limit.
+    let dir = tempfile::tempdir().unwrap();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut ttfts = Vec::new();
+    let mut log = String::new();
+    for i in 0..36_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let ttft = round3((u * 4.0).exp() * 50.0);
+        ttfts.push(ttft);
+        log.push_str(&request(T + i * 100, ttft, 10.0));
+    }
+    let parts = split3(log.as_bytes(), dir.path());
+    let digests = save_parts(&parts, &MAP, dir.path());
+    let mut m = vec!["merge", "-o", "json"];
+    m.extend(digests.iter().map(String::as_str));
+    let merged: Value = serde_json::from_slice(&run_ok(&m, b"")).unwrap();
+    let single: Value =
+        serde_json::from_slice(&run_ok(&args(&["summary", "-o", "json"]), log.as_bytes())).unwrap();
+    let mt = &merged["groups"][0]["metrics"]["ttft_ms"];
+    assert_eq!(mt["exact"], false);
+    assert_eq!(mt["count"], 36_000);
+    assert_eq!(mt["min"], single["groups"][0]["metrics"]["ttft_ms"]["min"]);
+    assert_eq!(mt["max"], single["groups"][0]["metrics"]["ttft_ms"]["max"]);
+    let mut report = String::new();
+    for (q, tol) in [
+        ("p50", 0.005),
+        ("p90", 0.005),
+        ("p99", 0.005),
+        ("p99.9", 0.01),
+    ] {
+        let frac: f64 = q[1..].parse::<f64>().unwrap() / 100.0;
+        let exact = quantile7(&ttfts, frac);
+        let got = mt["quantiles"][q].as_f64().unwrap();
+        let one = single["groups"][0]["metrics"]["ttft_ms"]["quantiles"][q]
+            .as_f64()
+            .unwrap();
+        writeln!(report, "{q}: exact {exact} merged {got} single {one}").unwrap();
+        assert!((got - exact).abs() / exact <= tol, "{report}");
+        assert!((one - exact).abs() / exact <= tol, "{report}");
+    }
+    let mean: f64 = ttfts.iter().sum::<f64>() / ttfts.len() as f64;
+    assert!((mt["mean"].as_f64().unwrap() - mean).abs() < 0.01);
+}
+
+#[test]
+fn merge_refuses_files_that_do_not_line_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let a = dir.path().join("a.json").display().to_string();
+    let b = dir.path().join("b.json").display().to_string();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, &data).unwrap();
+    let input = input.display().to_string();
+    run_ok(&["summary", "--save-digest", &a, &input], b"");
+    run_ok(
+        &["summary", "--by", "model", "--save-digest", &b, &input],
+        b"",
+    );
+    let out = run(&["merge", &a, &b], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("grouped by [model]"));
+    std::fs::write(&b, "{\"schema\":\"tokentime.digest/v999\"}").unwrap();
+    assert_eq!(run(&["merge", &a, &b], b"").status.code(), Some(2));
+    assert_eq!(run(&["merge"], b"").status.code(), Some(2));
+}
