@@ -12,6 +12,7 @@ pub mod digest;
 pub mod enrich;
 pub mod error;
 pub mod format;
+pub mod format_file;
 pub mod format_tables;
 pub mod input;
 pub mod lines;
@@ -80,15 +81,15 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         w: BufWriter::with_capacity(256 * 1024, stdout),
         line_buffered: config.stdout_is_terminal,
     };
-    if let Command::Formats = config.command {
-        write_formats(&mut out.w, config).map_err(Error::Output)?;
+    if let Command::Formats(names) = &config.command {
+        write_formats(&mut out.w, config, names).map_err(Error::Output)?;
         out.w.flush().map_err(Error::Output)?;
         return Ok(ExitCode::Ok);
     }
     let (key, by_paths) = match &config.command {
         Command::Enrich(e) => (e.key.as_str(), vec![]),
         Command::Summary(s) => ("tokentime", s.by.iter().map(|(_, p)| p.clone()).collect()),
-        Command::Formats => unreachable!("handled above"),
+        Command::Formats(_) => unreachable!("handled above"),
     };
     let mut proc = Processor::new(
         config.formats.clone(),
@@ -235,32 +236,17 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     Ok(ExitCode::Ok)
 }
 
-fn write_formats(w: &mut impl Write, config: &Config) -> io::Result<()> {
-    let _ = config;
-    for f in format::builtin() {
-        writeln!(w, "{}: {}", f.name, f.about)?;
-        writeln!(w, "  TTFT origin: {}", f.ttft_doc)?;
-        writeln!(w, "  cache: {}", f.cache_doc)?;
-        let markers: Vec<String> = f.markers.iter().map(cond_str).collect();
-        writeln!(w, "  detected by: {}", markers.join(" and "))?;
-        for r in &f.fields {
-            let paths: Vec<String> = r.paths.iter().map(|p| p.join(".")).collect();
-            writeln!(
-                w,
-                "  {:<16} {:<8} {}",
-                r.field.name(),
-                r.unit.name(),
-                paths.join(" | ")
-            )?;
+fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::Result<()> {
+    for (i, f) in config
+        .formats
+        .iter()
+        .filter(|f| names.is_empty() || names.contains(&f.name))
+        .enumerate()
+    {
+        if i > 0 {
+            writeln!(w)?;
         }
-        writeln!(w)?;
+        w.write_all(format::describe(f).as_bytes())?;
     }
     Ok(())
-}
-
-fn cond_str(c: &format::Cond) -> String {
-    match c {
-        format::Cond::Present(p) => p.join("."),
-        format::Cond::Equals(p, v) => format!("{} == {v}", p.join(".")),
-    }
 }
