@@ -418,7 +418,9 @@ fn llamacpp() -> FormatSpec {
         name: "llamacpp".into(),
         about: "llama.cpp llama-server response or final stream chunk with `timings` (OpenAI-style and native /completion)".into(),
         markers: vec![Cond::Present(p("timings.prompt_ms")), Cond::Present(p("timings.predicted_n"))],
-        error_markers: vec![Cond::Present(p("error.message")), Cond::Present(p("error.code"))],
+        // llama.cpp's error code is the HTTP status (a number); OpenAI-style bodies carry a
+        // string code and belong to the provider usage formats.
+        error_markers: vec![Cond::Present(p("error.message")), Cond::AtLeast(p("error.code"), 400)],
         error_when: vec![Cond::Present(p("error"))],
         cancelled_when: vec![],
         response_cache_when: vec![],
