@@ -39,11 +39,22 @@ pub struct Cli {
 enum Cmd {
     /// Percentiles of TTFT, TPOT, E2E, queue, prefill, decode and token counts, per group.
     Summary(Box<SummaryArgs>),
-    /// List the formats tokentime reads, with the fields each reads and its TTFT origin.
-    Formats,
+    /// Describe the formats tokentime reads (all, or those named): how a line is recognized,
+    /// the fields read with their units and paths, the TTFT origin and the cache signal.
+    Formats(FormatsArgs),
     /// Merge digest files (`summary --save-digest`) into the summary one run over all their
     /// inputs would have printed.
     Merge(MergeArgs),
+}
+
+#[derive(Debug, Args)]
+struct FormatsArgs {
+    /// Formats to describe (default: all, in detection order).
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+    /// Also read the format tables of this TOML or JSON file (listed first).
+    #[arg(long = "formats", value_name = "FILE")]
+    formats_files: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -61,6 +72,10 @@ struct Common {
     /// ns, duration ("1.5s").
     #[arg(long = "map", value_name = "NAME=PATH[:UNIT]")]
     maps: Vec<String>,
+    /// Read more format tables from this TOML or JSON file (schema: `tokentime formats` and the
+    /// README); they are tried before the built-in ones, and `--format NAME` selects one.
+    #[arg(long = "formats", value_name = "FILE")]
+    formats_files: Vec<PathBuf>,
     /// The request record sits at this dotted path inside each line (e.g. `response`).
     #[arg(long, value_name = "PATH")]
     root: Option<String>,
@@ -191,7 +206,25 @@ impl Cli {
     /// A message for an unknown format, a bad `--map`, an out-of-range ratio or quantile.
     pub fn resolve(self) -> Result<Config, String> {
         match self.command {
-            Some(Cmd::Formats) => resolve_common(Common::empty(), Command::Formats),
+            Some(Cmd::Formats(f)) => {
+                let common = Common {
+                    formats_files: f.formats_files,
+                    ..Common::empty()
+                };
+                let config = resolve_common(common, Command::Formats(f.names.clone()))?;
+                if let Some(unknown) = f
+                    .names
+                    .iter()
+                    .find(|n| !config.formats.iter().any(|s| &s.name == *n))
+                {
+                    let names: Vec<&str> = config.formats.iter().map(|s| s.name.as_str()).collect();
+                    return Err(format!(
+                        "formats {unknown}: unknown format (known: {})",
+                        names.join(", ")
+                    ));
+                }
+                Ok(config)
+            }
             Some(Cmd::Merge(m)) => {
                 let report = m.report.resolve()?;
                 resolve_common(
@@ -338,6 +371,7 @@ impl Common {
             files: vec![],
             format: "auto".into(),
             maps: vec![],
+            formats_files: vec![],
             root: None,
             max_line_bytes: 16 << 20,
             cache_hit_ratio: 0.5,
@@ -374,13 +408,20 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             c.cache_hit_ratio
         ));
     }
-    let all = builtin();
+    let mut all = Vec::new();
+    for path in &c.formats_files {
+        all.extend(crate::format_file::load(path)?);
+    }
+    all.extend(builtin());
     let formats: Vec<FormatSpec> = if !c.maps.is_empty() {
         if c.format != "auto" && c.format != "custom" {
             return Err(format!(
                 "--map defines a custom format; it cannot be combined with --format {}",
                 c.format
             ));
+        }
+        if !c.formats_files.is_empty() {
+            return Err("--map and --formats both define formats; use one".into());
         }
         vec![custom(&c.maps)?]
     } else if c.format == "custom" {
@@ -393,7 +434,11 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         match all.into_iter().find(|f| f.name == c.format) {
             Some(f) => vec![f],
             None => {
-                let names: Vec<String> = builtin().into_iter().map(|f| f.name).collect();
+                let mut names: Vec<String> = Vec::new();
+                for path in &c.formats_files {
+                    names.extend(crate::format_file::load(path)?.into_iter().map(|f| f.name));
+                }
+                names.extend(builtin().into_iter().map(|f| f.name));
                 return Err(format!(
                     "--format {}: unknown format (known: auto, {})",
                     c.format,

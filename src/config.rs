@@ -14,7 +14,8 @@ pub struct Config {
     pub command: Command,
     /// Inputs, read in order.
     pub inputs: Vec<Source>,
-    /// Formats to try, in order (one when forced).
+    /// Formats to try, in order (one when forced): those of `--formats FILE` first, then the
+    /// built-in ones.
     pub formats: Vec<FormatSpec>,
     /// Path of the record inside each line (`--root`), empty for the whole line.
     pub root: Vec<String>,
@@ -47,8 +48,8 @@ pub enum Command {
     Summary(SummaryConfig),
     /// Merge digest files into one summary.
     Merge(MergeConfig),
-    /// List the formats.
-    Formats,
+    /// Describe the formats (those named, or all).
+    Formats(Vec<String>),
 }
 
 /// Enrich options.

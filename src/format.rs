@@ -121,21 +121,32 @@ impl Field {
     }
 }
 
-/// A condition on a line: a path is present (non-null), or holds exactly this JSON text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A condition on a line. In a formats file: `{present = "a.b"}`, `{path = "a.b", equals =
+/// VALUE}`, `{path = "a.b", differs = VALUE}`, `{path = "a.b", at_least = NUMBER}`, `{not =
+/// COND}` (see [`crate::format_file`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "crate::format_file::CondDef")]
 pub enum Cond {
     /// The path has a non-null value.
     Present(Vec<String>),
     /// The path's raw JSON text equals this (`"\"failure\""`, `"true"`).
     Equals(Vec<String>, String),
-    /// The path is present and its raw JSON text differs from this (`errors[i] != ""`).
-    NotEquals(Vec<String>, String),
-    /// The path is absent or null.
-    Absent(Vec<String>),
+    /// The path has a non-null value whose raw JSON text is not this (Helicone: a
+    /// `cache_reference_id` that is not the all-zero UUID).
+    Differs(Vec<String>, String),
+    /// The path holds a number (or a decimal string) at least this (an HTTP status >= 400).
+    AtLeast(Vec<String>, i64),
+    /// The inner condition does not hold (Kong: streamed unless `request_mode` is `"oneshot"`,
+    /// which also covers versions that do not log the mode).
+    Not(Box<Cond>),
 }
 
 /// Where one field is read: the first present of `paths`, decoded with `unit`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// When several rules fill the same field, the first that yields a value wins (Helicone:
+/// `total_tokens - completion_tokens`, else `prompt_tokens`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(try_from = "crate::format_file::FieldRuleDef")]
 pub struct FieldRule {
     /// The canonical field.
     pub field: Field,
@@ -162,6 +173,37 @@ pub enum Combine {
     /// The first present path, or 0 when none is: for producers that omit zero values (Go's
     /// `omitempty`: Ollama drops `eval_duration` for a one-token answer).
     FirstOrZero,
+    /// `paths[0] - paths[1]`, both present (NIM: decode = `generation_time_in_ms -
+    /// time_to_first_token_in_ms`, both from processing start). A negative duration is kept,
+    /// so the metric becomes null and the line is counted as an anomaly; a negative count is
+    /// absent.
+    Difference,
+}
+
+impl Combine {
+    /// The name used in formats files and `tokentime formats` (`first`, `sum`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Combine::First => "first",
+            Combine::Sum => "sum",
+            Combine::FloorRatio => "floor_ratio",
+            Combine::Difference => "difference",
+            Combine::FirstOrZero => "first_or_zero",
+        }
+    }
+
+    /// Parses a combine name.
+    pub fn from_name(s: &str) -> Option<Combine> {
+        [
+            Combine::First,
+            Combine::Sum,
+            Combine::FloorRatio,
+            Combine::Difference,
+            Combine::FirstOrZero,
+        ]
+        .into_iter()
+        .find(|c| c.name() == s)
+    }
 }
 
 /// Where the requests of a line are, when a line holds several (SPEC section 3).
@@ -210,48 +252,79 @@ pub struct JoinSpec {
     pub parts_required: bool,
 }
 
-/// One log format as data.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// One log format as data. A formats file (`--formats FILE`) holds the same tables; the
+/// member names below are its keys (see [`crate::format_file`] for the schema).
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FormatSpec {
     /// Stable name (`litellm`), used by `--format`.
     pub name: String,
     /// One line on what the format is.
+    #[serde(default)]
     pub about: String,
     /// A request record of this format satisfies all of these.
     pub markers: Vec<Cond>,
     /// An error record of this format (which may lack the markers) satisfies all of these.
+    #[serde(default)]
     pub error_markers: Vec<Cond>,
     /// A line with the markers is still no request when all conditions of any one of these
     /// groups hold (a stream's intermediate chunk that repeats the timings so far).
+    #[serde(default)]
     pub skip_when: Vec<Vec<Cond>>,
     /// A matched record is an error when any of these holds.
+    #[serde(default)]
     pub error_when: Vec<Cond>,
     /// A matched record was cancelled when any of these holds.
+    #[serde(default)]
     pub cancelled_when: Vec<Cond>,
     /// A gateway's response cache answered when any of these holds.
+    #[serde(default)]
     pub response_cache_when: Vec<Cond>,
     /// When set, the response was streamed (first token observable) only if this holds.
+    #[serde(default)]
     pub streamed_when: Option<Cond>,
     /// What the format's arrival instant is (`Arrival` for a server, `Gateway` for a gateway).
+    #[serde(default, deserialize_with = "crate::format_file::de_origin")]
     pub arrival_origin: Origin,
     /// What its TTFT is measured from, for `tokentime formats`.
+    #[serde(default)]
     pub ttft_doc: String,
     /// What its cache signal means, for `tokentime formats`.
+    #[serde(default)]
     pub cache_doc: String,
     /// The fields and where they are read.
     pub fields: Vec<FieldRule>,
     /// Where the request id is read (for `--output csv` and diagnostics).
+    #[serde(
+        default,
+        rename = "id",
+        deserialize_with = "crate::format_file::de_paths"
+    )]
     pub id_paths: Vec<Vec<String>>,
     /// Where the model name is read.
+    #[serde(
+        default,
+        rename = "model",
+        deserialize_with = "crate::format_file::de_paths"
+    )]
     pub model_paths: Vec<Vec<String>>,
+    /// Tried only after every other format failed to match, in table order, and never first by
+    /// the last-match hint: for formats whose markers are generic (a bare `usage` object) and
+    /// would otherwise claim lines that a more specific format reads.
+    #[serde(default)]
+    pub fallback: bool,
     /// When set, a line holds several requests, found here; `markers` then apply to the line
     /// and everything else (fields, conditions) to each record.
+    #[serde(skip)]
     pub records: Option<RecordSource>,
     /// With `records`: a record is a request of this format when all of these hold.
+    #[serde(skip)]
     pub record_markers: Vec<Cond>,
     /// With `records`: the measurement window records must overlap.
+    #[serde(skip)]
     pub record_window: Option<RecordWindow>,
     /// When set, a request spans several lines, joined this way.
+    #[serde(skip)]
     pub join: Option<JoinSpec>,
 }
 
@@ -270,19 +343,34 @@ pub(crate) fn rule(field: Field, unit: Unit, paths: &[&str]) -> FieldRule {
     }
 }
 
-/// Parses a dotted path (`usage.prompt_tokens`). A key with a dot in it is written with a
-/// backslash: `a\.b`.
+/// Parses a dotted path (`usage.prompt_tokens`). A key with a dot or a `[` in it is written
+/// with a backslash: `a\.b`. An array element is its own segment: `a[0]` (the first), `a[-1]`
+/// (the last), also written `a.[-1]`.
+///
+/// ```
+/// use tokentime::format::parse_path;
+/// assert_eq!(parse_path("a.b[-1].c"), ["a", "b", "[-1]", "c"]);
+/// assert_eq!(parse_path(r"gen_ai\.usage.x"), ["gen_ai.usage", "x"]);
+/// ```
 pub fn parse_path(s: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
         match c {
             '\\' => {
-                if let Some(n) = chars.next() {
-                    out.last_mut().unwrap_or(&mut String::new()).push(n);
+                if let (Some(n), Some(last)) = (chars.next(), out.last_mut()) {
+                    last.push(n);
                 }
             }
             '.' => out.push(String::new()),
+            '[' => {
+                if out.last().is_some_and(|l| !l.is_empty()) {
+                    out.push(String::new());
+                }
+                if let Some(last) = out.last_mut() {
+                    last.push('[');
+                }
+            }
             c => {
                 if let Some(last) = out.last_mut() {
                     last.push(c);
@@ -291,6 +379,33 @@ pub fn parse_path(s: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The array index a path segment names (`[0]` -> 0, `[-1]` -> -1), if it is one.
+pub fn index_segment(seg: &str) -> Option<i64> {
+    seg.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+}
+
+/// A path as `parse_path` reads it back (dots between keys, `[i]` for elements, `\` before a
+/// dot or `[` inside a key).
+pub fn path_str(path: &[String]) -> String {
+    let mut s = String::new();
+    for (i, seg) in path.iter().enumerate() {
+        if index_segment(seg).is_some() {
+            s.push_str(seg);
+            continue;
+        }
+        if i > 0 {
+            s.push('.');
+        }
+        for c in seg.chars() {
+            if matches!(c, '.' | '[' | '\\') {
+                s.push('\\');
+            }
+            s.push(c);
+        }
+    }
+    s
 }
 
 /// The built-in formats, in detection order.
@@ -348,12 +463,20 @@ fn llamacpp() -> FormatSpec {
         name: "llamacpp".into(),
         about: "llama.cpp llama-server response or final stream chunk with `timings` (OpenAI-style and native /completion)".into(),
         markers: vec![Cond::Present(p("timings.prompt_ms")), Cond::Present(p("timings.predicted_n"))],
-        error_markers: vec![Cond::Present(p("error.message")), Cond::Present(p("error.code"))],
+        // llama.cpp's error code is the HTTP status (a number); OpenAI-style bodies carry a
+        // string code and belong to the provider usage formats.
+        error_markers: vec![Cond::Present(p("error.message")), Cond::AtLeast(p("error.code"), 400)],
         // With `timings_per_token` every chunk carries the timings so far: only the final one
         // (with `usage`, or `stop: true` on /completion) is the request.
         skip_when: vec![
-            vec![Cond::Equals(p("object"), "\"chat.completion.chunk\"".into()), Cond::Absent(p("usage"))],
-            vec![Cond::Equals(p("object"), "\"text_completion\"".into()), Cond::Absent(p("usage"))],
+            vec![
+                Cond::Equals(p("object"), "\"chat.completion.chunk\"".into()),
+                Cond::Not(Box::new(Cond::Present(p("usage")))),
+            ],
+            vec![
+                Cond::Equals(p("object"), "\"text_completion\"".into()),
+                Cond::Not(Box::new(Cond::Present(p("usage")))),
+            ],
             vec![Cond::Equals(p("stop"), "false".into())],
         ],
         error_when: vec![Cond::Present(p("error"))],
@@ -405,6 +528,114 @@ fn vllm() -> FormatSpec {
         model_paths: vec![p("model")],
         ..FormatSpec::default()
     }
+}
+
+impl std::fmt::Display for Cond {
+    /// `a.b`, `a.b == "x"`, `a.b != "x"`, `a.b >= 400`, `not (...)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cond::Present(p) => write!(f, "{}", path_str(p)),
+            Cond::Equals(p, v) => write!(f, "{} == {v}", path_str(p)),
+            Cond::Differs(p, v) => write!(f, "{} != {v}", path_str(p)),
+            Cond::AtLeast(p, v) => write!(f, "{} >= {v}", path_str(p)),
+            Cond::Not(c) => write!(f, "not ({c})"),
+        }
+    }
+}
+
+/// Describes a format for `tokentime formats`: what it is, how a line is recognized, which
+/// outcome rules apply, its TTFT origin and cache signal, and each field with its unit and
+/// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).
+pub fn describe(f: &FormatSpec) -> String {
+    use std::fmt::Write as _;
+    let conds = |cs: &[Cond], sep: &str| {
+        cs.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: {}", f.name, f.about);
+    let _ = writeln!(s, "  detected by: {}", conds(&f.markers, " and "));
+    if f.fallback {
+        let _ = writeln!(s, "  fallback: tried only after every other format");
+    }
+    for (what, cs, sep) in [
+        ("error record", &f.error_markers, " and "),
+        ("error when", &f.error_when, " or "),
+        ("cancelled when", &f.cancelled_when, " or "),
+        ("response cache when", &f.response_cache_when, " or "),
+    ] {
+        if !cs.is_empty() {
+            let _ = writeln!(s, "  {what}: {}", conds(cs, sep));
+        }
+    }
+    if let Some(c) = &f.streamed_when {
+        let _ = writeln!(s, "  streamed when: {c}");
+    }
+    match &f.records {
+        Some(RecordSource::Each(patterns)) => {
+            let p: Vec<String> = patterns.iter().map(|p| path_str(p)).collect();
+            let _ = writeln!(
+                s,
+                "  requests: each of {} (fields below are per record)",
+                p.join(", ")
+            );
+            if !f.record_markers.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "  a record is a request when: {}",
+                    conds(&f.record_markers, " and ")
+                );
+            }
+        }
+        Some(RecordSource::Columns(cols)) => {
+            let _ = writeln!(s, "  requests: element i of the arrays {}", cols.join(", "));
+        }
+        None => {}
+    }
+    if let Some(j) = &f.join {
+        let key: Vec<String> = j
+            .key
+            .iter()
+            .map(|alts| {
+                alts.iter()
+                    .map(|p| path_str(p))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "  one request spans several lines, joined by [{}]; completed by the line where {}",
+            key.join(", "),
+            conds(&j.complete_when, " and ")
+        );
+        for r in &j.part_fields {
+            let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
+            let _ = writeln!(
+                s,
+                "  {:<16} {:<8} {} (earlier lines)",
+                r.field.name(),
+                r.unit.name(),
+                paths.join(" | ")
+            );
+        }
+    }
+    let _ = writeln!(s, "  TTFT origin: {}", f.ttft_doc);
+    let _ = writeln!(s, "  cache: {}", f.cache_doc);
+    for r in &f.fields {
+        let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
+        let how = match r.combine {
+            Combine::First => paths.join(" | "),
+            Combine::Sum => paths.join(" + "),
+            Combine::FloorRatio => format!("floor({})", paths.join(" / ")),
+            Combine::Difference => paths.join(" - "),
+            Combine::FirstOrZero => format!("{} (absent: 0)", paths.join(" | ")),
+        };
+        let _ = writeln!(s, "  {:<16} {:<8} {how}", r.field.name(), r.unit.name());
+    }
+    s
 }
 
 /// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
@@ -521,23 +752,34 @@ fn read_fields(
     t: &mut Timeline,
     gaps: &mut Vec<i64>,
 ) {
+    // The first rule that yields a value for a field wins.
+    let mut filled = 0u32;
+    let mut unreadable = None;
     for (field, unit, combine, ids) in fields {
+        let bit = 1u32 << (*field as u32);
+        if filled & bit != 0 {
+            continue;
+        }
         if *field == Field::Itl {
             if let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) {
                 let before = gaps.len();
                 // An empty list is a one-token response: its decode took no time.
-                if read_gaps(raw, *unit, gaps) && t.decode.is_none() {
-                    t.decode = Some(gaps[before..].iter().sum());
+                if read_gaps(raw, *unit, gaps) {
+                    filled |= bit;
+                    if t.decode.is_none() {
+                        t.decode = Some(gaps[before..].iter().sum());
+                    }
                 }
             }
             continue;
         }
         let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
-            if t.unparseable.is_none() && ids.iter().any(|&s| slots.has(s)) {
-                t.unparseable = Some(field.name());
+            if unreadable.is_none() && ids.iter().any(|&s| slots.has(s)) {
+                unreadable = Some(*field);
             }
             continue;
         };
+        filled |= bit;
         let count = u64::try_from(v).ok();
         match field {
             Field::InputTokens => t.input_tokens = count,
@@ -556,6 +798,13 @@ fn read_fields(
             Field::LoggedAt => t.logged_at = Some(v),
             Field::Itl => {}
         }
+    }
+    // A field present but unreadable, that no other rule filled.
+    if let Some(f) = unreadable
+        && filled & (1u32 << (f as u32)) == 0
+        && t.unparseable.is_none()
+    {
+        t.unparseable = Some(f.name());
     }
 }
 
@@ -619,6 +868,16 @@ fn read_field(
             let b = decode(slots.raw(line, *ids.get(1)?)?)?;
             if b <= 0 || a < 0 { None } else { Some(a / b) }
         }
+        Combine::Difference => {
+            let a = decode(slots.raw(line, *ids.first()?)?)?;
+            let b = decode(slots.raw(line, *ids.get(1)?)?)?;
+            let d = a.checked_sub(b)?;
+            if field.is_count() && d < 0 {
+                None
+            } else {
+                Some(d)
+            }
+        }
     }
 }
 
@@ -626,8 +885,9 @@ fn read_field(
 enum CCond {
     Present(SlotId),
     Equals(SlotId, String),
-    NotEquals(SlotId, String),
-    Absent(SlotId),
+    Differs(SlotId, String),
+    AtLeast(SlotId, i64),
+    Not(Box<CCond>),
 }
 
 impl CCond {
@@ -635,8 +895,13 @@ impl CCond {
         match self {
             CCond::Present(s) => slots.has(*s),
             CCond::Equals(s, v) => slots.raw(line, *s) == Some(v.as_str()),
-            CCond::NotEquals(s, v) => slots.raw(line, *s).is_some_and(|r| r != v.as_str()),
-            CCond::Absent(s) => !slots.has(*s),
+            CCond::Differs(s, v) => slots.raw(line, *s).is_some_and(|raw| raw != v),
+            CCond::AtLeast(s, min) => slots
+                .raw(line, *s)
+                .map(|raw| raw.trim_matches('"'))
+                .and_then(|t| t.parse::<f64>().ok())
+                .is_some_and(|x| x >= *min as f64),
+            CCond::Not(c) => !c.holds(line, slots),
         }
     }
 }
@@ -656,8 +921,9 @@ impl Compiler<'_> {
         match c {
             Cond::Present(p) => CCond::Present(self.add(p)),
             Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone()),
-            Cond::NotEquals(p, v) => CCond::NotEquals(self.add(p), v.clone()),
-            Cond::Absent(p) => CCond::Absent(self.add(p)),
+            Cond::Differs(p, v) => CCond::Differs(self.add(p), v.clone()),
+            Cond::AtLeast(p, min) => CCond::AtLeast(self.add(p), *min),
+            Cond::Not(inner) => CCond::Not(Box::new(self.cond(inner))),
         }
     }
 
@@ -681,6 +947,7 @@ struct CompiledFormat {
     fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     id: Vec<SlotId>,
     model: Vec<SlotId>,
+    fallback: bool,
 }
 
 /// The formats in use, compiled against one [`PathSet`] so a line is parsed once whatever the
@@ -755,6 +1022,7 @@ impl Formats {
                         .collect(),
                     id: s.id_paths.iter().map(|p| c.add(p)).collect(),
                     model: s.model_paths.iter().map(|p| c.add(p)).collect(),
+                    fallback: s.fallback,
                 }
             })
             .collect();
@@ -836,11 +1104,18 @@ impl Formats {
     }
 
     /// Attributes a parsed line to a format: `hint` (the format that matched last) is tried
-    /// first, then the others in order. `None` when the line is no request of any format.
+    /// first, then the others in order, and the fallback formats last, in order (a fallback
+    /// hint is not tried first). A full marker match anywhere beats an error-marker match.
+    /// `None` when the line is no request of any format.
     pub fn detect(&self, line: &[u8], slots: &Slots, hint: usize) -> Option<Detected> {
         let n = self.compiled.len();
-        let order =
-            std::iter::once(hint.min(n.saturating_sub(1))).chain((0..n).filter(|&i| i != hint));
+        let hint = hint.min(n.saturating_sub(1));
+        let hint = (n > 0 && !self.compiled[hint].fallback).then_some(hint);
+        let primary = |i: &usize| !self.compiled[*i].fallback && Some(*i) != hint;
+        let order = hint
+            .into_iter()
+            .chain((0..n).filter(primary))
+            .chain((0..n).filter(|&i| self.compiled[i].fallback));
         let all = |cs: &[CCond]| !cs.is_empty() && cs.iter().all(|c| c.holds(line, slots));
         let mut error_match = None;
         for i in order {
@@ -938,6 +1213,125 @@ mod tests {
                 .contains("unknown unit")
         );
         assert!(custom(&["arrival=req.t0:epoch_s".into(), "end=req.t2:epoch_s".into()]).is_ok());
+    }
+
+    fn spec(name: &str, markers: Vec<Cond>, fallback: bool) -> FormatSpec {
+        FormatSpec {
+            name: name.into(),
+            markers,
+            fallback,
+            fields: vec![rule(Field::E2e, Unit::Ms, &["e"])],
+            ..FormatSpec::default()
+        }
+    }
+
+    fn detect_all(specs: Vec<FormatSpec>, lines: &[&str]) -> Vec<Option<String>> {
+        let mut paths = PathSet::default();
+        let f = Formats::compile(specs, &[], &mut paths);
+        let mut slots = Slots::default();
+        let mut hint = 0;
+        lines
+            .iter()
+            .map(|l| {
+                paths.extract(l.as_bytes(), &mut slots).unwrap();
+                let d = f.detect(l.as_bytes(), &slots, hint)?;
+                hint = d.format;
+                Some(f.spec(d.format).name.clone())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_fallback_format_never_claims_a_line_first_by_the_hint() {
+        // "usage" is generic (fallback); "server" is specific. After a usage line, the hint
+        // points at "usage", yet a server line (which also has `u`) goes to "server".
+        let specs = vec![
+            spec(
+                "server",
+                vec![Cond::Present(p("u")), Cond::Present(p("t"))],
+                false,
+            ),
+            spec("usage", vec![Cond::Present(p("u"))], true),
+        ];
+        let got = detect_all(specs, &[r#"{"u":1}"#, r#"{"u":1,"t":2}"#, r#"{"x":1}"#]);
+        assert_eq!(
+            got,
+            [Some("usage".to_string()), Some("server".to_string()), None]
+        );
+    }
+
+    #[test]
+    fn conditions_differs_at_least_not() {
+        let specs = vec![spec(
+            "x",
+            vec![
+                Cond::Differs(p("c"), "\"0\"".into()),
+                Cond::AtLeast(p("s"), 400),
+                Cond::Not(Box::new(Cond::Equals(p("m"), "\"oneshot\"".into()))),
+            ],
+            false,
+        )];
+        let got = detect_all(
+            specs,
+            &[
+                r#"{"c":"1","s":429}"#,
+                r#"{"c":"1","s":"500"}"#,
+                r#"{"c":"0","s":429}"#,
+                r#"{"s":429}"#,
+                r#"{"c":"1","s":399}"#,
+                r#"{"c":"1","s":429,"m":"oneshot"}"#,
+                r#"{"c":"1","s":429,"m":"stream"}"#,
+            ],
+        );
+        let x = Some("x".to_string());
+        assert_eq!(
+            got,
+            [x.clone(), x.clone(), None, None, None, None, x],
+            "differs needs presence; at_least reads decimal strings; not covers absence"
+        );
+    }
+
+    #[test]
+    fn first_rule_with_a_value_wins_and_difference_subtracts() {
+        let mut s = spec("x", vec![Cond::Present(p("e"))], false);
+        s.fields = vec![
+            FieldRule {
+                field: Field::InputTokens,
+                unit: Unit::Count,
+                combine: Combine::Difference,
+                paths: vec![p("total"), p("out")],
+            },
+            rule(Field::InputTokens, Unit::Count, &["prompt"]),
+            FieldRule {
+                field: Field::Decode,
+                unit: Unit::Ms,
+                combine: Combine::Difference,
+                paths: vec![p("gen"), p("ttft")],
+            },
+        ];
+        let mut paths = PathSet::default();
+        let f = Formats::compile(vec![s], &[], &mut paths);
+        let mut slots = Slots::default();
+        let t = |l: &str, slots: &mut Slots| {
+            paths.extract(l.as_bytes(), slots).unwrap();
+            let d = f.detect(l.as_bytes(), slots, 0).unwrap();
+            f.timeline(d, l.as_bytes(), slots, &mut Vec::new())
+        };
+        let a = t(
+            r#"{"e":1,"total":3490,"out":412,"prompt":128,"gen":10.5,"ttft":2.5}"#,
+            &mut slots,
+        );
+        assert_eq!(a.input_tokens, Some(3078));
+        assert_eq!(a.decode, Some(8_000_000));
+        let b = t(r#"{"e":1,"prompt":128,"gen":1,"ttft":2}"#, &mut slots);
+        assert_eq!(b.input_tokens, Some(128), "the next rule fills in");
+        assert_eq!(
+            b.decode,
+            Some(-1_000_000),
+            "a negative duration is kept for derive to flag"
+        );
+        let c = t(r#"{"e":1,"total":10,"out":12}"#, &mut slots);
+        assert_eq!(c.input_tokens, None, "a negative count is absent");
     }
 
     #[test]

@@ -37,7 +37,9 @@ fn ollama() -> FormatSpec {
         name: "ollama".into(),
         about: "Ollama final responses (done: true) and NDJSON streams joined into one request".into(),
         markers: vec![Cond::Present(p("model")), Cond::Present(p("created_at")), Cond::Present(p("done"))],
-        error_markers: vec![Cond::Present(p("error"))],
+        // Ollama's error is a plain string (`{"error":"model not found"}`); an object with a
+        // `message` is an OpenAI-style body, left to the provider formats.
+        error_markers: vec![Cond::Present(p("error")), Cond::Not(Box::new(Cond::Present(p("error.message"))))],
         join: Some(JoinSpec {
             key: vec![vec![p("model")]],
             complete_when: vec![Cond::Equals(p("done"), "true".into())],
@@ -259,7 +261,7 @@ fn vllm_bench() -> FormatSpec {
             rule(Field::OutputTokens, Unit::Count, &["output_lens"]),
             rule(Field::InputTokens, Unit::Count, &["input_lens"]),
         ],
-        error_when: vec![Cond::NotEquals(p("errors"), "\"\"".into())],
+        error_when: vec![Cond::Differs(p("errors"), "\"\"".into())],
         ..FormatSpec::default()
     }
 }

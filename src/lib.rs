@@ -14,6 +14,7 @@ pub mod document;
 pub mod enrich;
 pub mod error;
 pub mod format;
+pub mod format_file;
 pub mod format_records;
 pub mod format_tables;
 pub mod input;
@@ -97,8 +98,8 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         line_buffered: config.line_buffered,
     };
     let e = match &config.command {
-        Command::Formats => {
-            write_formats(&mut out.w, config).map_err(Error::Output)?;
+        Command::Formats(names) => {
+            write_formats(&mut out.w, config, names).map_err(Error::Output)?;
             out.w.flush().map_err(Error::Output)?;
             return Ok(ExitCode::Ok);
         }
@@ -277,34 +278,17 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     Ok(ExitCode::Ok)
 }
 
-fn write_formats(w: &mut impl Write, config: &Config) -> io::Result<()> {
-    let _ = config;
-    for f in format::builtin() {
-        writeln!(w, "{}: {}", f.name, f.about)?;
-        writeln!(w, "  TTFT origin: {}", f.ttft_doc)?;
-        writeln!(w, "  cache: {}", f.cache_doc)?;
-        let markers: Vec<String> = f.markers.iter().map(cond_str).collect();
-        writeln!(w, "  detected by: {}", markers.join(" and "))?;
-        for r in &f.fields {
-            let paths: Vec<String> = r.paths.iter().map(|p| p.join(".")).collect();
-            writeln!(
-                w,
-                "  {:<16} {:<8} {}",
-                r.field.name(),
-                r.unit.name(),
-                paths.join(" | ")
-            )?;
+fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::Result<()> {
+    for (i, f) in config
+        .formats
+        .iter()
+        .filter(|f| names.is_empty() || names.contains(&f.name))
+        .enumerate()
+    {
+        if i > 0 {
+            writeln!(w)?;
         }
-        writeln!(w)?;
+        w.write_all(format::describe(f).as_bytes())?;
     }
     Ok(())
-}
-
-fn cond_str(c: &format::Cond) -> String {
-    match c {
-        format::Cond::Present(p) => p.join("."),
-        format::Cond::Equals(p, v) => format!("{} == {v}", p.join(".")),
-        format::Cond::NotEquals(p, v) => format!("{} != {v}", p.join(".")),
-        format::Cond::Absent(p) => format!("no {}", p.join(".")),
-    }
 }

@@ -322,6 +322,14 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     {
         e2e = Ok(q + p + d);
     }
+    // A TTFT of exactly 0 is the producer's "none" (Helicone writes 0 for calls without a
+    // first token): null, and it must not leave the whole E2E as a decode.
+    if first_token_seen && ttft == Ok(0.0) {
+        ttft = Err(NullReason::Sentinel);
+        if decode == Err(NullReason::NotLogged) && e2e.is_ok() {
+            decode = Err(NullReason::Sentinel);
+        }
+    }
     // TTFT from the request's start plus the decode is the E2E latency (benchmark clients log
     // the two parts); not from `scheduled`, which would leave the queue out.
     if e2e == Err(NullReason::NotLogged)
@@ -382,17 +390,22 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
         (Ok(_), Some(n)) if n < 2 => Err(NullReason::OneToken),
         (Ok(d), Some(n)) => Ok(d / (n - 1) as f64),
     };
+    // A failed call's token counts are the producer's zeros (LiteLLM, Helicone write 0 on
+    // failure), not measurements: neither counts nor a cache class come from them.
+    let failed = matches!(t.outcome, Outcome::Error);
+    let count = |v: Option<u64>| if failed && v == Some(0) { None } else { v };
     let cached_tokens = t
         .cached_tokens
         .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
     let cache = if t.response_cache {
         Some(CacheClass::Response)
     } else {
-        cache_class(t.input_tokens, cached_tokens, hit_ratio)
+        cache_class(count(t.input_tokens), count(cached_tokens), hit_ratio)
     };
 
     let kill = |v: &mut Value, r: NullReason| *v = Err(r);
-    let reached_first = ttft.is_ok();
+    // Output tokens prove the first token came, also where no TTFT is logged (SGLang, TGI).
+    let reached_first = ttft.is_ok() || t.output_tokens.is_some_and(|n| n > 0);
     match t.outcome {
         Outcome::Error => {
             for v in [
@@ -440,10 +453,6 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     if ttft.is_err() {
         ttft_origin = None;
     }
-    // A failed call's token counts are the producer's zeros (LiteLLM writes 0 on failure), not
-    // measurements.
-    let failed = matches!(t.outcome, Outcome::Error);
-    let count = |v: Option<u64>| if failed && v == Some(0) { None } else { v };
     Metrics {
         ttft,
         ttft_origin,
@@ -549,6 +558,36 @@ mod tests {
     }
 
     #[test]
+    fn zero_ttft_leaves_no_decode_behind() {
+        // Helicone: delay 4126 ms, time_to_first_token 0 (its "none"), 412 tokens. Taking
+        // decode = 4126 - 0 would report a TPOT of 10.04 ms that nobody measured.
+        let t = Timeline {
+            e2e: Some(4126 * MS),
+            ttft: Some(0),
+            output_tokens: Some(412),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Err(NullReason::Sentinel));
+        assert_eq!(m.decode, Err(NullReason::Sentinel));
+        assert_eq!(m.tpot, Err(NullReason::Sentinel));
+        assert_eq!(m.e2e, Ok(4126e6));
+    }
+
+    #[test]
+    fn a_failed_calls_zero_counts_make_no_cache_class() {
+        // Helicone 429: prompt_cache_read_tokens 0, prompt_tokens null.
+        let t = Timeline {
+            cached_tokens: Some(0),
+            outcome: Outcome::Error,
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.cached_tokens, None);
+        assert_eq!(m.cache, None, "not a miss: nothing ran");
+    }
+
+    #[test]
     fn negative_interval_is_null_and_flagged_not_clamped() {
         let m = derive(&litellm(1000 * MS, 900 * MS, 2000 * MS, 5, true), 0.5);
         assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
@@ -597,12 +636,33 @@ mod tests {
         assert_eq!(m.e2e, Err(NullReason::Cancelled));
         assert_eq!(m.outcome, Outcome::Cancelled);
         t.first_token = None;
+        t.output_tokens = Some(0);
         let m = derive(&t, 0.5);
         assert_eq!(
             m.outcome,
             Outcome::Error,
             "cancelled before the first token counts as an error"
         );
+    }
+
+    #[test]
+    fn cancellation_after_tokens_without_a_logged_ttft_is_no_error() {
+        // SGLang abort after 40 tokens: no TTFT field, yet the first token came.
+        let t = Timeline {
+            e2e: Some(900 * MS),
+            output_tokens: Some(40),
+            outcome: Outcome::Cancelled,
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.outcome, Outcome::Cancelled);
+        assert_eq!(m.e2e, Err(NullReason::Cancelled));
+        assert_eq!(m.ttft, Err(NullReason::NotLogged));
+        let t = Timeline {
+            output_tokens: Some(0),
+            ..t
+        };
+        assert_eq!(derive(&t, 0.5).outcome, Outcome::Error);
     }
 
     #[test]

@@ -204,8 +204,39 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         }
         Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        // Children named `[i]` (element i) or `[-1]` (the last element) read into the array;
+        // without them it is skipped.
+        let set = self.set;
+        let node = &set.nodes[self.node];
+        let indexed = |want: i64| {
+            node.children
+                .iter()
+                .filter(move |(k, _)| crate::format::index_segment(k) == Some(want))
+                .map(|&(_, n)| n)
+        };
+        if !node
+            .children
+            .iter()
+            .any(|(k, _)| crate::format::index_segment(k).is_some())
+        {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
+        let mut last: Option<&'de RawValue> = None;
+        let mut i: i64 = 0;
+        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+            for n in indexed(i) {
+                self.read_element(n, raw)?;
+            }
+            last = Some(raw);
+            i += 1;
+        }
+        if let Some(raw) = last {
+            for n in indexed(-1) {
+                self.read_element(n, raw)?;
+            }
+        }
         Ok(())
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
@@ -225,6 +256,27 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
+    }
+}
+
+impl NodeSeed<'_> {
+    /// Reads one array element (already cut out as `raw`, which points into the line) at trie
+    /// node `n`: records it when `n` has a slot, and reads `n`'s children out of it.
+    fn read_element<E: de::Error>(&mut self, n: usize, raw: &RawValue) -> Result<(), E> {
+        let cn = &self.set.nodes[n];
+        record(self.out, self.base, cn.slot, raw);
+        if cn.children.is_empty() {
+            return Ok(());
+        }
+        let mut sub = serde_json::Deserializer::from_str(raw.get());
+        NodeSeed {
+            set: self.set,
+            node: n,
+            base: self.base,
+            out: &mut *self.out,
+        }
+        .deserialize(&mut sub)
+        .map_err(de::Error::custom)
     }
 }
 
@@ -336,6 +388,32 @@ mod tests {
         assert_eq!(slots.raw(line, 1), Some(r#""s\"q""#));
         assert_eq!(slots.raw(line, 2), None, "null is absent");
         assert_eq!(slots.raw(line, 3), None);
+    }
+
+    #[test]
+    fn array_elements_by_index_and_last() {
+        // Bedrock stream bodies: the metrics are in the last chunk of an array.
+        let s = set(&[
+            &["b", "[-1]", "m", "lat"],
+            &["b", "[0]", "t"],
+            &["b", "[1]"],
+            &["c", "[-1]"],
+        ]);
+        let line = br#"{"b":[{"t":"s","m":{"lat":1}},[9],{"t":"x","m":{"lat":7}}],"c":[],"d":[1]}"#;
+        let mut slots = Slots::default();
+        s.extract(line, &mut slots).unwrap();
+        assert_eq!(
+            slots.raw(line, 0),
+            Some("7"),
+            "the last element, not the first"
+        );
+        assert_eq!(slots.raw(line, 1), Some("\"s\""));
+        assert_eq!(slots.raw(line, 2), Some("[9]"));
+        assert_eq!(
+            slots.raw(line, 3),
+            None,
+            "an empty array has no last element"
+        );
     }
 
     #[test]

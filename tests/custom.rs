@@ -79,3 +79,81 @@ fn summary_groups_by_a_json_path() {
     assert_eq!(by_model[0]["key"]["model"], "smollm2-135m-instruct-q4_1");
     assert_eq!(by_model[0]["requests"], 293);
 }
+
+/// `--formats FILE` (TOML or JSON) defines formats with the built-in tables' power: markers,
+/// error, response-cache and streamed rules, summed fields, the arrival origin.
+#[test]
+fn formats_file_defines_a_format_in_toml_or_json() {
+    let log = testdata().join("custom/gateway.jsonl");
+    let run_with = |file: &str| {
+        let f = testdata().join("custom").join(file);
+        run_ok(
+            &["--formats", f.to_str().unwrap(), log.to_str().unwrap()],
+            b"",
+        )
+    };
+    let toml = run_with("gateway.formats.toml");
+    assert_eq!(
+        toml,
+        run_with("gateway.formats.json"),
+        "TOML and JSON agree"
+    );
+    let objs = enriched_objects(&toml);
+    // Line 1: ttft 11.250 - 11.000 = 250 ms; e2e 1250; decode 1000 / 50 = 20; input 1000 +
+    // cache_read 600 = 1600, 600/1600 = 0.375 -> partial.
+    let m = objs[0].as_ref().unwrap();
+    assert_eq!(m["format"], "gateway");
+    assert_eq!(m["ttft_ms"], 250.0);
+    assert_eq!(m["ttft_origin"], "gateway");
+    assert_eq!(m["tpot_ms"], 20.0);
+    assert_eq!(m["input_tokens"], 1600);
+    assert_eq!(m["cache"], "partial");
+    // Line 2: not streamed: no TTFT, e2e 800, cache_read 0 -> miss.
+    let m = objs[1].as_ref().unwrap();
+    assert_eq!(m["nulls"]["ttft_ms"], "not_streamed");
+    assert_eq!(m["e2e_ms"], 800.0);
+    assert_eq!(m["cache"], "miss");
+    // Line 3: status 503 >= 500 -> error. Line 4: the response cache. Line 5: no request.
+    assert_eq!(objs[2].as_ref().unwrap()["outcome"], "error");
+    assert_eq!(objs[3].as_ref().unwrap()["cache"], "response");
+    assert!(objs[4].is_none());
+}
+
+#[test]
+fn formats_file_formats_come_first_and_can_be_forced_and_listed() {
+    let file = testdata().join("custom/gateway.formats.toml");
+    let file = file.to_str().unwrap();
+    let listed = String::from_utf8(run_ok(&["formats", "--formats", file], b"")).unwrap();
+    assert!(listed.starts_with("gateway: our LLM gateway's access log\n"));
+    assert!(listed.contains("  input_tokens     count    llm.in + llm.cache_read\n"));
+    assert!(listed.contains("\ntgi: "), "the built-in formats follow");
+    // Forced, a line of another format is no request of it.
+    let kong = testdata().join("samples/kong.jsonl");
+    let out = run_ok(
+        &[
+            "--formats",
+            file,
+            "--format",
+            "gateway",
+            kong.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(enriched_objects(&out).iter().all(Option::is_none));
+}
+
+#[test]
+fn a_bad_formats_file_is_a_usage_error_naming_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "[[format]]\nname = \"x\"\nmarkers = [{ present = \"a\" }]\nfields = [{ field = \"arrival\", path = \"a\", unit = \"ms\" }]\n",
+    )
+    .unwrap();
+    let out = run(&["--formats", bad.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml"), "{err}");
+    assert!(err.contains("arrival is an instant"), "{err}");
+}

@@ -58,11 +58,16 @@ impl Live {
 
     /// Reads lines until one satisfies `pred`; returns it.
     fn until(&self, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
         loop {
             let l = self.next_line();
             if pred(&l) {
                 return l;
             }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no matching line within 30 s (last: {l})"
+            );
         }
     }
 
@@ -159,11 +164,11 @@ fn every_prints_a_table_before_end_of_input() {
     let cov = live.until(|l| l.starts_with("lines "));
     assert!(cov.starts_with("lines 2  requests 2"), "{cov}");
     live.write(&lines[2..].concat());
-    live.until(|l| l.starts_with("lines 5  requests 4"));
+    live.until(|l| l.starts_with("lines 5  requests 5"));
     drop(live.stdin.take());
     let (code, rest, _) = live.finish();
     assert_eq!(code, Some(0));
-    assert!(rest.contains("all requests: 4 requests, 1 error"), "{rest}");
+    assert!(rest.contains("all requests: 5 requests, 1 error"), "{rest}");
 }
 
 #[test]
@@ -174,9 +179,9 @@ fn every_with_json_writes_one_document_per_interval_and_window_slides() {
     ]);
     live.write(&lines.concat());
     let doc = |l: String| -> serde_json::Value { serde_json::from_str(&l).unwrap() };
-    // An interval that saw the 4 requests, then one that saw none: the window slid past them.
+    // An interval that saw the 5 requests, then one that saw none: the window slid past them.
     let mut seen = doc(live.next_line());
-    while seen["coverage"]["requests"] != 4 {
+    while seen["coverage"]["requests"] != 5 {
         seen = doc(live.next_line());
     }
     assert_eq!(seen["schema"], "tokentime.summary/v1");
@@ -190,7 +195,7 @@ fn every_with_json_writes_one_document_per_interval_and_window_slides() {
     assert_eq!(code, Some(0));
     // The final document covers everything, on one line like the others.
     let last = doc(rest.lines().last().unwrap().to_owned());
-    assert_eq!(last["coverage"]["requests"], 4);
+    assert_eq!(last["coverage"]["requests"], 5);
     assert!(last.get("interval").is_none());
 }
 
@@ -199,13 +204,13 @@ fn sigint_during_a_live_summary_prints_the_final_summary_and_exits_0() {
     let lines = sample_lines();
     let mut live = Live::start(&["summary", "--every", "100ms", "-o", "json"]);
     live.write(&lines.concat());
-    live.until(|l| l.contains("\"requests\":4"));
+    live.until(|l| l.contains("\"requests\":5"));
     // stdin stays open, as under `tail -F`: only the signal can end the run.
     live.signal("-INT");
     let (code, rest, err) = live.finish();
     assert_eq!(code, Some(0), "{err}");
     let last: serde_json::Value = serde_json::from_str(rest.lines().last().unwrap()).unwrap();
-    assert_eq!(last["coverage"]["requests"], 4);
+    assert_eq!(last["coverage"]["requests"], 5);
     assert!(
         last.get("interval").is_none(),
         "the final summary, not a tick"
@@ -222,6 +227,6 @@ fn sigterm_without_every_prints_the_final_table_and_judges_slos() {
     live.signal("-TERM");
     let (code, rest, err) = live.finish();
     assert_eq!(code, Some(3), "a broken SLO decides the status: {err}");
-    assert!(rest.starts_with("lines 5  requests 4"), "{rest}");
+    assert!(rest.starts_with("lines 5  requests 5"), "{rest}");
     assert!(err.contains("SLO ttft:p99<=100ms BROKEN"), "{err}");
 }

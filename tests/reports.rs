@@ -303,7 +303,8 @@ fn csv_and_tsv_summaries_have_a_record_per_group_and_metric() {
     assert_eq!(rows.len(), 1 + 4 * 10);
     assert_eq!(
         rows[1],
-        "all,4,1,ttft_ms,3,true,14.5,22.1,403.7,451.4,489.56,498.146,499.1,178.567,error 1"
+        // The n=2 completion (metrics null, usage kept) is an openai-usage request: 5.
+        "all,5,1,ttft_ms,3,true,14.5,22.1,403.7,451.4,489.56,498.146,499.1,178.567,not_logged 1;error 1"
     );
     let tsv = String::from_utf8(run_ok(&["summary", "-o", "tsv"], &input)).unwrap();
     assert_eq!(tsv.replace('\t', ","), csv);

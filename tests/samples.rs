@@ -51,7 +51,7 @@ fn check_object(want: &serde_json::Map<String, Value>, g: &Value, ctx: &str) {
 #[test]
 fn every_expected_file_matches() {
     let mut n = 0;
-    for dir in ["samples"] {
+    for dir in ["samples", "formats"] {
         for entry in std::fs::read_dir(testdata().join(dir)).unwrap() {
             let p = entry.unwrap().path();
             let name = p.file_name().unwrap().to_str().unwrap().to_owned();
@@ -61,5 +61,82 @@ fn every_expected_file_matches() {
             }
         }
     }
-    assert!(n >= 9, "expected files found: {n}");
+    assert!(n >= 20, "expected files found: {n}");
+}
+
+/// Each single-line format's expected files hold a prefix-cache hit, a miss, a one-token
+/// output and an error, except where the format cannot say it (listed with the reason).
+#[test]
+fn every_format_has_hit_miss_one_token_and_error_cases() {
+    let cannot: &[(&str, &str, &str)] = &[
+        ("tgi", "hit", "TGI logs no prompt or cache counts"),
+        ("tgi", "miss", "TGI logs no prompt or cache counts"),
+        ("nim", "hit", "NIM's stats have no cache count"),
+        ("nim", "miss", "NIM's stats have no cache count"),
+        (
+            "nim",
+            "error",
+            "NIM's error body is vLLM's error object (formats/nim)",
+        ),
+        (
+            "deepseek-usage",
+            "error",
+            "DeepSeek's error body is OpenAI's (formats/deepseek-usage)",
+        ),
+    ];
+    let mut seen: std::collections::HashMap<String, std::collections::HashSet<&str>> =
+        Default::default();
+    for dir in ["samples", "formats"] {
+        for entry in std::fs::read_dir(testdata().join(dir)).unwrap() {
+            let p = entry.unwrap().path();
+            if !p.to_str().unwrap().ends_with(".expected.jsonl") {
+                continue;
+            }
+            for line in std::fs::read_to_string(&p).unwrap().lines() {
+                let e: Value = serde_json::from_str(line).unwrap();
+                let Some(format) = e["expect"]["format"].as_str() else {
+                    continue;
+                };
+                let s = seen.entry(format.to_owned()).or_default();
+                match e["expect"]["cache"].as_str() {
+                    Some("hit") => {
+                        s.insert("hit");
+                    }
+                    Some("miss") => {
+                        s.insert("miss");
+                    }
+                    _ => {}
+                }
+                if e["expect"]["output_tokens"] == 1 {
+                    s.insert("one_token");
+                }
+                if e["expect"]["outcome"] == "error" {
+                    s.insert("error");
+                }
+            }
+        }
+    }
+    for format in [
+        "tgi",
+        "nim",
+        "kong",
+        "helicone",
+        "langfuse",
+        "bedrock",
+        "sglang",
+        "openai-usage",
+        "openai-responses-usage",
+        "anthropic-usage",
+        "deepseek-usage",
+    ] {
+        for case in ["hit", "miss", "one_token", "error"] {
+            let exempt = cannot.iter().any(|(f, c, _)| *f == format && *c == case);
+            let has = seen.get(format).is_some_and(|s| s.contains(case));
+            assert!(has || exempt, "{format}: no {case} case in testdata");
+            assert!(
+                !(has && exempt),
+                "{format}: {case} is listed as impossible but is there"
+            );
+        }
+    }
 }

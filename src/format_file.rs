@@ -1,0 +1,379 @@
+//! Formats files (`--formats FILE`): user-defined format tables in TOML or JSON, with the same
+//! power as the built-in ones ([`crate::format_tables`]).
+//!
+//! Owns the file schema, its deserialization into [`FormatSpec`]s and their validation. Reads
+//! one file; does nothing else. The schema (TOML shown; JSON is the same tree, e.g.
+//! `{"format": [{"name": "inhouse", ...}]}`):
+//!
+//! ```toml
+//! [[format]]
+//! name = "inhouse"                       # shown by `tokentime formats`, used by --format
+//! about = "our gateway's access log"     # optional one-liner
+//! markers = [{ present = "req.t0" }, { path = "kind", equals = "llm" }]   # all must hold
+//! error_markers = []                     # optional: an error record that lacks the markers
+//! error_when = [{ path = "http.status", at_least = 400 }]                 # any holds
+//! cancelled_when = [{ path = "finish", equals = "abort" }]
+//! response_cache_when = [{ path = "cache", equals = "HIT" }]
+//! streamed_when = { path = "stream", equals = true }      # optional
+//! arrival_origin = "gateway"             # arrival (default) | scheduled | gateway
+//! ttft_doc = "gateway: t1 - t0"          # optional, for `tokentime formats`
+//! cache_doc = "usage.cached"
+//! fallback = false                       # true: tried only after every other format
+//! id = ["req.id"]                        # optional paths (a string or a list)
+//! model = ["model"]
+//! fields = [
+//!   { field = "arrival", path = "req.t0", unit = "epoch_s" },
+//!   { field = "first_token", path = "req.t1", unit = "epoch_s" },
+//!   { field = "end", path = "req.t2", unit = "epoch_s" },
+//!   { field = "input_tokens", paths = ["usage.in", "usage.cached"], combine = "sum" },
+//!   { field = "output_tokens", path = "usage.out" },
+//! ]
+//! ```
+//!
+//! Conditions: `{present = PATH}`; `{path = PATH, equals = VALUE}` (VALUE any JSON/TOML value,
+//! compared with the line's JSON text of it); `{path = PATH, differs = VALUE}` (present and
+//! not VALUE); `{path = PATH, at_least = INTEGER}` (the line's number, or decimal string, is at least it); `{not = CONDITION}`.
+//!
+//! Fields (`tokentime formats` lists them): instants `arrival`, `scheduled`, `first_token`,
+//! `end`, `logged_at` need a timestamp unit (`epoch_s`, `epoch_ms`, `epoch_us`, `epoch_ns`,
+//! `rfc3339`, `epoch`); durations `ttft`, `queue`, `prefill`, `decode`, `e2e` a duration unit
+//! (`s`, `ms`, `us`, `ns`, `duration`); counts `input_tokens`, `cached_tokens`,
+//! `evaluated_tokens`, `output_tokens` no unit. Omitted, the unit is `epoch`, `ms` or a count.
+//! `combine`: `first` (default: the first present path), `sum` (of the present paths),
+//! `floor_ratio` (`floor(a / b)` of two durations, a count), `difference` (`a - b`). Several
+//! rules for one field: the first that yields a value wins. Paths are dotted, `\.` for a dot
+//! in a key, `[0]` / `[-1]` for the first / last array element.
+
+use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
+use crate::metrics::Origin;
+use crate::units::Unit;
+use serde::{Deserialize, Deserializer};
+use std::path::Path;
+
+/// A formats file: `format` is the list of tables.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FormatsFile {
+    #[serde(default)]
+    format: Vec<FormatSpec>,
+}
+
+/// Reads and validates a formats file: JSON when its first non-blank byte is `{`, else TOML.
+///
+/// # Errors
+/// A message naming the file for an I/O error, a syntax error (with its position), an unknown
+/// key, field, unit or combine, a clock-domain mismatch, a format without markers, or a
+/// duplicate name.
+pub fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--formats {}: {e}", path.display()))?;
+    parse(&text).map_err(|e| format!("--formats {}: {e}", path.display()))
+}
+
+/// Parses and validates the text of a formats file (JSON or TOML).
+///
+/// # Errors
+/// As [`load`], without the file name.
+pub fn parse(text: &str) -> Result<Vec<FormatSpec>, String> {
+    let file: FormatsFile = if text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| e.to_string())?
+    } else {
+        toml::from_str(text).map_err(|e| e.to_string())?
+    };
+    let mut seen = std::collections::HashSet::new();
+    for f in &file.format {
+        validate(f)?;
+        if !seen.insert(f.name.as_str()) {
+            return Err(format!("format {:?} is defined twice", f.name));
+        }
+    }
+    if file.format.is_empty() {
+        return Err("no [[format]] table".into());
+    }
+    Ok(file.format)
+}
+
+/// Checks what the types cannot: a name, markers, and fields whose units fit.
+///
+/// # Errors
+/// A message naming the format and the problem.
+pub fn validate(f: &FormatSpec) -> Result<(), String> {
+    if f.name.is_empty() || f.name == "auto" {
+        return Err(format!("format name {:?} is not allowed", f.name));
+    }
+    if f.markers.is_empty() {
+        return Err(format!(
+            "format {:?}: needs at least one marker (a line of the format satisfies them all)",
+            f.name
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a field's unit and combine against the field's kind.
+fn check_rule(field: Field, unit: Unit, combine: Combine, n_paths: usize) -> Result<(), String> {
+    let name = field.name();
+    if n_paths == 0 {
+        return Err(format!("field {name}: no path"));
+    }
+    if matches!(combine, Combine::FloorRatio | Combine::Difference) && n_paths != 2 {
+        return Err(format!(
+            "field {name}: combine {} takes exactly two paths",
+            combine.name()
+        ));
+    }
+    if combine == Combine::FloorRatio {
+        if !field.is_count() || !unit.is_duration() {
+            return Err(format!(
+                "field {name}: floor_ratio makes a token count from two durations (a count field with a duration unit)"
+            ));
+        }
+        return Ok(());
+    }
+    if field.is_instant() || field == Field::LoggedAt {
+        if !unit.is_timestamp() {
+            return Err(format!(
+                "field {name} is an instant and needs a timestamp unit (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch), not {}",
+                unit.name()
+            ));
+        }
+        if matches!(combine, Combine::Sum | Combine::Difference) {
+            return Err(format!(
+                "field {name}: instants cannot be added or subtracted"
+            ));
+        }
+    } else if field.is_count() {
+        if unit != Unit::Count {
+            return Err(format!("field {name} is a token count; give no unit"));
+        }
+    } else if !unit.is_duration() {
+        return Err(format!(
+            "field {name} is a duration and needs a duration unit (s, ms, us, ns, duration), not {}",
+            unit.name()
+        ));
+    }
+    Ok(())
+}
+
+/// A path list as written in a file: one string or a list of strings.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn paths(self) -> Vec<Vec<String>> {
+        match self {
+            OneOrMany::One(s) => vec![parse_path(&s)],
+            OneOrMany::Many(v) => v.iter().map(|s| parse_path(s)).collect(),
+        }
+    }
+}
+
+/// Deserializes paths written as one dotted string or a list of them.
+///
+/// # Errors
+/// The deserializer's, for anything but a string or a list of strings.
+pub fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::Error> {
+    Ok(OneOrMany::deserialize(d)?.paths())
+}
+
+/// Deserializes an [`Origin`] from `"arrival"`, `"scheduled"` or `"gateway"`.
+///
+/// # Errors
+/// An unknown name.
+pub fn de_origin<'de, D: Deserializer<'de>>(d: D) -> Result<Origin, D::Error> {
+    let s = String::deserialize(d)?;
+    match s.as_str() {
+        "arrival" => Ok(Origin::Arrival),
+        "scheduled" => Ok(Origin::Scheduled),
+        "gateway" => Ok(Origin::Gateway),
+        _ => Err(serde::de::Error::custom(format!(
+            "arrival_origin {s:?}: expected arrival, scheduled or gateway"
+        ))),
+    }
+}
+
+/// A field rule as written in a file (see the module docs).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldRuleDef {
+    field: String,
+    #[serde(alias = "path")]
+    paths: OneOrManyDef,
+    #[serde(default)]
+    unit: Option<String>,
+    #[serde(default)]
+    combine: Option<String>,
+}
+
+/// [`OneOrMany`] with `Debug`, for [`FieldRuleDef`].
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrManyDef {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl TryFrom<FieldRuleDef> for FieldRule {
+    type Error = String;
+    fn try_from(d: FieldRuleDef) -> Result<FieldRule, String> {
+        let field = Field::from_name(&d.field).ok_or_else(|| {
+            let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown field {:?} (known: {})", d.field, names.join(", "))
+        })?;
+        let combine = match &d.combine {
+            None => Combine::First,
+            Some(c) => Combine::from_name(c).ok_or_else(|| {
+                format!(
+                    "field {}: unknown combine {c:?} (first, sum, floor_ratio, difference)",
+                    d.field
+                )
+            })?,
+        };
+        let unit = match &d.unit {
+            None if combine == Combine::FloorRatio => Unit::DurationStr,
+            None => field.default_unit(),
+            Some(u) => Unit::from_name(u).ok_or_else(|| {
+                format!("field {}: unknown unit {u:?} (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch, s, ms, us, ns, duration, count)", d.field)
+            })?,
+        };
+        let paths = match d.paths {
+            OneOrManyDef::One(s) => OneOrMany::One(s),
+            OneOrManyDef::Many(v) => OneOrMany::Many(v),
+        }
+        .paths();
+        check_rule(field, unit, combine, paths.len())?;
+        Ok(FieldRule {
+            field,
+            paths,
+            unit,
+            combine,
+        })
+    }
+}
+
+/// A condition as written in a file (see the module docs).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CondDef {
+    #[serde(default)]
+    present: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    equals: Option<serde_json::Value>,
+    #[serde(default)]
+    differs: Option<serde_json::Value>,
+    #[serde(default)]
+    at_least: Option<i64>,
+    #[serde(default)]
+    not: Option<Box<CondDef>>,
+}
+
+impl TryFrom<CondDef> for Cond {
+    type Error = String;
+    fn try_from(d: CondDef) -> Result<Cond, String> {
+        let path = d.path.as_deref().map(parse_path);
+        let need_path = |what: &str| {
+            path.clone()
+                .ok_or_else(|| format!("condition with {what} needs a path"))
+        };
+        let json = |v: &serde_json::Value| serde_json::to_string(v).map_err(|e| e.to_string());
+        let mut found = Vec::new();
+        if let Some(p) = &d.present {
+            found.push(Cond::Present(parse_path(p)));
+        }
+        if let Some(v) = &d.equals {
+            found.push(Cond::Equals(need_path("equals")?, json(v)?));
+        }
+        if let Some(v) = &d.differs {
+            found.push(Cond::Differs(need_path("differs")?, json(v)?));
+        }
+        if let Some(min) = d.at_least {
+            found.push(Cond::AtLeast(need_path("at_least")?, min));
+        }
+        if let Some(inner) = d.not {
+            found.push(Cond::Not(Box::new(Cond::try_from(*inner)?)));
+        }
+        match found.len() {
+            1 if d.path.is_none() || !matches!(found[0], Cond::Present(_) | Cond::Not(_)) => {
+                Ok(found.remove(0))
+            }
+            1 => Err(
+                "a path is given but the condition does not use it (present takes its own path)"
+                    .into(),
+            ),
+            _ => {
+                Err("a condition is exactly one of: present, equals, differs, at_least, not".into())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_and_json_give_the_same_spec() {
+        let t = r#"
+[[format]]
+name = "x"
+markers = [{ present = "a.t0" }, { not = { path = "kind", equals = "health" } }]
+error_when = [{ path = "status", at_least = 400 }]
+arrival_origin = "gateway"
+fields = [
+  { field = "arrival", path = "a.t0", unit = "epoch_s" },
+  { field = "input_tokens", paths = ["u.in", "u.cached"], combine = "sum" },
+]
+"#;
+        let j = r#"{"format":[{"name":"x",
+ "markers":[{"present":"a.t0"},{"not":{"path":"kind","equals":"health"}}],
+ "error_when":[{"path":"status","at_least":400}], "arrival_origin":"gateway",
+ "fields":[{"field":"arrival","path":"a.t0","unit":"epoch_s"},
+           {"field":"input_tokens","paths":["u.in","u.cached"],"combine":"sum"}]}]}"#;
+        let a = parse(t).unwrap();
+        assert_eq!(a, parse(j).unwrap());
+        assert_eq!(
+            a[0].markers[1],
+            Cond::Not(Box::new(Cond::Equals(
+                vec!["kind".into()],
+                "\"health\"".into()
+            )))
+        );
+        assert_eq!(a[0].fields[1].combine, Combine::Sum);
+        assert_eq!(a[0].arrival_origin, Origin::Gateway);
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let bad = |body: &str| parse(&format!("[[format]]\nname = \"x\"\n{body}")).unwrap_err();
+        assert!(bad("markers = []\nfields = []").contains("at least one marker"));
+        assert!(
+            bad("markers = [{present = \"a\"}]\nfields = [{field = \"arrival\", path = \"a\", unit = \"ms\"}]")
+                .contains("timestamp unit")
+        );
+        assert!(
+            bad("markers = [{present = \"a\"}]\nfields = [{field = \"ttft\", path = \"a\", unit = \"epoch_s\"}]")
+                .contains("duration unit")
+        );
+        assert!(
+            bad("markers = [{present = \"a\"}]\nfields = [{field = \"bogus\", path = \"a\"}]")
+                .contains("unknown field")
+        );
+        assert!(
+            bad("markers = [{present = \"a\", path = \"b\", equals = 1}]\nfields = []")
+                .contains("exactly one")
+        );
+        assert!(
+            bad("markers = [{present = \"a\"}]\nfields = []\nsurprise = 1").contains("surprise")
+        );
+        assert!(
+            bad("markers = [{present = \"a\"}]\nfields = [{field = \"output_tokens\", path = \"a\", combine = \"floor_ratio\"}]")
+                .contains("exactly two")
+        );
+    }
+}
