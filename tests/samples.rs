@@ -72,6 +72,57 @@ fn every_format_has_hit_miss_one_token_and_error_cases() {
         ("tgi", "hit", "TGI logs no prompt or cache counts"),
         ("tgi", "miss", "TGI logs no prompt or cache counts"),
         ("nim", "hit", "NIM's stats have no cache count"),
+        (
+            "vllm-otlp",
+            "hit",
+            "vLLM's spans carry no cached-token count",
+        ),
+        (
+            "vllm-otlp",
+            "miss",
+            "vLLM's spans carry no cached-token count",
+        ),
+        (
+            "vllm-bench",
+            "hit",
+            "benchmark results have no cache counts",
+        ),
+        (
+            "vllm-bench",
+            "miss",
+            "benchmark results have no cache counts",
+        ),
+        ("llamacpp-log", "hit", "the legacy log has no cache counts"),
+        ("llamacpp-log", "miss", "the legacy log has no cache counts"),
+        (
+            "llamacpp-log",
+            "error",
+            "the legacy log writes no per-request error line",
+        ),
+        ("llmperf", "hit", "LLMPerf has no cache counts"),
+        ("llmperf", "miss", "LLMPerf has no cache counts"),
+        (
+            "llmperf",
+            "one_token",
+            "checked on realdata (tests/realdata.rs), a JSON array document",
+        ),
+        (
+            "llmperf",
+            "error",
+            "checked on realdata: 49 errors in llmperf-bedrock-70b (tests/realdata.rs)",
+        ),
+        ("guidellm", "hit", "guidellm has no cache counts"),
+        ("guidellm", "miss", "guidellm has no cache counts"),
+        (
+            "guidellm",
+            "one_token",
+            "checked on realdata (tests/realdata.rs), megabyte documents",
+        ),
+        (
+            "guidellm",
+            "error",
+            "checked on realdata: incomplete requests (tests/realdata.rs)",
+        ),
         ("nim", "miss", "NIM's stats have no cache count"),
         (
             "nim",
@@ -94,29 +145,46 @@ fn every_format_has_hit_miss_one_token_and_error_cases() {
             }
             for line in std::fs::read_to_string(&p).unwrap().lines() {
                 let e: Value = serde_json::from_str(line).unwrap();
-                let Some(format) = e["expect"]["format"].as_str() else {
-                    continue;
+                let expects = match &e["expect"] {
+                    Value::Array(a) => a.clone(),
+                    v => vec![v.clone()],
                 };
-                let s = seen.entry(format.to_owned()).or_default();
-                match e["expect"]["cache"].as_str() {
-                    Some("hit") => {
-                        s.insert("hit");
+                for x in expects {
+                    let Some(format) = x["format"].as_str() else {
+                        continue;
+                    };
+                    let s = seen.entry(format.to_owned()).or_default();
+                    match x["cache"].as_str() {
+                        Some("hit") => {
+                            s.insert("hit");
+                        }
+                        Some("miss") => {
+                            s.insert("miss");
+                        }
+                        _ => {}
                     }
-                    Some("miss") => {
-                        s.insert("miss");
+                    if x["output_tokens"] == 1 {
+                        s.insert("one_token");
                     }
-                    _ => {}
-                }
-                if e["expect"]["output_tokens"] == 1 {
-                    s.insert("one_token");
-                }
-                if e["expect"]["outcome"] == "error" {
-                    s.insert("error");
+                    if x["outcome"] == "error" {
+                        s.insert("error");
+                    }
                 }
             }
         }
     }
     for format in [
+        "litellm",
+        "llamacpp",
+        "vllm",
+        "vllm-otlp",
+        "otlp",
+        "vllm-bench",
+        "llmperf",
+        "guidellm",
+        "ollama",
+        "llamacpp-log",
+        "sglang-log",
         "tgi",
         "nim",
         "kong",
