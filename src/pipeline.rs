@@ -380,13 +380,25 @@ impl Processor {
         }
         let start = self.gaps.len();
         let timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
+        self.push_from_line(d.format, line, &timeline, start);
+        Kind::Requests
+    }
+
+    /// Completes a request read from the line itself (not a record of it): its `--by` values
+    /// and id come from the line's slots.
+    fn push_from_line(
+        &mut self,
+        format: usize,
+        line: &[u8],
+        timeline: &crate::metrics::Timeline,
+        gaps_start: usize,
+    ) {
         read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
         if self.want_ids {
             self.ids
-                .push(read_id_model(&self.formats, d.format, line, &self.slots));
+                .push(read_id_model(&self.formats, format, line, &self.slots));
         }
-        self.push(d.format, &timeline, start);
-        Kind::Requests
+        self.push(format, timeline, gaps_start);
     }
 
     /// Sets `--prefix`: text matching `re` at the start of a line is skipped before the JSON.
@@ -422,12 +434,7 @@ impl Processor {
                 None if spec_requires_parts => self.join_counts.join_orphaned += 1,
                 None => {}
             }
-            read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
-            if self.want_ids {
-                self.ids
-                    .push(read_id_model(&self.formats, d.format, line, &self.slots));
-            }
-            self.push(d.format, &timeline, start);
+            self.push_from_line(d.format, line, &timeline, start);
             Kind::Requests
         } else {
             let part = self.formats.part_timeline(d.format, line, &self.slots);
