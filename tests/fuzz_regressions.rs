@@ -1,0 +1,30 @@
+//! One test per crash the fuzz targets (`fuzz/`) found, named after the case; each comment
+//! names the target and the minimized input.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// lines_and_formats: `{"event":"startu\xFAp","version":"1.2.3"}` was a JSON object without
+/// timing, not an invalid line. serde_json does not check UTF-8 in the strings it skips, so a
+/// line's kind depended on which fields were read: `--by user` turned the request below from a
+/// request into an invalid line.
+#[test]
+fn invalid_utf8_in_a_field_not_read_is_an_invalid_line() {
+    let input = b"{\"event\":\"startu\xFAp\",\"version\":\"1.2.3\"}\n{\"user\":\"\xFA\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    for args in [
+        &["summary", "-o", "json"][..],
+        &["summary", "-o", "json", "--by", "user"],
+    ] {
+        let s: Value = serde_json::from_slice(&run_ok(args, input)).unwrap();
+        assert_eq!(s["coverage"]["invalid"], 2, "{args:?}");
+        assert_eq!(s["coverage"]["requests"], 0, "{args:?}");
+    }
+    let out = run(&[], input);
+    assert_eq!(out.stdout, input, "passed through unchanged");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("<stdin>:1: invalid JSON: invalid UTF-8 at byte 17\n"),
+        "{err}"
+    );
+}
