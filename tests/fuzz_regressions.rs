@@ -28,3 +28,20 @@ fn invalid_utf8_in_a_field_not_read_is_an_invalid_line() {
         "{err}"
     );
 }
+
+/// units: `1.92e-2050` decoded as the count 0. decode_count checked integrality on an f64,
+/// where the fraction had underflowed; so did `9007199254740993.5` (past 2^53). A llama.cpp
+/// line with such a `predicted_n` got `output_tokens` 0 or a made-up TPOT.
+#[test]
+fn count_with_a_fraction_too_small_for_f64_is_no_count() {
+    for n in ["1.92e-2050", "9007199254740993.5", "3.00000000000000000001"] {
+        let line = format!(
+            "{{\"timings\":{{\"prompt_ms\":5.0,\"predicted_n\":{n},\"predicted_ms\":10.0}}}}\n"
+        );
+        let objs = enriched_objects(&run_ok(&[], line.as_bytes()));
+        let m = objs[0].as_ref().expect("still a request");
+        assert_eq!(m["output_tokens"], Value::Null, "{n}");
+        assert_eq!(m["tpot_ms"], Value::Null, "{n}");
+        assert_eq!(m["nulls"]["tpot_ms"], "not_logged", "{n}");
+    }
+}
