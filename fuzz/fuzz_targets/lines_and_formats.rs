@@ -21,11 +21,13 @@ use tokentime::summary::{Summary, to_json};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Hands out `data` in chunks of the given sizes (cycled); a size of 0 is one `Interrupted`.
+/// Hands out `data` in chunks of the given sizes (cycled); a size of 0 is one `Interrupted`
+/// (never two in a row: the reader retries and must get on).
 struct Chunked<'a> {
     data: &'a [u8],
     sizes: &'a [u8],
     i: usize,
+    interrupted: bool,
 }
 
 impl Read for Chunked<'_> {
@@ -35,11 +37,13 @@ impl Read for Chunked<'_> {
         } else {
             let s = self.sizes[self.i % self.sizes.len()];
             self.i += 1;
-            if s == 0 && !self.data.is_empty() {
+            if s == 0 && !self.interrupted {
+                self.interrupted = true;
                 return Err(io::ErrorKind::Interrupted.into());
             }
             usize::from(s).max(1)
         };
+        self.interrupted = false;
         let n = want.min(buf.len()).min(self.data.len());
         buf[..n].copy_from_slice(&self.data[..n]);
         self.data = &self.data[n..];
@@ -168,7 +172,15 @@ fuzz_target!(|input: &[u8]| {
     };
     let want = reference(data, max_line);
 
-    let mut reader = LineReader::new(Chunked { data, sizes, i: 0 }, max_line);
+    let mut reader = LineReader::new(
+        Chunked {
+            data,
+            sizes,
+            i: 0,
+            interrupted: false,
+        },
+        max_line,
+    );
     let mut proc = processor(*config);
     let mut summary = Summary::new(vec!["model".into()], 4);
     let mut cov = Coverage::default();
