@@ -97,7 +97,9 @@ impl<R: Read> LineReader<R> {
                 self.start = self.end;
                 return Ok(Some(self.frame(line_start, self.end)));
             }
-            if scanned >= self.max_line {
+            // Only past the limit: a final line of exactly `max_line` bytes has no newline
+            // to come, and whether the reader has seen EOF yet depends on its chunking.
+            if scanned > self.max_line {
                 self.line_no += 1;
                 self.first = false;
                 overflow(&self.buf[self.start..self.end])?;
@@ -243,6 +245,13 @@ mod tests {
                 "0|ok|"
             ]
         );
+    }
+
+    #[test]
+    fn a_final_line_of_exactly_max_bytes_fits() {
+        assert_eq!(collect(b"x\nabc", 3), vec!["0|x|\\n", "0|abc|"]);
+        assert_eq!(collect(b"abc\n", 3), vec!["LONG:abc\\n"]);
+        assert_eq!(collect(b"abcd", 3), vec!["LONG:abcd"]);
     }
 
     #[test]

@@ -45,3 +45,36 @@ fn count_with_a_fraction_too_small_for_f64_is_no_count() {
         assert_eq!(m["nulls"]["tpot_ms"], "not_logged", "{n}");
     }
 }
+
+/// lines_and_formats: a final line without newline of exactly `--max-line-bytes` bytes (`o`
+/// with a limit of 1) was reported too long: the reader gave up on reaching the limit before
+/// it knew that no newline would follow, so the verdict depended on the read chunking.
+#[test]
+fn final_line_of_exactly_max_line_bytes_is_not_too_long() {
+    let input = b"x\n{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}";
+    let max = (input.len() - 2).to_string();
+    let out = run(&["--max-line-bytes", &max], input);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        enriched_objects(&out.stdout)[1].is_some(),
+        "enriched, not passed through"
+    );
+    let s: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--max-line-bytes", &max],
+        input,
+    ))
+    .unwrap();
+    assert_eq!(s["coverage"]["too_long"], 0);
+    assert_eq!(s["coverage"]["requests"], 1);
+    let one_less = (input.len() - 3).to_string();
+    let s: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--max-line-bytes", &one_less],
+        input,
+    ))
+    .unwrap();
+    assert_eq!(s["coverage"]["too_long"], 1, "one byte over is too long");
+}
