@@ -38,7 +38,7 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// A reader that holds lines up to `max_line` bytes (content plus ending).
     pub fn new(inner: R, max_line: usize) -> Self {
-        let cap = (64 * 1024).min(max_line.max(1) + 2).max(4096);
+        let cap = (64 * 1024).min(max_line.max(1).saturating_add(2)).max(4096);
         LineReader {
             inner,
             buf: vec![0; cap],
@@ -145,7 +145,7 @@ impl<R: Read> LineReader<R> {
         }
         if self.end == self.buf.len() {
             let grown = (self.buf.len() * 2)
-                .min(self.max_line + 2)
+                .min(self.max_line.saturating_add(2))
                 .max(self.buf.len() + 1);
             self.buf.resize(grown, 0);
         }
@@ -252,6 +252,11 @@ mod tests {
         assert_eq!(collect(b"x\nabc", 3), vec!["0|x|\\n", "0|abc|"]);
         assert_eq!(collect(b"abc\n", 3), vec!["LONG:abc\\n"]);
         assert_eq!(collect(b"abcd", 3), vec!["LONG:abcd"]);
+    }
+
+    #[test]
+    fn max_line_of_usize_max_does_not_overflow() {
+        assert_eq!(collect(b"ab\nc", usize::MAX), vec!["0|ab|\\n", "0|c|"]);
     }
 
     #[test]

@@ -164,3 +164,15 @@ fn gzip_and_zstd_inputs_give_the_same_output() {
     assert_eq!(run_ok(&[], &gz), want);
     assert_eq!(run_ok(&[], &zst), want);
 }
+
+#[test]
+fn max_line_bytes_of_usize_max_does_not_overflow() {
+    let out = run(&["--max-line-bytes", &usize::MAX.to_string()], b"{}\nx");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, b"{}\nx");
+}

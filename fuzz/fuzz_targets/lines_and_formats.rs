@@ -165,7 +165,9 @@ fuzz_target!(|input: &[u8]| {
     };
     let k = usize::from(*k % 16).min(rest.len());
     let (sizes, data) = rest.split_at(k);
-    let max_line = if max_sel & 0x80 != 0 {
+    let max_line = if *max_sel == 0xff {
+        usize::MAX
+    } else if max_sel & 0x80 != 0 {
         16 << 20
     } else {
         1 + usize::from(max_sel & 0x7f) * 3
