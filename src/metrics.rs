@@ -239,7 +239,11 @@ pub fn cache_class(input: Option<u64>, cached: Option<u64>, hit_ratio: f64) -> O
 pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     let mut negative = false;
     let mut interval = |logged: Option<i64>, from: Option<i64>, to: Option<i64>| -> Value {
-        let v = logged.or_else(|| Some(to? - from?));
+        // In i128: two far-apart i64 instants (a year 1700 and a year 2200 timestamp) have a
+        // difference past i64, positive or negative all the same.
+        let v = logged
+            .map(i128::from)
+            .or_else(|| Some(i128::from(to?) - i128::from(from?)));
         match v {
             None => Err(NullReason::NotLogged),
             Some(v) if v < 0 => {
@@ -462,6 +466,25 @@ mod tests {
         assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
         assert!(m.negative_interval);
         assert_eq!(m.e2e, Ok(1000e6));
+    }
+
+    #[test]
+    fn an_interval_past_i64_keeps_its_sign() {
+        // -9e18 ns to 9e18 ns: 18e18 ns, more than i64::MAX (9.22e18), and positive.
+        let m = derive(
+            &litellm(
+                -9_000_000_000 * 1000 * MS,
+                0,
+                9_000_000_000 * 1000 * MS,
+                5,
+                false,
+            ),
+            0.5,
+        );
+        assert_eq!(m.e2e, Ok(18e18));
+        assert!(!m.negative_interval);
+        let m = derive(&litellm(i64::MAX, 0, i64::MIN, 5, false), 0.5);
+        assert_eq!(m.e2e, Err(NullReason::NegativeInterval));
     }
 
     #[test]

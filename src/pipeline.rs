@@ -185,7 +185,7 @@ impl Processor {
         let end_ns = timeline.end.or(timeline.logged_at);
         let start_ns = timeline
             .arrival
-            .or_else(|| Some(timeline.logged_at? - metrics.e2e.ok()? as i64));
+            .or_else(|| timeline.logged_at?.checked_sub(metrics.e2e.ok()? as i64));
         self.requests.push(Request {
             format: d.format,
             metrics,
