@@ -199,6 +199,21 @@ struct SummaryArgs {
     progress: String,
 }
 
+/// Parses command-line arguments (the first is the program name) into a [`Config`], as the
+/// binary does: for tests and fuzz targets that drive [`crate::run`].
+///
+/// # Errors
+/// clap's message for bad arguments, or the resolution's.
+pub fn config_from_args<I, T>(args: I) -> Result<Config, String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Cli::try_parse_from(args)
+        .map_err(|e| e.to_string())?
+        .resolve()
+}
+
 impl Cli {
     /// Resolves the arguments into a [`Config`].
     ///

@@ -283,13 +283,15 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     let first_token_seen = t.streamed != Some(false);
     // A log that gives the end and the E2E duration also gives the arrival (Ollama:
     // `created_at - total_duration`).
-    let arrival = t.arrival.or_else(|| Some(t.end? - t.e2e?));
+    let arrival = t.arrival.or_else(|| t.end?.checked_sub(t.e2e?));
     // Measured instants are preferred over logged durations, which some producers only
     // approximate; a logged duration fills in where the instants are missing.
     let mut interval = |from: Option<i64>, to: Option<i64>, logged: Option<i64>| -> Value {
+        // In i128: two far-apart i64 instants (a year 1700 and a year 2200 timestamp) have a
+        // difference past i64, positive or negative all the same.
         let v = match (from, to) {
-            (Some(a), Some(b)) => Some(b - a),
-            _ => logged,
+            (Some(a), Some(b)) => Some(i128::from(b) - i128::from(a)),
+            _ => logged.map(i128::from),
         };
         match v {
             None => Err(NullReason::NotLogged),
@@ -593,6 +595,25 @@ mod tests {
         assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
         assert!(m.negative_interval);
         assert_eq!(m.e2e, Ok(1000e6));
+    }
+
+    #[test]
+    fn an_interval_past_i64_keeps_its_sign() {
+        // -9e18 ns to 9e18 ns: 18e18 ns, more than i64::MAX (9.22e18), and positive.
+        let m = derive(
+            &litellm(
+                -9_000_000_000 * 1000 * MS,
+                0,
+                9_000_000_000 * 1000 * MS,
+                5,
+                false,
+            ),
+            0.5,
+        );
+        assert_eq!(m.e2e, Ok(18e18));
+        assert!(!m.negative_interval);
+        let m = derive(&litellm(i64::MAX, 0, i64::MIN, 5, false), 0.5);
+        assert_eq!(m.e2e, Err(NullReason::NegativeInterval));
     }
 
     #[test]

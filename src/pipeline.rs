@@ -511,7 +511,7 @@ impl Processor {
         let end_ns = timeline.end.or(timeline.logged_at);
         let start_ns = timeline
             .arrival
-            .or_else(|| Some(end_ns? - metrics.e2e.ok()? as i64));
+            .or_else(|| end_ns?.checked_sub(metrics.e2e.ok()? as i64));
         let itl = if metrics.decode.is_ok() && metrics.outcome != Outcome::Error {
             (gaps_start as u32, (self.gaps.len() - gaps_start) as u32)
         } else {

@@ -98,7 +98,13 @@ impl PathSet {
         if first.map(|i| line[i]) != Some(b'{') {
             return Err(ReadError::NotAnObject);
         }
-        let mut de = serde_json::Deserializer::from_slice(line);
+        // serde_json checks UTF-8 only in the strings it decodes, not in those it skips; the
+        // whole line is checked here so that a line's kind never depends on which fields the
+        // formats in use happen to read.
+        let text = std::str::from_utf8(line).map_err(|e| {
+            ReadError::Invalid(format!("invalid UTF-8 at byte {}", e.valid_up_to() + 1))
+        })?;
+        let mut de = serde_json::Deserializer::from_str(text);
         let seed = NodeSeed {
             set: self,
             node: 0,
@@ -452,6 +458,11 @@ mod tests {
             s.extract(b"{\"a\":\"\xff\"}", &mut slots),
             Err(ReadError::Invalid(_))
         ));
+        assert_eq!(
+            s.extract(b"{\"b\":\"\xff\",\"a\":1}", &mut slots),
+            Err(ReadError::Invalid("invalid UTF-8 at byte 7".into())),
+            "in a field that is not read too"
+        );
     }
 
     #[test]

@@ -153,13 +153,16 @@ pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
 }
 
 /// Decodes the raw JSON text of a token count: a non-negative integer, as a number or a decimal
-/// string (OTLP `intValue`). A float with a zero fraction (`12.0`) is accepted.
+/// string (OTLP `intValue`). A number with a zero fraction (`12.0`, `1.2e1`) is accepted; one
+/// with any non-zero digit below the units (`12.5`, `1e-9`) is not a count.
 ///
 /// ```
 /// use tokentime::units::decode_count;
 /// assert_eq!(decode_count("128"), Some(128));
 /// assert_eq!(decode_count("\"128\""), Some(128));
+/// assert_eq!(decode_count("1.28e2"), Some(128));
 /// assert_eq!(decode_count("-1"), None);
+/// assert_eq!(decode_count("128.000000000000000001"), None);
 /// ```
 pub fn decode_count(raw: &str) -> Option<u64> {
     let raw = raw.trim();
@@ -167,20 +170,23 @@ pub fn decode_count(raw: &str) -> Option<u64> {
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw);
-    let ns = decimal_scaled(text, 0)?;
-    // decimal_scaled rounds; a count must have been integral.
-    if text.contains(['.', 'e', 'E']) {
-        let f: f64 = text.parse().ok()?;
-        if f.fract() != 0.0 {
-            return None;
-        }
+    // Checked on the decimal digits: an f64 would call 1.92e-2050 or 9007199254740993.5
+    // integral.
+    let (n, exact) = decimal(text, 0)?;
+    if !exact {
+        return None;
     }
-    u64::try_from(ns).ok()
+    u64::try_from(n).ok()
 }
 
 /// Parses a decimal number (`-12.5e3`) and returns `value * 10^scale`, rounded half away from
 /// zero, exactly (no binary floating point on the way).
 fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
+    decimal(text, scale).map(|(v, _)| v)
+}
+
+/// [`decimal_scaled`], and whether the result is exact: no non-zero digit was rounded off.
+fn decimal(text: &str, scale: i32) -> Option<(i64, bool)> {
     let b = text.as_bytes();
     let mut i = 0;
     let neg = match b.first() {
@@ -265,8 +271,10 @@ fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
     let mut e = exp.saturating_add(scale);
     let mut v = digits;
     if v == 0 {
-        return Some(0);
+        return Some((0, true));
     }
+    // Digits past the 36 kept ones are all below the units when the result fits an i64.
+    let mut exact = !(dropped_any && (first_dropped != 0 || dropped_nonzero));
     while e > 0 {
         v = v.checked_mul(10)?;
         if v > i128::from(i64::MAX) {
@@ -284,6 +292,7 @@ fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
                 break;
             }
             last = (v % 10) as u8;
+            exact &= last == 0;
             v /= 10;
             e += 1;
         }
@@ -291,12 +300,11 @@ fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
     } else if dropped_any {
         round_up = first_dropped >= 5;
     }
-    let _ = dropped_nonzero;
     if round_up {
         v += 1;
     }
     let v = i64::try_from(v).ok()?;
-    Some(if neg { -v } else { v })
+    Some((if neg { -v } else { v }, exact))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -483,6 +491,25 @@ mod tests {
             decode_ns("1e30", Unit::S),
             None,
             "overflow is None, not a wrap"
+        );
+    }
+
+    #[test]
+    fn counts_are_exact_integers() {
+        assert_eq!(decode_count("12.0"), Some(12));
+        assert_eq!(decode_count("1.2e1"), Some(12));
+        assert_eq!(decode_count("0e5"), Some(0));
+        assert_eq!(decode_count("12.5"), None);
+        assert_eq!(decode_count("1.92e-2050"), None, "rounds to 0, is not 0");
+        assert_eq!(decode_count("9007199254740993.5"), None, "f64 says .0");
+        // 1, 35 zeros kept; a 36th zero and a 1 dropped past the 36 significant digits.
+        assert_eq!(
+            decode_count("1.0000000000000000000000000000000000001"),
+            None
+        );
+        assert_eq!(
+            decode_count("1.0000000000000000000000000000000000000"),
+            Some(1)
         );
     }
 

@@ -251,20 +251,16 @@ fn no_recognised_request_gives_a_hint() {
 }
 
 #[test]
-fn invalid_utf8_policy_unread_strings_pass_read_ones_make_the_line_invalid() {
-    let unread = b"{\"x\":\"\xff\xfe\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
-    let out = run_ok(&[], unread);
-    assert!(out.starts_with(b"{\"x\":\"\xff\xfe\","), "bytes kept");
-    assert_eq!(enriched_objects(&out)[0].as_ref().unwrap()["tpot_ms"], 5.0);
-    let read = b"{\"model\":\"\xff\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
-    let s: serde_json::Value =
-        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], read)).unwrap();
-    assert_eq!(s["coverage"]["invalid"], 1);
-    assert_eq!(
-        run_ok(&[], read),
-        read,
-        "an invalid line passes through unchanged"
-    );
+fn invalid_utf8_anywhere_makes_the_line_invalid_and_it_passes_through() {
+    for line in [
+        &b"{\"x\":\"\xff\xfe\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n"[..],
+        b"{\"model\":\"\xff\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n",
+    ] {
+        let s: serde_json::Value =
+            serde_json::from_slice(&run_ok(&["summary", "-o", "json"], line)).unwrap();
+        assert_eq!(s["coverage"]["invalid"], 1);
+        assert_eq!(run_ok(&[], line), line, "an invalid line passes through unchanged");
+    }
 }
 
 #[test]
@@ -272,4 +268,48 @@ fn duplicate_keys_last_one_wins() {
     let input = b"{\"timings\":{\"prompt_ms\":1.0,\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
     let m = enriched_objects(&run_ok(&[], input))[0].clone().unwrap();
     assert_eq!(m["ttft_ms"], 5.0);
+}
+
+#[test]
+fn max_line_bytes_of_usize_max_does_not_overflow() {
+    let out = run(&["--max-line-bytes", &usize::MAX.to_string()], b"{}\nx");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout, b"{}\nx");
+}
+
+/// Found by review while writing the fuzz targets: instants 570 years apart (epoch seconds
+/// -9e9 and 9e9) overflowed the i64 subtraction: a panic in debug builds, a wrapped
+/// "negative_interval" in release.
+#[test]
+fn far_apart_instants_give_their_interval_not_an_overflow() {
+    let line = b"{\"startTime\":-9000000000,\"endTime\":9000000000,\"call_type\":\"x\"}\n";
+    let objs = enriched_objects(&run_ok(&[], line));
+    let m = objs[0].as_ref().unwrap();
+    assert_eq!(m["e2e_ms"], 18e12, "18e18 ns, positive");
+    assert!(m["nulls"].get("e2e_ms").is_none());
+}
+
+/// The start instant of a vLLM line is its `created` minus its E2E; 9e12 ms (285 years) before
+/// the year 1684 is before any i64 instant: unknown, not an overflow.
+#[test]
+fn start_before_the_i64_epoch_range_is_unknown() {
+    use tokentime::pipeline::{Kind, Processor};
+    let line = br#"{"metrics":{"time_to_first_token_ms":1.0,"queue_time_ms":9e12,"generation_time_ms":1.0},"created":-9000000000}"#;
+    let mut p = Processor::new(
+        tokentime::format::builtin(),
+        &[],
+        Some("tokentime"),
+        &[],
+        0.5,
+    );
+    assert!(matches!(p.process(line), Kind::Requests));
+    let r = p.requests()[0];
+    assert!(r.metrics.e2e.is_ok());
+    assert_eq!(r.start_ns, None);
+    assert_eq!(r.end_ns, Some(-9_000_000_000_000_000_000));
 }

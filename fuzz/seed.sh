@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the seed corpora (fuzz/corpus/TARGET, git-ignored) from testdata: each sample line,
+# each small sample file whole, and the timestamps, durations and numbers found in them.
+# Usage: fuzz/seed.sh, then RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET -- -max_len=4096 (see README).
+set -euo pipefail
+cd "$(dirname "$0")"
+testdata=../testdata
+files=$(find "$testdata/samples" "$testdata/custom" -name '*.jsonl' | sort)
+lab=$(find "$testdata/lab" -name '*.jsonl' | sort)
+mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units
+n=0
+seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
+    local f="corpus/$1/seed-$n${3-}"
+    # shellcheck disable=SC2059 # the header is a printf format on purpose
+    { printf "$2"; cat; } >"$f"
+}
+for f in $files; do
+    if [ "$(wc -c <"$f")" -le 4000 ]; then
+        n=$((n + 1))
+        seed lines_and_formats '\x80\x00\x00' <"$f"
+        seed enrich_splice '\x04' <"$f"
+    fi
+done
+for f in $files $lab; do
+    while IFS= read -r line; do
+        [ "${#line}" -le 4000 ] || continue
+        n=$((n + 1))
+        printf '%s\n' "$line" | seed lines_and_formats '\x80\x00\x00'
+        printf '%s\n' "$line" | seed enrich_splice '\x04'
+        printf '%s\r\n' "$line" | seed enrich_splice '\x06' -crlf
+    done < <(awk 'NR <= 20' "$f")
+done
+while IFS= read -r v; do
+    n=$((n + 1))
+    printf '%s' "$v" >"corpus/units/seed-$n"
+done < <(
+    # shellcheck disable=SC2086 # lists of paths without blanks
+    cat $files $lab |
+        grep -oE '"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9:.]+([Zz]|[+-][0-9]{2}:[0-9]{2})"|"[0-9.]+(ns|µs|μs|us|ms|s)"|-?[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?|"[0-9]{10,19}"' |
+        sort -u | awk 'NR <= 400'
+)
+for t in lines_and_formats enrich_splice units; do
+    echo "$t: $(ls corpus/$t | wc -l) seeds"
+done

@@ -1,0 +1,80 @@
+//! One test per crash the fuzz targets (`fuzz/`) found, named after the case; each comment
+//! names the target and the minimized input.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+/// lines_and_formats: `{"event":"startu\xFAp","version":"1.2.3"}` was a JSON object without
+/// timing, not an invalid line. serde_json does not check UTF-8 in the strings it skips, so a
+/// line's kind depended on which fields were read: `--by user` turned the request below from a
+/// request into an invalid line.
+#[test]
+fn invalid_utf8_in_a_field_not_read_is_an_invalid_line() {
+    let input = b"{\"event\":\"startu\xFAp\",\"version\":\"1.2.3\"}\n{\"user\":\"\xFA\",\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    for args in [
+        &["summary", "-o", "json"][..],
+        &["summary", "-o", "json", "--by", "user"],
+    ] {
+        let s: Value = serde_json::from_slice(&run_ok(args, input)).unwrap();
+        assert_eq!(s["coverage"]["invalid"], 2, "{args:?}");
+        assert_eq!(s["coverage"]["requests"], 0, "{args:?}");
+    }
+    let out = run(&[], input);
+    assert_eq!(out.stdout, input, "passed through unchanged");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("<stdin>:1: invalid JSON: invalid UTF-8 at byte 17\n"),
+        "{err}"
+    );
+}
+
+/// units: `1.92e-2050` decoded as the count 0. decode_count checked integrality on an f64,
+/// where the fraction had underflowed; so did `9007199254740993.5` (past 2^53). A llama.cpp
+/// line with such a `predicted_n` got `output_tokens` 0 or a made-up TPOT.
+#[test]
+fn count_with_a_fraction_too_small_for_f64_is_no_count() {
+    for n in ["1.92e-2050", "9007199254740993.5", "3.00000000000000000001"] {
+        let line = format!(
+            "{{\"timings\":{{\"prompt_ms\":5.0,\"predicted_n\":{n},\"predicted_ms\":10.0}}}}\n"
+        );
+        let objs = enriched_objects(&run_ok(&[], line.as_bytes()));
+        let m = objs[0].as_ref().expect("still a request");
+        assert_eq!(m["output_tokens"], Value::Null, "{n}");
+        assert_eq!(m["tpot_ms"], Value::Null, "{n}");
+        assert_eq!(m["nulls"]["tpot_ms"], "unparseable", "{n}: present but no count");
+    }
+}
+
+/// lines_and_formats: a final line without newline of exactly `--max-line-bytes` bytes (`o`
+/// with a limit of 1) was reported too long: the reader gave up on reaching the limit before
+/// it knew that no newline would follow, so the verdict depended on the read chunking.
+#[test]
+fn final_line_of_exactly_max_line_bytes_is_not_too_long() {
+    let input = b"x\n{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}";
+    let max = (input.len() - 2).to_string();
+    let out = run(&["--max-line-bytes", &max], input);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        enriched_objects(&out.stdout)[1].is_some(),
+        "enriched, not passed through"
+    );
+    let s: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--max-line-bytes", &max],
+        input,
+    ))
+    .unwrap();
+    assert_eq!(s["coverage"]["too_long"], 0);
+    assert_eq!(s["coverage"]["requests"], 1);
+    let one_less = (input.len() - 3).to_string();
+    let s: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--max-line-bytes", &one_less],
+        input,
+    ))
+    .unwrap();
+    assert_eq!(s["coverage"]["too_long"], 1, "one byte over is too long");
+}
