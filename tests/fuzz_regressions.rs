@@ -42,7 +42,10 @@ fn count_with_a_fraction_too_small_for_f64_is_no_count() {
         let m = objs[0].as_ref().expect("still a request");
         assert_eq!(m["output_tokens"], Value::Null, "{n}");
         assert_eq!(m["tpot_ms"], Value::Null, "{n}");
-        assert_eq!(m["nulls"]["tpot_ms"], "unparseable", "{n}: present but no count");
+        assert_eq!(
+            m["nulls"]["tpot_ms"], "unparseable",
+            "{n}: present but no count"
+        );
     }
 }
 
