@@ -2,10 +2,15 @@
 //! fixed set of key paths are, and skips everything else.
 //!
 //! Owns the JSON reading of a line. A [`PathSet`] is a trie of object-key paths built once from
-//! the formats in use; [`PathSet::extract`] walks a line with serde_json (a validating parser)
-//! and stores, for each path found, the byte range of its raw value in a reused [`Slots`]. No
-//! `serde_json::Value` is built and nothing is allocated for values: they stay in the line.
-//! Keys are compared after unescaping, so `"a\/b"` (lua-cjson) matches `a/b`.
+//! the formats in use; [`PathSet::extract`] walks a line with a validating scanner of its own
+//! (`record/scan.rs`) and stores, for each path found, the byte range of its raw value in a
+//! reused [`Slots`]. No `serde_json::Value` is built and nothing is allocated for values: they
+//! stay in the line. Keys are compared after unescaping, so `"a\/b"` (lua-cjson) matches `a/b`.
+//!
+//! [`PathSet::extract_reference`] does the same with serde_json (a `DeserializeSeed` walking
+//! the trie). It is the definition the fast path is tested against (byte-identical results on
+//! every testdata file, generated logs and random mutations), and `--reference-parser` selects
+//! it at run time.
 //!
 //! Duplicate keys: the last occurrence wins (as in JavaScript's `JSON.parse`).
 
@@ -14,6 +19,8 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
+mod scan;
+
 /// Index of a path in a [`PathSet`]; also the index of its value in [`Slots`].
 pub type SlotId = usize;
 
@@ -21,6 +28,12 @@ pub type SlotId = usize;
 struct Node {
     children: Vec<(Box<str>, usize)>,
     slot: Option<SlotId>,
+    /// Bit `n` is set when some child key is `n` bytes long (bit 63: 63 or more).
+    lens: u64,
+    /// Per child, by key length: its first 8 bytes as a word, its index in `children`.
+    fast: Vec<(u64, u32)>,
+    /// The children of key length `n` (63: 63 or more) are `fast[by_len[n]..by_len[n + 1]]`.
+    by_len: Vec<u16>,
 }
 
 /// A trie of key paths (`["usage", "prompt_tokens"]`), each with a [`SlotId`].
@@ -49,6 +62,28 @@ pub enum ReadError {
     Invalid(String),
 }
 
+impl Node {
+    /// Rebuilds the lookup tables of the children (see [`Node::fast`]).
+    fn index(&mut self) {
+        let l = |k: &str| k.len().min(63);
+        let mut order: Vec<usize> = (0..self.children.len()).collect();
+        order.sort_by_key(|&i| l(&self.children[i].0));
+        self.fast = order
+            .iter()
+            .map(|&i| (scan::head8(self.children[i].0.as_bytes()), i as u32))
+            .collect();
+        self.by_len = (0..=64)
+            .map(|n| {
+                order
+                    .iter()
+                    .filter(|&&i| l(&self.children[i].0) < n)
+                    .count() as u16
+            })
+            .collect();
+        self.lens = self.children.iter().fold(0, |m, (k, _)| m | 1u64 << l(k));
+    }
+}
+
 impl PathSet {
     /// Adds a path (or finds it) and returns its slot. An empty path is the whole line.
     pub fn add(&mut self, path: &[&str]) -> SlotId {
@@ -59,7 +94,9 @@ impl PathSet {
                 None => {
                     self.nodes.push(Node::default());
                     let n = self.nodes.len() - 1;
-                    self.nodes[node].children.push(((*seg).into(), n));
+                    let parent = &mut self.nodes[node];
+                    parent.children.push(((*seg).into(), n));
+                    parent.index();
                     n
                 }
             };
@@ -94,6 +131,18 @@ impl PathSet {
     /// [`ReadError::Invalid`] for malformed JSON or invalid UTF-8 anywhere in the line.
     pub fn extract(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
         slots.reset(self.len());
+        let Slots { spans, key, spill } = slots;
+        scan::extract(self, line, spans, key, spill)
+    }
+
+    /// [`PathSet::extract`] done by serde_json: slower, and the definition the fast path is
+    /// tested against. Same contract, same results; error messages may word things
+    /// differently.
+    ///
+    /// # Errors
+    /// As [`PathSet::extract`].
+    pub fn extract_reference(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
+        slots.reset(self.len());
         let first = line.iter().position(|b| !b" \t\r\n".contains(b));
         if first.map(|i| line[i]) != Some(b'{') {
             return Err(ReadError::NotAnObject);
@@ -106,7 +155,15 @@ impl PathSet {
             out: &mut slots.spans,
         };
         seed.deserialize(&mut de).map_err(invalid)?;
-        de.end().map_err(invalid)
+        de.end().map_err(invalid)?;
+        // serde_json checks UTF-8 only in the strings it decodes; the contract is the line.
+        match std::str::from_utf8(line) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(ReadError::Invalid(format!(
+                "invalid unicode code point at byte {}",
+                e.valid_up_to() + 1
+            ))),
+        }
     }
 }
 
@@ -120,6 +177,17 @@ fn invalid(e: serde_json::Error) -> ReadError {
 #[derive(Debug, Default, Clone)]
 pub struct Slots {
     spans: Vec<Option<(u32, u32)>>,
+    /// Scratch for the scanner: an unescaped key.
+    key: Vec<u8>,
+    /// Scratch for the scanner: the nesting of a deeply nested skipped value.
+    spill: Vec<u128>,
+}
+
+/// Two `Slots` are equal when they hold the same values (scratch space aside).
+impl PartialEq for Slots {
+    fn eq(&self, other: &Slots) -> bool {
+        self.spans == other.spans
+    }
 }
 
 impl Slots {
