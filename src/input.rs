@@ -30,9 +30,13 @@ impl Source {
     /// # Errors
     /// The file's open error, or a read error while peeking at its first bytes.
     pub fn open(&self) -> io::Result<Box<dyn Read>> {
+        // Plain input: once the peeked bytes are consumed, reads of this size or more go
+        // straight into the caller's buffer (`BufReader` steps aside), so bytes are copied
+        // once. Compressed input: the decoder's read-ahead.
+        const PEEK: usize = 32 * 1024;
         match self {
-            Source::Stdin => decompress(BufReader::with_capacity(256 * 1024, io::stdin())),
-            Source::Path(p) => decompress(BufReader::with_capacity(256 * 1024, File::open(p)?)),
+            Source::Stdin => decompress(BufReader::with_capacity(PEEK, io::stdin())),
+            Source::Path(p) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
         }
     }
 }
