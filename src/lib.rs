@@ -114,7 +114,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         _ => None,
     };
     let mut object = Vec::with_capacity(512);
-    let mut by_values = Vec::new();
+    let mut by_values = summary::ByValues::default();
     for source in &config.inputs {
         let name = source.name();
         let reader = source.open().map_err(|e| Error::Input {

@@ -7,6 +7,7 @@
 use crate::format::{FormatSpec, Formats};
 use crate::metrics::{Metrics, Outcome, derive};
 use crate::record::{PathSet, ReadError, Slots, neutralize_non_finite, raw_str};
+use crate::summary::ByValues;
 use std::collections::BTreeMap;
 
 /// What one line turned out to be.
@@ -200,20 +201,25 @@ impl Processor {
         &self.requests
     }
 
-    /// The `by` values of the line last processed, as strings (`None` when absent). Must be
-    /// called right after [`Processor::process`] with the same content.
-    pub fn by_values(&self, content: &[u8], out: &mut Vec<Option<String>>) {
-        out.clear();
+    /// The `by` values of the line last processed, as strings (`None` when absent; a value
+    /// that is not a JSON string is its JSON text). Must be called right after
+    /// [`Processor::process`] with the same content. Allocates nothing in steady state, except
+    /// for a string value with escapes.
+    pub fn by_values(&self, content: &[u8], out: &mut ByValues) {
+        out.reset(self.by_slots.len());
         let line: &[u8] = if self.from_scratch {
             &self.scratch
         } else {
             content
         };
-        for &s in &self.by_slots {
-            out.push(self.slots.raw(line, s).map(|raw| match raw_str(raw) {
-                Some(s) => s.into_owned(),
-                None => raw.to_owned(),
-            }));
+        for (i, &s) in self.by_slots.iter().enumerate() {
+            match self.slots.raw(line, s) {
+                None => out.set(i, None),
+                Some(raw) => match raw_str(raw) {
+                    Some(v) => out.set(i, Some(&v)),
+                    None => out.set(i, Some(raw)),
+                },
+            }
         }
     }
 

@@ -107,12 +107,91 @@ impl GroupStats {
 /// A group's key: dimension names and values (`None` when the log does not say).
 pub type GroupKey = Vec<(String, Option<String>)>;
 
+/// The `--by` values of one request, as strings (`None` when absent). Reused from request to
+/// request, so reading them allocates nothing once the strings have grown to size.
+#[derive(Debug, Default, Clone)]
+pub struct ByValues {
+    text: Vec<String>,
+    present: Vec<bool>,
+}
+
+impl ByValues {
+    /// Makes room for `n` values, all absent.
+    pub fn reset(&mut self, n: usize) {
+        self.text.resize_with(n, String::new);
+        self.present.clear();
+        self.present.resize(n, false);
+    }
+
+    /// Sets value `i` (`i` below the `n` of [`ByValues::reset`]).
+    pub fn set(&mut self, i: usize, v: Option<&str>) {
+        self.present[i] = v.is_some();
+        self.text[i].clear();
+        self.text[i].push_str(v.unwrap_or(""));
+    }
+
+    /// Value `i`, `None` when absent (or out of range).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        (*self.present.get(i)?).then(|| self.text[i].as_str())
+    }
+}
+
+/// One group: which subset of dimensions it is keyed by, its values, its statistics.
+#[derive(Debug)]
+struct Group {
+    subset: usize,
+    key: Vec<Option<String>>,
+    stats: GroupStats,
+    /// The next group whose key has the same hash.
+    next: Option<usize>,
+}
+
+/// A hasher for keys that are already hashes (see [`key_hash`]).
+#[derive(Default)]
+struct PreHashed(u64);
+
+impl std::hash::Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// FNV-1a over a group's subset and values, finished with a multiply-xorshift so that every
+/// bit depends on every byte. Cheap for the short strings group keys are.
+fn key_hash<'a>(subset: usize, values: impl Iterator<Item = Option<&'a str>>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ subset as u64;
+    let mut eat = |b: u8| h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    for v in values {
+        match v {
+            None => eat(0),
+            Some(s) => {
+                eat(1);
+                s.bytes().for_each(&mut eat);
+                eat(0xff);
+            }
+        }
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
 /// The summary being built.
 #[derive(Debug)]
 pub struct Summary {
     by: Vec<String>,
     subsets: Vec<Vec<usize>>,
-    groups: HashMap<(usize, Vec<Option<String>>), GroupStats>,
+    groups: Vec<Group>,
+    /// First group of each key hash (the others chain through [`Group::next`]).
+    index: HashMap<u64, usize, std::hash::BuildHasherDefault<PreHashed>>,
     max_groups: usize,
 }
 
@@ -129,44 +208,71 @@ impl Summary {
         Summary {
             by,
             subsets,
-            groups: HashMap::new(),
+            groups: Vec::new(),
+            index: HashMap::default(),
             max_groups: max_groups.max(1),
         }
     }
 
-    /// Adds one request with the values of its `--by` keys.
-    pub fn add(&mut self, m: &Metrics, by_values: &[Option<String>]) {
-        for si in 0..self.subsets.len() {
-            let key: Vec<Option<String>> = self.subsets[si]
-                .iter()
-                .map(|&d| {
-                    if d == 0 {
-                        m.cache.map(|c| c.as_str().to_owned())
-                    } else {
-                        by_values.get(d - 1).cloned().flatten()
-                    }
-                })
-                .collect();
-            let full = (si, key);
-            if !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
-                let other = (si, full.1.iter().map(|_| Some(OTHER.to_owned())).collect());
-                self.groups.entry(other).or_default().add(m);
-            } else {
-                self.groups.entry(full).or_default().add(m);
+    /// The group of `subset` keyed by `values`, created when new: past `--max-groups` (when
+    /// `bounded`), the `(other)` group instead. Allocates only when it creates a group.
+    fn group<'a>(
+        &mut self,
+        subset: usize,
+        values: impl Iterator<Item = Option<&'a str>> + Clone,
+        bounded: bool,
+    ) -> &mut GroupStats {
+        let h = key_hash(subset, values.clone());
+        let mut at = self.index.get(&h).copied();
+        while let Some(g) = at {
+            let grp = &self.groups[g];
+            let same = grp.key.len() == values.clone().count()
+                && grp
+                    .key
+                    .iter()
+                    .zip(values.clone())
+                    .all(|(a, b)| a.as_deref() == b);
+            if grp.subset == subset && same {
+                return &mut self.groups[g].stats;
             }
+            at = grp.next;
+        }
+        if bounded && self.groups.len() >= self.max_groups {
+            let n = values.count();
+            return self.group(subset, std::iter::repeat_n(Some(OTHER), n), false);
+        }
+        let g = self.groups.len();
+        self.groups.push(Group {
+            subset,
+            key: values.map(|v| v.map(str::to_owned)).collect(),
+            stats: GroupStats::default(),
+            next: self.index.insert(h, g),
+        });
+        &mut self.groups[g].stats
+    }
+
+    /// Adds one request with the values of its `--by` keys.
+    pub fn add(&mut self, m: &Metrics, by_values: &ByValues) {
+        for si in 0..self.subsets.len() {
+            let dims = std::mem::take(&mut self.subsets[si]);
+            let values = dims.iter().map(|&d| {
+                if d == 0 {
+                    m.cache.map(|c| c.as_str())
+                } else {
+                    by_values.get(d - 1)
+                }
+            });
+            self.group(si, values, true).add(m);
+            self.subsets[si] = dims;
         }
     }
 
     /// Adds every group of `other` (built with the same `--by` keys) to this summary, as if
     /// its requests had been added here.
     pub fn merge(&mut self, other: &Summary) {
-        for (k, g) in &other.groups {
-            if !self.groups.contains_key(k) && self.groups.len() >= self.max_groups {
-                let other_key = (k.0, k.1.iter().map(|_| Some(OTHER.to_owned())).collect());
-                self.groups.entry(other_key).or_default().merge(g);
-            } else {
-                self.groups.entry(k.clone()).or_default().merge(g);
-            }
+        for g in &other.groups {
+            self.group(g.subset, g.key.iter().map(Option::as_deref), true)
+                .merge(&g.stats);
         }
     }
 
@@ -176,26 +282,27 @@ impl Summary {
 
     /// The groups in output order: overall first, then by subset and key.
     pub fn groups(&mut self) -> Vec<(GroupKey, &mut GroupStats)> {
-        let mut keys: Vec<_> = self.groups.keys().cloned().collect();
-        keys.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_key(&a.1, &b.1)));
         let names: Vec<Vec<String>> = self
             .subsets
             .iter()
             .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
             .collect();
-        let mut out = Vec::new();
-        let mut by_key: HashMap<_, _> = self.groups.iter_mut().collect();
-        for k in keys {
-            if let Some(g) = by_key.remove(&k) {
-                let key = names[k.0]
+        let mut out: Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> = self
+            .groups
+            .iter_mut()
+            .map(|g| (g.subset, &g.key, &mut g.stats))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_key(a.1, b.1)));
+        out.into_iter()
+            .map(|(subset, key, stats)| {
+                let key = names[subset]
                     .iter()
                     .cloned()
-                    .zip(k.1.iter().cloned())
+                    .zip(key.iter().cloned())
                     .collect();
-                out.push((key, g));
-            }
-        }
-        out
+                (key, stats)
+            })
+            .collect()
     }
 }
 
