@@ -4,6 +4,11 @@
 //! and answers exact quantiles by linear interpolation between order statistics (Hyndman-Fan
 //! type 7, numpy's default, the definition vLLM's and LLMPerf's benchmarks report); past that
 //! it moves to a t-digest (the `tdigest` crate) of [`COMPRESSION`] centroids. No I/O.
+//!
+//! In t-digest mode values are collected [`PENDING`] at a time, sorted by their bit patterns
+//! (integer compares: twice as fast as comparing floats) and folded into the digest in one
+//! merge. Pushing them one by one into the crate's own buffer cost ~80 ns a value, the
+//! largest single cost of `tokentime summary` after the JSON reading.
 
 use tdigest::TDigest;
 
@@ -13,9 +18,13 @@ pub const EXACT_LIMIT: usize = 10_000;
 /// t-digest compression (maximum centroids).
 pub const COMPRESSION: usize = 1000;
 
+/// Values collected before they are folded into the t-digest.
+pub const PENDING: usize = 8192;
+
 /// The distribution of one metric.
 #[derive(Debug, Clone)]
 pub struct Digest {
+    /// Every value while exact; in t-digest mode, the values not yet folded into `td`.
     exact: Vec<f64>,
     sorted: bool,
     td: Option<TDigest>,
@@ -49,19 +58,35 @@ impl Digest {
         self.sum += v;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        match &mut self.td {
-            Some(td) => td.push(v),
-            None => {
-                self.exact.push(v);
-                self.sorted = false;
-                if self.exact.len() > EXACT_LIMIT {
-                    let mut td = TDigest::new_with_size(COMPRESSION);
-                    td.extend_values(self.exact.drain(..));
-                    self.exact = Vec::new();
-                    self.td = Some(td);
-                }
-            }
+        self.exact.push(v);
+        self.sorted = false;
+        let full = match self.td {
+            None => self.exact.len() > EXACT_LIMIT,
+            Some(_) => self.exact.len() >= PENDING,
+        };
+        if full {
+            self.fold();
         }
+    }
+
+    /// Moves the collected values into the t-digest (creating it when exact).
+    fn fold(&mut self) {
+        let td = self
+            .td
+            .take()
+            .unwrap_or_else(|| TDigest::new_with_size(COMPRESSION));
+        if self.exact.is_empty() {
+            self.td = Some(td);
+            return;
+        }
+        // Finite values order as their bit patterns do once negative ones are flipped.
+        let key = |v: &f64| {
+            let b = v.to_bits();
+            if b >> 63 == 1 { !b } else { b | 1 << 63 }
+        };
+        self.exact.sort_unstable_by_key(key);
+        let values = std::mem::replace(&mut self.exact, Vec::with_capacity(PENDING));
+        self.td = Some(td.merge_sorted(values));
     }
 
     /// Adds every value of `other`, as if they had been added here: exact while the total
@@ -90,16 +115,13 @@ impl Digest {
         self.max = self.max.max(other.max);
     }
 
-    /// This digest's values as a t-digest (moving exact values into one).
+    /// This digest's values as a t-digest (moving exact or collected values into one).
     fn take_tdigest(&mut self) -> TDigest {
-        match self.td.take() {
-            Some(td) => td,
-            None => {
-                let mut td = TDigest::new_with_size(COMPRESSION);
-                td.extend_values(self.exact.drain(..));
-                td
-            }
-        }
+        self.fold();
+        self.exact = Vec::new();
+        self.td
+            .take()
+            .unwrap_or_else(|| TDigest::new_with_size(COMPRESSION))
     }
 
     /// Number of values.
@@ -131,6 +153,9 @@ impl Digest {
     pub fn quantile(&mut self, q: f64) -> Option<f64> {
         if self.count == 0 {
             return None;
+        }
+        if self.td.is_some() {
+            self.fold();
         }
         match &mut self.td {
             Some(td) => {
