@@ -30,8 +30,9 @@ struct Node {
     slot: Option<SlotId>,
     /// Bit `n` is set when some child key is `n` bytes long (bit 63: 63 or more).
     lens: u64,
-    /// Per child, by key length: its first 8 bytes as a word, its index in `children`.
-    fast: Vec<(u64, u32)>,
+    /// Per child, by key length: its first 8 bytes as a word, its last 8 (when longer than 8
+    /// bytes, else 0), its index in `children`.
+    fast: Vec<(u64, u64, u32)>,
     /// The children of key length `n` (63: 63 or more) are `fast[by_len[n]..by_len[n + 1]]`.
     by_len: Vec<u16>,
 }
@@ -70,7 +71,11 @@ impl Node {
         order.sort_by_key(|&i| l(&self.children[i].0));
         self.fast = order
             .iter()
-            .map(|&i| (scan::head8(self.children[i].0.as_bytes()), i as u32))
+            .map(|&i| {
+                let k = self.children[i].0.as_bytes();
+                let tail = if k.len() > 8 { scan::tail8(k) } else { 0 };
+                (scan::head8(k), tail, i as u32)
+            })
             .collect();
         self.by_len = (0..=64)
             .map(|n| {

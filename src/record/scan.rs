@@ -198,9 +198,10 @@ impl Scanner<'_, '_> {
     fn string(&mut self, mut i: usize) -> Result<(usize, bool), Stop> {
         let b = self.b;
         let mut escaped = false;
+        let mut high = 0;
         loop {
-            while let Some((offset, high)) = block(b, i) {
-                self.high |= high;
+            while let Some((offset, h)) = block(b, i) {
+                high |= h;
                 i += offset;
                 if offset < BLOCK {
                     break;
@@ -212,12 +213,13 @@ impl Scanner<'_, '_> {
                     None => return Err(self.stop(i, "EOF while parsing a string", "")),
                     Some(&c) if c == b'"' || c == b'\\' || c < 0x20 => break c,
                     Some(&c) => {
-                        self.high |= (c >> 7) as u32;
+                        high |= (c >> 7) as u32;
                         i += 1;
                     }
                 }
             };
             if c == b'"' {
+                self.high |= high;
                 return Ok((i + 1, escaped));
             }
             if c != b'\\' {
@@ -554,7 +556,8 @@ impl Scanner<'_, '_> {
             self.visit(set, c, start, depth)?
         };
         if let Some(slot) = cn.slot {
-            self.out[slot] = if &self.b[start..end] == b"null" {
+            // A valid 4-byte value that starts with `n` is `null`.
+            self.out[slot] = if end - start == 4 && self.b[start] == b'n' {
                 None
             } else {
                 Some((start as u32, end as u32))
@@ -606,10 +609,11 @@ impl Node {
             return None;
         }
         let range = self.by_len[l] as usize..self.by_len[l + 1] as usize;
-        for &(h, ci) in self.fast.get(range)? {
-            if h == head {
+        let tail = if len > 8 { tail8(key) } else { 0 };
+        for &(h, t, ci) in self.fast.get(range)? {
+            if h == head && t == tail {
                 let (k, n) = &self.children[ci as usize];
-                if len <= 8 || k.as_bytes().get(8..) == key.get(8..) {
+                if len <= 16 || k.as_bytes() == key {
                     return Some(*n);
                 }
             }
@@ -625,6 +629,14 @@ pub(super) fn head8(key: &[u8]) -> u64 {
     for (d, s) in w.iter_mut().zip(key) {
         *d = *s;
     }
+    u64::from_le_bytes(w)
+}
+
+/// The last 8 bytes of `key` (at least 8 long) as one word: with [`head8`], all of a key of
+/// up to 16 bytes.
+#[inline(always)]
+pub(super) fn tail8(key: &[u8]) -> u64 {
+    let w: [u8; 8] = key[key.len() - 8..].try_into().unwrap_or([0; 8]);
     u64::from_le_bytes(w)
 }
 
