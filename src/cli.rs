@@ -67,6 +67,16 @@ struct Common {
     /// How many bad lines to report on stderr (then only a count).
     #[arg(long, default_value_t = 5, value_name = "N")]
     max_diagnostics: usize,
+    /// Threads that read FILEs in parallel (0: one per core). Standard input is read by one
+    /// thread, so output stays live.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
+    /// Read lines with the serde_json reference parser (slower; for comparisons and tests).
+    #[arg(long, hide = true)]
+    reference_parser: bool,
+    /// Bytes per chunk of a file read in parallel (tests use small chunks).
+    #[arg(long, hide = true, default_value_t = 1 << 20, value_name = "BYTES")]
+    chunk_bytes: usize,
 }
 
 #[derive(Debug, Args)]
@@ -154,6 +164,9 @@ impl Common {
             cache_hit_ratio: 0.5,
             strict: false,
             max_diagnostics: 5,
+            threads: 1,
+            reference_parser: false,
+            chunk_bytes: 1 << 20,
         }
     }
 }
@@ -213,5 +226,11 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         strict: c.strict,
         max_diagnostics: c.max_diagnostics,
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        threads: match c.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        },
+        reference_parser: c.reference_parser,
+        chunk_bytes: c.chunk_bytes.max(1),
     })
 }

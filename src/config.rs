@@ -25,6 +25,12 @@ pub struct Config {
     pub max_diagnostics: usize,
     /// Stdout is a terminal (line-buffered output).
     pub stdout_is_terminal: bool,
+    /// Threads that read files in parallel (at least 1).
+    pub threads: usize,
+    /// Read lines with the serde_json reference parser.
+    pub reference_parser: bool,
+    /// Bytes per chunk of a file read in parallel.
+    pub chunk_bytes: usize,
 }
 
 /// The subcommand.

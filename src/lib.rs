@@ -4,7 +4,8 @@
 //! One pass, one direction: [`input`] (files, stdin, gzip, zstd) -> [`lines`] (framing) ->
 //! [`record`] (borrowed parse of the needed fields) -> [`format`] (attribute to a format, map
 //! to a [`metrics::Timeline`]) -> [`metrics`] (pure formulas) -> a sink: [`enrich`] (splice
-//! into the original bytes) or [`summary`] (digests per group). [`run`] wires them.
+//! into the original bytes) or [`summary`] (digests per group). [`worker`] holds one thread's
+//! share of that work; [`parallel`] spreads a file over several; [`run`] wires them.
 
 pub mod cli;
 pub mod config;
@@ -15,16 +16,19 @@ pub mod format;
 pub mod input;
 pub mod lines;
 pub mod metrics;
+pub mod parallel;
 pub mod pipeline;
 pub mod record;
 pub mod summary;
 pub mod units;
+pub mod worker;
 
 use config::{Command, Config, SummaryOutput};
 use error::{Error, ExitCode};
 use lines::{Line, LineReader};
-use pipeline::{Coverage, Kind, Processor};
+use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};
+use worker::Worker;
 
 /// Reports bad lines on stderr: the first `max` as `FILE:LINE: reason`, then a count.
 struct Diagnostics {
@@ -84,39 +88,27 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         out.w.flush().map_err(Error::Output)?;
         return Ok(ExitCode::Ok);
     }
-    let (key, by_paths) = match &config.command {
-        Command::Enrich(e) => (e.key.as_str(), vec![]),
-        Command::Summary(s) => ("tokentime", s.by.iter().map(|(_, p)| p.clone()).collect()),
-        Command::Formats => unreachable!("handled above"),
-    };
-    let mut proc = Processor::new(
-        config.formats.clone(),
-        &config.root,
-        key,
-        &by_paths,
-        config.cache_hit_ratio,
-    );
-    let mut cov = Coverage::default();
+    let mut worker = Worker::new(config);
     let mut diags = Diagnostics {
         max: config.max_diagnostics,
         shown: 0,
         hidden: 0,
     };
-    let mut summary = match &config.command {
-        Command::Summary(s) => Some(summary::Summary::new(
-            s.by.iter().map(|(n, _)| n.clone()).collect(),
-            s.max_groups,
-        )),
-        _ => None,
-    };
-    let enrich = match &config.command {
-        Command::Enrich(e) => Some(e),
-        _ => None,
-    };
-    let mut object = Vec::with_capacity(512);
-    let mut by_values = summary::ByValues::default();
+    let pass_long = worker.passes_long_lines();
     for source in &config.inputs {
         let name = source.name();
+        if parallel::applies(config, source) {
+            let mut report = |line: u64, why: Option<&str>| match why {
+                Some(why) => diags.report(&name, line, why),
+                None => diags.hidden += 1,
+            };
+            let others =
+                parallel::run_file(config, source, &mut out.w, out.line_buffered, &mut report)?;
+            for other in others {
+                worker.merge(other);
+            }
+            continue;
+        }
         let reader = source.open().map_err(|e| Error::Input {
             name: name.clone(),
             source: e,
@@ -124,17 +116,17 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         let mut lines = LineReader::new(reader, config.max_line_bytes);
         let mut line_no = 0u64;
         loop {
-            let w = &mut out.w;
-            let pass_long = enrich.is_some_and(|e| !e.only_requests);
-            let mut before_read = || w.flush();
-            let mut long_bytes: Vec<u8> = Vec::new();
-            let mut overflow = |b: &[u8]| -> io::Result<()> {
+            // The two callbacks share the writer: a too-long line is passed on piece by piece,
+            // never held whole.
+            let w = RefCell::new(&mut out.w);
+            let next = lines.next_line(&mut || w.borrow_mut().flush(), &mut |b: &[u8]| {
                 if pass_long {
-                    long_bytes.extend_from_slice(b);
+                    w.borrow_mut().write_all(b)
+                } else {
+                    Ok(())
                 }
-                Ok(())
-            };
-            let next = lines.next_line(&mut before_read, &mut overflow);
+            });
+            let w = w.into_inner();
             let line = match next {
                 Ok(Some(l)) => {
                     line_no += 1;
@@ -148,78 +140,36 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                     return Err(Error::Input { name, source: e });
                 }
             };
-            let (prefix, content, ending) = match line {
-                Line::TooLong => {
-                    cov.lines += 1;
-                    cov.too_long += 1;
-                    diags.report(
-                        &name,
-                        line_no,
-                        &format!(
-                            "line longer than --max-line-bytes {}",
-                            config.max_line_bytes
-                        ),
-                    );
-                    if pass_long {
-                        out.w.write_all(&long_bytes).map_err(Error::Output)?;
-                    }
-                    continue;
-                }
+            let bad = match line {
+                Line::TooLong => Some(worker.too_long(config.max_line_bytes)),
                 Line::Text {
                     prefix,
                     content,
                     ending,
-                } => (prefix, content, ending),
+                } => worker
+                    .line(prefix, content, ending, w)
+                    .map_err(Error::Output)?,
             };
-            let kind = proc.process(content);
-            proc.count(&kind, &mut cov);
-            if let Kind::Invalid(msg) = &kind {
-                diags.report(&name, line_no, &format!("invalid JSON: {msg}"));
+            if let Some(why) = bad {
+                diags.report(&name, line_no, &why);
             }
-            if let Some(s) = summary.as_mut()
-                && let Kind::Requests = kind
-            {
-                proc.by_values(content, &mut by_values);
-                for r in proc.requests() {
-                    s.add(&r.metrics, &by_values);
-                }
-            }
-            if let Some(e) = enrich {
-                let w = &mut out.w;
-                let written = match &kind {
-                    Kind::Requests => {
-                        object.clear();
-                        enrich::render_all(&mut object, &e.key, proc.requests(), |f| {
-                            &proc.format_spec(f).name
-                        })
-                        .map_err(Error::Output)?;
-                        w.write_all(prefix).map_err(Error::Output)?;
-                        enrich::splice(w, content, &object).map_err(Error::Output)?
-                    }
-                    _ if e.only_requests => continue,
-                    _ => false,
-                };
-                if !written {
-                    w.write_all(prefix).map_err(Error::Output)?;
-                    w.write_all(content).map_err(Error::Output)?;
-                }
-                w.write_all(ending).map_err(Error::Output)?;
-                if out.line_buffered {
-                    w.flush().map_err(Error::Output)?;
-                }
+            if out.line_buffered {
+                out.w.flush().map_err(Error::Output)?;
             }
         }
     }
-    if let (Some(mut s), Command::Summary(sc)) = (summary, &config.command) {
+    let cov = &worker.cov;
+    if let (Some(s), Command::Summary(sc)) = (worker.summary.as_mut(), &config.command) {
         match sc.output {
             SummaryOutput::Json => {
-                let doc = summary::to_json(&cov, &mut s, &sc.quantiles);
+                let doc = summary::to_json(cov, s, &sc.quantiles);
                 serde_json::to_writer_pretty(&mut out.w, &doc)
                     .map_err(|e| Error::Output(e.into()))?;
                 out.w.write_all(b"\n").map_err(Error::Output)?;
             }
-            SummaryOutput::Table => summary::write_table(&mut out.w, &cov, &mut s, &sc.quantiles)
-                .map_err(Error::Output)?,
+            SummaryOutput::Table => {
+                summary::write_table(&mut out.w, cov, s, &sc.quantiles).map_err(Error::Output)?
+            }
         }
     }
     out.w.flush().map_err(Error::Output)?;

@@ -102,6 +102,7 @@ pub struct Processor {
     hit_ratio: f64,
     from_scratch: bool,
     requests: Vec<Request>,
+    reference: bool,
 }
 
 impl Processor {
@@ -136,6 +137,21 @@ impl Processor {
             hit_ratio,
             from_scratch: false,
             requests: Vec::new(),
+            reference: false,
+        }
+    }
+
+    /// Reads lines with the serde_json reference parser ([`PathSet::extract_reference`])
+    /// instead of the fast scanner: same results, slower; for tests and comparisons.
+    pub fn use_reference_parser(&mut self) {
+        self.reference = true;
+    }
+
+    fn extract(&mut self, line: &[u8]) -> Result<(), ReadError> {
+        if self.reference {
+            self.paths.extract_reference(line, &mut self.slots)
+        } else {
+            self.paths.extract(line, &mut self.slots)
         }
     }
 
@@ -148,7 +164,7 @@ impl Processor {
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.from_scratch = false;
         self.requests.clear();
-        match self.paths.extract(content, &mut self.slots) {
+        match self.extract(content) {
             Ok(()) => self.classify(content),
             Err(ReadError::NotAnObject) => Kind::NonJson,
             Err(ReadError::Invalid(msg)) => {
@@ -158,7 +174,7 @@ impl Processor {
                 self.scratch.extend_from_slice(content);
                 if neutralize_non_finite(&mut self.scratch) {
                     let scratch = std::mem::take(&mut self.scratch);
-                    let ok = self.paths.extract(&scratch, &mut self.slots).is_ok();
+                    let ok = self.extract(&scratch).is_ok();
                     self.from_scratch = ok;
                     let kind = if ok {
                         self.classify(&scratch)
