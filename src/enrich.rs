@@ -153,18 +153,14 @@ pub fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io::Result
         None => out.extend_from_slice(b",\"ttft_origin\":null"),
     }
     write!(out, ",\"outcome\":\"{}\"", m.outcome.as_str())?;
-    let nulls: Vec<(&str, NullReason)> = durations
+    let nulls = durations
         .iter()
-        .filter_map(|(n, v)| v.err().map(|r| (*n, r)))
-        .collect();
-    if !nulls.is_empty() {
-        out.extend_from_slice(b",\"nulls\":{");
-        for (i, (n, r)) in nulls.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write!(out, "\"{n}\":\"{}\"", r.as_str())?;
-        }
+        .filter_map(|(n, v)| v.err().map(|r: NullReason| (*n, r)));
+    for (i, (n, r)) in nulls.enumerate() {
+        out.extend_from_slice(if i == 0 { b",\"nulls\":{" } else { b"," });
+        write!(out, "\"{n}\":\"{}\"", r.as_str())?;
+    }
+    if durations.iter().any(|(_, v)| v.is_err()) {
         out.push(b'}');
     }
     out.push(b'}');
