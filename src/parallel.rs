@@ -101,11 +101,11 @@ pub fn run_file(
     let chunk = config.chunk_bytes.max(1);
     let (free_tx, free_rx) = mpsc::channel::<ReadBuf>();
     let out_pool = Mutex::new(Vec::<Vec<u8>>::new());
-    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(2 * n);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(n);
     let mut job_txs = Vec::new();
     let mut job_rxs = Vec::new();
     for _ in 0..n {
-        let (tx, rx) = mpsc::sync_channel::<Job>(2);
+        let (tx, rx) = mpsc::sync_channel::<Job>(1);
         job_txs.push(tx);
         job_rxs.push(rx);
     }
