@@ -98,23 +98,38 @@ impl Digest {
     }
 
     /// Adds every value of `other`, as if they had been added here: exact while the total
-    /// stays within [`EXACT_LIMIT`], a t-digest merge beyond.
+    /// stays within [`EXACT_LIMIT`]; beyond, values `other` still holds one by one are folded
+    /// in as values (which keeps merged estimates as close as if one digest had seen them
+    /// all), and two t-digests are merged.
     pub fn merge(&mut self, other: &Digest) {
         if other.count == 0 {
             return;
         }
-        match (&mut self.td, &other.td) {
-            (None, None) if self.exact.len() + other.exact.len() <= EXACT_LIMIT => {
+        match (&self.td, &other.td) {
+            (_, None) => {
                 self.exact.extend_from_slice(&other.exact);
                 self.sorted = false;
+                let full = match self.td {
+                    None => self.exact.len() > EXACT_LIMIT,
+                    Some(_) => self.exact.len() >= PENDING,
+                };
+                if full {
+                    self.fold();
+                }
             }
-            _ => {
+            (None, Some(_)) => {
+                let mut theirs = other.clone();
+                theirs.exact.extend_from_slice(&self.exact);
+                theirs.fold();
+                self.td = theirs.td;
+                self.exact = Vec::new();
+            }
+            (Some(_), Some(_)) => {
                 let mut mine = self.take_tdigest();
                 let mut theirs = other.clone().take_tdigest();
                 mine.flush();
                 theirs.flush();
                 self.td = Some(TDigest::merge_digests(vec![mine, theirs]));
-                self.exact = Vec::new();
             }
         }
         self.count += other.count;
