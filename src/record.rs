@@ -28,13 +28,11 @@ pub type SlotId = usize;
 struct Node {
     children: Vec<(Box<str>, usize)>,
     slot: Option<SlotId>,
-    /// Bit `n` is set when some child key is `n` bytes long (bit 63: 63 or more).
-    lens: u64,
-    /// Per child, by key length: its first 8 bytes as a word, its last 8 (when longer than 8
-    /// bytes, else 0), its index in `children`.
-    fast: Vec<(u64, u64, u32)>,
-    /// The children of key length `n` (63: 63 or more) are `fast[by_len[n]..by_len[n + 1]]`.
-    by_len: Vec<u16>,
+    /// The children as an open-addressing hash table (a power of two, at most a quarter
+    /// full, so a key that is no child usually costs one probe): per entry the key's first 8
+    /// bytes as a word, its last 8 (0 when it is 8 bytes or shorter), its length, and its
+    /// index in `children` plus one (0: empty entry). Empty when there are no children.
+    table: Vec<(u64, u64, u32, u32)>,
 }
 
 /// A trie of key paths (`["usage", "prompt_tokens"]`), each with a [`SlotId`].
@@ -64,28 +62,19 @@ pub enum ReadError {
 }
 
 impl Node {
-    /// Rebuilds the lookup tables of the children (see [`Node::fast`]).
+    /// Rebuilds the lookup table of the children (see [`Node::table`]).
     fn index(&mut self) {
-        let l = |k: &str| k.len().min(63);
-        let mut order: Vec<usize> = (0..self.children.len()).collect();
-        order.sort_by_key(|&i| l(&self.children[i].0));
-        self.fast = order
-            .iter()
-            .map(|&i| {
-                let k = self.children[i].0.as_bytes();
-                let tail = if k.len() > 8 { scan::tail8(k) } else { 0 };
-                (scan::head8(k), tail, i as u32)
-            })
-            .collect();
-        self.by_len = (0..=64)
-            .map(|n| {
-                order
-                    .iter()
-                    .filter(|&&i| l(&self.children[i].0) < n)
-                    .count() as u16
-            })
-            .collect();
-        self.lens = self.children.iter().fold(0, |m, (k, _)| m | 1u64 << l(k));
+        let size = (self.children.len() * 4).next_power_of_two().max(8);
+        self.table = vec![(0, 0, 0, 0); size];
+        for (i, (k, _)) in self.children.iter().enumerate() {
+            let k = k.as_bytes();
+            let (head, tail) = (scan::head8(k), scan::tail8(k));
+            let mut at = scan::key_slot(head, tail, k.len(), size);
+            while self.table[at].3 != 0 {
+                at = (at + 1) & (size - 1);
+            }
+            self.table[at] = (head, tail, k.len() as u32, i as u32 + 1);
+        }
     }
 }
 

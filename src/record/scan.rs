@@ -520,7 +520,7 @@ impl Scanner<'_, '_> {
             let child = if escaped {
                 self.unescape(start, end)?;
                 n.child(self.key, head8(self.key))
-            } else if n.lens == 0 {
+            } else if n.table.is_empty() {
                 None
             } else {
                 n.child(&self.b[start..end], head8_at(self.b, start, end))
@@ -603,23 +603,35 @@ impl Node {
     /// [`head8`]).
     #[inline(always)]
     fn child(&self, key: &[u8], head: u64) -> Option<usize> {
-        let len = key.len();
-        let l = len.min(63);
-        if self.lens & (1u64 << l) == 0 {
+        let size = self.table.len();
+        if size == 0 {
             return None;
         }
-        let range = self.by_len[l] as usize..self.by_len[l + 1] as usize;
-        let tail = if len > 8 { tail8(key) } else { 0 };
-        for &(h, t, ci) in self.fast.get(range)? {
-            if h == head && t == tail {
-                let (k, n) = &self.children[ci as usize];
-                if len <= 16 || k.as_bytes() == key {
+        let tail = tail8(key);
+        let mut at = key_slot(head, tail, key.len(), size);
+        loop {
+            let (h, t, len, c) = *self.table.get(at)?;
+            if c == 0 {
+                return None;
+            }
+            if h == head && t == tail && len as usize == key.len() {
+                let (k, n) = self.children.get(c as usize - 1)?;
+                if key.len() <= 16 || k.as_bytes() == key {
                     return Some(*n);
                 }
             }
+            at = (at + 1) & (size - 1);
         }
-        None
     }
+}
+
+/// The entry of a key in a [`Node::table`] of `size` entries (a power of two), from its
+/// [`head8`], [`tail8`] and length.
+#[inline(always)]
+pub(super) fn key_slot(head: u64, tail: u64, len: usize, size: usize) -> usize {
+    let h = (head ^ tail.rotate_left(29) ^ (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (h >> 40) as usize & (size - 1)
 }
 
 /// The first 8 bytes of `key`, zero-padded, as one word.
@@ -632,12 +644,14 @@ pub(super) fn head8(key: &[u8]) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The last 8 bytes of `key` (at least 8 long) as one word: with [`head8`], all of a key of
-/// up to 16 bytes.
+/// The last 8 bytes of `key` as one word when it is longer than 8 bytes, else 0: with
+/// [`head8`], all of a key of up to 16 bytes.
 #[inline(always)]
 pub(super) fn tail8(key: &[u8]) -> u64 {
-    let w: [u8; 8] = key[key.len() - 8..].try_into().unwrap_or([0; 8]);
-    u64::from_le_bytes(w)
+    match key.len().checked_sub(8) {
+        Some(start) if start > 0 => u64::from_le_bytes(key[start..].try_into().unwrap_or([0; 8])),
+        _ => 0,
+    }
 }
 
 /// [`head8`] of `line[start..end]`, read as one word when the line has 8 bytes from `start`.
