@@ -12,7 +12,9 @@
 # a 4 GiB log, measures summary's peak RSS on it, and deletes it.
 #
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
-# program, not the disk. "stdin" rows read the file through a shell redirection (`< FILE`).
+# program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
+# file: read in parallel like a FILE argument); `cat FILE |` rows give it a pipe (one thread,
+# as for a live `tail -F`).
 set -euo pipefail
 
 runs=3
@@ -109,8 +111,10 @@ table() {
     row '`tokentime summary FILE`' "'$tt' summary '$file'"
     row '`tokentime --threads 1 FILE > /dev/null`' "'$tt' --threads 1 '$file'"
     row '`tokentime FILE > /dev/null`' "'$tt' '$file'"
-    row '`tokentime summary < FILE` (stdin)' "'$tt' summary < '$file'"
-    row '`tokentime < FILE > /dev/null` (stdin)' "'$tt' < '$file'"
+    row '`tokentime summary < FILE`' "'$tt' summary < '$file'"
+    row '`tokentime < FILE > /dev/null`' "'$tt' < '$file'"
+    row '`cat FILE \| tokentime summary`' "cat '$file' | '$tt' summary"
+    row '`cat FILE \| tokentime > /dev/null`' "cat '$file' | '$tt'"
     for tool in "${tools[@]}"; do
         row "\`$tool -nR 'reduce ...'\` (summary job)" "$tool -nR '$jq_job' '$file'"
     done

@@ -171,6 +171,23 @@ impl Common {
     }
 }
 
+/// True when standard input is a regular file (`tokentime < FILE`), not a pipe or terminal.
+fn stdin_is_file() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(|fd| std::fs::File::from(fd).metadata())
+            .is_ok_and(|m| m.is_file())
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}
+
 fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
     if !(c.cache_hit_ratio > 0.0 && c.cache_hit_ratio <= 1.0) {
         return Err(format!(
@@ -226,6 +243,7 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         strict: c.strict,
         max_diagnostics: c.max_diagnostics,
         stdout_is_terminal: std::io::stdout().is_terminal(),
+        stdin_is_file: stdin_is_file(),
         threads: match c.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,

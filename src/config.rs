@@ -25,6 +25,8 @@ pub struct Config {
     pub max_diagnostics: usize,
     /// Stdout is a terminal (line-buffered output).
     pub stdout_is_terminal: bool,
+    /// Stdin is a regular file (`< FILE`): it may be read in parallel like a file.
+    pub stdin_is_file: bool,
     /// Threads that read files in parallel (at least 1).
     pub threads: usize,
     /// Read lines with the serde_json reference parser.

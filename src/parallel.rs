@@ -15,9 +15,9 @@
 //! into `(other)` once `--max-groups` is reached. Round-robin dispatch (not work stealing)
 //! keeps the split, and so those estimates, the same from run to run.
 //!
-//! Not used for standard input (a pipe may be a live `tail -F`: lines must come out as they
-//! come in) nor for formats whose requests span several lines (a request's lines must meet in
-//! one worker, in order).
+//! Not used for standard input from a pipe or terminal (it may be a live `tail -F`: lines must
+//! come out as they come in), nor for formats whose requests span several lines (a request's
+//! lines must meet in one worker, in order).
 
 use crate::config::{Command, Config};
 use crate::error::Error;
@@ -31,10 +31,11 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// True when `source` is read in parallel: several threads, a file, no line joins.
+/// True when `source` is read in parallel: several threads, a file (or standard input that is
+/// a regular file), no line joins.
 pub fn applies(config: &Config, source: &Source) -> bool {
     config.threads > 1
-        && matches!(source, Source::Path(_))
+        && (matches!(source, Source::Path(_)) || config.stdin_is_file)
         && !matches!(config.command, Command::Formats)
         && !formats_join_lines(config)
 }

@@ -66,7 +66,18 @@ fn assert_same(a: &Output, b: &Output, what: &str) {
     );
 }
 
-/// Runs `args` + FILE on one thread and on several with various chunk sizes; all must agree.
+/// Runs tokentime with `args` and standard input redirected from the file at `path` (a regular
+/// file, which is read in parallel like a FILE argument).
+fn run_stdin_file(args: &[&str], path: &std::path::Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(args)
+        .stdin(std::fs::File::open(path).unwrap())
+        .output()
+        .unwrap()
+}
+
+/// Runs `args` + FILE on one thread and on several with various chunk sizes, and with the file
+/// as standard input; all must agree.
 fn check(args: &[&str], input: &[u8], what: &str) {
     let f = file(input);
     let path = f.path().to_str().unwrap();
@@ -78,6 +89,15 @@ fn check(args: &[&str], input: &[u8], what: &str) {
         );
         assert_same(&one, &many, &format!("{what} {args:?} chunk {chunk}"));
     }
+    let stdin = run_stdin_file(
+        &[args, &["--threads", "3", "--chunk-bytes", "1000"]].concat(),
+        f.path(),
+    );
+    let mut expected = one.clone();
+    expected.stderr = String::from_utf8_lossy(&one.stderr)
+        .replace(path, "<stdin>")
+        .into_bytes();
+    assert_same(&expected, &stdin, &format!("{what} {args:?} stdin"));
 }
 
 #[test]
