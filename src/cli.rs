@@ -108,6 +108,18 @@ struct Common {
     /// on a pipe whenever the input is about to block).
     #[arg(long)]
     line_buffered: bool,
+    /// Threads that read the inputs (0: one per core). A file is cut into chunks read in
+    /// parallel, output kept in input order; summary also reads several files at once. Read
+    /// by one thread each: standard input from a pipe or terminal (so output stays live), a
+    /// JSON array document, and a file when every format in use joins lines.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    threads: usize,
+    /// Read lines with the serde_json reference parser (slower; for comparisons and tests).
+    #[arg(long, hide = true)]
+    reference_parser: bool,
+    /// Bytes per chunk of a file read in parallel (tests use small chunks).
+    #[arg(long, hide = true, default_value_t = 1 << 20, value_name = "BYTES")]
+    chunk_bytes: usize,
 }
 
 #[derive(Debug, Args)]
@@ -280,7 +292,7 @@ impl Cli {
                         .is_terminal()
                         .then_some(std::time::Duration::from_secs(1)),
                 };
-                let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let jobs = threads(s.common.threads);
                 resolve_common(
                     s.common,
                     Command::Summary(SummaryConfig {
@@ -396,7 +408,35 @@ impl Common {
             max_inflight: 10_000,
             join_timeout: "10m".into(),
             line_buffered: false,
+            threads: 1,
+            reference_parser: false,
+            chunk_bytes: 1 << 20,
         }
+    }
+}
+
+/// `--threads N`: N, or one per core for 0.
+fn threads(n: usize) -> usize {
+    match n {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+/// True when standard input is a regular file (`tokentime < FILE`), not a pipe or terminal.
+fn stdin_is_file() -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        std::io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .and_then(|fd| std::fs::File::from(fd).metadata())
+            .is_ok_and(|m| m.is_file())
+    }
+    #[cfg(not(unix))]
+    {
+        false
     }
 }
 
@@ -502,6 +542,10 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         max_diagnostics: c.max_diagnostics,
         stdout_is_terminal: std::io::stdout().is_terminal(),
         line_buffered: c.line_buffered || std::io::stdout().is_terminal(),
+        stdin_is_file: stdin_is_file(),
+        threads: threads(c.threads),
+        reference_parser: c.reference_parser,
+        chunk_bytes: c.chunk_bytes.max(1),
     })
 }
 

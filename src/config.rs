@@ -37,6 +37,15 @@ pub struct Config {
     pub join_timeout_ns: i64,
     /// Flush after every line: stdout is a terminal, or `--line-buffered`.
     pub line_buffered: bool,
+    /// Stdin is a regular file (`< FILE`): it may be read in parallel like a file.
+    pub stdin_is_file: bool,
+    /// `--threads`: threads that read the inputs (at least 1): chunks of one file in
+    /// parallel, or several files at once (summary).
+    pub threads: usize,
+    /// Read lines with the serde_json reference parser.
+    pub reference_parser: bool,
+    /// Bytes per chunk of a file read in parallel.
+    pub chunk_bytes: usize,
 }
 
 /// The subcommand.
@@ -97,7 +106,7 @@ pub struct SummaryConfig {
     pub bucket: Option<i64>,
     /// Show a progress line on stderr while reading files, after this long.
     pub progress: Option<std::time::Duration>,
-    /// Files read at once.
+    /// Files read at once (`--threads`).
     pub jobs: usize,
 }
 

@@ -4,6 +4,11 @@
 //! and answers exact quantiles by linear interpolation between order statistics (Hyndman-Fan
 //! type 7, numpy's default, the definition vLLM's and LLMPerf's benchmarks report); past that
 //! it moves to a t-digest (the `tdigest` crate) of [`COMPRESSION`] centroids. No I/O.
+//!
+//! In t-digest mode values are collected [`PENDING`] at a time, sorted by their bit patterns
+//! (integer compares: twice as fast as comparing floats) and folded into the digest in one
+//! merge. Pushing them one by one into the crate's own buffer cost ~80 ns a value, the
+//! largest single cost of `tokentime summary` after the JSON reading.
 
 use tdigest::{Centroid, TDigest};
 
@@ -37,9 +42,13 @@ pub const EXACT_LIMIT: usize = 10_000;
 /// t-digest compression (maximum centroids).
 pub const COMPRESSION: usize = 1000;
 
+/// Values collected before they are folded into the t-digest.
+pub const PENDING: usize = 8192;
+
 /// The distribution of one metric.
 #[derive(Debug, Clone)]
 pub struct Digest {
+    /// Every value while exact; in t-digest mode, the values not yet folded into `td`.
     exact: Vec<f64>,
     sorted: bool,
     td: Option<TDigest>,
@@ -81,39 +90,78 @@ impl Digest {
         self.sum += v;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        match &mut self.td {
-            Some(td) => td.push(v),
-            None => {
-                self.exact.push(v);
-                self.sorted = false;
-                if self.exact.len() > self.limit {
-                    let mut td = TDigest::new_with_size(COMPRESSION);
-                    td.extend_values(self.exact.drain(..));
-                    self.exact = Vec::new();
-                    self.td = Some(td);
-                }
-            }
+        self.exact.push(v);
+        self.sorted = false;
+        let full = match self.td {
+            None => self.exact.len() > self.limit,
+            Some(_) => self.exact.len() >= PENDING,
+        };
+        if full {
+            self.fold();
         }
     }
 
+    /// Moves the collected values into the t-digest (creating it when exact).
+    fn fold(&mut self) {
+        let td = self
+            .td
+            .take()
+            .unwrap_or_else(|| TDigest::new_with_size(COMPRESSION));
+        if self.exact.is_empty() {
+            self.td = Some(td);
+            return;
+        }
+        // Finite values order as their bit patterns do once negative ones are flipped; sorting
+        // those as integers is twice as fast as sorting the floats.
+        let mut keys: Vec<u64> = self
+            .exact
+            .iter()
+            .map(|v| {
+                let b = v.to_bits();
+                if b >> 63 == 1 { !b } else { b | 1 << 63 }
+            })
+            .collect();
+        keys.sort_unstable();
+        for (v, k) in self.exact.iter_mut().zip(&keys) {
+            *v = f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k });
+        }
+        let values = std::mem::replace(&mut self.exact, Vec::with_capacity(PENDING));
+        self.td = Some(td.merge_sorted(values));
+    }
+
     /// Adds every value of `other`, as if they had been added here: exact while the total
-    /// stays within this digest's limit, a t-digest merge beyond.
+    /// stays within this digest's limit; beyond, values `other` still holds one by one are folded
+    /// in as values (which keeps merged estimates as close as if one digest had seen them
+    /// all), and two t-digests are merged.
     pub fn merge(&mut self, other: &Digest) {
         if other.count == 0 {
             return;
         }
-        match (&mut self.td, &other.td) {
-            (None, None) if self.exact.len() + other.exact.len() <= self.limit => {
+        match (&self.td, &other.td) {
+            (_, None) => {
                 self.exact.extend_from_slice(&other.exact);
                 self.sorted = false;
+                let full = match self.td {
+                    None => self.exact.len() > self.limit,
+                    Some(_) => self.exact.len() >= PENDING,
+                };
+                if full {
+                    self.fold();
+                }
             }
-            _ => {
+            (None, Some(_)) => {
+                let mut theirs = other.clone();
+                theirs.exact.extend_from_slice(&self.exact);
+                theirs.fold();
+                self.td = theirs.td;
+                self.exact = Vec::new();
+            }
+            (Some(_), Some(_)) => {
                 let mut mine = self.take_tdigest();
                 let mut theirs = other.clone().take_tdigest();
                 mine.flush();
                 theirs.flush();
                 self.td = Some(TDigest::merge_digests(vec![mine, theirs]));
-                self.exact = Vec::new();
             }
         }
         self.count += other.count;
@@ -122,16 +170,13 @@ impl Digest {
         self.max = self.max.max(other.max);
     }
 
-    /// This digest's values as a t-digest (moving exact values into one).
+    /// This digest's values as a t-digest (moving exact or collected values into one).
     fn take_tdigest(&mut self) -> TDigest {
-        match self.td.take() {
-            Some(td) => td,
-            None => {
-                let mut td = TDigest::new_with_size(COMPRESSION);
-                td.extend_values(self.exact.drain(..));
-                td
-            }
-        }
+        self.fold();
+        self.exact = Vec::new();
+        self.td
+            .take()
+            .unwrap_or_else(|| TDigest::new_with_size(COMPRESSION))
     }
 
     /// Number of values.
@@ -188,6 +233,9 @@ impl Digest {
     /// either every value (sorted, while exact) or the t-digest's centroids as
     /// `(mean, weight)` pairs.
     pub fn export(&mut self) -> Exported {
+        if self.td.is_some() {
+            self.fold();
+        }
         let values = match &mut self.td {
             Some(td) => {
                 td.flush();
@@ -276,6 +324,9 @@ impl Digest {
     pub fn quantile(&mut self, q: f64) -> Option<f64> {
         if self.count == 0 {
             return None;
+        }
+        if self.td.is_some() {
+            self.fold();
         }
         match &mut self.td {
             Some(td) => {
@@ -388,8 +439,11 @@ mod tests {
         for i in 0..50_000 {
             big.add(((i * 7919) % 50_000) as f64);
         }
+        // Values collected since the last fold are exported too (the weights add up).
+        big.add(7.0);
         let mut back = Digest::import(big.export()).unwrap();
         assert!(!back.is_exact());
+        assert_eq!(back.count(), 50_001);
         for q in [0.5, 0.99] {
             assert_eq!(back.quantile(q), big.quantile(q));
         }

@@ -29,10 +29,14 @@ impl Source {
     ///
     /// # Errors
     /// The file's open error, or a read error while peeking at its first bytes.
-    pub fn open(&self) -> io::Result<Box<dyn Read>> {
+    pub fn open(&self) -> io::Result<Box<dyn Read + Send>> {
+        // Plain input: once the peeked bytes are consumed, reads of this size or more go
+        // straight into the caller's buffer (`BufReader` steps aside), so bytes are copied
+        // once. Compressed input: the decoder's read-ahead.
+        const PEEK: usize = 32 * 1024;
         match self {
-            Source::Stdin => decompress(BufReader::with_capacity(256 * 1024, io::stdin())),
-            Source::Path(p) => decompress(BufReader::with_capacity(256 * 1024, File::open(p)?)),
+            Source::Stdin => decompress(BufReader::with_capacity(PEEK, io::stdin())),
+            Source::Path(p) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
         }
     }
 }
@@ -44,7 +48,7 @@ const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 ///
 /// # Errors
 /// A read error while peeking, or the zstd decoder's setup error.
-pub fn decompress<R: BufRead + 'static>(mut r: R) -> io::Result<Box<dyn Read>> {
+pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn Read + Send>> {
     let head = loop {
         match r.fill_buf() {
             Ok(b) => break b,

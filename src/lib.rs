@@ -4,7 +4,9 @@
 //! One pass, one direction: [`input`] (files, stdin, gzip, zstd) -> [`lines`] (framing) ->
 //! [`record`] (borrowed parse of the needed fields) -> [`format`] (attribute to a format, map
 //! to a [`metrics::Timeline`]) -> [`metrics`] (pure formulas) -> a sink: [`enrich`] (splice
-//! into the original bytes) or [`summary`] (digests per group). [`run`] wires them.
+//! into the original bytes) or [`summary`] (digests per group). [`worker`] holds one thread's
+//! share of that work; [`parallel`] spreads a file over several; [`run`] wires them (and
+//! [`live`] the summary runs).
 
 pub mod cli;
 pub mod config;
@@ -21,6 +23,7 @@ pub mod input;
 pub mod lines;
 pub mod live;
 pub mod metrics;
+pub mod parallel;
 pub mod pipeline;
 pub mod record;
 pub mod records;
@@ -29,12 +32,14 @@ pub mod slo;
 pub mod summary;
 pub mod units;
 pub mod window;
+pub mod worker;
 
 use config::{Command, Config};
 use error::{Error, ExitCode};
 use lines::{Line, LineReader};
-use pipeline::{Coverage, Kind, Processor};
+use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};
+use worker::{Handled, Worker};
 
 /// Reports bad lines on stderr: the first `max` as `FILE:LINE: reason`, then a count.
 pub(crate) struct Diagnostics {
@@ -59,6 +64,11 @@ impl Diagnostics {
         } else {
             self.hidden += 1;
         }
+    }
+
+    /// Counts a bad line past `--max-diagnostics` (not shown).
+    pub(crate) fn hide(&mut self) {
+        self.hidden += 1;
     }
 
     pub(crate) fn finish(&self) {
@@ -107,20 +117,8 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         Command::Merge(m) => return live::run_merge(m, &mut out.w),
         Command::Enrich(e) => e,
     };
-    let mut proc = Processor::new(
-        config.formats.clone(),
-        &config.root,
-        Some(e.key.as_str()),
-        &[],
-        config.cache_hit_ratio,
-    );
-    proc.set_prefix(config.prefix.clone());
-    proc.set_join_limits(config.max_inflight, config.join_timeout_ns);
-    proc.want_ids(e.rows.is_some());
-    let mut cov = Coverage::default();
+    let mut worker = Worker::new(config);
     let mut diags = Diagnostics::new(config.max_diagnostics);
-    let enrich = Some(e);
-    let mut object = Vec::with_capacity(512);
     if let Some(rows) = &e.rows {
         rows.header(&mut out.w).map_err(Error::Output)?;
     }
@@ -137,6 +135,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         );
         input_failed = true;
     };
+    let pass_long = worker.passes_long_lines();
     for source in &config.inputs {
         let name = source.name();
         let reader = match source.open() {
@@ -163,20 +162,45 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             );
             continue;
         }
+        if parallel::applies(config, source) {
+            let mut report = |line: u64, why: Option<&str>| match why {
+                Some(why) => diags.report(&name, line, why),
+                None => diags.hide(),
+            };
+            let proto = worker.fork();
+            let done = parallel::run_file(
+                config,
+                Box::new(reader),
+                &|| proto.fork(),
+                &mut worker,
+                &mut out.w,
+                out.line_buffered,
+                &mut report,
+                None,
+            )
+            .map_err(Error::Output)?;
+            for other in done.workers {
+                worker.merge(other);
+            }
+            if let Some(e) = done.input_error {
+                input_error(&name, e);
+            }
+            continue;
+        }
         let mut lines = LineReader::new(reader, config.max_line_bytes);
         let mut line_no = 0u64;
         loop {
-            let w = &mut out.w;
-            let pass_long = enrich.is_some_and(|e| !e.only_requests && e.rows.is_none());
-            let mut before_read = || w.flush();
-            let mut long_bytes: Vec<u8> = Vec::new();
-            let mut overflow = |b: &[u8]| -> io::Result<()> {
+            // The two callbacks share the writer: a too-long line is passed on piece by piece,
+            // never held whole.
+            let w = RefCell::new(&mut out.w);
+            let next = lines.next_line(&mut || w.borrow_mut().flush(), &mut |b: &[u8]| {
                 if pass_long {
-                    long_bytes.extend_from_slice(b);
+                    w.borrow_mut().write_all(b)
+                } else {
+                    Ok(())
                 }
-                Ok(())
-            };
-            let next = lines.next_line(&mut before_read, &mut overflow);
+            });
+            let w = w.into_inner();
             let line = match next {
                 Ok(Some(l)) => {
                     line_no += 1;
@@ -191,83 +215,36 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                     break;
                 }
             };
-            let (prefix, content, ending) = match line {
-                Line::TooLong => {
-                    cov.lines += 1;
-                    cov.too_long += 1;
-                    diags.report(
-                        &name,
-                        line_no,
-                        &format!(
-                            "line longer than --max-line-bytes {}",
-                            config.max_line_bytes
-                        ),
-                    );
-                    if pass_long {
-                        out.w.write_all(&long_bytes).map_err(Error::Output)?;
-                    }
-                    continue;
-                }
+            let bad = match line {
+                Line::TooLong => Some(worker.too_long(config.max_line_bytes)),
                 Line::Text {
                     prefix,
                     content,
                     ending,
-                } => (prefix, content, ending),
+                } => match worker
+                    .line(line_no, prefix, content, ending, w)
+                    .map_err(Error::Output)?
+                {
+                    Handled::Done(bad) => bad,
+                    // Only a worker made with `Worker::fork` defers.
+                    Handled::Deferred => None,
+                },
             };
-            let kind = proc.process(content);
-            proc.count(&kind, &mut cov);
-            if let Kind::Invalid(msg) = &kind {
-                diags.report(&name, line_no, &format!("invalid JSON: {msg}"));
+            if let Some(why) = bad {
+                diags.report(&name, line_no, &why);
             }
-            if let Some(field) = proc.requests().iter().find_map(|r| r.unparseable) {
-                diags.report(
-                    &name,
-                    line_no,
-                    &format!("{field}: present but not readable in its unit (its metrics are null, reason unparseable)"),
-                );
-            }
-            if let Some(rows) = enrich.and_then(|e| e.rows.as_ref()) {
-                if let Kind::Requests = kind {
-                    render::write_request_rows(&mut out.w, rows, &proc, content, line_no)
-                        .map_err(Error::Output)?;
-                    if out.line_buffered {
-                        out.w.flush().map_err(Error::Output)?;
-                    }
-                }
-                continue;
-            }
-            if let Some(e) = enrich {
-                let w = &mut out.w;
-                let written = match &kind {
-                    Kind::Requests => {
-                        object.clear();
-                        enrich::render_all(&mut object, &e.key, proc.requests(), |f| {
-                            &proc.format_spec(f).name
-                        })
-                        .map_err(Error::Output)?;
-                        w.write_all(prefix).map_err(Error::Output)?;
-                        enrich::splice(w, content, &object).map_err(Error::Output)?
-                    }
-                    _ if e.only_requests => continue,
-                    _ => false,
-                };
-                if !written {
-                    w.write_all(prefix).map_err(Error::Output)?;
-                    w.write_all(content).map_err(Error::Output)?;
-                }
-                w.write_all(ending).map_err(Error::Output)?;
-                if out.line_buffered {
-                    w.flush().map_err(Error::Output)?;
-                }
+            if out.line_buffered {
+                out.w.flush().map_err(Error::Output)?;
             }
         }
     }
-    proc.finish(&mut cov);
+    worker.finish();
     out.w.flush().map_err(Error::Output)?;
     diags.finish();
     if input_failed {
         return Ok(ExitCode::Usage);
     }
+    let cov = worker.coverage().cloned().unwrap_or_default();
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
         eprintln!(
             "tokentime: --strict: {} invalid and {} too-long lines",

@@ -5,8 +5,56 @@
 //! whole, its bytes are handed on in pieces. No parsing here.
 
 use std::io::{self, Read};
+use std::ops::{Deref, DerefMut};
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Bytes asked of the input per read when lines are short: big enough to amortize the system
+/// call, small enough that what was read is still in the core's L2 cache when it is parsed.
+const READ_SIZE: usize = 128 * 1024;
+
+/// A heap buffer whose bytes start 64 bytes into a memory page.
+///
+/// Why: Linux copies file and pipe data into a buffer that starts 16 bytes into a page (where
+/// glibc puts every allocation of 128 KiB or more) at about 1.5 GB/s on the machine this was
+/// measured on, and into one that starts at 64 bytes (or at the page) at 5 to 7 GB/s.
+pub(crate) struct ReadBuf {
+    raw: Vec<u8>,
+    base: usize,
+    len: usize,
+}
+
+impl ReadBuf {
+    /// A zeroed buffer of `len` bytes.
+    pub(crate) fn new(len: usize) -> ReadBuf {
+        const PAGE: usize = 4096;
+        const OFFSET: usize = 64;
+        let raw = vec![0; len + PAGE + OFFSET];
+        let addr = raw.as_ptr() as usize;
+        let base = (PAGE + OFFSET - addr % PAGE) % PAGE;
+        ReadBuf { raw, base, len }
+    }
+
+    /// A buffer of `len` bytes holding the first `keep` bytes of this one.
+    fn grown(&self, len: usize, keep: usize) -> ReadBuf {
+        let mut b = ReadBuf::new(len);
+        b[..keep].copy_from_slice(&self[..keep]);
+        b
+    }
+}
+
+impl Deref for ReadBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.raw[self.base..self.base + self.len]
+    }
+}
+
+impl DerefMut for ReadBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.raw[self.base..self.base + self.len]
+    }
+}
 
 /// One framed line.
 #[derive(Debug, PartialEq, Eq)]
@@ -26,7 +74,7 @@ pub enum Line<'a> {
 /// Reads lines from `R` into a reused buffer.
 pub struct LineReader<R> {
     inner: R,
-    buf: Vec<u8>,
+    buf: ReadBuf,
     start: usize,
     end: usize,
     eof: bool,
@@ -38,10 +86,10 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// A reader that holds lines up to `max_line` bytes (content plus ending).
     pub fn new(inner: R, max_line: usize) -> Self {
-        let cap = (64 * 1024).min(max_line.max(1).saturating_add(2)).max(4096);
+        let cap = READ_SIZE.min(max_line.max(1).saturating_add(2)).max(4096);
         LineReader {
             inner,
-            buf: vec![0; cap],
+            buf: ReadBuf::new(cap),
             start: 0,
             end: 0,
             eof: false,
@@ -147,7 +195,7 @@ impl<R: Read> LineReader<R> {
             let grown = (self.buf.len() * 2)
                 .min(self.max_line.saturating_add(2))
                 .max(self.buf.len() + 1);
-            self.buf.resize(grown, 0);
+            self.buf = self.buf.grown(grown, self.end);
         }
         before_read()?;
         loop {

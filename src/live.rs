@@ -9,56 +9,27 @@
 //! silent stdin (`tail -F`) never delays a tick or a signal: the final summary is printed from
 //! the parts as they are and [`run_summary`] returns without joining it. Parts are folded into
 //! the total in input order, so results do not depend on which thread read what.
+//!
+//! `--threads N` threads read the inputs: up to N files at once, and, when there are fewer
+//! files than threads (and no `--every`), each file in chunks by its share of the threads
+//! ([`crate::parallel`]; the chunk workers' parts are folded into the file's part, in order,
+//! when it is done).
 
 use crate::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
 use crate::error::{Error, ExitCode};
 use crate::input::Source;
 use crate::lines::{Line, LineReader};
-use crate::pipeline::{Coverage, Kind, Processor};
+use crate::pipeline::Coverage;
 use crate::summary::{Summary, group_json, to_json, write_table};
 use crate::window::{Buckets, Sliding, format_duration, rfc3339_ms};
-use crate::{Diagnostics, digest_file, render, slo};
+use crate::worker::{Handled, Part, Worker};
+use crate::{Diagnostics, digest_file, parallel, render, slo};
 use serde_json::json;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-/// What one input (or the total of several) has added up to.
-#[derive(Debug, Clone)]
-struct Part {
-    cov: Coverage,
-    summary: Summary,
-    /// The current `--window` slice: what came in since the last interval.
-    slice: Option<(Coverage, Summary)>,
-    buckets: Option<Buckets>,
-}
-
-impl Part {
-    fn new(template: &Summary, sc: &SummaryConfig) -> Part {
-        Part {
-            cov: Coverage::default(),
-            summary: template.empty_like(),
-            slice: sc
-                .window
-                .map(|_| (Coverage::default(), template.empty_like())),
-            buckets: sc.bucket.map(Buckets::new),
-        }
-    }
-
-    fn absorb(&mut self, other: &Part, template: &Summary) {
-        self.cov.merge(&other.cov);
-        self.summary.merge(&other.summary);
-        if let (Some(a), Some(b)) = (&mut self.slice, &other.slice) {
-            a.0.merge(&b.0);
-            a.1.merge(&b.1);
-        }
-        if let (Some(a), Some(b)) = (&mut self.buckets, &other.buckets) {
-            a.merge(b, template);
-        }
-    }
-}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -67,6 +38,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Everything the workers share with the calling thread.
 struct Shared {
     config: Config,
+    /// `config` with `threads` set to each file's share, for files read in chunks; `None`
+    /// when files are not read in chunks.
+    chunked_config: Option<Config>,
+    /// Files being read in chunks right now.
+    chunked: AtomicUsize,
     sc: SummaryConfig,
     template: Summary,
     parts: Vec<Mutex<Part>>,
@@ -91,11 +67,12 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
-fn open(source: &Source, bytes: &Arc<AtomicU64>) -> io::Result<Box<dyn Read>> {
+fn open(source: &Source, bytes: &Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
     match source {
         Source::Stdin => source.open(),
+        // A small buffer for peeking at the first bytes: bigger reads go straight through.
         Source::Path(p) => crate::input::decompress(io::BufReader::with_capacity(
-            256 * 1024,
+            32 * 1024,
             Counting {
                 inner: std::fs::File::open(p)?,
                 bytes: Arc::clone(bytes),
@@ -128,52 +105,10 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
         }
     };
     let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
-    let by_paths: Vec<Vec<String>> = sh.sc.by.iter().map(|(_, p)| p.clone()).collect();
-    // A summary reads the original fields of an enriched line like any other: no enrich key.
-    let mut proc = Processor::new(
-        cfg.formats.clone(),
-        &cfg.root,
-        None,
-        &by_paths,
-        cfg.cache_hit_ratio,
-    );
-    proc.set_prefix(cfg.prefix.clone());
-    proc.set_join_limits(cfg.max_inflight, cfg.join_timeout_ns);
     let part = &sh.parts[i];
+    let mut worker = Worker::shared(cfg, &sh.sc, sh.template.clone(), part);
+    let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
     let mut line_no = 0u64;
-    let take = |proc: &mut Processor, content: &[u8], line_no: u64| {
-        let kind = proc.process(content);
-        if let Kind::Invalid(msg) = &kind {
-            lock(&sh.diags).report(&name, line_no, &format!("invalid JSON: {msg}"));
-        }
-        if let Some(field) = proc.requests().iter().find_map(|r| r.unparseable) {
-            let why = format!(
-                "{field}: present but not readable in its unit (its metrics are null, reason unparseable)"
-            );
-            lock(&sh.diags).report(&name, line_no, &why);
-        }
-        let mut guard = lock(part);
-        let p = &mut *guard;
-        proc.count(&kind, &mut p.cov);
-        if let Some((cov, _)) = &mut p.slice {
-            proc.count(&kind, cov);
-        }
-        if matches!(kind, Kind::Requests) {
-            for (k, r) in proc.requests().iter().enumerate() {
-                let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
-                let by = proc.by_values(k);
-                p.summary.add_request(r, gaps, by);
-                if let Some((_, s)) = &mut p.slice {
-                    s.add_request(r, gaps, by);
-                }
-                if let Some(b) = &mut p.buckets
-                    && let Some(w) = b.window(r.end_ns, &sh.template)
-                {
-                    w.add_request(r, gaps, by);
-                }
-            }
-        }
-    };
     match crate::document::is_array_document(&mut reader) {
         Err(e) => {
             fail(e);
@@ -183,17 +118,54 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
             // A JSON array document (LLMPerf): its elements are the records.
             let mut each = |rec: &[u8]| -> io::Result<()> {
                 line_no += 1;
-                take(&mut proc, rec, line_no);
+                if let Handled::Done(Some(why)) =
+                    worker.line(line_no, b"", rec, b"", &mut io::sink())?
+                {
+                    report(line_no, &why);
+                }
                 Ok(())
             };
             if let Err(msg) = crate::document::for_each_element(reader, &mut each) {
-                lock(part).cov.invalid += 1;
-                lock(&sh.diags).report(
-                    &name,
-                    line_no + 1,
-                    &format!("invalid JSON document: {msg}"),
-                );
+                worker.count_invalid();
+                report(line_no + 1, &format!("invalid JSON document: {msg}"));
             }
+        }
+        Ok(false)
+            if sh
+                .chunked_config
+                .as_ref()
+                .is_some_and(|c| parallel::applies(c, source)) =>
+        {
+            let chunked = sh.chunked_config.as_ref().unwrap_or(cfg);
+            sh.chunked.fetch_add(1, Ordering::SeqCst);
+            let mut report_chunked = |line: u64, why: Option<&str>| match why {
+                Some(why) => report(line, why),
+                None => lock(&sh.diags).hide(),
+            };
+            let proto = worker.fork();
+            let done = parallel::run_file(
+                chunked,
+                Box::new(reader),
+                &|| proto.fork(),
+                &mut worker,
+                &mut io::sink(),
+                false,
+                &mut report_chunked,
+                Some(&sh.stop),
+            );
+            if let Ok(done) = done {
+                for w in done.workers {
+                    if let Some(p) = w.into_part() {
+                        lock(part).absorb(&p, &sh.template);
+                    }
+                }
+                if let Some(e) = done.input_error {
+                    fail(e);
+                }
+            }
+            worker.finish();
+            sh.chunked.fetch_sub(1, Ordering::SeqCst);
+            return Ok(());
         }
         Ok(false) => {
             let mut lines = LineReader::new(reader, cfg.max_line_bytes);
@@ -207,27 +179,25 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
                     }
                 };
                 line_no += 1;
-                match line {
-                    Line::TooLong => {
-                        let mut guard = lock(part);
-                        let p = &mut *guard;
-                        for cov in
-                            std::iter::once(&mut p.cov).chain(p.slice.as_mut().map(|s| &mut s.0))
-                        {
-                            cov.lines += 1;
-                            cov.too_long += 1;
-                        }
-                        drop(guard);
-                        let why =
-                            format!("line longer than --max-line-bytes {}", cfg.max_line_bytes);
-                        lock(&sh.diags).report(&name, line_no, &why);
-                    }
-                    Line::Text { content, .. } => take(&mut proc, content, line_no),
+                let bad = match line {
+                    Line::TooLong => Some(worker.too_long(cfg.max_line_bytes)),
+                    Line::Text {
+                        prefix,
+                        content,
+                        ending,
+                    } => match worker.line(line_no, prefix, content, ending, &mut io::sink()) {
+                        Ok(Handled::Done(bad)) => bad,
+                        // Writing to a sink cannot fail; only `Worker::fork` defers.
+                        Ok(Handled::Deferred) | Err(_) => None,
+                    },
+                };
+                if let Some(why) = bad {
+                    report(line_no, &why);
                 }
             }
         }
     }
-    proc.finish(&mut lock(part).cov);
+    worker.finish();
     Ok(())
 }
 
@@ -314,13 +284,20 @@ pub fn run_summary(
     sc: &SummaryConfig,
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
-    let template = Summary::new(
-        sc.by.iter().map(|(n, _)| n.clone()).collect(),
-        sc.max_groups,
-        sc.exact_limit,
-    )
-    .with_goodput(sc.goodput.clone());
+    let template = crate::worker::template(sc);
     let n = config.inputs.len();
+    // Live input is read all at once (each `tail -F` on its own thread); batch input by
+    // `--threads` threads, a file in chunks when there are fewer files than threads.
+    let jobs = if sc.every.is_some() {
+        n
+    } else {
+        sc.jobs.clamp(1, n.max(1))
+    };
+    let per_file = (config.threads / jobs.max(1)).max(1);
+    let chunked_config = (sc.every.is_none() && per_file > 1).then(|| Config {
+        threads: per_file,
+        ..config.clone()
+    });
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
     let total_bytes: u64 = config
         .inputs
@@ -332,6 +309,8 @@ pub fn run_summary(
         .sum();
     let sh = Arc::new(Shared {
         config: config.clone(),
+        chunked_config,
+        chunked: AtomicUsize::new(0),
         sc: sc.clone(),
         parts: (0..n)
             .map(|_| Mutex::new(Part::new(&template, sc)))
@@ -344,13 +323,6 @@ pub fn run_summary(
         input_failed: AtomicBool::new(false),
     });
     let (tx, rx) = mpsc::channel::<(usize, Result<(), Error>)>();
-    // Live input is read all at once (each `tail -F` on its own thread); batch input by as
-    // many threads as there are cores.
-    let jobs = if sc.every.is_some() {
-        n
-    } else {
-        sc.jobs.clamp(1, n)
-    };
     for _ in 0..jobs {
         let (sh, tx) = (Arc::clone(&sh), tx.clone());
         std::thread::spawn(move || {
@@ -411,6 +383,12 @@ pub fn run_summary(
         if signals.load(Ordering::Relaxed) {
             interrupted = true;
             sh.stop.store(true, Ordering::Relaxed);
+            // A file read in chunks adds up its chunks when they are done: wait for the few
+            // in flight (a file on a silent pipe is never read in chunks).
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while sh.chunked.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
             break;
         }
         if let (Some(t), Some(every)) = (next_tick, every)

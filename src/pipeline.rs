@@ -7,6 +7,7 @@
 use crate::format::{FormatSpec, Formats};
 use crate::metrics::{Metrics, Outcome, derive};
 use crate::record::{PathSet, ReadError, Slots, neutralize_non_finite, raw_str};
+use crate::summary::ByValues;
 use std::collections::BTreeMap;
 
 /// What one line turned out to be.
@@ -25,11 +26,14 @@ pub enum Kind {
     Requests,
     /// A line of a request that spans several (not its last): held in the join table.
     Part,
+    /// A line of a format whose requests span several lines, left for the caller to process
+    /// in input order (see [`Processor::defer_joins`]): nothing was counted.
+    Deferred,
 }
 
 /// The in-flight table of requests that span several lines (SPEC section 3), bounded by
 /// `max_inflight` entries and an idle timeout in log time.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Joins {
     entries: std::collections::HashMap<String, JoinEntry>,
     max_inflight: usize,
@@ -39,7 +43,7 @@ struct Joins {
     latest_ns: i64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct JoinEntry {
     timeline: crate::metrics::Timeline,
     seq: u64,
@@ -66,6 +70,7 @@ pub struct Request {
 }
 
 /// The record-level reader of a format whose lines hold several requests.
+#[derive(Clone)]
 struct RecordReader {
     paths: PathSet,
     formats: Formats,
@@ -106,13 +111,51 @@ fn cri_body(line: &[u8]) -> Option<&[u8]> {
     rest.starts_with(b"{").then_some(rest)
 }
 
-/// The `by` values (as strings; `None` when absent) at `by_slots` of a parsed line or record.
-fn read_by(line: &[u8], slots: &Slots, by_slots: &[usize], out: &mut Vec<Option<String>>) {
+/// The `--by` values of the requests of one line, one row of `n` per request, in strings
+/// that are reused from line to line (no allocation in steady state, except for a string
+/// value with escapes).
+#[derive(Debug, Default, Clone)]
+struct ByBuf {
+    text: Vec<String>,
+    present: Vec<bool>,
+    len: usize,
+}
+
+impl ByBuf {
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn push(&mut self, v: Option<&str>) {
+        if self.len == self.text.len() {
+            self.text.push(String::new());
+            self.present.push(false);
+        }
+        let t = &mut self.text[self.len];
+        t.clear();
+        t.push_str(v.unwrap_or(""));
+        self.present[self.len] = v.is_some();
+        self.len += 1;
+    }
+
+    /// Row `i` of `n` values.
+    fn row(&self, i: usize, n: usize) -> ByValues<'_> {
+        let range = (i * n).min(self.len)..((i + 1) * n).min(self.len);
+        ByValues::new(&self.text[range.clone()], &self.present[range])
+    }
+}
+
+/// The `by` values (as strings: a JSON string decoded, anything else its JSON text; `None`
+/// when absent) at `by_slots` of a parsed line or record.
+fn read_by(line: &[u8], slots: &Slots, by_slots: &[usize], out: &mut ByBuf) {
     for &s in by_slots {
-        out.push(slots.raw(line, s).map(|raw| match raw_str(raw) {
-            Some(s) => s.into_owned(),
-            None => raw.to_owned(),
-        }));
+        match slots.raw(line, s) {
+            None => out.push(None),
+            Some(raw) => match raw_str(raw) {
+                Some(v) => out.push(Some(&v)),
+                None => out.push(Some(raw)),
+            },
+        }
     }
 }
 
@@ -184,6 +227,7 @@ impl Coverage {
 }
 
 /// Parses and classifies lines. One per thread; reuses its buffers across lines.
+#[derive(Clone)]
 pub struct Processor {
     paths: PathSet,
     formats: Formats,
@@ -202,11 +246,13 @@ pub struct Processor {
     record_readers: Vec<Option<RecordReader>>,
     record_buf: Vec<Vec<u8>>,
     outside_window: u64,
-    by_buf: Vec<Option<String>>,
+    by_buf: ByBuf,
     joins: Joins,
     join_counts: Coverage,
     want_ids: bool,
     ids: Vec<(Option<String>, Option<String>)>,
+    reference: bool,
+    defer_joins: bool,
 }
 
 impl Processor {
@@ -268,7 +314,7 @@ impl Processor {
             record_readers,
             record_buf: Vec::new(),
             outside_window: 0,
-            by_buf: Vec::new(),
+            by_buf: ByBuf::default(),
             joins: Joins {
                 max_inflight: 10_000,
                 idle_ns: 600_000_000_000,
@@ -277,6 +323,45 @@ impl Processor {
             join_counts: Coverage::default(),
             want_ids: false,
             ids: Vec::new(),
+            reference: false,
+            defer_joins: false,
+        }
+    }
+
+    /// Reads lines with the serde_json reference parser ([`PathSet::extract_reference`])
+    /// instead of the fast scanner: same results, slower; for tests and comparisons.
+    pub fn use_reference_parser(&mut self) {
+        self.reference = true;
+    }
+
+    /// A processor like this one (same formats, paths and settings) with nothing in flight and
+    /// nothing counted, that defers the lines of formats that join lines
+    /// ([`Processor::defer_joins`]): for a thread that reads a chunk of a file. Much cheaper
+    /// than [`Processor::new`], which compiles the formats.
+    pub fn fork(&self) -> Processor {
+        let mut p = self.clone();
+        p.joins.entries.clear();
+        p.joins.seq = 0;
+        p.joins.latest_ns = 0;
+        p.join_counts = Coverage::default();
+        p.outside_window = 0;
+        p.defer_joins = true;
+        p
+    }
+
+    /// Makes a line of a format whose requests span several lines come back as
+    /// [`Kind::Deferred`], untouched and uncounted, instead of entering the join table: a
+    /// thread that reads a chunk of a file leaves such lines to the one that sees them all in
+    /// input order ([`crate::parallel`]).
+    pub fn defer_joins(&mut self) {
+        self.defer_joins = true;
+    }
+
+    fn extract(&mut self, line: &[u8]) -> Result<(), ReadError> {
+        if self.reference {
+            self.paths.extract_reference(line, &mut self.slots)
+        } else {
+            self.paths.extract(line, &mut self.slots)
         }
     }
 
@@ -341,7 +426,7 @@ impl Processor {
     }
 
     fn process_object(&mut self, body: &[u8]) -> Kind {
-        match self.paths.extract(body, &mut self.slots) {
+        match self.extract(body) {
             Ok(()) => self.classify(body),
             Err(ReadError::NotAnObject) => Kind::NonJson,
             Err(ReadError::Invalid(msg)) => {
@@ -351,7 +436,7 @@ impl Processor {
                 self.scratch.extend_from_slice(body);
                 if neutralize_non_finite(&mut self.scratch) {
                     let scratch = std::mem::take(&mut self.scratch);
-                    let kind = if self.paths.extract(&scratch, &mut self.slots).is_ok() {
+                    let kind = if self.extract(&scratch).is_ok() {
                         self.classify(&scratch)
                     } else {
                         Kind::Invalid(msg)
@@ -376,6 +461,9 @@ impl Processor {
             return self.read_records(d.format, line);
         }
         if self.formats.joins(d.format) && !d.error_record {
+            if self.defer_joins {
+                return Kind::Deferred;
+            }
             return self.join(d, line);
         }
         let start = self.gaps.len();
@@ -559,7 +647,12 @@ impl Processor {
                 let Some(reader) = self.record_readers[f].as_mut() else {
                     continue;
                 };
-                if reader.paths.extract(rec, &mut reader.slots).is_err() {
+                let read = if self.reference {
+                    reader.paths.extract_reference(rec, &mut reader.slots)
+                } else {
+                    reader.paths.extract(rec, &mut reader.slots)
+                };
+                if read.is_err() {
                     break;
                 }
                 let Some(d) = reader.formats.detect(rec, &reader.slots, 0) else {
@@ -597,9 +690,8 @@ impl Processor {
     }
 
     /// The `by` values (one per `--by` path) of request `i` of the line last processed.
-    pub fn by_values(&self, i: usize) -> &[Option<String>] {
-        let n = self.by_slots.len();
-        self.by_buf.get(i * n..(i + 1) * n).unwrap_or(&[])
+    pub fn by_values(&self, i: usize) -> ByValues<'_> {
+        self.by_buf.row(i, self.by_slots.len())
     }
 
     /// The id and the model of request `i` of the line last processed, where the format logs
@@ -618,12 +710,15 @@ impl Processor {
 
     /// Adds a processed line's kind to the counters.
     pub fn count(&self, kind: &Kind, cov: &mut Coverage) {
+        if let Kind::Deferred = kind {
+            return;
+        }
         cov.lines += 1;
         match kind {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,
             Kind::NoTiming => cov.no_timing += 1,
-            Kind::Part => {}
+            Kind::Part | Kind::Deferred => {}
             Kind::AlreadyEnriched => cov.already_enriched += 1,
             Kind::Requests => {
                 for r in &self.requests {

@@ -2,10 +2,15 @@
 //! fixed set of key paths are, and skips everything else.
 //!
 //! Owns the JSON reading of a line. A [`PathSet`] is a trie of object-key paths built once from
-//! the formats in use; [`PathSet::extract`] walks a line with serde_json (a validating parser)
-//! and stores, for each path found, the byte range of its raw value in a reused [`Slots`]. No
-//! `serde_json::Value` is built and nothing is allocated for values: they stay in the line.
-//! Keys are compared after unescaping, so `"a\/b"` (lua-cjson) matches `a/b`.
+//! the formats in use; [`PathSet::extract`] walks a line with a validating scanner of its own
+//! (`record/scan.rs`) and stores, for each path found, the byte range of its raw value in a
+//! reused [`Slots`]. No `serde_json::Value` is built and nothing is allocated for values: they
+//! stay in the line. Keys are compared after unescaping, so `"a\/b"` (lua-cjson) matches `a/b`.
+//!
+//! [`PathSet::extract_reference`] does the same with serde_json (a `DeserializeSeed` walking
+//! the trie). It is the definition the fast path is tested against (byte-identical results on
+//! every testdata file, generated logs and random mutations), and `--reference-parser` selects
+//! it at run time.
 //!
 //! Duplicate keys: the last occurrence wins (as in JavaScript's `JSON.parse`).
 
@@ -14,6 +19,8 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
 
+mod scan;
+
 /// Index of a path in a [`PathSet`]; also the index of its value in [`Slots`].
 pub type SlotId = usize;
 
@@ -21,6 +28,14 @@ pub type SlotId = usize;
 struct Node {
     children: Vec<(Box<str>, usize)>,
     slot: Option<SlotId>,
+    /// The children as an open-addressing hash table (a power of two, at most a quarter
+    /// full, so a key that is no child usually costs one probe): per entry the key's first 8
+    /// bytes as a word, its last 8 (0 when it is 8 bytes or shorter), its length, and its
+    /// index in `children` plus one (0: empty entry). Empty when there are no children.
+    table: Vec<(u64, u64, u32, u32)>,
+    /// The children named by an array index segment (`[0]`, `[-1]`: element 0, the last
+    /// element), as (index, node). Also in `children`: in an object, `"[0]"` is a key.
+    elements: Vec<(i64, usize)>,
 }
 
 /// A trie of key paths (`["usage", "prompt_tokens"]`), each with a [`SlotId`].
@@ -49,6 +64,34 @@ pub enum ReadError {
     Invalid(String),
 }
 
+impl Node {
+    /// Enters the last child into the lookup table (see [`Node::table`]), rebuilding the table
+    /// twice as big when it would be more than a quarter full.
+    fn index_last(&mut self) {
+        if self.table.len() < self.children.len() * 4 {
+            let size = (self.children.len() * 4).next_power_of_two().max(8);
+            self.table = vec![(0, 0, 0, 0); size];
+            for i in 0..self.children.len() {
+                self.enter(i);
+            }
+        } else {
+            self.enter(self.children.len() - 1);
+        }
+    }
+
+    /// Enters child `i` into the lookup table.
+    fn enter(&mut self, i: usize) {
+        let size = self.table.len();
+        let k = self.children[i].0.as_bytes();
+        let (head, tail) = (scan::head8(k), scan::tail8(k));
+        let mut at = scan::key_slot(head, tail, k.len(), size);
+        while self.table[at].3 != 0 {
+            at = (at + 1) & (size - 1);
+        }
+        self.table[at] = (head, tail, k.len() as u32, i as u32 + 1);
+    }
+}
+
 impl PathSet {
     /// Adds a path (or finds it) and returns its slot. An empty path is the whole line.
     pub fn add(&mut self, path: &[&str]) -> SlotId {
@@ -59,7 +102,12 @@ impl PathSet {
                 None => {
                     self.nodes.push(Node::default());
                     let n = self.nodes.len() - 1;
-                    self.nodes[node].children.push(((*seg).into(), n));
+                    let parent = &mut self.nodes[node];
+                    parent.children.push(((*seg).into(), n));
+                    parent.index_last();
+                    if let Some(i) = crate::format::index_segment(seg) {
+                        parent.elements.push((i, n));
+                    }
                     n
                 }
             };
@@ -94,6 +142,18 @@ impl PathSet {
     /// [`ReadError::Invalid`] for malformed JSON or invalid UTF-8 anywhere in the line.
     pub fn extract(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
         slots.reset(self.len());
+        let Slots { spans, key, spill } = slots;
+        scan::extract(self, line, spans, key, spill)
+    }
+
+    /// [`PathSet::extract`] done by serde_json: slower, and the definition the fast path is
+    /// tested against. Same contract, same results; error messages may word things
+    /// differently.
+    ///
+    /// # Errors
+    /// As [`PathSet::extract`].
+    pub fn extract_reference(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
+        slots.reset(self.len());
         let first = line.iter().position(|b| !b" \t\r\n".contains(b));
         if first.map(|i| line[i]) != Some(b'{') {
             return Err(ReadError::NotAnObject);
@@ -126,6 +186,17 @@ fn invalid(e: serde_json::Error) -> ReadError {
 #[derive(Debug, Default, Clone)]
 pub struct Slots {
     spans: Vec<Option<(u32, u32)>>,
+    /// Scratch for the scanner: an unescaped key.
+    key: Vec<u8>,
+    /// Scratch for the scanner: the nesting of a deeply nested skipped value.
+    spill: Vec<u128>,
+}
+
+/// Two `Slots` are equal when they hold the same values (scratch space aside).
+impl PartialEq for Slots {
+    fn eq(&self, other: &Slots) -> bool {
+        self.spans == other.spans
+    }
 }
 
 impl Slots {

@@ -12,6 +12,7 @@ use crate::pipeline::{Coverage, Request};
 use crate::slo::Targets;
 use serde_json::{Map, Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
 use std::io::{self, Write};
 
 /// The version of the JSON summary schema.
@@ -58,7 +59,65 @@ pub struct MetricStats {
     /// The values (ms for durations, tokens for counts).
     pub digest: Digest,
     /// Null values by reason.
-    pub nulls: BTreeMap<NullReason, u64>,
+    pub nulls: NullCounts,
+}
+
+/// Null counts by reason. A fixed array rather than a map: counting is on every request's
+/// path (a `BTreeMap` entry per null was a measurable share of `summary`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NullCounts([u64; 9]);
+
+impl NullCounts {
+    /// Every reason, in [`NullReason`]'s order (its `Ord`).
+    const REASONS: [NullReason; 9] = [
+        NullReason::NotLogged,
+        NullReason::Unparseable,
+        NullReason::NotStreamed,
+        NullReason::OneToken,
+        NullReason::Sentinel,
+        NullReason::NegativeInterval,
+        NullReason::Error,
+        NullReason::Cancelled,
+        NullReason::ResponseCache,
+    ];
+
+    fn slot(r: NullReason) -> usize {
+        match r {
+            NullReason::NotLogged => 0,
+            NullReason::Unparseable => 1,
+            NullReason::NotStreamed => 2,
+            NullReason::OneToken => 3,
+            NullReason::Sentinel => 4,
+            NullReason::NegativeInterval => 5,
+            NullReason::Error => 6,
+            NullReason::Cancelled => 7,
+            NullReason::ResponseCache => 8,
+        }
+    }
+
+    /// Counts `n` more nulls for reason `r`.
+    pub fn add(&mut self, r: NullReason, n: u64) {
+        self.0[Self::slot(r)] += n;
+    }
+
+    /// Sets the count for reason `r`.
+    pub fn insert(&mut self, r: NullReason, n: u64) {
+        self.0[Self::slot(r)] = n;
+    }
+
+    /// The count for reason `r`.
+    pub fn get(&self, r: NullReason) -> u64 {
+        self.0[Self::slot(r)]
+    }
+
+    /// The reasons with a nonzero count, in order, with their counts.
+    pub fn iter(&self) -> impl Iterator<Item = (NullReason, u64)> + '_ {
+        Self::REASONS
+            .iter()
+            .zip(self.0)
+            .filter(|&(_, n)| n > 0)
+            .map(|(&r, n)| (r, n))
+    }
 }
 
 /// Everything known about one group.
@@ -118,8 +177,8 @@ impl GroupStats {
         self.span = merge_span(self.span, other.span);
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
-            for (r, n) in &b.nulls {
-                *a.nulls.entry(*r).or_default() += n;
+            for (r, n) in b.nulls.iter() {
+                a.nulls.add(r, n);
             }
         }
     }
@@ -159,23 +218,23 @@ impl GroupStats {
             let stats = &mut self.metrics[i];
             match v {
                 Ok(ns) => stats.digest.add(ns / 1e6),
-                Err(r) => *stats.nulls.entry(r).or_default() += 1,
+                Err(r) => stats.nulls.add(r, 1),
             }
         }
         // ITL: every gap is a sample (token-weighted, as vLLM's benchmark reports it); a
         // request without gaps counts one null.
         let itl = &mut self.metrics[2];
         match (excluded, gaps.is_empty()) {
-            (Some(r), _) => *itl.nulls.entry(r).or_default() += 1,
-            (None, true) => *itl.nulls.entry(NullReason::NotLogged).or_default() += 1,
+            (Some(r), _) => itl.nulls.add(r, 1),
+            (None, true) => itl.nulls.add(NullReason::NotLogged, 1),
             (None, false) => gaps.iter().for_each(|&g| itl.digest.add(g as f64 / 1e6)),
         }
         let counts = [m.input_tokens, m.cached_tokens, m.output_tokens];
         for (stats, v) in self.metrics[7..].iter_mut().zip(counts) {
             match (excluded, v) {
-                (Some(r), _) => *stats.nulls.entry(r).or_default() += 1,
+                (Some(r), _) => stats.nulls.add(r, 1),
                 (None, Some(n)) => stats.digest.add(n as f64),
-                (None, None) => *stats.nulls.entry(NullReason::NotLogged).or_default() += 1,
+                (None, None) => stats.nulls.add(NullReason::NotLogged, 1),
             }
         }
     }
@@ -195,12 +254,88 @@ pub type GroupKey = Vec<(String, Option<String>)>;
 /// A group as saved: its dimension names, their values, its stats.
 pub type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);
 
+/// The `--by` values of one request (`None` where the log does not say): borrowed from
+/// buffers that are reused from line to line, so reading them allocates nothing in steady
+/// state.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ByValues<'a> {
+    text: &'a [String],
+    present: &'a [bool],
+}
+
+impl<'a> ByValues<'a> {
+    /// Value `i` is `text[i]` where `present[i]`, absent elsewhere (and past the end).
+    pub fn new(text: &'a [String], present: &'a [bool]) -> Self {
+        ByValues { text, present }
+    }
+
+    /// Value `i`, `None` when absent (or out of range).
+    pub fn get(&self, i: usize) -> Option<&'a str> {
+        match self.present.get(i) {
+            Some(true) => self.text.get(i).map(String::as_str),
+            _ => None,
+        }
+    }
+}
+
+/// One group: which subset of dimensions it is keyed by, its values, its statistics.
+#[derive(Debug, Clone)]
+struct Group {
+    subset: usize,
+    key: Vec<Option<String>>,
+    stats: GroupStats,
+    /// The next group whose key has the same hash.
+    next: Option<usize>,
+}
+
+/// A hasher for keys that are already hashes (see [`key_hash`]).
+#[derive(Default)]
+struct PreHashed(u64);
+
+impl std::hash::Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// FNV-1a over a group's subset and values, finished with a multiply-xorshift so that every
+/// bit depends on every byte. Cheap for the short strings group keys are.
+fn key_hash<'a>(subset: usize, values: impl Iterator<Item = Option<&'a str>>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ subset as u64;
+    let mut eat = |b: u8| h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    for v in values {
+        match v {
+            None => eat(0),
+            Some(s) => {
+                eat(1);
+                s.bytes().for_each(&mut eat);
+                eat(0xff);
+            }
+        }
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
 /// The summary being built.
 #[derive(Debug, Clone)]
 pub struct Summary {
     by: Vec<String>,
     subsets: Vec<Vec<usize>>,
-    groups: HashMap<(usize, Vec<Option<String>>), GroupStats>,
+    /// The groups in the order they were created.
+    groups: Vec<Group>,
+    /// First group of each key hash (the others chain through [`Group::next`]): a request
+    /// finds its groups by its borrowed values, without building a key.
+    index: HashMap<u64, usize, BuildHasherDefault<PreHashed>>,
     max_groups: usize,
     exact_limit: usize,
     targets: Option<Targets>,
@@ -220,7 +355,8 @@ impl Summary {
         Summary {
             by,
             subsets,
-            groups: HashMap::new(),
+            groups: Vec::new(),
+            index: HashMap::default(),
             max_groups: max_groups.max(1),
             exact_limit,
             targets: None,
@@ -251,59 +387,115 @@ impl Summary {
     /// An empty summary with the same keys, bound and targets.
     pub fn empty_like(&self) -> Summary {
         Summary {
-            groups: HashMap::new(),
-            ..self.clone_config()
-        }
-    }
-
-    fn clone_config(&self) -> Summary {
-        Summary {
             by: self.by.clone(),
             subsets: self.subsets.clone(),
-            groups: HashMap::new(),
+            groups: Vec::new(),
+            index: HashMap::default(),
             max_groups: self.max_groups,
             exact_limit: self.exact_limit,
             targets: self.targets.clone(),
         }
     }
 
+    /// The index of the group of `subset` keyed by `values`, if there is one.
+    fn find<'a>(
+        &self,
+        subset: usize,
+        values: impl Iterator<Item = Option<&'a str>> + Clone,
+    ) -> Option<usize> {
+        let mut at = self.index.get(&key_hash(subset, values.clone())).copied();
+        while let Some(g) = at {
+            let grp = &self.groups[g];
+            if grp.subset == subset
+                && grp.key.len() == values.clone().count()
+                && grp
+                    .key
+                    .iter()
+                    .zip(values.clone())
+                    .all(|(a, b)| a.as_deref() == b)
+            {
+                return Some(g);
+            }
+            at = grp.next;
+        }
+        None
+    }
+
+    /// The group of `subset` keyed by `values`, created when new. Past `--max-groups`, a new
+    /// key of a `--by` grouping (subset 2 and up) goes to the `(other)` group instead; the
+    /// overall and per-cache groups (at most six) never do. Allocates only when it creates a
+    /// group.
+    fn group<'a>(
+        &mut self,
+        subset: usize,
+        values: impl Iterator<Item = Option<&'a str>> + Clone,
+    ) -> &mut GroupStats {
+        if let Some(g) = self.find(subset, values.clone()) {
+            return &mut self.groups[g].stats;
+        }
+        if subset >= 2 && self.groups.len() >= self.max_groups {
+            let n = values.count();
+            let other = std::iter::repeat_n(Some(OTHER), n);
+            if let Some(g) = self.find(subset, other.clone()) {
+                return &mut self.groups[g].stats;
+            }
+            return self.create(subset, other);
+        }
+        self.create(subset, values)
+    }
+
+    fn create<'a>(
+        &mut self,
+        subset: usize,
+        values: impl Iterator<Item = Option<&'a str>> + Clone,
+    ) -> &mut GroupStats {
+        let h = key_hash(subset, values.clone());
+        let g = self.groups.len();
+        self.groups.push(Group {
+            subset,
+            key: values.map(|v| v.map(str::to_owned)).collect(),
+            stats: GroupStats::new(self.exact_limit),
+            next: self.index.insert(h, g),
+        });
+        &mut self.groups[g].stats
+    }
+
     /// Adds one request (its metrics, its start and end for the time span, and its goodput
     /// verdict when there are targets) with the values of its `--by` keys.
-    pub fn add_request(&mut self, r: &Request, gaps: &[i64], by_values: &[Option<String>]) {
-        self.add(&r.metrics, gaps, by_values);
+    pub fn add_request(&mut self, r: &Request, gaps: &[i64], by_values: ByValues<'_>) {
         let judged = self.targets.as_ref().map(|t| t.judge(&r.metrics));
         let span = match (r.start_ns, r.end_ns) {
             (Some(s), Some(e)) => Some((s.min(e), e)),
             (Some(t), None) | (None, Some(t)) => Some((t, t)),
             (None, None) => None,
         };
-        if judged.is_none() && span.is_none() {
-            return;
-        }
         let tokens = r.metrics.output_tokens.unwrap_or(0);
-        for si in 0..self.subsets.len() {
-            let key = self.key_of(si, &r.metrics, by_values);
-            let full = match self.groups.contains_key(&(si, key.clone())) {
-                true => (si, key),
-                false => (si, key.iter().map(|_| Some(OTHER.to_owned())).collect()),
-            };
-            if let Some(g) = self.groups.get_mut(&full) {
-                g.add_extra(judged, tokens, span);
-            }
-        }
+        self.each_group(&r.metrics, by_values, |g| {
+            g.add(&r.metrics, gaps);
+            g.add_extra(judged, tokens, span);
+        });
     }
 
-    fn key_of(&self, si: usize, m: &Metrics, by_values: &[Option<String>]) -> Vec<Option<String>> {
-        self.subsets[si]
-            .iter()
-            .map(|&d| {
+    /// Adds one request with the values of its `--by` keys.
+    pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: ByValues<'_>) {
+        self.each_group(m, by_values, |g| g.add(m, gaps));
+    }
+
+    /// Calls `f` on each group a request with these metrics and `--by` values belongs to
+    /// (creating them as needed).
+    fn each_group(&mut self, m: &Metrics, by: ByValues<'_>, mut f: impl FnMut(&mut GroupStats)) {
+        for si in 0..self.subsets.len() {
+            let dims = std::mem::take(&mut self.subsets[si]);
+            let values = dims.iter().map(|&d| {
                 if d == 0 {
-                    m.cache.map(|c| c.as_str().to_owned())
+                    m.cache.map(|c| c.as_str())
                 } else {
-                    by_values.get(d - 1).cloned().flatten()
+                    by.get(d - 1)
                 }
-            })
-            .collect()
+            });
+            f(self.group(si, values));
+            self.subsets[si] = dims;
+        }
     }
 
     /// Every group as (dimension names, values, stats), for saving.
@@ -316,9 +508,15 @@ impl Summary {
         let mut out: Vec<_> = self
             .groups
             .iter_mut()
-            .map(|((si, k), g)| (names[*si].clone(), k.clone(), g))
+            .map(|g| (names[g.subset].clone(), g.key.clone(), &mut g.stats))
             .collect();
-        out.sort_by(|a, b| a.0.len().cmp(&b.0.len()).then_with(|| cmp_key(&a.1, &b.1)));
+        out.sort_by(|a, b| {
+            a.0.len()
+                .cmp(&b.0.len())
+                .then_with(|| cmp_key(&a.1, &b.1))
+                .then_with(|| a.0.cmp(&b.0))
+                .then_with(|| a.1.cmp(&b.1))
+        });
         out
     }
 
@@ -353,51 +551,17 @@ impl Summary {
                     .and_then(|(_, v)| v.clone())
             })
             .collect();
-        let mut one = self.empty_like();
-        one.groups.insert((si, values), stats.clone());
-        self.merge(&one);
+        self.group(si, values.iter().map(Option::as_deref))
+            .merge(stats);
         Ok(())
-    }
-
-    /// Adds one request with the values of its `--by` keys.
-    pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: &[Option<String>]) {
-        let limit = self.exact_limit;
-        for si in 0..self.subsets.len() {
-            let key = self.key_of(si, m, by_values);
-            let full = (si, key);
-            // The overall and per-cache groups (at most six) are never folded into (other).
-            if si >= 2 && !self.groups.contains_key(&full) && self.groups.len() >= self.max_groups {
-                let other = (si, full.1.iter().map(|_| Some(OTHER.to_owned())).collect());
-                self.groups
-                    .entry(other)
-                    .or_insert_with(|| GroupStats::new(limit))
-                    .add(m, gaps);
-            } else {
-                self.groups
-                    .entry(full)
-                    .or_insert_with(|| GroupStats::new(limit))
-                    .add(m, gaps);
-            }
-        }
     }
 
     /// Adds every group of `other` (built with the same `--by` keys) to this summary, as if
     /// its requests had been added here.
     pub fn merge(&mut self, other: &Summary) {
-        let limit = self.exact_limit;
-        for (k, g) in &other.groups {
-            if k.0 >= 2 && !self.groups.contains_key(k) && self.groups.len() >= self.max_groups {
-                let other_key = (k.0, k.1.iter().map(|_| Some(OTHER.to_owned())).collect());
-                self.groups
-                    .entry(other_key)
-                    .or_insert_with(|| GroupStats::new(limit))
-                    .merge(g);
-            } else {
-                self.groups
-                    .entry(k.clone())
-                    .or_insert_with(|| GroupStats::new(limit))
-                    .merge(g);
-            }
+        for g in &other.groups {
+            self.group(g.subset, g.key.iter().map(Option::as_deref))
+                .merge(&g.stats);
         }
     }
 
@@ -407,26 +571,31 @@ impl Summary {
 
     /// The groups in output order: overall first, then by subset and key.
     pub fn groups(&mut self) -> Vec<(GroupKey, &mut GroupStats)> {
-        let mut keys: Vec<_> = self.groups.keys().cloned().collect();
-        keys.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| cmp_key(&a.1, &b.1)));
         let names: Vec<Vec<String>> = self
             .subsets
             .iter()
             .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
             .collect();
-        let mut out = Vec::new();
-        let mut by_key: HashMap<_, _> = self.groups.iter_mut().collect();
-        for k in keys {
-            if let Some(g) = by_key.remove(&k) {
-                let key = names[k.0]
+        let mut out: Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> = self
+            .groups
+            .iter_mut()
+            .map(|g| (g.subset, &g.key, &mut g.stats))
+            .collect();
+        out.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| cmp_key(a.1, b.1))
+                .then_with(|| a.1.cmp(b.1))
+        });
+        out.into_iter()
+            .map(|(subset, key, stats)| {
+                let key = names[subset]
                     .iter()
                     .cloned()
-                    .zip(k.1.iter().cloned())
+                    .zip(key.iter().cloned())
                     .collect();
-                out.push((key, g));
-            }
-        }
-        out
+                (key, stats)
+            })
+            .collect()
     }
 }
 
@@ -507,7 +676,8 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json
 /// The time span of the whole log in seconds (first start to last end over all requests),
 /// `None` when no request logs a time.
 pub fn log_span(summary: &mut Summary) -> Option<f64> {
-    let (a, b) = summary.groups.get(&(0, vec![]))?.span?;
+    let g = summary.find(0, std::iter::empty())?;
+    let (a, b) = summary.groups[g].stats.span?;
     Some((b - a) as f64 / 1e9)
 }
 
@@ -822,6 +992,15 @@ fn fmt_cell(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn null_reasons_in_order_and_each_in_its_own_slot() {
+        let r = NullCounts::REASONS;
+        assert!(r.windows(2).all(|w| w[0] < w[1]));
+        for (i, &x) in r.iter().enumerate() {
+            assert_eq!(NullCounts::slot(x), i);
+        }
+    }
 
     #[test]
     fn quantile_names() {

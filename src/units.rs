@@ -182,10 +182,69 @@ pub fn decode_count(raw: &str) -> Option<u64> {
 /// Parses a decimal number (`-12.5e3`) and returns `value * 10^scale`, rounded half away from
 /// zero, exactly (no binary floating point on the way).
 fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
-    decimal(text, scale).map(|(v, _)| v)
+    match decimal_scaled_short(text.as_bytes(), scale) {
+        Some(v) => v,
+        None => decimal(text, scale).map(|(v, _)| v),
+    }
 }
 
-/// [`decimal_scaled`], and whether the result is exact: no non-zero digit was rounded off.
+/// [`decimal_scaled`] for the common case, in `u64` arithmetic: at most 18 digits, no
+/// exponent (`1795964927.028413`, `-12`, `0.5`). `None` when the text is not such a number.
+#[inline]
+fn decimal_scaled_short(b: &[u8], scale: i32) -> Option<Option<i64>> {
+    const POW10: [u64; 19] = {
+        let mut p = [1u64; 19];
+        let mut i = 1;
+        while i < 19 {
+            p[i] = p[i - 1] * 10;
+            i += 1;
+        }
+        p
+    };
+    let (neg, b) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, b),
+    };
+    let (mut m, mut digits, mut frac) = (0u64, 0usize, None::<usize>);
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                m = m * 10 + (c - b'0') as u64;
+                digits += 1;
+                if digits > 18 {
+                    return None;
+                }
+            }
+            b'.' if frac.is_none() => frac = Some(i + 1),
+            _ => return None,
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    let frac_digits = frac.map_or(0, |f| b.len() - f) as i32;
+    let e = scale - frac_digits;
+    let v = if m == 0 {
+        0
+    } else if e >= 0 {
+        let p = *POW10.get(e as usize)?;
+        match m.checked_mul(p) {
+            Some(v) if v <= i64::MAX as u64 => v,
+            _ => return Some(None),
+        }
+    } else {
+        let d = *POW10.get((-e) as usize)?;
+        // Half away from zero: the first dropped digit is 5 or more.
+        let (q, r) = (m / d, m % d);
+        q + u64::from(r * 2 >= d)
+    };
+    let v = v as i64;
+    Some(Some(if neg { -v } else { v }))
+}
+
+/// [`decimal_scaled`] for any length and an exponent, in `i128` arithmetic, and whether the
+/// result is exact: no non-zero digit was rounded off.
 fn decimal(text: &str, scale: i32) -> Option<(i64, bool)> {
     let b = text.as_bytes();
     let mut i = 0;
@@ -578,6 +637,59 @@ mod tests {
         assert_eq!(
             decode_ns("\"1970-01-01T00:00:01Z\"", Unit::EpochAuto),
             Some(1_000_000_000)
+        );
+    }
+}
+
+#[cfg(test)]
+mod short_path_tests {
+    use super::*;
+
+    /// The `u64` fast path gives what the general `i128` path gives, on random decimals.
+    #[test]
+    fn short_decimals_agree_with_the_general_path() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            let r = next();
+            let int_digits = (r % 12) as usize;
+            let frac_digits = ((r >> 8) % 12) as usize;
+            let mut s = String::new();
+            match (r >> 16) % 5 {
+                0 => s.push('-'),
+                1 => s.push('+'),
+                _ => {}
+            }
+            for _ in 0..int_digits {
+                s.push((b'0' + (next() % 10) as u8) as char);
+            }
+            if (r >> 20) % 4 != 0 {
+                s.push('.');
+            }
+            for _ in 0..frac_digits {
+                s.push((b'0' + (next() % 10) as u8) as char);
+            }
+            let scale = [0, 3, 6, 9, 12][((r >> 24) % 5) as usize];
+            if let Some(fast) = decimal_scaled_short(s.as_bytes(), scale) {
+                assert_eq!(
+                    fast,
+                    decimal(&s, scale).map(|(v, _)| v),
+                    "{s:?} scale {scale}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100_000);
+        assert_eq!(decimal_scaled_short(b"1e3", 0), None);
+        assert_eq!(
+            decimal_scaled("1795964927.0283072", 9),
+            Some(1_795_964_927_028_307_200)
         );
     }
 }

@@ -147,7 +147,8 @@ fn check_kind(proc: &Processor, kind: &Kind, content: &[u8]) {
     match kind {
         Kind::NonJson => {}
         Kind::Invalid(_) => assert!(!parses(content), "valid JSON called invalid"),
-        Kind::NoTiming | Kind::AlreadyEnriched | Kind::Requests | Kind::Part => {
+        // Deferred only comes from a processor told to defer joins (never here).
+        Kind::NoTiming | Kind::AlreadyEnriched | Kind::Requests | Kind::Part | Kind::Deferred => {
             let mut fixed = content.to_vec();
             neutralize_non_finite(&mut fixed);
             assert!(parses(&fixed), "{kind:?} on a line that is not UTF-8 JSON");

@@ -1,0 +1,140 @@
+//! Throughput of the parsing core, in bytes per second, on generated logs of each format and on
+//! the real lab LiteLLM log (`testdata/lab`). Run with `cargo bench --bench parse`.
+//!
+//! - `lines`: splitting into lines with memchr, the floor (what `wc -l` does);
+//! - `extract`: the path extraction alone, fast scanner and serde_json reference;
+//! - `worker`: the whole per-line work of `tokentime summary` and of enrich (to a sink), on
+//!   lines already in memory (no file reading).
+//!
+//! The end-to-end numbers (files, stdin, threads, `wc -l`, jq) come from `benches/throughput.sh`.
+
+use clap::Parser;
+use divan::Bencher;
+use divan::counter::BytesCount;
+use std::sync::OnceLock;
+use tokentime::format::{Formats, builtin};
+use tokentime::record::{PathSet, Slots};
+use tokentime::worker::Worker;
+
+#[path = "../examples/genlog.rs"]
+#[allow(dead_code)]
+mod genlog;
+
+fn main() {
+    divan::main();
+}
+
+const CORPORA: [&str; 5] = ["litellm", "llamacpp", "vllm", "otlp", "lab-litellm"];
+
+/// A corpus: its bytes, and each line's range (newline excluded).
+type Corpus = (Vec<u8>, Vec<(usize, usize)>);
+
+/// About 8 MB of lines of `name`.
+fn corpus(name: &str) -> &'static Corpus {
+    static CACHE: OnceLock<Vec<Corpus>> = OnceLock::new();
+    let all = CACHE.get_or_init(|| {
+        CORPORA
+            .iter()
+            .map(|&c| {
+                let mut bytes = Vec::new();
+                if c == "lab-litellm" {
+                    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/lab/litellm.jsonl");
+                    let lab = std::fs::read(path).expect("testdata/lab/litellm.jsonl");
+                    while bytes.len() < 8 << 20 {
+                        bytes.extend_from_slice(&lab);
+                    }
+                } else {
+                    genlog::generate(c, 1, None, Some(8 << 20), &mut bytes)
+                        .expect("a known format")
+                        .expect("writing to memory");
+                }
+                let mut lines = Vec::new();
+                let mut start = 0;
+                for nl in memchr::memchr_iter(b'\n', &bytes) {
+                    lines.push((start, nl));
+                    start = nl + 1;
+                }
+                (bytes, lines)
+            })
+            .collect()
+    });
+    &all[CORPORA.iter().position(|&c| c == name).expect("a corpus")]
+}
+
+fn auto_paths() -> PathSet {
+    let mut paths = PathSet::default();
+    paths.add(&["tokentime"]);
+    let _ = Formats::compile(builtin(), &[], &mut paths);
+    paths
+}
+
+#[divan::bench(args = CORPORA)]
+fn lines(bencher: Bencher, name: &str) {
+    let (bytes, _) = corpus(name);
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench(|| memchr::memchr_iter(b'\n', divan::black_box(bytes)).count());
+}
+
+#[divan::bench(args = CORPORA)]
+fn extract_fast(bencher: Bencher, name: &str) {
+    let (bytes, lines) = corpus(name);
+    let paths = auto_paths();
+    let mut slots = Slots::default();
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench_local(|| {
+            lines
+                .iter()
+                .filter(|&&(a, b)| paths.extract(&bytes[a..b], &mut slots).is_ok())
+                .count()
+        });
+}
+
+#[divan::bench(args = CORPORA)]
+fn extract_reference(bencher: Bencher, name: &str) {
+    let (bytes, lines) = corpus(name);
+    let paths = auto_paths();
+    let mut slots = Slots::default();
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench_local(|| {
+            lines
+                .iter()
+                .filter(|&&(a, b)| paths.extract_reference(&bytes[a..b], &mut slots).is_ok())
+                .count()
+        });
+}
+
+fn worker(args: &[&str]) -> Worker<'static> {
+    let config = tokentime::cli::Cli::try_parse_from(args)
+        .expect("valid arguments")
+        .resolve()
+        .expect("a valid configuration");
+    Worker::new(&config)
+}
+
+fn run_lines(w: &mut Worker, bytes: &[u8], lines: &[(usize, usize)]) {
+    let mut sink = std::io::sink();
+    for (i, &(a, b)) in lines.iter().enumerate() {
+        let _ = w.line(i as u64 + 1, b"", &bytes[a..b], b"\n", &mut sink);
+    }
+}
+
+#[divan::bench(args = CORPORA)]
+fn worker_summary(bencher: Bencher, name: &str) {
+    let (bytes, lines) = corpus(name);
+    let mut w = worker(&["tokentime", "summary"]);
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench_local(|| run_lines(&mut w, bytes, lines));
+}
+
+#[divan::bench(args = CORPORA)]
+fn worker_enrich(bencher: Bencher, name: &str) {
+    let (bytes, lines) = corpus(name);
+    let mut w = worker(&["tokentime"]);
+    bencher
+        .counter(BytesCount::new(bytes.len()))
+        .bench_local(|| run_lines(&mut w, bytes, lines));
+}

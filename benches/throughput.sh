@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# End-to-end throughput of tokentime, side by side with `wc -l` (and jq/jaq when installed) on
+# the same bytes, in one run.
+#
+#   benches/throughput.sh [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq]
+#
+# Generates (once, then reuses) a LiteLLM log of --size bytes with examples/genlog.rs, and a
+# 100 MB file of the real lab LiteLLM log (testdata/lab) repeated. For each command it reports
+# the median wall time of --runs runs (default 3), MB/s (10^6 bytes per second of input), and
+# the ratio of that to `wc -l`'s MB/s on the same file in the same run; then the peak RSS of
+# `tokentime summary` (GNU time's maximum resident set size). With --rss-4g it also generates
+# a 4 GiB log, measures summary's peak RSS on it, and deletes it.
+#
+# The files are read from the page cache (a first untimed pass warms it), so this measures the
+# program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
+# file: read in parallel like a FILE argument); `cat FILE |` rows give it a pipe (one thread,
+# as for a live `tail -F`).
+set -euo pipefail
+
+runs=3
+size=1G
+dir="${TMPDIR:-/tmp}/tokentime-bench"
+rss4g=0
+jq_too=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) runs="$2"; shift 2 ;;
+        --size) size="$2"; shift 2 ;;
+        --dir) dir="$2"; shift 2 ;;
+        --rss-4g) rss4g=1; shift ;;
+        --no-jq) jq_too=0; shift ;;
+        *) echo "usage: $0 [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq]" >&2; exit 2 ;;
+    esac
+done
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+cargo build --release --quiet --bin tokentime --example genlog
+tt="$root/target/release/tokentime"
+genlog="$root/target/release/examples/genlog"
+mkdir -p "$dir"
+
+gen="$dir/litellm-$size-seed1.jsonl"
+if [ ! -s "$gen" ]; then
+    echo "generating $gen ..." >&2
+    "$genlog" --format litellm --bytes "$size" --seed 1 > "$gen.tmp"
+    mv "$gen.tmp" "$gen"
+fi
+lab="$dir/lab-litellm-100MB.jsonl"
+if [ ! -s "$lab" ]; then
+    : > "$lab.tmp"
+    while [ "$(stat -c %s "$lab.tmp")" -lt 100000000 ]; do
+        cat testdata/lab/litellm.jsonl >> "$lab.tmp"
+    done
+    mv "$lab.tmp" "$lab"
+fi
+
+jq_job='reduce (inputs | fromjson? | select(type == "object" and .call_type != null)) as $r
+  ({n: 0, ttft: 0, e2e: 0}; .n += 1 | .ttft += ($r.completionStartTime - $r.startTime)
+   | .e2e += ($r.endTime - $r.startTime))'
+tools=()
+if [ "$jq_too" = 1 ]; then
+    command -v jq > /dev/null && tools+=(jq)
+    command -v jaq > /dev/null && tools+=(jaq)
+fi
+
+# Median wall time (s) of `runs` runs of the shell command $1 (output to /dev/null).
+median_time() {
+    local cmd="$1" times=() t0 t1
+    for _ in $(seq "$runs"); do
+        t0=$EPOCHREALTIME
+        bash -c "$cmd" > /dev/null
+        t1=$EPOCHREALTIME
+        times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Peak RSS (MiB) of a tokentime run, by GNU time; "-" when GNU time is missing.
+peak_rss() {
+    if [ -x /usr/bin/time ] && /usr/bin/time -f %M true 2> /dev/null; then
+        local out
+        out=$(mktemp)
+        /usr/bin/time -f %M -o "$out" "$@" > /dev/null
+        awk '{ printf "%.1f", $1 / 1024 }' "$out"
+        rm -f "$out"
+    else
+        echo "-"
+    fi
+}
+
+table() {
+    local file="$1" label="$2" bytes wc_t
+    bytes=$(stat -c %s "$file")
+    cat "$file" > /dev/null # warm the page cache
+    echo
+    echo "### $label: $(basename "$file") ($(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB, $(wc -l < "$file") lines)"
+    echo
+    echo "| command | median s | MB/s | / wc -l |"
+    echo "|---|---:|---:|---:|"
+    wc_t=$(median_time "wc -l '$file'")
+    row() {
+        local name="$1" cmd="$2" t
+        t=${3:-$(median_time "$cmd")}
+        awk -v n="$name" -v t="$t" -v b="$bytes" -v w="$wc_t" 'BEGIN {
+            printf "| %s | %.3f | %.0f | %.3f |\n", n, t, b / t / 1e6, w / t }'
+    }
+    row '`wc -l FILE`' "wc -l '$file'" "$wc_t"
+    row '`tokentime summary --threads 1 FILE`' "'$tt' summary --threads 1 '$file'"
+    row '`tokentime summary FILE`' "'$tt' summary '$file'"
+    row '`tokentime --threads 1 FILE > /dev/null`' "'$tt' --threads 1 '$file'"
+    row '`tokentime FILE > /dev/null`' "'$tt' '$file'"
+    row '`tokentime summary < FILE`' "'$tt' summary < '$file'"
+    row '`tokentime < FILE > /dev/null`' "'$tt' < '$file'"
+    row '`cat FILE \| tokentime summary`' "cat '$file' | '$tt' summary"
+    row '`cat FILE \| tokentime > /dev/null`' "cat '$file' | '$tt'"
+    for tool in "${tools[@]}"; do
+        row "\`$tool -nR 'reduce ...'\` (summary job)" "$tool -nR '$jq_job' '$file'"
+    done
+    echo
+    echo "Peak RSS of \`tokentime summary\`: $(peak_rss "$tt" summary --threads 1 "$file") MiB with --threads 1, $(peak_rss "$tt" summary "$file") MiB with the default threads."
+}
+
+echo "## tokentime throughput"
+echo
+echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), $(uname -r);" \
+    "median of $runs runs; tokentime $("$tt" --version | cut -d' ' -f2), $(wc --version | head -1)${tools[*]:+, ${tools[*]}}"
+table "$gen" "Generated LiteLLM log"
+table "$lab" "Real lab LiteLLM log, repeated"
+
+if [ "$rss4g" = 1 ]; then
+    big="$dir/litellm-4G-seed2.jsonl"
+    "$genlog" --format litellm --bytes 4G --seed 2 > "$big"
+    echo
+    echo "Peak RSS of \`tokentime summary\` on a 4 GiB generated log: $(peak_rss "$tt" summary --threads 1 "$big") MiB with --threads 1, $(peak_rss "$tt" summary "$big") MiB with the default threads."
+    rm -f "$big"
+fi

@@ -1,0 +1,744 @@
+//! The fast path of [`PathSet::extract`]: a validating JSON scanner over one line, written for
+//! this one job.
+//!
+//! It walks the line once, descends only into the objects the path trie names (and into the
+//! arrays whose elements it names by index, `[0]` or `[-1]` for the last), and skips every
+//! other value without building anything. Skipping still checks the JSON grammar byte for byte
+//! (strings, escapes, numbers, literals, nesting), so it accepts and rejects exactly what the
+//! serde_json reference path ([`PathSet::extract_reference`]) does; tests compare the two on
+//! every testdata file, on generated logs and on random mutations of them.
+//!
+//! Speed comes from a few plain things. Strings are skipped a block at a time: 16 bytes tested
+//! at once for `"`, `\` and control bytes with SSE2 on x86-64 (which every x86-64 CPU has), 8
+//! bytes with the same test serde_json uses (SWAR) elsewhere. Runs of digits are skipped 8 at a
+//! time. Keys are matched against the trie by length, then by their first 8 bytes as one word.
+//! UTF-8 is validated once per line with `std::str::from_utf8`, and only when a string held a
+//! byte above 0x7F: outside strings the grammar admits ASCII only. Positions travel as plain
+//! `usize` return values and errors as a zero-sized marker (the details are kept aside), so the
+//! hot loops stay in registers.
+//!
+//! What serde_json checks beyond RFC 8259 is mirrored where the reference applies it: keys of
+//! the objects the trie descends into, and strings at a trie node that has children, must not
+//! hold a lone UTF-16 surrogate escape; a number at such a node must fit an `f64`; such objects
+//! and arrays nest at most 127 deep, counted afresh below a node that also has a value of its
+//! own and in an array element read by index (the reference reads those again from their raw
+//! text, with a deserializer of their own). Skipped values have none of these limits.
+
+use super::{Node, PathSet, ReadError};
+
+/// The line is invalid; [`Scanner::why`] says where and why.
+struct Stop;
+
+type Pos = Result<usize, Stop>;
+
+const ONES: u64 = u64::MAX / 255;
+const HIGH: u64 = ONES << 7;
+
+/// serde_json's recursion limit as the reference meets it: the root object and the objects
+/// and arrays visited at trie nodes below it count; skipped values do not.
+const DEPTH_LIMIT: u32 = 127;
+
+#[inline(always)]
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+#[inline(always)]
+fn is_hex(c: u8) -> bool {
+    c.is_ascii_hexdigit()
+}
+
+/// Tests the block of a string at `i`: returns the offset of its first `"`, `\` or control
+/// byte ([`BLOCK`] when there is none), and a word that is nonzero when some byte is above
+/// 0x7F. `None` when fewer than a block's bytes are left.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block(b: &[u8], i: usize) -> Option<(usize, u32)> {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let chunk: &[u8; 16] = b.get(i..i + 16)?.try_into().ok()?;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics are always available;
+    // the load reads the 16 bytes of `chunk` and needs no alignment.
+    let (special, any) = unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        let special = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+        (
+            _mm_movemask_epi8(special) as u32,
+            _mm_movemask_epi8(v) as u32,
+        )
+    };
+    Some(((special | 1 << BLOCK).trailing_zeros() as usize, any))
+}
+
+#[cfg(target_arch = "x86_64")]
+const BLOCK: usize = 16;
+
+/// The portable [`block`]: 8 bytes as one word (serde_json's test).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn block(b: &[u8], i: usize) -> Option<(usize, u32)> {
+    let w = u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?);
+    let q = w ^ (ONES * b'"' as u64);
+    let s = w ^ (ONES * b'\\' as u64);
+    let m = ((q.wrapping_sub(ONES) & !q)
+        | (s.wrapping_sub(ONES) & !s)
+        | (w.wrapping_sub(ONES * 0x20) & !w))
+        & HIGH;
+    Some(((m.trailing_zeros() / 8) as usize, (w & HIGH != 0) as u32))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+const BLOCK: usize = 8;
+
+/// The index of the first byte at or after `i` that is not an ASCII digit.
+#[inline(always)]
+fn digits(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        // High bit of a byte set when it is below '0' or above '9' (exact for the first one).
+        let m = (w.wrapping_sub(ONES * 0x30) | w.wrapping_add(ONES * 0x46)) & HIGH;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+struct Scanner<'a, 's> {
+    b: &'a [u8],
+    /// Nonzero when some string held a byte above 0x7F: the line's UTF-8 must be checked.
+    high: u32,
+    /// Where and why the line is invalid, once a [`Stop`] was returned.
+    why: (usize, &'static str),
+    /// Unescaped key text (reused).
+    key: &'s mut Vec<u8>,
+    /// Open containers beyond the 128 kept in a register while skipping (reused).
+    spill: &'s mut Vec<u128>,
+    out: &'s mut [Option<(u32, u32)>],
+}
+
+/// Runs the scanner over `line`; see [`PathSet::extract`] for the contract.
+pub(super) fn extract(
+    set: &PathSet,
+    line: &[u8],
+    out: &mut [Option<(u32, u32)>],
+    key: &mut Vec<u8>,
+    spill: &mut Vec<u128>,
+) -> Result<(), ReadError> {
+    let mut s = Scanner {
+        b: line,
+        high: 0,
+        why: (0, ""),
+        key,
+        spill,
+        out,
+    };
+    let i = s.ws(0);
+    if line.get(i) != Some(&b'{') {
+        return Err(ReadError::NotAnObject);
+    }
+    let end = s.object(set, 0, i + 1, 1).and_then(|i| {
+        let i = s.ws(i);
+        if i < line.len() {
+            Err(s.stop(i, "trailing characters", ""))
+        } else {
+            Ok(i)
+        }
+    });
+    match end {
+        Ok(_) if s.high == 0 => Ok(()),
+        Ok(_) => utf8(line),
+        // The reference checks UTF-8 first: so does the message, on this cold path.
+        Err(Stop) => utf8(line).and(Err(invalid(s.why.0, s.why.1))),
+    }
+}
+
+/// The line's UTF-8 check, worded as [`PathSet::extract_reference`] words it.
+fn utf8(line: &[u8]) -> Result<(), ReadError> {
+    match std::str::from_utf8(line) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(ReadError::Invalid(format!(
+            "invalid UTF-8 at byte {}",
+            e.valid_up_to() + 1
+        ))),
+    }
+}
+
+fn invalid(at: usize, what: &str) -> ReadError {
+    ReadError::Invalid(format!("{what} at byte {}", at + 1))
+}
+
+impl Scanner<'_, '_> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    #[inline(always)]
+    fn ws(&self, mut i: usize) -> usize {
+        while self.b.get(i).is_some_and(|&c| is_ws(c)) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Records why the line is invalid: `what` at `i`, or `eof` when `i` is past the end.
+    #[cold]
+    #[inline(never)]
+    fn stop(&mut self, i: usize, what: &'static str, eof: &'static str) -> Stop {
+        let past = i >= self.b.len();
+        self.why = (
+            i.min(self.b.len()),
+            if past && !eof.is_empty() { eof } else { what },
+        );
+        Stop
+    }
+
+    /// Skips a string from just after its opening quote to just after its closing one.
+    /// Escapes are checked as serde_json's `ignore_str` does (`\u` needs four hex digits;
+    /// surrogates are not paired here). The flag says whether there were escapes.
+    #[inline(always)]
+    fn string(&mut self, mut i: usize) -> Result<(usize, bool), Stop> {
+        let b = self.b;
+        let mut escaped = false;
+        let mut high = 0;
+        loop {
+            while let Some((offset, h)) = block(b, i) {
+                high |= h;
+                i += offset;
+                if offset < BLOCK {
+                    break;
+                }
+            }
+            // `i` is at a special byte, or fewer than a block's bytes are left.
+            let c = loop {
+                match b.get(i) {
+                    None => return Err(self.stop(i, "EOF while parsing a string", "")),
+                    Some(&c) if c == b'"' || c == b'\\' || c < 0x20 => break c,
+                    Some(&c) => {
+                        high |= (c >> 7) as u32;
+                        i += 1;
+                    }
+                }
+            };
+            if c == b'"' {
+                self.high |= high;
+                return Ok((i + 1, escaped));
+            }
+            if c != b'\\' {
+                return Err(self.stop(
+                    i,
+                    "control character (\\u0000-\\u001F) found while parsing a string",
+                    "",
+                ));
+            }
+            escaped = true;
+            i = self.escape(i)?;
+        }
+    }
+
+    /// Checks the escape at `i` (a backslash); returns the index after it.
+    #[inline(never)]
+    fn escape(&mut self, i: usize) -> Pos {
+        let b = self.b;
+        match b.get(i + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
+            Some(b'u') => match b.get(i + 2..i + 6) {
+                Some(h) if h.iter().all(|&c| is_hex(c)) => Ok(i + 6),
+                Some(_) => Err(self.stop(i + 6, "invalid escape", "")),
+                None => Err(self.stop(b.len(), "EOF while parsing a string", "")),
+            },
+            Some(_) => Err(self.stop(i + 1, "invalid escape", "")),
+            None => Err(self.stop(i + 1, "EOF while parsing a string", "")),
+        }
+    }
+
+    /// Decodes the escapes of the string text `b[start..end]` into `self.key`, as serde_json
+    /// does for a key or a visited string: a lone surrogate is an error.
+    #[inline(never)]
+    fn unescape(&mut self, start: usize, end: usize) -> Result<(), Stop> {
+        let raw = &self.b[start..end];
+        self.key.clear();
+        let mut i = 0;
+        while i < raw.len() {
+            let c = raw[i];
+            if c != b'\\' {
+                self.key.push(c);
+                i += 1;
+                continue;
+            }
+            let e = raw[i + 1];
+            i += 2;
+            let plain = match e {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                b'/' => b'/',
+                b'b' => 8,
+                b'f' => 12,
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                _ => {
+                    // `\u` and four hex digits, already checked by `string`.
+                    let hex4 = |at: usize| {
+                        raw.get(at..at + 4).map(|h| {
+                            h.iter().fold(0u32, |n, &c| {
+                                (n << 4) | (c as char).to_digit(16).unwrap_or(0)
+                            })
+                        })
+                    };
+                    let n = hex4(i).unwrap_or(0);
+                    i += 4;
+                    let cp = if (0xDC00..=0xDFFF).contains(&n) {
+                        return Err(self.stop(
+                            start + i,
+                            "lone leading surrogate in hex escape",
+                            "",
+                        ));
+                    } else if (0xD800..=0xDBFF).contains(&n) {
+                        if raw.get(i..i + 2) != Some(b"\\u") {
+                            return Err(self.stop(
+                                start + i + 1,
+                                "unexpected end of hex escape",
+                                "",
+                            ));
+                        }
+                        let n2 = hex4(i + 2).unwrap_or(0);
+                        i += 6;
+                        if !(0xDC00..=0xDFFF).contains(&n2) {
+                            return Err(self.stop(
+                                start + i,
+                                "lone leading surrogate in hex escape",
+                                "",
+                            ));
+                        }
+                        0x10000 + ((n - 0xD800) << 10) + (n2 - 0xDC00)
+                    } else {
+                        n
+                    };
+                    let ch = char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER);
+                    let mut buf = [0; 4];
+                    self.key
+                        .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    continue;
+                }
+            };
+            self.key.push(plain);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn literal(&mut self, i: usize, word: &'static [u8]) -> Pos {
+        if self.b.get(i..i + word.len()) == Some(word) {
+            return Ok(i + word.len());
+        }
+        self.bad_literal(i, word)
+    }
+
+    #[cold]
+    fn bad_literal(&mut self, i: usize, word: &'static [u8]) -> Pos {
+        // Point at the first differing byte, as serde_json does.
+        let mut j = i;
+        while j - i < word.len() && self.b.get(j) == Some(&word[j - i]) {
+            j += 1;
+        }
+        Err(self.stop(j, "expected ident", "EOF while parsing a value"))
+    }
+
+    /// Checks a number's grammar (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`).
+    #[inline(always)]
+    fn number(&mut self, mut i: usize) -> Pos {
+        if self.at(i) == b'-' {
+            i += 1;
+        }
+        match self.at(i) {
+            b'0' => {
+                i += 1;
+                if self.at(i).is_ascii_digit() {
+                    return Err(self.stop(i, "invalid number", ""));
+                }
+            }
+            b'1'..=b'9' => i = digits(self.b, i + 1),
+            _ => return Err(self.stop(i, "invalid number", "EOF while parsing a value")),
+        }
+        if self.at(i) == b'.' {
+            i += 1;
+            if !self.at(i).is_ascii_digit() {
+                return Err(self.stop(i, "invalid number", "EOF while parsing a value"));
+            }
+            i = digits(self.b, i + 1);
+        }
+        if self.at(i) | 0x20 == b'e' {
+            i += 1;
+            if matches!(self.at(i), b'+' | b'-') {
+                i += 1;
+            }
+            if !self.at(i).is_ascii_digit() {
+                return Err(self.stop(i, "invalid number", "EOF while parsing a value"));
+            }
+            i = digits(self.b, i + 1);
+        }
+        Ok(i)
+    }
+
+    /// Skips a scalar (string, number, literal) starting at `i`; `None` when `i` is at a
+    /// bracket instead.
+    #[inline(always)]
+    fn scalar(&mut self, i: usize) -> Option<Pos> {
+        Some(match self.at(i) {
+            b'"' => self.string(i + 1).map(|(i, _)| i),
+            b'-' | b'0'..=b'9' => self.number(i),
+            b'n' => self.literal(i, b"null"),
+            b't' => self.literal(i, b"true"),
+            b'f' => self.literal(i, b"false"),
+            b'{' | b'[' => return None,
+            _ => Err(self.stop(i, "expected value", "EOF while parsing a value")),
+        })
+    }
+
+    /// Skips one value at `i` (whitespace before it already skipped), checking its grammar as
+    /// serde_json's `ignore_value` does.
+    #[inline(always)]
+    fn skip_value(&mut self, i: usize) -> Pos {
+        match self.scalar(i) {
+            Some(r) => r,
+            None => self.skip_container(i),
+        }
+    }
+
+    /// Skips an object or array of any depth. Open containers are a bit stack (1 = object):
+    /// 128 levels in a register, deeper ones spilled to a reused vector.
+    #[inline(never)]
+    fn skip_container(&mut self, mut i: usize) -> Pos {
+        let mut stack: u128 = 0;
+        let mut depth: u32 = 0;
+        self.spill.clear();
+        'open: loop {
+            // At an opening bracket.
+            let is_obj = self.at(i) == b'{';
+            if depth > 0 && depth.is_multiple_of(128) {
+                self.spill.push(stack);
+                stack = 0;
+            }
+            stack = (stack << 1) | is_obj as u128;
+            depth += 1;
+            i = self.ws(i + 1);
+            if self.at(i) == if is_obj { b'}' } else { b']' } {
+                self.pop(&mut stack, &mut depth);
+                match self.after_value(i + 1, &mut stack, &mut depth)? {
+                    (i, true) => return Ok(i),
+                    (next, false) => i = next,
+                }
+            }
+            // At a member (object) or an element (array).
+            loop {
+                if stack & 1 == 1 {
+                    i = self.key_colon(i)?;
+                }
+                i = match self.scalar(i) {
+                    Some(r) => r?,
+                    None => continue 'open,
+                };
+                match self.after_value(i, &mut stack, &mut depth)? {
+                    (i, true) => return Ok(i),
+                    (next, false) => i = next,
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn pop(&mut self, stack: &mut u128, depth: &mut u32) {
+        *stack >>= 1;
+        *depth -= 1;
+        if *depth > 0 && depth.is_multiple_of(128) {
+            *stack = self.spill.pop().unwrap_or(0);
+        }
+    }
+
+    /// In an object being skipped, at a member: its key and colon. Returns the index of the
+    /// value.
+    #[inline(always)]
+    fn key_colon(&mut self, i: usize) -> Pos {
+        if self.at(i) != b'"' {
+            return Err(self.stop(i, "key must be a string", "EOF while parsing an object"));
+        }
+        let (i, _) = self.string(i + 1)?;
+        let i = self.ws(i);
+        if self.at(i) != b':' {
+            return Err(self.stop(i, "expected `:`", "EOF while parsing an object"));
+        }
+        Ok(self.ws(i + 1))
+    }
+
+    /// After a value inside a skipped container: consumes a `,` (returning the index of the
+    /// next member or element, and `false`) or closing brackets, popping them; `true` when
+    /// the outermost one closed (the index is after it).
+    #[inline(always)]
+    fn after_value(
+        &mut self,
+        mut i: usize,
+        stack: &mut u128,
+        depth: &mut u32,
+    ) -> Result<(usize, bool), Stop> {
+        if *depth == 0 {
+            return Ok((i, true));
+        }
+        loop {
+            i = self.ws(i);
+            let obj = *stack & 1 == 1;
+            match self.at(i) {
+                b',' => return Ok((self.ws(i + 1), false)),
+                b'}' if obj => {}
+                b']' if !obj => {}
+                _ if obj => {
+                    return Err(self.stop(i, "expected `,` or `}`", "EOF while parsing an object"));
+                }
+                _ => return Err(self.stop(i, "expected `,` or `]`", "EOF while parsing a list")),
+            }
+            i += 1;
+            self.pop(stack, depth);
+            if *depth == 0 {
+                return Ok((i, true));
+            }
+        }
+    }
+
+    /// Reads the object whose `{` is just before `i`, at trie node `node`, `depth` levels
+    /// down. Returns the index after its `}`.
+    fn object(&mut self, set: &PathSet, node: usize, i: usize, depth: u32) -> Pos {
+        let n = &set.nodes[node];
+        let mut i = self.ws(i);
+        if self.at(i) == b'}' {
+            return Ok(i + 1);
+        }
+        loop {
+            if self.at(i) != b'"' {
+                return Err(self.stop(i, "key must be a string", "EOF while parsing an object"));
+            }
+            let start = i + 1;
+            let (after, escaped) = self.string(start)?;
+            let end = after - 1;
+            let child = if escaped {
+                self.unescape(start, end)?;
+                n.child(self.key, head8(self.key))
+            } else if n.table.is_empty() {
+                None
+            } else {
+                n.child(&self.b[start..end], head8_at(self.b, start, end))
+            };
+            i = self.ws(after);
+            if self.at(i) != b':' {
+                return Err(self.stop(i, "expected `:`", "EOF while parsing an object"));
+            }
+            i = self.ws(i + 1);
+            i = match child {
+                None => self.skip_value(i)?,
+                Some(c) => self.member(set, c, i, depth)?,
+            };
+            i = self.ws(i);
+            match self.at(i) {
+                b',' => i = self.ws(i + 1),
+                b'}' => return Ok(i + 1),
+                _ => {
+                    return Err(self.stop(i, "expected `,` or `}`", "EOF while parsing an object"));
+                }
+            }
+        }
+    }
+
+    /// Reads the value at `i` of a member whose key is trie node `c`, recording its span when
+    /// the node has a slot. Returns the index after the value.
+    #[inline(always)]
+    fn member(&mut self, set: &PathSet, c: usize, start: usize, depth: u32) -> Pos {
+        let cn = &set.nodes[c];
+        let end = if cn.children.is_empty() {
+            self.skip_value(start)?
+        } else if cn.slot.is_some() {
+            // A value of its own and children: the reference keeps the raw text, then reads
+            // the children out of it with a deserializer of its own (whose nesting count
+            // starts afresh).
+            self.visit(set, c, start, 0)?
+        } else {
+            self.visit(set, c, start, depth)?
+        };
+        self.record(cn.slot, start, end);
+        Ok(end)
+    }
+
+    /// Records the value `b[start..end]` in `slot` (absent when it is `null`).
+    #[inline(always)]
+    fn record(&mut self, slot: Option<usize>, start: usize, end: usize) {
+        if let Some(slot) = slot {
+            // A valid 4-byte value that starts with `n` is `null`.
+            self.out[slot] = if end - start == 4 && self.b[start] == b'n' {
+                None
+            } else {
+                Some((start as u32, end as u32))
+            };
+        }
+    }
+
+    /// Reads the array at `i` (its `[`) at trie node `node`, which has children named by
+    /// element index: each element is skipped (checked) and, when a child names it, read at
+    /// that child; the last element is read at a `[-1]` child once the array is closed.
+    /// Returns the index after the `]`.
+    #[inline(never)]
+    fn array(&mut self, set: &PathSet, node: usize, i: usize) -> Pos {
+        let n = &set.nodes[node];
+        let mut i = self.ws(i + 1);
+        if self.at(i) == b']' {
+            return Ok(i + 1);
+        }
+        let mut index: i64 = 0;
+        let (start, end) = loop {
+            let start = i;
+            let end = self.skip_value(start)?;
+            for &(want, c) in &n.elements {
+                if want == index {
+                    self.element(set, c, start, end)?;
+                }
+            }
+            index += 1;
+            i = self.ws(end);
+            match self.at(i) {
+                b',' => i = self.ws(i + 1),
+                b']' => break (start, end),
+                _ => return Err(self.stop(i, "expected `,` or `]`", "EOF while parsing a list")),
+            }
+        };
+        for &(want, c) in &n.elements {
+            if want == -1 {
+                self.element(set, c, start, end)?;
+            }
+        }
+        Ok(i + 1)
+    }
+
+    /// Reads the array element `b[start..end]` (already checked) at trie node `c`: records it,
+    /// and reads `c`'s children out of it, with a nesting count that starts afresh (as the
+    /// reference's deserializer of the element's raw text does).
+    fn element(&mut self, set: &PathSet, c: usize, start: usize, end: usize) -> Result<(), Stop> {
+        let cn = &set.nodes[c];
+        self.record(cn.slot, start, end);
+        if !cn.children.is_empty() {
+            self.visit(set, c, start, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a value at a trie node with children, as serde_json's `deserialize_any` does:
+    /// objects are descended into, strings are decoded (checking surrogates), numbers must
+    /// fit an `f64`, arrays count towards the nesting limit and are skipped.
+    #[inline(never)]
+    fn visit(&mut self, set: &PathSet, c: usize, i: usize, depth: u32) -> Pos {
+        match self.at(i) {
+            b'{' | b'[' if depth >= DEPTH_LIMIT => {
+                Err(self.stop(i + 1, "recursion limit exceeded", ""))
+            }
+            b'{' => self.object(set, c, i + 1, depth + 1),
+            b'[' if !set.nodes[c].elements.is_empty() => self.array(set, c, i),
+            b'[' => self.skip_container(i),
+            b'"' => {
+                let (end, escaped) = self.string(i + 1)?;
+                if escaped {
+                    self.unescape(i + 1, end - 1)?;
+                }
+                Ok(end)
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = self.number(i)?;
+                // Only ASCII digits, signs, dots and exponent marks here.
+                let text = std::str::from_utf8(&self.b[i..end]).unwrap_or("0");
+                if text.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    return Err(self.stop(end, "number out of range", ""));
+                }
+                Ok(end)
+            }
+            _ => self.skip_value(i),
+        }
+    }
+}
+
+impl Node {
+    /// The child whose key is `key` (unescaped bytes), whose first word is `head` (see
+    /// [`head8`]).
+    #[inline(always)]
+    fn child(&self, key: &[u8], head: u64) -> Option<usize> {
+        let size = self.table.len();
+        if size == 0 {
+            return None;
+        }
+        let tail = tail8(key);
+        let mut at = key_slot(head, tail, key.len(), size);
+        loop {
+            let (h, t, len, c) = *self.table.get(at)?;
+            if c == 0 {
+                return None;
+            }
+            if h == head && t == tail && len as usize == key.len() {
+                let (k, n) = self.children.get(c as usize - 1)?;
+                if key.len() <= 16 || k.as_bytes() == key {
+                    return Some(*n);
+                }
+            }
+            at = (at + 1) & (size - 1);
+        }
+    }
+}
+
+/// The entry of a key in a [`Node::table`] of `size` entries (a power of two), from its
+/// [`head8`], [`tail8`] and length.
+#[inline(always)]
+pub(super) fn key_slot(head: u64, tail: u64, len: usize, size: usize) -> usize {
+    let h = (head ^ tail.rotate_left(29) ^ (len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    (h >> 40) as usize & (size - 1)
+}
+
+/// The first 8 bytes of `key`, zero-padded, as one word.
+#[inline(always)]
+pub(super) fn head8(key: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    for (d, s) in w.iter_mut().zip(key) {
+        *d = *s;
+    }
+    u64::from_le_bytes(w)
+}
+
+/// The last 8 bytes of `key` as one word when it is longer than 8 bytes, else 0: with
+/// [`head8`], all of a key of up to 16 bytes.
+#[inline(always)]
+pub(super) fn tail8(key: &[u8]) -> u64 {
+    match key.len().checked_sub(8) {
+        Some(start) if start > 0 => u64::from_le_bytes(key[start..].try_into().unwrap_or([0; 8])),
+        _ => 0,
+    }
+}
+
+/// [`head8`] of `line[start..end]`, read as one word when the line has 8 bytes from `start`.
+#[inline(always)]
+fn head8_at(line: &[u8], start: usize, end: usize) -> u64 {
+    match line.get(start..start + 8) {
+        Some(w) => {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+            let len = end - start;
+            if len >= 8 {
+                w
+            } else {
+                w & ((1u64 << (8 * len)) - 1)
+            }
+        }
+        None => head8(&line[start..end]),
+    }
+}

@@ -1,0 +1,429 @@
+//! Worker: one thread's work on framed lines. Parses and classifies a line, counts it, and
+//! hands the result to the sink of the command: the spliced line (or the per-request rows) for
+//! enrich, the digests of a [`Part`] for summary.
+//!
+//! Owns a [`Processor`], the counters and the reused buffers, so one line costs no allocation
+//! in steady state. Writes what enrich outputs to the writer it is given; returns why a line is
+//! bad to its caller (who numbers and reports it) and never prints. Used line by line by
+//! [`crate::run`] and [`crate::live`], and chunk by chunk by [`crate::parallel`].
+
+use crate::config::{Command, Config, EnrichConfig, SummaryConfig};
+use crate::enrich;
+use crate::pipeline::{Coverage, Kind, Processor};
+use crate::render::{self, Rows};
+use crate::summary::Summary;
+use crate::window::Buckets;
+use std::io::{self, Write};
+use std::sync::{Mutex, MutexGuard};
+
+/// What one input (or the total of several) has added up to, in a summary run.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// What the lines held.
+    pub cov: Coverage,
+    /// The digests.
+    pub summary: Summary,
+    /// The current `--window` slice: what came in since the last interval.
+    pub slice: Option<(Coverage, Summary)>,
+    /// `--bucket` windows.
+    pub buckets: Option<Buckets>,
+}
+
+impl Part {
+    /// An empty part: `template`'s keys, bound and targets.
+    pub fn new(template: &Summary, sc: &SummaryConfig) -> Part {
+        Part {
+            cov: Coverage::default(),
+            summary: template.empty_like(),
+            slice: sc
+                .window
+                .map(|_| (Coverage::default(), template.empty_like())),
+            buckets: sc.bucket.map(Buckets::new),
+        }
+    }
+
+    /// Adds everything of `other` to this part.
+    pub fn absorb(&mut self, other: &Part, template: &Summary) {
+        self.cov.merge(&other.cov);
+        self.summary.merge(&other.summary);
+        if let (Some(a), Some(b)) = (&mut self.slice, &other.slice) {
+            a.0.merge(&b.0);
+            a.1.merge(&b.1);
+        }
+        if let (Some(a), Some(b)) = (&mut self.buckets, &other.buckets) {
+            a.merge(b, template);
+        }
+    }
+
+    /// Counts a line in the coverage (and in the current slice's).
+    fn count(&mut self, f: impl Fn(&mut Coverage)) {
+        f(&mut self.cov);
+        if let Some((cov, _)) = &mut self.slice {
+            f(cov);
+        }
+    }
+}
+
+/// The empty summary a summary run starts from: its `--by` keys, `--max-groups`,
+/// `--exact-limit` and `--goodput` targets.
+pub fn template(sc: &SummaryConfig) -> Summary {
+    Summary::new(
+        sc.by.iter().map(|(n, _)| n.clone()).collect(),
+        sc.max_groups,
+        sc.exact_limit,
+    )
+    .with_goodput(sc.goodput.clone())
+}
+
+/// Where a summary worker adds its lines: a part of its own, or one shared with the thread
+/// that prints `--every` summaries (locked once per line, uncontended but for a snapshot).
+enum PartRef<'p> {
+    Own(Box<Part>),
+    Shared(&'p Mutex<Part>),
+}
+
+enum PartGuard<'a> {
+    Own(&'a mut Part),
+    Shared(MutexGuard<'a, Part>),
+}
+
+impl PartRef<'_> {
+    fn get(&mut self) -> PartGuard<'_> {
+        match self {
+            PartRef::Own(p) => PartGuard::Own(p),
+            PartRef::Shared(m) => PartGuard::Shared(m.lock().unwrap_or_else(|e| e.into_inner())),
+        }
+    }
+}
+
+impl std::ops::Deref for PartGuard<'_> {
+    type Target = Part;
+    fn deref(&self) -> &Part {
+        match self {
+            PartGuard::Own(p) => p,
+            PartGuard::Shared(g) => g,
+        }
+    }
+}
+
+impl std::ops::DerefMut for PartGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Part {
+        match self {
+            PartGuard::Own(p) => p,
+            PartGuard::Shared(g) => g,
+        }
+    }
+}
+
+enum Sink<'p> {
+    Enrich {
+        cov: Coverage,
+        key: String,
+        only_requests: bool,
+        rows: Option<Rows>,
+        object: Vec<u8>,
+    },
+    Summary {
+        part: PartRef<'p>,
+        /// An empty part like `part` (for [`Worker::fork`]).
+        empty: Box<Part>,
+        template: Summary,
+    },
+}
+
+/// What became of one line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Handled {
+    /// Handled; why it is bad, when it is (for the caller's diagnostics).
+    Done(Option<String>),
+    /// A line of a format whose requests span several lines, left untouched and uncounted by
+    /// a worker made with [`Worker::fork`]: the caller hands it, in input order, to a worker
+    /// that joins.
+    Deferred,
+}
+
+/// Per-thread state for the lines of one run.
+pub struct Worker<'p> {
+    proc: Processor,
+    sink: Sink<'p>,
+}
+
+impl Worker<'static> {
+    /// A worker for `config`'s command: enrich, or summary into a part of its own. (Any other
+    /// command gets a worker that writes and adds up nothing.)
+    pub fn new(config: &Config) -> Worker<'static> {
+        match &config.command {
+            Command::Summary(sc) => {
+                let template = template(sc);
+                let part = PartRef::Own(Box::new(Part::new(&template, sc)));
+                Worker::summary(config, sc, template, part)
+            }
+            Command::Enrich(e) => Worker::enrich(config, e),
+            _ => Worker::enrich(
+                config,
+                &EnrichConfig {
+                    key: "tokentime".into(),
+                    only_requests: true,
+                    rows: None,
+                },
+            ),
+        }
+    }
+
+    fn enrich(config: &Config, e: &EnrichConfig) -> Worker<'static> {
+        let mut proc = processor(config, Some(&e.key), &[]);
+        proc.want_ids(e.rows.is_some());
+        Worker {
+            proc,
+            sink: Sink::Enrich {
+                cov: Coverage::default(),
+                key: e.key.clone(),
+                only_requests: e.only_requests,
+                rows: e.rows.clone(),
+                object: Vec::with_capacity(512),
+            },
+        }
+    }
+
+    /// The part a summary worker added its lines to (`None` for enrich, or a shared part).
+    pub fn into_part(self) -> Option<Part> {
+        match self.sink {
+            Sink::Summary {
+                part: PartRef::Own(p),
+                ..
+            } => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+impl<'p> Worker<'p> {
+    /// A summary worker that adds its lines to `part`, shared with the thread that prints.
+    pub fn shared(
+        config: &Config,
+        sc: &SummaryConfig,
+        template: Summary,
+        part: &'p Mutex<Part>,
+    ) -> Worker<'p> {
+        Worker::summary(config, sc, template, PartRef::Shared(part))
+    }
+
+    fn summary(
+        config: &Config,
+        sc: &SummaryConfig,
+        template: Summary,
+        part: PartRef<'p>,
+    ) -> Worker<'p> {
+        let by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
+        // A summary reads the original fields of an enriched line like any other: no key.
+        Worker {
+            proc: processor(config, None, &by),
+            sink: Sink::Summary {
+                part,
+                empty: Box::new(Part::new(&template, sc)),
+                template,
+            },
+        }
+    }
+
+    /// A worker for the same command with a copy of this one's processor
+    /// ([`Processor::fork`]: it defers the lines of formats that join lines) and nothing
+    /// counted: for a thread that reads one chunk of a file. A summary worker's part is its
+    /// own, empty.
+    pub fn fork(&self) -> Worker<'static> {
+        let sink = match &self.sink {
+            Sink::Enrich {
+                key,
+                only_requests,
+                rows,
+                ..
+            } => Sink::Enrich {
+                cov: Coverage::default(),
+                key: key.clone(),
+                only_requests: *only_requests,
+                rows: rows.clone(),
+                object: Vec::with_capacity(512),
+            },
+            Sink::Summary {
+                empty, template, ..
+            } => Sink::Summary {
+                part: PartRef::Own(empty.clone()),
+                empty: empty.clone(),
+                template: template.clone(),
+            },
+        };
+        Worker {
+            proc: self.proc.fork(),
+            sink,
+        }
+    }
+
+    /// True when a line longer than `--max-line-bytes` is passed through (enrich without
+    /// `--only-requests` or `--output` rows).
+    pub fn passes_long_lines(&self) -> bool {
+        matches!(
+            self.sink,
+            Sink::Enrich {
+                only_requests: false,
+                rows: None,
+                ..
+            }
+        )
+    }
+
+    /// Handles one framed line: `prefix` (a BOM on the first line), `content`, `ending`
+    /// (`\n`, `\r\n` or nothing), the `line_no`th of its input; writes what enrich outputs to
+    /// `w`.
+    ///
+    /// # Errors
+    /// The writer's.
+    pub fn line(
+        &mut self,
+        line_no: u64,
+        prefix: &[u8],
+        content: &[u8],
+        ending: &[u8],
+        w: &mut impl Write,
+    ) -> io::Result<Handled> {
+        let proc = &mut self.proc;
+        let kind = proc.process(content);
+        let bad = match &kind {
+            Kind::Deferred => return Ok(Handled::Deferred),
+            Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
+            _ => proc.requests().iter().find_map(|r| r.unparseable).map(|field| {
+                format!(
+                    "{field}: present but not readable in its unit (its metrics are null, reason unparseable)"
+                )
+            }),
+        };
+        match &mut self.sink {
+            Sink::Summary { part, template, .. } => {
+                let mut guard = part.get();
+                let p = &mut *guard;
+                p.count(|cov| proc.count(&kind, cov));
+                if matches!(kind, Kind::Requests) {
+                    for (k, r) in proc.requests().iter().enumerate() {
+                        let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
+                        let by = proc.by_values(k);
+                        p.summary.add_request(r, gaps, by);
+                        if let Some((_, s)) = &mut p.slice {
+                            s.add_request(r, gaps, by);
+                        }
+                        if let Some(b) = &mut p.buckets
+                            && let Some(win) = b.window(r.end_ns, template)
+                        {
+                            win.add_request(r, gaps, by);
+                        }
+                    }
+                }
+            }
+            Sink::Enrich {
+                cov,
+                key,
+                only_requests,
+                rows,
+                object,
+            } => {
+                proc.count(&kind, cov);
+                if let Some(rows) = rows {
+                    if let Kind::Requests = kind {
+                        render::write_request_rows(w, rows, proc, content, line_no)?;
+                    }
+                    return Ok(Handled::Done(bad));
+                }
+                let spliced = match &kind {
+                    Kind::Requests => {
+                        object.clear();
+                        enrich::render_all(object, key, proc.requests(), |f| {
+                            &proc.format_spec(f).name
+                        })?;
+                        w.write_all(prefix)?;
+                        enrich::splice(w, content, object)?
+                    }
+                    _ if *only_requests => return Ok(Handled::Done(bad)),
+                    _ => false,
+                };
+                if !spliced {
+                    w.write_all(prefix)?;
+                    w.write_all(content)?;
+                }
+                w.write_all(ending)?;
+            }
+        }
+        Ok(Handled::Done(bad))
+    }
+
+    /// Counts a line longer than `max_line_bytes` (its bytes are the caller's to pass on) and
+    /// returns the diagnostic.
+    pub fn too_long(&mut self, max_line_bytes: usize) -> String {
+        let count = |cov: &mut Coverage| {
+            cov.lines += 1;
+            cov.too_long += 1;
+        };
+        match &mut self.sink {
+            Sink::Enrich { cov, .. } => count(cov),
+            Sink::Summary { part, .. } => part.get().count(count),
+        }
+        format!("line longer than --max-line-bytes {max_line_bytes}")
+    }
+
+    /// Counts, in `cov`, one more invalid line (a JSON document that could not be read).
+    pub fn count_invalid(&mut self) {
+        match &mut self.sink {
+            Sink::Enrich { cov, .. } => cov.invalid += 1,
+            Sink::Summary { part, .. } => part.get().cov.invalid += 1,
+        }
+    }
+
+    /// Ends the input: multi-line requests still in flight are counted as unfinished.
+    pub fn finish(&mut self) {
+        let proc = &mut self.proc;
+        match &mut self.sink {
+            Sink::Enrich { cov, .. } => proc.finish(cov),
+            Sink::Summary { part, .. } => proc.finish(&mut part.get().cov),
+        }
+    }
+
+    /// What the lines held so far (enrich; a summary worker's is in its part).
+    pub fn coverage(&self) -> Option<&Coverage> {
+        match &self.sink {
+            Sink::Enrich { cov, .. } => Some(cov),
+            Sink::Summary { .. } => None,
+        }
+    }
+
+    /// Adds the counters and digests of `other`, a worker of the same run, to this one.
+    pub fn merge(&mut self, other: Worker<'_>) {
+        match (&mut self.sink, other.sink) {
+            (Sink::Enrich { cov, .. }, Sink::Enrich { cov: theirs, .. }) => cov.merge(&theirs),
+            (
+                Sink::Summary { part, template, .. },
+                Sink::Summary {
+                    part: mut theirs, ..
+                },
+            ) => {
+                let theirs = theirs.get();
+                part.get().absorb(&theirs, template);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The processor of a worker: `config`'s formats, root, prefix and join limits; `key` the
+/// enrich key; `by` the `--by` paths.
+fn processor(config: &Config, key: Option<&str>, by: &[Vec<String>]) -> Processor {
+    let mut proc = Processor::new(
+        config.formats.clone(),
+        &config.root,
+        key,
+        by,
+        config.cache_hit_ratio,
+    );
+    proc.set_prefix(config.prefix.clone());
+    proc.set_join_limits(config.max_inflight, config.join_timeout_ns);
+    if config.reference_parser {
+        proc.use_reference_parser();
+    }
+    proc
+}

@@ -1,0 +1,98 @@
+//! No allocation per line in steady state: a counting global allocator around whole runs of
+//! `tokentime::run` (one thread, as on standard input) on N and on 2N generated lines. The
+//! extra N lines must cost no allocation in enrich mode, and, in summary mode, only the
+//! digests' amortized growth (an exact buffer doubling now and then; past 10,000 values, one
+//! fold into the t-digest per 8,192 values). Lines that hold several requests as records (an
+//! OTLP export) are the exception: they are read through a `serde_json::Value`.
+
+use clap::Parser;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+#[path = "../examples/genlog.rs"]
+#[allow(dead_code)]
+mod genlog;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards to the system allocator, only counting calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Tests in this file run one at a time: the counter is global.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Allocations made by one run of `tokentime ARGS FILE` (output discarded).
+fn allocations(args: &[&str], input: &[u8]) -> u64 {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(input).unwrap();
+    f.flush().unwrap();
+    let mut argv = vec!["tokentime"];
+    argv.extend_from_slice(args);
+    argv.extend(["--threads", "1", f.path().to_str().unwrap()]);
+    let config = tokentime::cli::Cli::try_parse_from(argv)
+        .unwrap()
+        .resolve()
+        .unwrap();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    tokentime::run(&config, std::io::sink()).unwrap();
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
+fn lines(format: &str, n: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    genlog::generate(format, 5, Some(n), None, &mut out)
+        .unwrap()
+        .unwrap();
+    out
+}
+
+/// Allocations of the second N lines: runs on N and 2N lines, the difference.
+fn extra(args: &[&str], format: &str, n: u64) -> u64 {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let small = allocations(args, &lines(format, n));
+    let large = allocations(args, &lines(format, 2 * n));
+    large.saturating_sub(small)
+}
+
+#[test]
+fn enrich_allocates_nothing_per_line() {
+    // Not OTLP: an export line holds records (spans), which are read through a
+    // `serde_json::Value` of the line, by design (see `src/records.rs`).
+    for format in ["litellm", "llamacpp", "vllm"] {
+        assert_eq!(extra(&[], format, 3000), 0, "{format}");
+    }
+    assert_eq!(extra(&["--only-requests"], "litellm", 3000), 0);
+}
+
+#[test]
+fn summary_allocates_only_for_digest_growth() {
+    for args in [&["summary"][..], &["summary", "--by", "model"]] {
+        // 3000 more requests into 9 metrics of 7 (25 with --by model) groups: an exact buffer
+        // doubles now and then (at most ~2 doublings per buffer here), nothing per line.
+        let n = extra(args, "litellm", 3000);
+        eprintln!("{args:?}: {n} allocations for 3000 more lines");
+        assert!(n < 3000 / 10, "{args:?}: {n} allocations for 3000 lines");
+    }
+}

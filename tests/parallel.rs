@@ -1,0 +1,210 @@
+//! Reading a file with several threads changes nothing a user sees: the same output bytes in
+//! the same order, the same diagnostics with the same line numbers, the same summary (exact
+//! quantiles), whatever the chunk size, including chunks smaller than a line. And the fast
+//! scanner gives byte for byte what the serde_json reference parser gives.
+
+mod common;
+use common::*;
+use std::io::Write;
+use std::process::Output;
+
+#[path = "../examples/genlog.rs"]
+#[allow(dead_code)]
+mod genlog;
+
+fn file(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let mut f = tempfile::NamedTempFile::new().unwrap();
+    f.write_all(bytes).unwrap();
+    f.flush().unwrap();
+    f
+}
+
+fn all_testdata() -> Vec<u8> {
+    let mut all = vec![];
+    let mut dirs = vec![testdata()];
+    let mut files = vec![];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl" || x == "log") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    for f in files {
+        all.extend(std::fs::read(f).unwrap());
+        if all.last() != Some(&b'\n') {
+            all.push(b'\n');
+        }
+    }
+    all
+}
+
+fn generated(lines: u64) -> Vec<u8> {
+    let mut out = vec![];
+    for (i, f) in ["litellm", "llamacpp", "vllm", "otlp"]
+        .into_iter()
+        .enumerate()
+    {
+        genlog::generate(f, 3 + i as u64, Some(lines), None, &mut out)
+            .unwrap()
+            .unwrap();
+    }
+    out
+}
+
+fn assert_same(a: &Output, b: &Output, what: &str) {
+    assert_eq!(a.status.code(), b.status.code(), "{what}: exit status");
+    assert!(a.stdout == b.stdout, "{what}: stdout differs");
+    assert_eq!(
+        String::from_utf8_lossy(&a.stderr),
+        String::from_utf8_lossy(&b.stderr),
+        "{what}: stderr"
+    );
+}
+
+/// Runs tokentime with `args` and standard input redirected from the file at `path` (a regular
+/// file, which is read in parallel like a FILE argument).
+fn run_stdin_file(args: &[&str], path: &std::path::Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(args)
+        .stdin(std::fs::File::open(path).unwrap())
+        .output()
+        .unwrap()
+}
+
+/// Runs `args` + FILE on one thread and on several with various chunk sizes, and with the file
+/// as standard input; all must agree.
+fn check(args: &[&str], input: &[u8], what: &str) {
+    let f = file(input);
+    let path = f.path().to_str().unwrap();
+    let one = run(&[args, &["--threads", "1", path]].concat(), b"");
+    for chunk in ["64", "1000", "65536"] {
+        let many = run(
+            &[args, &["--threads", "3", "--chunk-bytes", chunk, path]].concat(),
+            b"",
+        );
+        assert_same(&one, &many, &format!("{what} {args:?} chunk {chunk}"));
+    }
+    let stdin = run_stdin_file(
+        &[args, &["--threads", "3", "--chunk-bytes", "1000"]].concat(),
+        f.path(),
+    );
+    let mut expected = one.clone();
+    expected.stderr = String::from_utf8_lossy(&one.stderr)
+        .replace(path, "<stdin>")
+        .into_bytes();
+    assert_same(&expected, &stdin, &format!("{what} {args:?} stdin"));
+}
+
+#[test]
+fn threads_change_nothing_on_testdata_and_generated_logs() {
+    let mut input = all_testdata();
+    input.extend(generated(300));
+    check(&[], &input, "enrich");
+    check(&["--only-requests"], &input, "enrich");
+    check(&["summary", "-o", "json"], &input, "summary");
+    check(&["summary", "--by", "model"], &input, "summary");
+    check(&["--root", "response"], &input, "enrich");
+}
+
+/// Every testdata file on its own (JSON lines, logs, one-line JSON documents, pretty-printed
+/// array documents): enrich and summary give the same on one thread and on several, with
+/// chunks small enough to cut every file; with a forced format that joins lines too (such a
+/// file is read by one thread).
+#[test]
+fn threads_change_nothing_on_each_testdata_file() {
+    let mut files = vec![];
+    let mut dirs = vec![testdata()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p
+                .extension()
+                .is_some_and(|x| x == "jsonl" || x == "log" || x == "json")
+                && !p.to_string_lossy().ends_with(".formats.json")
+            {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 50, "{}", files.len());
+    let formats = testdata().join("custom/gateway.formats.toml");
+    let formats = formats.to_str().unwrap();
+    for f in &files {
+        let path = f.to_str().unwrap();
+        let mut runs: Vec<Vec<&str>> = vec![
+            vec![],
+            vec!["summary", "-o", "json", "--by", "model"],
+            vec!["--formats", formats],
+        ];
+        if path.contains("ollama") {
+            runs.push(vec!["-f", "ollama"]);
+            runs.push(vec!["summary", "-o", "json", "-f", "ollama"]);
+        }
+        for args in runs {
+            let one = run(&[&args[..], &["--threads", "1", path]].concat(), b"");
+            let many = run(
+                &[&args[..], &["--threads", "4", "--chunk-bytes", "300", path]].concat(),
+                b"",
+            );
+            assert_same(&one, &many, &format!("{path} {args:?}"));
+        }
+    }
+}
+
+#[test]
+fn threads_change_nothing_at_the_edges() {
+    let req = "{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}";
+    let mut input = format!("\u{feff}{req}\r\nplain\n{{bad\n\n{req}\r\n").into_bytes();
+    // Lines around --max-line-bytes 200, long ones split over many chunks.
+    for len in [150, 199, 200, 201, 202, 450, 5000] {
+        input.extend_from_slice(b"{\"pad\":\"");
+        input.extend(std::iter::repeat_n(b'x', len));
+        input.extend_from_slice(b"\"}\n");
+        input.extend_from_slice(req.as_bytes());
+        input.push(b'\n');
+    }
+    input.extend_from_slice(req.as_bytes()); // no final newline
+    for args in [
+        &["--max-line-bytes", "200"][..],
+        &["--max-line-bytes", "200", "--only-requests"],
+        &["summary", "-o", "json", "--max-line-bytes", "200"],
+        &["--max-diagnostics", "2", "--max-line-bytes", "200"],
+        &["--strict"],
+    ] {
+        check(args, &input, "edges");
+    }
+    // A file that starts with a too-long line keeps its BOM bytes.
+    let mut long_first = "\u{feff}".as_bytes().to_vec();
+    long_first.extend(std::iter::repeat_n(b'y', 3000));
+    long_first.extend_from_slice(b"\n");
+    long_first.extend_from_slice(req.as_bytes());
+    check(&["--max-line-bytes", "100"], &long_first, "long first line");
+    check(&[], b"", "empty file");
+}
+
+#[test]
+fn the_fast_parser_gives_what_the_reference_parser_gives() {
+    let mut input = all_testdata();
+    input.extend(generated(500));
+    let f = file(&input);
+    let path = f.path().to_str().unwrap();
+    for args in [
+        &[][..],
+        &["--root", "response"],
+        &["summary", "-o", "json"],
+        &["summary", "-o", "json", "--by", "model"],
+    ] {
+        let fast = run(&[args, &[path]].concat(), b"");
+        let reference = run(&[args, &["--reference-parser", path]].concat(), b"");
+        assert!(fast.status.success());
+        assert_same(&fast, &reference, &format!("{args:?}"));
+    }
+}
