@@ -400,7 +400,15 @@ impl Scanner<'_, '_> {
     fn skip_value(&mut self, i: usize) -> Pos {
         match self.scalar(i) {
             Some(r) => r,
-            None => self.skip_container(i),
+            None => {
+                // Empty ones (`"request_tags": []`) are common and need no stack.
+                let close = if self.at(i) == b'[' { b']' } else { b'}' };
+                let j = self.ws(i + 1);
+                if self.at(j) == close {
+                    return Ok(j + 1);
+                }
+                self.skip_container(i)
+            }
         }
     }
 
