@@ -33,6 +33,8 @@ struct Node {
     /// bytes as a word, its last 8 (0 when it is 8 bytes or shorter), its length, and its
     /// index in `children` plus one (0: empty entry). Empty when there are no children.
     table: Vec<(u64, u64, u32, u32)>,
+    /// The children named `[i]` (array element `i`; `[-1]` is the last one): index and node.
+    indexed: Vec<(i64, usize)>,
 }
 
 /// A trie of key paths (`["usage", "prompt_tokens"]`), each with a [`SlotId`].
@@ -75,6 +77,11 @@ impl Node {
             }
             self.table[at] = (head, tail, k.len() as u32, i as u32 + 1);
         }
+        self.indexed = self
+            .children
+            .iter()
+            .filter_map(|(k, n)| Some((index_segment(k)?, *n)))
+            .collect();
     }
 }
 
@@ -141,7 +148,11 @@ impl PathSet {
         if first.map(|i| line[i]) != Some(b'{') {
             return Err(ReadError::NotAnObject);
         }
-        let mut de = serde_json::Deserializer::from_slice(line);
+        // serde_json checks UTF-8 only in the strings it decodes, not in those it skips; the
+        // whole line is checked here so that a line's kind never depends on which fields the
+        // formats in use happen to read.
+        let text = std::str::from_utf8(line).map_err(|e| invalid_utf8(e.valid_up_to()))?;
+        let mut de = serde_json::Deserializer::from_str(text);
         let seed = NodeSeed {
             set: self,
             node: 0,
@@ -149,16 +160,19 @@ impl PathSet {
             out: &mut slots.spans,
         };
         seed.deserialize(&mut de).map_err(invalid)?;
-        de.end().map_err(invalid)?;
-        // serde_json checks UTF-8 only in the strings it decodes; the contract is the line.
-        match std::str::from_utf8(line) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(ReadError::Invalid(format!(
-                "invalid unicode code point at byte {}",
-                e.valid_up_to() + 1
-            ))),
-        }
+        de.end().map_err(invalid)
     }
+}
+
+/// The error for a line whose UTF-8 is valid up to byte `valid_up_to` (0-based).
+fn invalid_utf8(valid_up_to: usize) -> ReadError {
+    ReadError::Invalid(format!("invalid UTF-8 at byte {}", valid_up_to + 1))
+}
+
+/// The array index a path segment names (`[0]` -> 0, `[-1]` -> -1, the last element), if it
+/// is one.
+fn index_segment(seg: &str) -> Option<i64> {
+    seg.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
 }
 
 fn invalid(e: serde_json::Error) -> ReadError {
@@ -266,8 +280,39 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         }
         Ok(())
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        // Children named `[i]` (element i) or `[-1]` (the last element) read into the array;
+        // without them it is skipped.
+        let set = self.set;
+        let node = &set.nodes[self.node];
+        let indexed = |want: i64| {
+            node.children
+                .iter()
+                .filter(move |(k, _)| index_segment(k) == Some(want))
+                .map(|&(_, n)| n)
+        };
+        if !node
+            .children
+            .iter()
+            .any(|(k, _)| index_segment(k).is_some())
+        {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
+        let mut last: Option<&'de RawValue> = None;
+        let mut i: i64 = 0;
+        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+            for n in indexed(i) {
+                self.read_element(n, raw)?;
+            }
+            last = Some(raw);
+            i += 1;
+        }
+        if let Some(raw) = last {
+            for n in indexed(-1) {
+                self.read_element(n, raw)?;
+            }
+        }
         Ok(())
     }
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
@@ -287,6 +332,27 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
+    }
+}
+
+impl NodeSeed<'_> {
+    /// Reads one array element (already cut out as `raw`, which points into the line) at trie
+    /// node `n`: records it when `n` has a slot, and reads `n`'s children out of it.
+    fn read_element<E: de::Error>(&mut self, n: usize, raw: &RawValue) -> Result<(), E> {
+        let cn = &self.set.nodes[n];
+        record(self.out, self.base, cn.slot, raw);
+        if cn.children.is_empty() {
+            return Ok(());
+        }
+        let mut sub = serde_json::Deserializer::from_str(raw.get());
+        NodeSeed {
+            set: self.set,
+            node: n,
+            base: self.base,
+            out: &mut *self.out,
+        }
+        .deserialize(&mut sub)
+        .map_err(de::Error::custom)
     }
 }
 
@@ -401,6 +467,32 @@ mod tests {
     }
 
     #[test]
+    fn array_elements_by_index_and_last() {
+        // Bedrock stream bodies: the metrics are in the last chunk of an array.
+        let s = set(&[
+            &["b", "[-1]", "m", "lat"],
+            &["b", "[0]", "t"],
+            &["b", "[1]"],
+            &["c", "[-1]"],
+        ]);
+        let line = br#"{"b":[{"t":"s","m":{"lat":1}},[9],{"t":"x","m":{"lat":7}}],"c":[],"d":[1]}"#;
+        let mut slots = Slots::default();
+        s.extract(line, &mut slots).unwrap();
+        assert_eq!(
+            slots.raw(line, 0),
+            Some("7"),
+            "the last element, not the first"
+        );
+        assert_eq!(slots.raw(line, 1), Some("\"s\""));
+        assert_eq!(slots.raw(line, 2), Some("[9]"));
+        assert_eq!(
+            slots.raw(line, 3),
+            None,
+            "an empty array has no last element"
+        );
+    }
+
+    #[test]
     fn escaped_keys_match() {
         let s = set(&[&["a/b"]]);
         let line = br#"{"a\/b":7}"#;
@@ -436,6 +528,11 @@ mod tests {
             s.extract(b"{\"a\":\"\xff\"}", &mut slots),
             Err(ReadError::Invalid(_))
         ));
+        assert_eq!(
+            s.extract(b"{\"b\":\"\xff\",\"a\":1}", &mut slots),
+            Err(ReadError::Invalid("invalid UTF-8 at byte 7".into())),
+            "in a field that is not read too"
+        );
     }
 
     #[test]

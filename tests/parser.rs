@@ -22,6 +22,13 @@ fn auto_paths() -> PathSet {
     paths.add(&["metadata"]);
     paths.add(&["a/b", "c"]);
     paths.add(&["a/b"]);
+    // Array elements: by index, the last one, and below them.
+    paths.add(&["choices", "[0]", "finish_reason"]);
+    paths.add(&["choices", "[-1]"]);
+    paths.add(&["timings", "[1]"]);
+    paths.add(&["timings", "[-1]", "usage", "prompt_tokens"]);
+    paths.add(&["response", "[0]", "x"]);
+    paths.add(&["response", "[00]"]);
     paths
 }
 

@@ -19,9 +19,10 @@
 //! What serde_json checks beyond RFC 8259 is mirrored where the reference applies it: keys of
 //! the objects the trie descends into, and strings at a trie node that has children, must not
 //! hold a lone UTF-16 surrogate escape; a number at such a node must fit an `f64`; such objects
-//! and arrays nest at most 127 deep. Skipped values have none of these limits.
+//! and arrays nest at most 127 deep. Skipped values have none of these limits. Trie children
+//! named `[i]` and `[-1]` read array elements (the `i`-th, the last), as the reference does.
 
-use super::{Node, PathSet, ReadError};
+use super::{Node, PathSet, ReadError, invalid_utf8};
 
 /// The line is invalid; [`Scanner::why`] says where and why.
 struct Stop;
@@ -155,9 +156,13 @@ pub(super) fn extract(
         Ok(_) if s.high == 0 => Ok(()),
         Ok(_) => match std::str::from_utf8(line) {
             Ok(_) => Ok(()),
-            Err(e) => Err(invalid(e.valid_up_to(), "invalid unicode code point")),
+            Err(e) => Err(invalid_utf8(e.valid_up_to())),
         },
-        Err(Stop) => Err(invalid(s.why.0, s.why.1)),
+        // Invalid UTF-8 is reported first, wherever it is (the scan may have stopped before).
+        Err(Stop) => match std::str::from_utf8(line) {
+            Ok(_) => Err(invalid(s.why.0, s.why.1)),
+            Err(e) => Err(invalid_utf8(e.valid_up_to())),
+        },
     }
 }
 
@@ -584,6 +589,7 @@ impl Scanner<'_, '_> {
                 Err(self.stop(i + 1, "recursion limit exceeded", ""))
             }
             b'{' => self.object(set, c, i + 1, depth + 1),
+            b'[' if !set.nodes[c].indexed.is_empty() => self.elements(set, c, i),
             b'[' => self.skip_container(i),
             b'"' => {
                 let (end, escaped) = self.string(i + 1)?;
@@ -603,6 +609,72 @@ impl Scanner<'_, '_> {
             }
             _ => self.skip_value(i),
         }
+    }
+}
+
+impl Scanner<'_, '_> {
+    /// Reads the array at `i` at trie node `c`, which has children `[k]` (element `k`) or
+    /// `[-1]` (the last element), as the reference does: each element is skipped, then read
+    /// again at each child naming it. Returns the index after the `]`.
+    #[inline(never)]
+    fn elements(&mut self, set: &PathSet, c: usize, i: usize) -> Pos {
+        let mut i = self.ws(i + 1);
+        let mut last = None;
+        if self.at(i) != b']' {
+            let mut k: i64 = 0;
+            loop {
+                let end = self.skip_value(i)?;
+                self.element(set, c, k, i, end)?;
+                last = Some((i, end));
+                k += 1;
+                i = self.ws(end);
+                match self.at(i) {
+                    b',' => i = self.ws(i + 1),
+                    b']' => break,
+                    _ => {
+                        return Err(self.stop(
+                            i,
+                            "expected `,` or `]`",
+                            "EOF while parsing a list",
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some((start, end)) = last {
+            self.element(set, c, -1, start, end)?;
+        }
+        Ok(i + 1)
+    }
+
+    /// Element `k` (`-1`: the last) of an array at trie node `c`, at `start..end`: recorded at
+    /// each child `[k]`, and read again there when that child has children of its own.
+    fn element(
+        &mut self,
+        set: &PathSet,
+        c: usize,
+        k: i64,
+        start: usize,
+        end: usize,
+    ) -> Result<(), Stop> {
+        for &(want, n) in &set.nodes[c].indexed {
+            if want != k {
+                continue;
+            }
+            let cn = &set.nodes[n];
+            if let Some(slot) = cn.slot {
+                self.out[slot] = if end - start == 4 && self.b[start] == b'n' {
+                    None
+                } else {
+                    Some((start as u32, end as u32))
+                };
+            }
+            if !cn.children.is_empty() {
+                // The reference reads the element with a fresh deserializer: depth from 1.
+                self.visit(set, n, start, 1)?;
+            }
+        }
+        Ok(())
     }
 }
 
