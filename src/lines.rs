@@ -86,7 +86,7 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// A reader that holds lines up to `max_line` bytes (content plus ending).
     pub fn new(inner: R, max_line: usize) -> Self {
-        let cap = READ_SIZE.min(max_line.max(1) + 2).max(4096);
+        let cap = READ_SIZE.min(max_line.max(1).saturating_add(2)).max(4096);
         LineReader {
             inner,
             buf: ReadBuf::new(cap),
@@ -145,7 +145,9 @@ impl<R: Read> LineReader<R> {
                 self.start = self.end;
                 return Ok(Some(self.frame(line_start, self.end)));
             }
-            if scanned >= self.max_line {
+            // Only past the limit: a final line of exactly `max_line` bytes has no newline
+            // to come, and whether the reader has seen EOF yet depends on its chunking.
+            if scanned > self.max_line {
                 self.line_no += 1;
                 self.first = false;
                 overflow(&self.buf[self.start..self.end])?;
@@ -191,7 +193,7 @@ impl<R: Read> LineReader<R> {
         }
         if self.end == self.buf.len() {
             let grown = (self.buf.len() * 2)
-                .min(self.max_line + 2)
+                .min(self.max_line.saturating_add(2))
                 .max(self.buf.len() + 1);
             self.buf = self.buf.grown(grown, self.end);
         }
@@ -291,6 +293,18 @@ mod tests {
                 "0|ok|"
             ]
         );
+    }
+
+    #[test]
+    fn a_final_line_of_exactly_max_bytes_fits() {
+        assert_eq!(collect(b"x\nabc", 3), vec!["0|x|\\n", "0|abc|"]);
+        assert_eq!(collect(b"abc\n", 3), vec!["LONG:abc\\n"]);
+        assert_eq!(collect(b"abcd", 3), vec!["LONG:abcd"]);
+    }
+
+    #[test]
+    fn max_line_of_usize_max_does_not_overflow() {
+        assert_eq!(collect(b"ab\nc", usize::MAX), vec!["0|ab|\\n", "0|c|"]);
     }
 
     #[test]
