@@ -7,7 +7,8 @@
 # Generates (once, then reuses) a LiteLLM log of --size bytes with examples/genlog.rs, and a
 # 100 MB file of the real lab LiteLLM log (testdata/lab) repeated. For each command it reports
 # the median wall time of --runs runs (default 3), MB/s (10^6 bytes per second of input), and
-# the ratio of that to `wc -l`'s MB/s on the same file in the same run; then the peak RSS of
+# the ratio of that to `wc -l`'s MB/s on the same file in the same run (and the median CPU
+# time, all threads, to show what a busy machine did to the wall time); then the peak RSS of
 # `tokentime summary` (GNU time's maximum resident set size). With --rss-4g it also generates
 # a 4 GiB log, measures summary's peak RSS on it, and deletes it.
 #
@@ -64,17 +65,19 @@ if [ "$jq_too" = 1 ]; then
     command -v jaq > /dev/null && tools+=(jaq)
 fi
 
-# Median wall time (s) of `runs` runs of the shell command $1 (output to /dev/null).
+# Medians over `runs` runs of the shell command $1 (output to /dev/null): wall seconds and CPU
+# seconds (user + system, all threads). On a busy machine wall time exceeds CPU time for a
+# one-thread command: it waited for a core.
 median_time() {
-    local cmd="$1" times=() t0 t1
+    local cmd="$1" walls=() cpus=() out
     for _ in $(seq "$runs"); do
-        t0=$EPOCHREALTIME
-        bash -c "$cmd" > /dev/null
-        t1=$EPOCHREALTIME
-        times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')")
+        out=$( { TIMEFORMAT='%R %U %S'; time bash -c "$cmd" > /dev/null; } 2>&1 )
+        walls+=("$(echo "$out" | awk '{ print $1 }')")
+        cpus+=("$(echo "$out" | awk '{ print $2 + $3 }')")
     done
-    printf '%s\n' "${times[@]}" | sort -g | awk '{ v[NR] = $1 } END {
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    echo "$(med "${walls[@]}") $(med "${cpus[@]}")"
 }
 
 # Peak RSS (MiB) of a tokentime run, by GNU time; "-" when GNU time is missing.
@@ -97,14 +100,15 @@ table() {
     echo
     echo "### $label: $(basename "$file") ($(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB, $(wc -l < "$file") lines)"
     echo
-    echo "| command | median s | MB/s | / wc -l |"
-    echo "|---|---:|---:|---:|"
+    echo "| command | wall s | CPU s | MB/s | / wc -l |"
+    echo "|---|---:|---:|---:|---:|"
     wc_t=$(median_time "wc -l '$file'")
     row() {
         local name="$1" cmd="$2" t
         t=${3:-$(median_time "$cmd")}
-        awk -v n="$name" -v t="$t" -v b="$bytes" -v w="$wc_t" 'BEGIN {
-            printf "| %s | %.3f | %.0f | %.3f |\n", n, t, b / t / 1e6, w / t }'
+        awk -v n="$name" -v t="$t" -v b="$bytes" -v w="${wc_t%% *}" 'BEGIN {
+            split(t, x, " ")
+            printf "| %s | %.3f | %.3f | %.0f | %.3f |\n", n, x[1], x[2], b / x[1] / 1e6, w / x[1] }'
     }
     row '`wc -l FILE`' "wc -l '$file'" "$wc_t"
     row '`tokentime summary --threads 1 FILE`' "'$tt' summary --threads 1 '$file'"

@@ -161,9 +161,7 @@ impl PathSet {
         // serde_json checks UTF-8 only in the strings it decodes, not in those it skips; the
         // whole line is checked here so that a line's kind never depends on which fields the
         // formats in use happen to read.
-        let text = std::str::from_utf8(line).map_err(|e| {
-            ReadError::Invalid(format!("invalid UTF-8 at byte {}", e.valid_up_to() + 1))
-        })?;
+        let text = std::str::from_utf8(line).map_err(|e| invalid_utf8(e.valid_up_to()))?;
         let mut de = serde_json::Deserializer::from_str(text);
         let seed = NodeSeed {
             set: self,
@@ -174,6 +172,11 @@ impl PathSet {
         seed.deserialize(&mut de).map_err(invalid)?;
         de.end().map_err(invalid)
     }
+}
+
+/// The error for a line whose UTF-8 is valid up to byte `valid_up_to` (0-based).
+fn invalid_utf8(valid_up_to: usize) -> ReadError {
+    ReadError::Invalid(format!("invalid UTF-8 at byte {}", valid_up_to + 1))
 }
 
 fn invalid(e: serde_json::Error) -> ReadError {

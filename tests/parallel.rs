@@ -188,6 +188,17 @@ fn threads_change_nothing_at_the_edges() {
     long_first.extend_from_slice(req.as_bytes());
     check(&["--max-line-bytes", "100"], &long_first, "long first line");
     check(&[], b"", "empty file");
+    // A final line of exactly --max-line-bytes bytes (no newline) fits; one more does not.
+    check(
+        &["--max-line-bytes", "10"],
+        b"x\nabcdefghij",
+        "final line at the limit",
+    );
+    check(
+        &["--max-line-bytes", "10"],
+        b"x\nabcdefghijk",
+        "final line past the limit",
+    );
 }
 
 #[test]

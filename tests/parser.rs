@@ -31,12 +31,20 @@ fn auto_paths() -> PathSet {
     paths.add(&["model"]);
     paths.add(&["a/b", "c"]);
     paths.add(&["a/b"]);
+    // Array elements: by index, the last one, below them, below elements, and a key that
+    // names an element beside keys.
     paths.add(&["arr", "[0]"]);
     paths.add(&["arr", "[-1]", "x"]);
     paths.add(&["arr", "[-1]"]);
     paths.add(&["arr", "[1]", "[0]", "y"]);
     paths.add(&["arr", "[2]", "[-1]"]);
     paths.add(&["arr", "x"]);
+    paths.add(&["choices", "[0]", "finish_reason"]);
+    paths.add(&["choices", "[-1]"]);
+    paths.add(&["timings", "[1]"]);
+    paths.add(&["timings", "[-1]", "usage", "prompt_tokens"]);
+    paths.add(&["response", "[0]", "x"]);
+    paths.add(&["response", "[00]"]);
     paths
 }
 
@@ -415,6 +423,17 @@ fn invalid_utf8_anywhere_is_invalid() {
 /// from its raw text) or an array element (the same): its count starts afresh there.
 #[test]
 fn nesting_counts_start_afresh_below_slots_and_elements() {
+    // Both parsers recurse once per trie level (200 here, a handful in real formats): give
+    // the unoptimized build room.
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(nesting_afresh)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn nesting_afresh() {
     let mut paths = PathSet::default();
     let deep: Vec<&str> = std::iter::repeat_n("d", 200).collect();
     paths.add(&deep);

@@ -24,7 +24,7 @@
 //! own and in an array element read by index (the reference reads those again from their raw
 //! text, with a deserializer of their own). Skipped values have none of these limits.
 
-use super::{Node, PathSet, ReadError};
+use super::{Node, PathSet, ReadError, invalid_utf8};
 
 /// The line is invalid; [`Scanner::why`] says where and why.
 struct Stop;
@@ -164,13 +164,9 @@ pub(super) fn extract(
 
 /// The line's UTF-8 check, worded as [`PathSet::extract_reference`] words it.
 fn utf8(line: &[u8]) -> Result<(), ReadError> {
-    match std::str::from_utf8(line) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(ReadError::Invalid(format!(
-            "invalid UTF-8 at byte {}",
-            e.valid_up_to() + 1
-        ))),
-    }
+    std::str::from_utf8(line)
+        .map(|_| ())
+        .map_err(|e| invalid_utf8(e.valid_up_to()))
 }
 
 fn invalid(at: usize, what: &str) -> ReadError {
@@ -412,7 +408,15 @@ impl Scanner<'_, '_> {
     fn skip_value(&mut self, i: usize) -> Pos {
         match self.scalar(i) {
             Some(r) => r,
-            None => self.skip_container(i),
+            None => {
+                // Empty ones (`"request_tags": []`) are common and need no stack.
+                let close = if self.at(i) == b'[' { b']' } else { b'}' };
+                let j = self.ws(i + 1);
+                if self.at(j) == close {
+                    return Ok(j + 1);
+                }
+                self.skip_container(i)
+            }
         }
     }
 
