@@ -170,6 +170,10 @@ pub fn decode_count(raw: &str) -> Option<u64> {
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(raw);
+    // The common case, plain digits, is exact by construction.
+    if (1..=18).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().ok();
+    }
     // Checked on the decimal digits: an f64 would call 1.92e-2050 or 9007199254740993.5
     // integral.
     let (n, exact) = decimal(text, 0)?;
@@ -686,6 +690,16 @@ mod short_path_tests {
             }
         }
         assert!(checked > 100_000);
+        // decode_count's plain-digit path against the general one.
+        for _ in 0..20_000 {
+            let len = 1 + (next() % 18) as usize;
+            let s: String = (0..len)
+                .map(|_| (b'0' + (next() % 10) as u8) as char)
+                .collect();
+            let general =
+                decimal(&s, 0).and_then(|(v, exact)| u64::try_from(v).ok().filter(|_| exact));
+            assert_eq!(decode_count(&s), general, "{s:?}");
+        }
         assert_eq!(decimal_scaled_short(b"1e3", 0), None);
         assert_eq!(
             decimal_scaled("1795964927.0283072", 9),
