@@ -143,6 +143,12 @@ fn threads_change_nothing_on_each_testdata_file() {
             vec![],
             vec!["summary", "-o", "json", "--by", "model"],
             vec!["--formats", formats],
+            vec![
+                "-o",
+                "csv",
+                "--fields",
+                "line,id,model,format,ttft_ms,e2e_ms",
+            ],
         ];
         if path.contains("ollama") {
             runs.push(vec!["-f", "ollama"]);
@@ -199,6 +205,48 @@ fn threads_change_nothing_at_the_edges() {
         b"x\nabcdefghijk",
         "final line past the limit",
     );
+}
+
+/// Lines of formats that join lines (an Ollama stream, a llama.cpp legacy log) among others,
+/// bad lines and too-long lines: handed in order to one worker while chunks are read in
+/// parallel, they come out in place, with their diagnostics in line order.
+#[test]
+fn threads_change_nothing_around_joined_lines() {
+    let ollama = std::fs::read(testdata().join("samples/ollama_stream.jsonl")).unwrap();
+    let llamacpp = std::fs::read(testdata().join("formats/llamacpp-log.jsonl")).unwrap();
+    let litellm = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let mut input = vec![];
+    for i in 0..12 {
+        let ollama_lines = lines_with_endings(&ollama);
+        for (k, l) in ollama_lines.iter().enumerate() {
+            input.extend_from_slice(l);
+            // Other lines between the parts of one stream.
+            if k % 2 == i % 2 {
+                input.extend_from_slice(lines_with_endings(&litellm)[(i + k) % 5]);
+                input.extend_from_slice(b"{bad json\n");
+            }
+        }
+        input.extend_from_slice(&llamacpp);
+        input.extend_from_slice(format!("{{\"pad\":\"{}\"}}\n", "x".repeat(300 + i)).as_bytes());
+    }
+    for args in [
+        &["--max-line-bytes", "305"][..],
+        &["--only-requests"],
+        &["--max-diagnostics", "7", "--max-line-bytes", "305"],
+        &["--max-diagnostics", "1000"],
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--by",
+            "model",
+            "--max-line-bytes",
+            "305",
+        ],
+        &["-o", "jsonl", "--fields", "line,id,model,format,ttft_ms"],
+    ] {
+        check(args, &input, "joined lines");
+    }
 }
 
 #[test]
