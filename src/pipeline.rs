@@ -89,21 +89,26 @@ fn read_id_model(
     )
 }
 
-/// The JSON part of a Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`),
-/// if the line is one.
-fn cri_body(line: &[u8]) -> Option<&[u8]> {
+/// Held pieces of split lines (Docker, CRI) at the most, per stream.
+const MAX_HELD: usize = 64 << 20;
+
+/// A Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`): its stream (0
+/// stdout, 1 stderr), whether it is a partial piece (`P`), and its text.
+fn cri_parse(line: &[u8]) -> Option<(usize, bool, &[u8])> {
     if line.len() < 24 || !line[..4].iter().all(u8::is_ascii_digit) || line[4] != b'-' {
         return None;
     }
     let sp = memchr::memchr(b' ', &line[..line.len().min(64)])?;
     let rest = &line[sp + 1..];
-    let rest = rest
-        .strip_prefix(b"stdout ")
-        .or_else(|| rest.strip_prefix(b"stderr "))?;
-    let rest = rest
-        .strip_prefix(b"F ")
-        .or_else(|| rest.strip_prefix(b"P "))?;
-    rest.starts_with(b"{").then_some(rest)
+    let (stream, rest) = match rest.strip_prefix(b"stdout ") {
+        Some(r) => (0, r),
+        None => (1, rest.strip_prefix(b"stderr ")?),
+    };
+    match rest.get(..2)? {
+        b"F " => Some((stream, false, &rest[2..])),
+        b"P " => Some((stream, true, &rest[2..])),
+        _ => None,
+    }
 }
 
 /// The `by` values (as strings; `None` when absent) at `by_slots` of a parsed line or record.
@@ -197,6 +202,7 @@ pub struct Processor {
     docker_log: Option<usize>,
     docker_stream: Option<usize>,
     inner: Vec<u8>,
+    partials: [Vec<u8>; 2],
     requests: Vec<Request>,
     gaps: Vec<i64>,
     record_readers: Vec<Option<RecordReader>>,
@@ -263,6 +269,7 @@ impl Processor {
             docker_log,
             docker_stream,
             inner: Vec::new(),
+            partials: [Vec::new(), Vec::new()],
             requests: Vec::new(),
             gaps: Vec::new(),
             record_readers,
@@ -291,19 +298,78 @@ impl Processor {
         self.gaps.clear();
         self.by_buf.clear();
         self.ids.clear();
+        if content.first() != Some(&b'{')
+            && self.prefix.is_none()
+            && let Some((stream, partial, body)) = cri_parse(content)
+        {
+            return self.cri(stream, partial, body);
+        }
         let body = self.strip_prefix(content);
         let kind = self.process_object(body);
-        if matches!(kind, Kind::NoTiming) && self.docker_inner(body) {
-            // Docker's json-file driver: the request is the JSON text in `log`.
-            let inner = std::mem::take(&mut self.inner);
-            let kind = match self.process_object(&inner) {
-                Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
-                k => k,
-            };
-            self.inner = inner;
-            return kind;
+        if matches!(kind, Kind::NoTiming)
+            && let Some((stream, text)) = self.docker_log(body)
+        {
+            return self.docker(stream, text);
         }
         kind
+    }
+
+    /// A Kubernetes CRI line: `P` (partial) pieces of a long line are held until the `F` piece
+    /// that ends it, then the whole JSON is read (the kubelet splits lines over 16 KiB).
+    fn cri(&mut self, stream: usize, partial: bool, body: &[u8]) -> Kind {
+        let held = &mut self.partials[stream];
+        if partial {
+            if held.is_empty() && body.first() != Some(&b'{') {
+                return Kind::NonJson;
+            }
+            return self.hold(stream, body);
+        }
+        if held.is_empty() {
+            return self.process_object(body);
+        }
+        let mut whole = std::mem::take(held);
+        whole.extend_from_slice(body);
+        let kind = self.process_object(&whole);
+        whole.clear();
+        self.partials[stream] = whole;
+        kind
+    }
+
+    /// A Docker json-file record whose `log` holds (a piece of) a JSON object: Docker splits
+    /// lines over 16 KiB into records whose `log` does not end in a newline.
+    fn docker(&mut self, stream: usize, text: String) -> Kind {
+        if !text.ends_with('\n') {
+            if self.partials[stream].is_empty() && !text.trim_start().starts_with('{') {
+                return Kind::NoTiming;
+            }
+            return self.hold(stream, text.as_bytes());
+        }
+        let mut inner = std::mem::take(&mut self.inner);
+        inner.clear();
+        inner.append(&mut self.partials[stream]);
+        inner.extend_from_slice(text.trim_end().as_bytes());
+        let kind = if inner.first() == Some(&b'{') {
+            match self.process_object(&inner) {
+                Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
+                k => k,
+            }
+        } else {
+            Kind::NoTiming
+        };
+        self.inner = inner;
+        kind
+    }
+
+    /// Holds a piece of a split line (bounded: past [`MAX_HELD`] the held text is dropped and
+    /// the line counted invalid).
+    fn hold(&mut self, stream: usize, piece: &[u8]) -> Kind {
+        let held = &mut self.partials[stream];
+        if held.len() + piece.len() > MAX_HELD {
+            held.clear();
+            return Kind::Invalid(format!("a split line longer than {MAX_HELD} bytes"));
+        }
+        held.extend_from_slice(piece);
+        Kind::Part
     }
 
     /// The JSON part of a line: after a Kubernetes CRI prefix (`<RFC 3339> stdout F `), or
@@ -318,26 +384,16 @@ impl Processor {
                 _ => content,
             };
         }
-        cri_body(content).unwrap_or(content)
+        content
     }
 
-    /// When the line last read is a Docker json-file record whose `log` holds a JSON object,
-    /// puts that object's text in `self.inner`.
-    fn docker_inner(&mut self, body: &[u8]) -> bool {
-        let (Some(log), true) = (
-            self.docker_log.and_then(|s| self.slots.raw(body, s)),
-            self.docker_stream.is_some_and(|s| self.slots.has(s)),
-        ) else {
-            return false;
-        };
-        match serde_json::from_str::<String>(log) {
-            Ok(text) if text.trim_start().starts_with('{') => {
-                self.inner.clear();
-                self.inner.extend_from_slice(text.trim_end().as_bytes());
-                true
-            }
-            _ => false,
-        }
+    /// The stream (0 stdout, 1 stderr) and the unescaped `log` text of the line last read, when
+    /// it is a Docker json-file record.
+    fn docker_log(&self, body: &[u8]) -> Option<(usize, String)> {
+        let log = self.docker_log.and_then(|s| self.slots.raw(body, s))?;
+        let stream = self.docker_stream.and_then(|s| self.slots.raw(body, s))?;
+        let text = serde_json::from_str::<String>(log).ok()?;
+        Some((usize::from(stream == "\"stderr\""), text))
     }
 
     fn process_object(&mut self, body: &[u8]) -> Kind {
@@ -429,7 +485,11 @@ impl Processor {
         let kind = if self.formats.completes(d.format, line, &self.slots) {
             let start = self.gaps.len();
             let mut timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
-            match self.joins.entries.remove(&key) {
+            let standalone = self.formats.standalone(d.format, line, &self.slots);
+            match (!standalone)
+                .then(|| self.joins.entries.remove(&key))
+                .flatten()
+            {
                 Some(entry) => timeline.fill_from(&entry.timeline),
                 None if spec_requires_parts => self.join_counts.join_orphaned += 1,
                 None => {}

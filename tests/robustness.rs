@@ -313,3 +313,35 @@ fn start_before_the_i64_epoch_range_is_unknown() {
     assert_eq!(r.start_ns, None);
     assert_eq!(r.end_ns, Some(-9_000_000_000_000_000_000));
 }
+
+/// `{"error": "..."}` is how Ollama fails, and how countless other programs log: in
+/// auto-detection it is no request; with `--format ollama` it is Ollama's failure.
+#[test]
+fn a_bare_error_object_is_ollamas_failure_only_when_forced() {
+    let lines = b"{\"error\":\"model \\\"llama9:70b\\\" not found, try pulling it first\"}\n{\"level\":\"error\",\"error\":\"connection refused\"}\n";
+    let auto: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], lines)).unwrap();
+    assert_eq!(auto["coverage"]["requests"], 0);
+    let forced: serde_json::Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "ollama"],
+        &lines[..lines.iter().position(|&b| b == b'\n').unwrap() + 1],
+    ))
+    .unwrap();
+    assert_eq!(forced["coverage"]["errors"], 1);
+}
+
+/// A non-streamed Ollama answer between the chunks of a stream of the same model is a whole
+/// response: it keeps its own TTFT, and the stream its own.
+#[test]
+fn an_ollama_answer_inside_a_stream_of_the_same_model_stands_alone() {
+    let stream = std::fs::read_to_string(testdata().join("samples/ollama_stream.jsonl")).unwrap();
+    let single = std::fs::read_to_string(testdata().join("samples/ollama.jsonl")).unwrap();
+    let single = single.lines().next().unwrap();
+    let mut lines: Vec<&str> = stream.lines().collect();
+    lines.insert(2, single);
+    let input = lines.join("\n") + "\n";
+    let objs = enriched_objects(&run_ok(&[], input.as_bytes()));
+    // The answer: load 2718.395583 + prompt_eval 191.458 ms; the stream: 56.132 ms as alone.
+    assert_eq!(objs[2].as_ref().unwrap()["ttft_ms"], 2909.854);
+    assert_eq!(objs[6].as_ref().unwrap()["ttft_ms"], 56.132);
+}
