@@ -287,6 +287,15 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
         negative_interval: u(&c["anomalies"]["negative_interval"], "negative_interval")?,
         ..Coverage::default()
     };
+    // Counters added after the first digest files: absent means 0.
+    let opt = |v: &Json| v.as_u64().unwrap_or(0);
+    cov.unparseable = opt(&c["anomalies"]["unparseable"]);
+    let j = &c["joins"];
+    cov.joined_lines = opt(&j["joined_lines"]);
+    cov.join_evicted = opt(&j["evicted"]);
+    cov.join_timed_out = opt(&j["timed_out"]);
+    cov.join_unfinished = opt(&j["unfinished"]);
+    cov.join_orphaned = opt(&j["orphaned"]);
     for (k, v) in c["formats"].as_object().ok_or("coverage.formats")? {
         cov.formats.insert(k.clone(), u(v, k)?);
     }

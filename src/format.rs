@@ -529,7 +529,8 @@ fn vllm() -> FormatSpec {
             rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens"]),
             rule(Field::OutputTokens, Unit::Count, &["usage.completion_tokens"]),
             rule(Field::CachedTokens, Unit::Count, &["usage.prompt_tokens_details.cached_tokens"]),
-            rule(Field::LoggedAt, Unit::EpochS, &["created"]),
+            // vLLM sets `created` when it takes the request (whole seconds): the start, not the end.
+            rule(Field::Arrival, Unit::EpochS, &["created"]),
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],

@@ -568,7 +568,12 @@ impl Processor {
 
     fn push(&mut self, format: usize, timeline: &crate::metrics::Timeline, gaps_start: usize) {
         let metrics = derive(timeline, self.hit_ratio);
-        let end_ns = timeline.end.or(timeline.logged_at);
+        // The end where logged; else the line's time; else the start plus the E2E (Kong's
+        // `started_at` and latency).
+        let end_ns = timeline
+            .end
+            .or(timeline.logged_at)
+            .or_else(|| timeline.arrival?.checked_add(metrics.e2e.ok()? as i64));
         let start_ns = timeline
             .arrival
             .or_else(|| end_ns?.checked_sub(metrics.e2e.ok()? as i64));

@@ -294,12 +294,12 @@ fn far_apart_instants_give_their_interval_not_an_overflow() {
     assert!(m["nulls"].get("e2e_ms").is_none());
 }
 
-/// The start instant of a vLLM line is its `created` minus its E2E; 9e12 ms (285 years) before
-/// the year 1684 is before any i64 instant: unknown, not an overflow.
+/// The start instant of a vLLM line is its `created`, its end the start plus its E2E; 9e12 ms
+/// (285 years) after the year 2255 is past any i64 instant: unknown, not an overflow.
 #[test]
-fn start_before_the_i64_epoch_range_is_unknown() {
+fn end_past_the_i64_epoch_range_is_unknown() {
     use tokentime::pipeline::{Kind, Processor};
-    let line = br#"{"metrics":{"time_to_first_token_ms":1.0,"queue_time_ms":9e12,"generation_time_ms":1.0},"created":-9000000000}"#;
+    let line = br#"{"metrics":{"time_to_first_token_ms":1.0,"queue_time_ms":9e12,"generation_time_ms":1.0},"created":9000000000}"#;
     let mut p = Processor::new(
         tokentime::format::builtin(),
         &[],
@@ -310,8 +310,8 @@ fn start_before_the_i64_epoch_range_is_unknown() {
     assert!(matches!(p.process(line), Kind::Requests));
     let r = p.requests()[0];
     assert!(r.metrics.e2e.is_ok());
-    assert_eq!(r.start_ns, None);
-    assert_eq!(r.end_ns, Some(-9_000_000_000_000_000_000));
+    assert_eq!(r.start_ns, Some(9_000_000_000_000_000_000));
+    assert_eq!(r.end_ns, None);
 }
 
 /// `{"error": "..."}` is how Ollama fails, and how countless other programs log: in
