@@ -70,7 +70,7 @@ struct RecordReader {
     paths: PathSet,
     formats: Formats,
     slots: Slots,
-    by_slots: Vec<usize>,
+    by_slots: Vec<ByKey>,
 }
 
 /// The id and model of a request of format `f`, decoded from their JSON text.
@@ -111,13 +111,44 @@ fn cri_parse(line: &[u8]) -> Option<(usize, bool, &[u8])> {
     }
 }
 
-/// The `by` values (as strings; `None` when absent) at `by_slots` of a parsed line or record.
-fn read_by(line: &[u8], slots: &Slots, by_slots: &[usize], out: &mut Vec<Option<String>>) {
-    for &s in by_slots {
-        out.push(slots.raw(line, s).map(|raw| match raw_str(raw) {
-            Some(s) => s.into_owned(),
-            None => raw.to_owned(),
-        }));
+/// A `--by` key: a JSON path, or one of the names tokentime gives a request (`$format`, the
+/// format's name; `$model`, the model wherever its format logs it).
+#[derive(Debug, Clone, Copy)]
+enum ByKey {
+    Slot(usize),
+    Format,
+    Model,
+}
+
+fn by_keys(by: &[Vec<String>], mut add: impl FnMut(&[String]) -> usize) -> Vec<ByKey> {
+    by.iter()
+        .map(|p| match p.as_slice() {
+            [k] if k == "$format" => ByKey::Format,
+            [k] if k == "$model" => ByKey::Model,
+            _ => ByKey::Slot(add(p)),
+        })
+        .collect()
+}
+
+/// The `by` values (as strings; `None` when absent) of a request of format `f` (named `name`)
+/// read from a parsed line or record.
+fn read_by(
+    line: &[u8],
+    slots: &Slots,
+    keys: &[ByKey],
+    (formats, f, name): (&Formats, usize, &str),
+    out: &mut Vec<Option<String>>,
+) {
+    let text = |raw: &str| match raw_str(raw) {
+        Some(s) => s.into_owned(),
+        None => raw.to_owned(),
+    };
+    for key in keys {
+        out.push(match *key {
+            ByKey::Slot(s) => slots.raw(line, s).map(text),
+            ByKey::Format => Some(name.to_owned()),
+            ByKey::Model => formats.model(f, line, slots).map(text),
+        });
     }
 }
 
@@ -195,7 +226,7 @@ pub struct Processor {
     slots: Slots,
     scratch: Vec<u8>,
     key_slot: Option<usize>,
-    by_slots: Vec<usize>,
+    by_slots: Vec<ByKey>,
     hint: usize,
     hit_ratio: f64,
     prefix: Option<regex::bytes::Regex>,
@@ -237,10 +268,9 @@ impl Processor {
                 let spec = formats.record_level(i)?;
                 let mut paths = PathSet::default();
                 let formats = Formats::compile(vec![spec], &[], &mut paths);
-                let by_slots = by
-                    .iter()
-                    .map(|p| paths.add(&p.iter().map(String::as_str).collect::<Vec<_>>()))
-                    .collect();
+                let by_slots = by_keys(by, |p| {
+                    paths.add(&p.iter().map(String::as_str).collect::<Vec<_>>())
+                });
                 Some(RecordReader {
                     paths,
                     formats,
@@ -249,13 +279,10 @@ impl Processor {
                 })
             })
             .collect();
-        let by_slots = by
-            .iter()
-            .map(|p| {
-                let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
-                paths.add(&full)
-            })
-            .collect();
+        let by_slots = by_keys(by, |p| {
+            let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
+            paths.add(&full)
+        });
         Processor {
             paths,
             formats,
@@ -449,7 +476,14 @@ impl Processor {
         timeline: &crate::metrics::Timeline,
         gaps_start: usize,
     ) {
-        read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
+        let name = &self.formats.spec(format).name;
+        read_by(
+            line,
+            &self.slots,
+            &self.by_slots,
+            (&self.formats, format, name),
+            &mut self.by_buf,
+        );
         if self.want_ids {
             self.ids
                 .push(read_id_model(&self.formats, format, line, &self.slots));
@@ -634,7 +668,14 @@ impl Processor {
                 let timeline = reader
                     .formats
                     .timeline(d, rec, &reader.slots, &mut self.gaps);
-                read_by(rec, &reader.slots, &reader.by_slots, &mut self.by_buf);
+                let name = &self.formats.spec(f).name;
+                read_by(
+                    rec,
+                    &reader.slots,
+                    &reader.by_slots,
+                    (&reader.formats, 0, name),
+                    &mut self.by_buf,
+                );
                 if self.want_ids {
                     self.ids
                         .push(read_id_model(&reader.formats, 0, rec, &reader.slots));
