@@ -7,6 +7,7 @@
 //! into the original bytes) or [`summary`] (digests per group). [`run`] wires them.
 
 pub mod cli;
+pub mod concurrency;
 pub mod config;
 pub mod digest;
 pub mod digest_file;
@@ -17,10 +18,12 @@ pub mod format;
 pub mod format_file;
 pub mod format_records;
 pub mod format_tables;
+pub mod hist;
 pub mod input;
 pub mod lines;
 pub mod live;
 pub mod metrics;
+pub mod modes;
 pub mod pipeline;
 pub mod record;
 pub mod records;
