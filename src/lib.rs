@@ -6,6 +6,7 @@
 //! to a [`metrics::Timeline`]) -> [`metrics`] (pure formulas) -> a sink: [`enrich`] (splice
 //! into the original bytes) or [`summary`] (digests per group). [`run`] wires them.
 
+pub mod analysis;
 pub mod cli;
 pub mod concurrency;
 pub mod config;
