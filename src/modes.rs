@@ -402,6 +402,7 @@ pub fn share_within(points: &[(f64, f64)], lo: f64, hi: f64) -> f64 {
         .map(|p| p.1)
         .sum::<f64>()
         / total
+        + 0.0 // an empty sum is -0.0
 }
 
 #[cfg(test)]
