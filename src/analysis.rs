@@ -1426,7 +1426,7 @@ fn inflight_text(i: &Inflight) -> String {
         (i.slope_ms, i.medians.first(), i.medians.last())
     {
         s.push_str(&format!(
-            "tpot_ms {} {} ms per extra request in flight ({} of its p50 at {} in flight); p50 {:.1}x from {} to {} in flight",
+            "tpot_ms {} {} ms per extra request in flight (each adds {} of the p50 at {} in flight); p50 {:.1}x from {} to {} in flight",
             if slope >= 0.0 { "grows" } else { "falls" },
             fmt_cell(slope.abs()),
             pct(slope / first),

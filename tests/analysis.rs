@@ -54,6 +54,49 @@ fn modes_scenario(modes: &[(f64, f64)]) -> Scenario {
 }
 
 #[test]
+fn testdata_analysis_files_are_the_generators_output() {
+    // testdata/analysis/README.md gives the commands.
+    use std::io::Read;
+    let cases = [
+        (
+            "bimodal",
+            "litellm",
+            11,
+            1500,
+            modes_scenario(&[(120.0, 0.55), (2400.0, 0.45)]),
+        ),
+        (
+            "queue-growth",
+            "vllm",
+            12,
+            1000,
+            Scenario {
+                growth: Growth::Queue,
+                ..Scenario::default()
+            },
+        ),
+        (
+            "prompt-growth",
+            "vllm",
+            13,
+            1000,
+            Scenario {
+                growth: Growth::Prompt,
+                ..Scenario::default()
+            },
+        ),
+    ];
+    for (name, format, seed, lines, sc) in cases {
+        let gz = std::fs::read(testdata().join(format!("analysis/{name}.jsonl.gz"))).unwrap();
+        let mut bytes = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut bytes)
+            .unwrap();
+        assert!(bytes == genlog(format, seed, lines, &sc), "{name}");
+    }
+}
+
+#[test]
 fn generated_bimodal_ttft_is_found_at_its_centres_with_its_shares() {
     for (seed, modes) in [
         (1, [(80.0, 0.6), (1500.0, 0.4)]),
