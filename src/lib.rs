@@ -4,7 +4,9 @@
 //! One pass, one direction: [`input`] (files, stdin, gzip, zstd) -> [`lines`] (framing) ->
 //! [`record`] (borrowed parse of the needed fields) -> [`format`] (attribute to a format, map
 //! to a [`metrics::Timeline`]) -> [`metrics`] (pure formulas) -> a sink: [`enrich`] (splice
-//! into the original bytes) or [`summary`] (digests per group). [`run`] wires them.
+//! into the original bytes) or [`summary`] (digests per group). [`run`] wires them. A summary
+//! also feeds [`analysis`] (with [`concurrency`]'s in-flight sweep), whose report on the
+//! finished digests ([`modes`], [`hist`]) [`reading`] renders.
 
 pub mod analysis;
 pub mod cli;
@@ -26,6 +28,7 @@ pub mod live;
 pub mod metrics;
 pub mod modes;
 pub mod pipeline;
+pub mod reading;
 pub mod record;
 pub mod records;
 pub mod render;

@@ -556,12 +556,12 @@ pub fn to_json(
     let mut groups = Vec::new();
     for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
         let mut doc = group_json(&key, g, quantiles, targets.as_ref(), span);
-        let (findings, analysis) = crate::analysis::group_json(r);
+        let (findings, analysis) = crate::reading::group_json(r);
         doc["findings"] = findings;
         doc["analysis"] = analysis;
         for (name, h) in METRICS.iter().zip(&r.hist) {
             if let Some(h) = h {
-                doc["metrics"][*name]["histogram"] = crate::analysis::hist_json(h);
+                doc["metrics"][*name]["histogram"] = crate::reading::hist_json(h);
             }
         }
         groups.push(doc);
@@ -572,7 +572,7 @@ pub fn to_json(
         "groups": groups,
     });
     if let Some(h) = &report.headline {
-        doc["headline"] = crate::analysis::headline_json(h);
+        doc["headline"] = crate::reading::headline_json(h);
     }
     doc
 }
@@ -744,7 +744,7 @@ pub fn write_table(
     if let Some(h) = &report.headline
         && cov.requests > 0
     {
-        crate::analysis::write_headline(out, h)?;
+        crate::reading::write_headline(out, h)?;
     }
     let span = log_span(summary);
     let targets = summary.targets.clone();
@@ -843,10 +843,10 @@ pub fn write_table(
         // The full analysis for all requests and the --by groups; the cache classes (the
         // default breakdown) only say which metrics are multimodal (JSON has everything).
         let full = !key.iter().any(|(k, _)| k == "cache");
-        crate::analysis::write_group(out, r, widths[0], full)?;
+        crate::reading::write_group(out, r, widths[0], full)?;
         if cfg.hist {
             let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
-            crate::analysis::write_hists(out, r, &means, widths[0])?;
+            crate::reading::write_hists(out, r, &means, widths[0])?;
         }
     }
     writeln!(out)?;
