@@ -58,7 +58,8 @@ const BUCKET_NS: i64 = 1_000_000_000;
 #[derive(Debug)]
 struct Query<T> {
     payload: T,
-    opened: bool,
+    /// Its place in `Sweep::opened` once its decode has begun.
+    opened: Option<usize>,
     open_time: i64,
     open_area: i128,
 }
@@ -75,6 +76,8 @@ pub struct Sweep<T> {
     len: usize,
     queries: Vec<Option<Query<T>>>,
     free: Vec<usize>,
+    /// Slots of the decodes in progress at `now`.
+    opened: Vec<usize>,
     /// Time of the last event swept.
     now: i64,
     /// Requests open at `now`.
@@ -104,6 +107,7 @@ impl<T> Sweep<T> {
             len: 0,
             queries: Vec::new(),
             free: Vec::new(),
+            opened: Vec::new(),
             now: i64::MIN,
             open: 0,
             area: 0,
@@ -164,7 +168,7 @@ impl<T> Sweep<T> {
             }
             let q = Query {
                 payload,
-                opened: false,
+                opened: None,
                 open_time: 0,
                 open_area: 0,
             };
@@ -187,10 +191,12 @@ impl<T> Sweep<T> {
             // missed ([start, now] over their own [open, now]); those already reported
             // cannot, and make the request late.
             let upto = end.min(self.now);
-            for q in self.queries.iter_mut().flatten().filter(|q| q.opened) {
-                let overlap = upto - start.max(q.open_time);
-                if overlap > 0 {
-                    q.open_area -= overlap as i128;
+            for &slot in &self.opened {
+                if let Some(q) = self.queries[slot].as_mut() {
+                    let overlap = upto - start.max(q.open_time);
+                    if overlap > 0 {
+                        q.open_area -= overlap as i128;
+                    }
                 }
             }
             late |= start < self.last_close;
@@ -252,14 +258,23 @@ impl<T> Sweep<T> {
                 START => self.open += 1,
                 OPEN => {
                     if let Some(q) = self.queries[slot].as_mut() {
-                        q.opened = true;
+                        q.opened = Some(self.opened.len());
                         q.open_time = time;
                         q.open_area = self.area;
+                        self.opened.push(slot);
                     }
                 }
                 CLOSE_END => {
                     if let Some(q) = self.queries[slot].take() {
                         self.free.push(slot);
+                        if let Some(p) = q.opened {
+                            self.opened.swap_remove(p);
+                            if let Some(&moved) = self.opened.get(p)
+                                && let Some(m) = self.queries[moved].as_mut()
+                            {
+                                m.opened = Some(p);
+                            }
+                        }
                         self.last_close = time;
                         let len = time - q.open_time;
                         let mean = if len > 0 {
@@ -439,6 +454,36 @@ mod tests {
         assert_eq!(got, vec![2.2]);
         assert_eq!(naive(&reqs)[0].1, 2.2);
         assert_eq!(s.late, 0);
+    }
+
+    #[test]
+    fn any_order_reports_every_decode_once_and_counts_the_approximate_ones() {
+        let mut rng = Lcg(11);
+        let mut reqs = vec![];
+        for i in 0..3000i64 {
+            let t = i * 1_000_000_000 + rng.next(500_000_000);
+            let len = 1 + rng.next(30_000_000_000);
+            reqs.push((t, t + len, Some(rng.next(len as u64 + 1))));
+        }
+        // Fully shuffled: nothing like completion order.
+        let keys: Vec<i64> = reqs.iter().map(|_| rng.next(1 << 40)).collect();
+        let mut order: Vec<usize> = (0..reqs.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let mut sweep = Sweep::new(64);
+        let mut got = vec![];
+        for &i in &order {
+            let (s, e, d) = reqs[i];
+            sweep.push(s, e, d.map(|d| (d, i)));
+            got.extend(sweep.drain());
+        }
+        sweep.finish();
+        got.extend(sweep.drain());
+        let mut ids: Vec<usize> = got.iter().map(|g| g.1).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..reqs.len()).collect::<Vec<_>>());
+        assert!(got.iter().all(|g| g.0.is_finite() && g.0 >= 0.0));
+        assert!(sweep.late > 0, "{}", sweep.late);
+        assert!(sweep.pending() == 0);
     }
 
     #[test]
