@@ -4,9 +4,13 @@
 //! One pass, one direction: [`input`] (files, stdin, gzip, zstd) -> [`lines`] (framing) ->
 //! [`record`] (borrowed parse of the needed fields) -> [`format`] (attribute to a format, map
 //! to a [`metrics::Timeline`]) -> [`metrics`] (pure formulas) -> a sink: [`enrich`] (splice
-//! into the original bytes) or [`summary`] (digests per group). [`run`] wires them.
+//! into the original bytes) or [`summary`] (digests per group). [`run`] wires them. A summary
+//! also feeds [`analysis`] (with [`concurrency`]'s in-flight sweep), whose report on the
+//! finished digests ([`modes`], [`hist`]) [`reading`] renders.
 
+pub mod analysis;
 pub mod cli;
+pub mod concurrency;
 pub mod config;
 pub mod digest;
 pub mod digest_file;
@@ -17,11 +21,14 @@ pub mod format;
 pub mod format_file;
 pub mod format_records;
 pub mod format_tables;
+pub mod hist;
 pub mod input;
 pub mod lines;
 pub mod live;
 pub mod metrics;
+pub mod modes;
 pub mod pipeline;
+pub mod reading;
 pub mod record;
 pub mod records;
 pub mod render;

@@ -10,11 +10,12 @@
 //! the parts as they are and [`run_summary`] returns without joining it. Parts are folded into
 //! the total in input order, so results do not depend on which thread read what.
 
+use crate::concurrency::Sweep;
 use crate::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
 use crate::error::{Error, ExitCode};
 use crate::input::Source;
 use crate::lines::{Line, LineReader};
-use crate::pipeline::{Coverage, Kind, Processor};
+use crate::pipeline::{Coverage, Kind, Processor, Request};
 use crate::summary::{Summary, group_json, to_json, write_table};
 use crate::window::{Buckets, Sliding, format_duration, rfc3339_ms};
 use crate::{Diagnostics, digest_file, render, slo};
@@ -141,7 +142,10 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     proc.set_join_limits(cfg.max_inflight, cfg.join_timeout_ns);
     let part = &sh.parts[i];
     let mut line_no = 0u64;
-    let take = |proc: &mut Processor, content: &[u8], line_no: u64| {
+    // Requests in flight during each decode, from this input's own start and end times
+    // (one input is one server's or gateway's log).
+    let mut sweep: Sweep<InflightSample> = Sweep::new(crate::concurrency::MAX_PENDING);
+    let mut take = |proc: &mut Processor, content: &[u8], line_no: u64| {
         let kind = proc.process(content);
         if let Kind::Invalid(msg) = &kind {
             lock(&sh.diags).report(&name, line_no, &format!("invalid JSON: {msg}"));
@@ -171,7 +175,9 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
                 {
                     w.add_request(r, gaps, by);
                 }
+                push_inflight(&mut sweep, r, by);
             }
+            add_inflight(p, &mut sweep);
         }
     };
     match crate::document::is_array_document(&mut reader) {
@@ -227,8 +233,42 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
             }
         }
     }
-    proc.finish(&mut lock(part).cov);
+    let mut guard = lock(part);
+    proc.finish(&mut guard.cov);
+    sweep.finish();
+    add_inflight(&mut guard, &mut sweep);
+    guard.summary.add_sweep_counts(sweep.late, sweep.forced);
     Ok(())
+}
+
+/// A decode waiting in the in-flight sweep: the request's cache class, its `--by` values,
+/// its TPOT (ms).
+type InflightSample = (Option<crate::metrics::CacheClass>, Vec<Option<String>>, f64);
+
+/// Puts a request in the in-flight sweep (when the log gives its start and end), with its
+/// decode when it has a TPOT.
+fn push_inflight(sweep: &mut Sweep<InflightSample>, r: &Request, by: &[Option<String>]) {
+    let (Some(start), Some(end)) = (r.start_ns, r.end_ns) else {
+        return;
+    };
+    let decode = match (r.metrics.tpot, r.metrics.decode) {
+        (Ok(tpot), Ok(decode)) => Some((
+            decode.round() as i64,
+            (r.metrics.cache, by.to_vec(), tpot / 1e6),
+        )),
+        _ => None,
+    };
+    sweep.push(start, end, decode);
+}
+
+/// Adds the decodes the sweep has placed to the part's summaries.
+fn add_inflight(p: &mut Part, sweep: &mut Sweep<InflightSample>) {
+    for (mean, (cache, by, tpot)) in sweep.drain() {
+        p.summary.add_inflight(cache, &by, mean, tpot);
+        if let Some((_, s)) = &mut p.slice {
+            s.add_inflight(cache, &by, mean, tpot);
+        }
+    }
 }
 
 /// SIGINT and SIGTERM set a flag (the run then prints its final summary); a second one ends
@@ -564,7 +604,7 @@ fn write_tick(
     let q = &sc.report.quantiles;
     match sc.report.output {
         SummaryOutput::Json => {
-            let mut doc = to_json(cov, summary, q);
+            let mut doc = to_json(cov, summary, q, &sc.report.analysis);
             doc["interval"] = json!({
                 "n": n,
                 "at": rfc3339_ms(now_ns()),
@@ -579,7 +619,7 @@ fn write_tick(
                 out.write_all(b"\x1b[H\x1b[2J")?;
             }
             writeln!(out, "{header}")?;
-            write_table(out, cov, summary, q)?;
+            write_table(out, cov, summary, q, &sc.report.analysis)?;
             if !config.stdout_is_terminal {
                 writeln!(out)?;
             }
@@ -653,7 +693,7 @@ pub fn report(
     let q = &rc.quantiles;
     let w = match rc.output {
         SummaryOutput::Json => {
-            let mut doc = to_json(cov, summary, q);
+            let mut doc = to_json(cov, summary, q, &rc.analysis);
             if !verdicts.is_empty() {
                 doc["slos"] = verdicts
                     .iter()
@@ -679,7 +719,7 @@ pub fn report(
             w.map_err(io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
         }
-        SummaryOutput::Table => write_table(out, cov, summary, q),
+        SummaryOutput::Table => write_table(out, cov, summary, q, &rc.analysis),
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
         SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),

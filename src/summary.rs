@@ -5,6 +5,7 @@
 //! `cache`), the bound on the number of groups, and the null-reason counts. Receives derived
 //! [`Metrics`]; writes only to the writer it is given.
 
+use crate::analysis::AnalysisConfig;
 use crate::digest::Digest;
 use crate::enrich::round3;
 use crate::metrics::{Metrics, NullReason, Outcome};
@@ -80,6 +81,8 @@ pub struct GroupStats {
     pub goodput: Goodput,
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
     pub span: Option<(i64, i64)>,
+    /// The analysis accumulators ([`crate::analysis`]).
+    pub extra: crate::analysis::Extra,
 }
 
 /// Goodput counts of a group (`--goodput`).
@@ -100,6 +103,7 @@ impl GroupStats {
         for m in &mut g.metrics {
             m.digest = Digest::with_limit(exact_limit);
         }
+        g.extra = crate::analysis::Extra::new(exact_limit);
         g
     }
 
@@ -116,6 +120,7 @@ impl GroupStats {
         self.goodput.unknown += other.goodput.unknown;
         self.goodput.met_output_tokens += other.goodput.met_output_tokens;
         self.span = merge_span(self.span, other.span);
+        self.extra.merge(&other.extra);
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
             for (r, n) in &b.nulls {
@@ -154,6 +159,7 @@ impl GroupStats {
         if let (Ok(_), Some(o)) = (m.ttft, m.ttft_origin) {
             *self.ttft_origins.entry(o.as_str()).or_default() += 1;
         }
+        self.extra.add(m);
         let durations = [m.ttft, m.tpot, m.e2e, m.queue, m.prefill, m.decode];
         for (i, v) in [0, 1, 3, 4, 5, 6].into_iter().zip(durations) {
             let stats = &mut self.metrics[i];
@@ -293,12 +299,58 @@ impl Summary {
         }
     }
 
+    /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
+    /// decode, to the groups the request was added to ([`Summary::add`]).
+    pub fn add_inflight(
+        &mut self,
+        cache: Option<crate::metrics::CacheClass>,
+        by_values: &[Option<String>],
+        inflight: f64,
+        tpot_ms: f64,
+    ) {
+        for si in 0..self.subsets.len() {
+            let key = (si, self.key_of_cache(si, cache, by_values));
+            if let Some(g) = self.groups.get_mut(&key) {
+                g.extra.add_inflight(inflight, tpot_ms);
+            } else {
+                let other = (si, key.1.iter().map(|_| Some(OTHER.to_owned())).collect());
+                if let Some(g) = self.groups.get_mut(&other) {
+                    g.extra.add_inflight(inflight, tpot_ms);
+                }
+            }
+        }
+    }
+
+    /// Counts the in-flight sweep's late and early-swept events of one input in the
+    /// all-requests group.
+    pub fn add_sweep_counts(&mut self, late: u64, forced: u64) {
+        if late + forced == 0 {
+            return;
+        }
+        let limit = self.exact_limit;
+        let g = self
+            .groups
+            .entry((0, vec![]))
+            .or_insert_with(|| GroupStats::new(limit));
+        g.extra.late += late;
+        g.extra.forced += forced;
+    }
+
     fn key_of(&self, si: usize, m: &Metrics, by_values: &[Option<String>]) -> Vec<Option<String>> {
+        self.key_of_cache(si, m.cache, by_values)
+    }
+
+    fn key_of_cache(
+        &self,
+        si: usize,
+        cache: Option<crate::metrics::CacheClass>,
+        by_values: &[Option<String>],
+    ) -> Vec<Option<String>> {
         self.subsets[si]
             .iter()
             .map(|&d| {
                 if d == 0 {
-                    m.cache.map(|c| c.as_str().to_owned())
+                    cache.map(|c| c.as_str().to_owned())
                 } else {
                     by_values.get(d - 1).cloned().flatten()
                 }
@@ -489,19 +541,40 @@ fn num(v: Option<f64>) -> Json {
     v.map(|x| json!(round3(x))).unwrap_or(Json::Null)
 }
 
-/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`).
-pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json {
+/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`), with the
+/// analysis of `cfg` ([`crate::analysis`]): a `headline`, and per group its `findings`,
+/// `analysis` and, with `--hist`, a `histogram` per metric.
+pub fn to_json(
+    cov: &Coverage,
+    summary: &mut Summary,
+    quantiles: &[f64],
+    cfg: &AnalysisConfig,
+) -> Json {
     let span = log_span(summary);
     let targets = summary.targets.clone();
+    let report = crate::analysis::analyze(summary, cfg, quantiles);
     let mut groups = Vec::new();
-    for (key, g) in summary.groups() {
-        groups.push(group_json(&key, g, quantiles, targets.as_ref(), span));
+    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
+        let mut doc = group_json(&key, g, quantiles, targets.as_ref(), span);
+        let (findings, analysis) = crate::reading::group_json(r);
+        doc["findings"] = findings;
+        doc["analysis"] = analysis;
+        for (name, h) in METRICS.iter().zip(&r.hist) {
+            if let Some(h) = h {
+                doc["metrics"][*name]["histogram"] = crate::reading::hist_json(h);
+            }
+        }
+        groups.push(doc);
     }
-    json!({
+    let mut doc = json!({
         "schema": SCHEMA,
         "coverage": coverage_json(cov),
         "groups": groups,
-    })
+    });
+    if let Some(h) = &report.headline {
+        doc["headline"] = crate::reading::headline_json(h);
+    }
+    doc
 }
 
 /// The time span of the whole log in seconds (first start to last end over all requests),
@@ -630,7 +703,9 @@ pub fn write_table(
     cov: &Coverage,
     summary: &mut Summary,
     quantiles: &[f64],
+    cfg: &AnalysisConfig,
 ) -> io::Result<()> {
+    let report = crate::analysis::analyze(summary, cfg, quantiles);
     let mut head = format!(
         "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
         cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
@@ -666,12 +741,17 @@ pub fn write_table(
              --root PATH (when the record sits inside each line) or --map for an in-house log"
         )?;
     }
+    if let Some(h) = &report.headline
+        && cov.requests > 0
+    {
+        crate::reading::write_headline(out, h)?;
+    }
     let span = log_span(summary);
     let targets = summary.targets.clone();
     let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
     header.extend(quantiles.iter().map(|&q| quantile_name(q)));
     header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
-    for (key, g) in summary.groups() {
+    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
         let label = if key.is_empty() {
             "all requests".to_owned()
         } else {
@@ -760,6 +840,14 @@ pub fn write_table(
         if !absent.is_empty() {
             writeln!(out, "no values: {}", absent.join(", "))?;
         }
+        // The full analysis for all requests and the --by groups; the cache classes (the
+        // default breakdown) only say which metrics are multimodal (JSON has everything).
+        let full = !key.iter().any(|(k, _)| k == "cache");
+        crate::reading::write_group(out, r, widths[0], full)?;
+        if cfg.hist {
+            let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
+            crate::reading::write_hists(out, r, &means, widths[0])?;
+        }
     }
     writeln!(out)?;
     writeln!(
@@ -809,7 +897,8 @@ fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
     )
 }
 
-fn fmt_cell(x: f64) -> String {
+/// A number as the table prints it: one decimal from 100 up, three below.
+pub(crate) fn fmt_cell(x: f64) -> String {
     if x.abs() >= 100.0 {
         format!("{x:.1}")
     } else {
