@@ -18,6 +18,22 @@
 //!   the prompt, misses prefill all of it (a few partial hits share only a template header);
 //! - about 3% of requests fail (no first token), about 1% of LiteLLM calls are answered by its
 //!   response cache, and about 2% of lines are not requests (access-log text, health checks).
+//!
+//! Scenarios (for the analysis tests; without these flags the output is unchanged):
+//! - `--ttft-modes 80:0.6,1500:0.4` draws each request's TTFT from a mixture of log-normals
+//!   with these medians (ms) and shares, each of spread `--ttft-sigma` (natural-log standard
+//!   deviation, default 0.25). One mode is exactly one log-normal: `--ttft-modes 400:1
+//!   --ttft-sigma 0.8` is a unimodal log-normal TTFT. Requests of the first mode are
+//!   prefix-cache hits and the others misses (`--mode-cache tied`, the default), or the cache
+//!   class is drawn as usual whatever the mode (`--mode-cache random`). The TTFT a format
+//!   logs is the draw itself (queue under 0.5 ms, the rest prefill).
+//! - `--scenario queue-growth`: the concurrency rises from 1 to 64 over the log and the queue
+//!   time with it (log-normal, median 40 ms per request in flight); prompts and prefill do not
+//!   change.
+//! - `--scenario prompt-growth`: 4 requests in flight throughout (queue under 2 ms) while the
+//!   median prompt grows from 200 to 12,000 tokens over the log, and the prefill with it.
+//!
+//! The growth scenarios measure progress through the log by `--lines` (or `--bytes` / 1 KB).
 
 use std::io::{self, BufWriter, Write};
 
@@ -199,6 +215,31 @@ const MODELS: &[Model] = &[
     },
 ];
 
+/// How the generated log departs from the default mix (see the module docs).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scenario {
+    /// TTFT modes: (median ms, share).
+    pub ttft_modes: Vec<(f64, f64)>,
+    /// Natural-log spread of each TTFT mode (0 for the default, 0.25).
+    pub ttft_sigma: f64,
+    /// With TTFT modes: the cache class is drawn whatever the mode (not tied to it).
+    pub mode_cache_random: bool,
+    /// The load over the log.
+    pub growth: Growth,
+}
+
+/// How load or prompts change over the log.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Growth {
+    /// The default random walk of the concurrency.
+    #[default]
+    None,
+    /// Concurrency 1 to 64 and queue time with it.
+    Queue,
+    /// Median prompt 200 to 12,000 tokens, no queue.
+    Prompt,
+}
+
 /// One simulated request, in ms relative to its arrival.
 struct Req {
     arrival_s: f64,
@@ -212,12 +253,18 @@ struct Req {
     stream: bool,
     failed: bool,
     response_cache: bool,
+    /// The TTFT a scenario fixed (ms), logged as is.
+    ttft_ms: Option<f64>,
 }
 
 struct Sim {
     rng: Rng,
     t: f64,
     concurrency: f64,
+    scenario: Scenario,
+    /// Requests generated so far, and the number expected (for the growth scenarios).
+    n: u64,
+    total: u64,
 }
 
 impl Sim {
@@ -228,10 +275,16 @@ impl Sim {
             rng,
             t,
             concurrency: 8.0,
+            scenario: Scenario::default(),
+            n: 0,
+            total: 1,
         }
     }
 
     fn request(&mut self) -> Req {
+        if self.scenario != Scenario::default() {
+            return self.scenario_request();
+        }
         let r = &mut self.rng;
         // Concurrency: a bounded random walk, so there are calm and busy stretches.
         self.concurrency = (self.concurrency + r.normal() * 0.7).clamp(1.0, 64.0);
@@ -280,6 +333,103 @@ impl Sim {
             stream,
             failed,
             response_cache,
+            ttft_ms: None,
+        }
+    }
+
+    /// A request of a scenario (see the module docs).
+    fn scenario_request(&mut self) -> Req {
+        let progress = (self.n as f64 / self.total.max(1) as f64).min(1.0);
+        self.n += 1;
+        let sc = &self.scenario;
+        let r = &mut self.rng;
+        let c = match sc.growth {
+            Growth::None => {
+                self.concurrency = (self.concurrency + r.normal() * 0.7).clamp(1.0, 64.0);
+                self.concurrency
+            }
+            Growth::Queue => 1.0 + 63.0 * progress,
+            Growth::Prompt => 4.0,
+        };
+        self.t += r.f() * 0.02 / (1.0 + c / 16.0);
+        let model = &MODELS[r.below(MODELS.len() as u64) as usize];
+        let prompt_tokens = match sc.growth {
+            Growth::None => (r.lognormal(700.0, 0.8) as u64).clamp(12, 16_000),
+            Growth::Queue => (r.lognormal(700.0, 0.5) as u64).clamp(12, 16_000),
+            Growth::Prompt => {
+                (r.lognormal(200.0 * 60f64.powf(progress), 0.3) as u64).clamp(12, 64_000)
+            }
+        };
+        // The TTFT mode, when the scenario has modes.
+        let total_share: f64 = sc.ttft_modes.iter().map(|m| m.1).sum();
+        let mode = (!sc.ttft_modes.is_empty()).then(|| {
+            let mut u = r.f() * total_share;
+            let mut k = 0;
+            while k + 1 < sc.ttft_modes.len() && u >= sc.ttft_modes[k].1 {
+                u -= sc.ttft_modes[k].1;
+                k += 1;
+            }
+            k
+        });
+        let class = match mode {
+            Some(k) if !sc.mode_cache_random => {
+                if k == 0 {
+                    0.0
+                } else {
+                    1.0
+                }
+            }
+            _ => r.f(),
+        };
+        let cached_tokens = if class < 0.55 {
+            ((prompt_tokens as f64 * (0.6 + 0.38 * r.f())) as u64) / 16 * 16
+        } else if class < 0.65 {
+            (16 * (1 + r.below(3))).min(prompt_tokens / 2)
+        } else {
+            0
+        };
+        let output_tokens = if r.chance(0.03) {
+            1
+        } else {
+            (r.lognormal(160.0, 0.8) as u64).clamp(1, 2048)
+        };
+        let mut queue_ms = match sc.growth {
+            Growth::Queue => r.lognormal(40.0 * c, 0.3),
+            Growth::Prompt => r.f() * 2.0,
+            Growth::None => r.f() * 0.5,
+        };
+        let mut prefill_ms = r.lognormal(
+            6.0 + (prompt_tokens - cached_tokens) as f64 * model.prefill_ms_per_token,
+            0.2,
+        );
+        let sigma = if sc.ttft_sigma > 0.0 {
+            sc.ttft_sigma
+        } else {
+            0.25
+        };
+        let ttft_ms = mode.map(|k| r.lognormal(sc.ttft_modes[k].0, sigma));
+        if let Some(t) = ttft_ms {
+            queue_ms = (r.f() * 0.5).min(t / 2.0);
+            prefill_ms = t - queue_ms;
+        }
+        let tpot = r.lognormal(model.tpot_ms * (1.0 + 0.035 * c), 0.12);
+        let decode_ms = tpot * output_tokens.saturating_sub(1) as f64;
+        let failed = r.chance(0.03);
+        let response_cache = !failed && r.chance(0.01);
+        let stream = r.chance(0.8);
+        Req {
+            arrival_s: self.t,
+            model,
+            prompt_tokens,
+            cached_tokens,
+            output_tokens,
+            queue_ms,
+            prefill_ms,
+            decode_ms,
+            stream,
+            failed,
+            response_cache,
+            ttft_ms,
         }
     }
 }
@@ -302,7 +452,10 @@ fn litellm(sim: &mut Sim, out: &mut String) {
     let mut call = String::new();
     r.hex(&mut call, 20);
     let start = q.arrival_s;
-    let ttft_s = (q.queue_ms + q.prefill_ms + r.lognormal(3.0, 0.3)) / 1e3;
+    let ttft_s = match q.ttft_ms {
+        Some(t) => t / 1e3,
+        None => (q.queue_ms + q.prefill_ms + r.lognormal(3.0, 0.3)) / 1e3,
+    };
     let end = if q.failed {
         start + r.lognormal(0.4, 1.0)
     } else if q.response_cache {
@@ -556,9 +709,22 @@ fn parse_size(s: &str) -> Option<u64> {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: genlog --format litellm|llamacpp|vllm|otlp [--lines N | --bytes SIZE(K|M|G)] [--seed S]"
+        "usage: genlog --format litellm|llamacpp|vllm|otlp [--lines N | --bytes SIZE(K|M|G)] [--seed S]\n\
+         \x20      [--ttft-modes MS:SHARE[,MS:SHARE...]] [--ttft-sigma S] [--mode-cache tied|random]\n\
+         \x20      [--scenario default|queue-growth|prompt-growth]"
     );
     std::process::exit(2)
+}
+
+/// Parses `--ttft-modes 80:0.6,1500:0.4`.
+pub fn parse_modes(s: &str) -> Option<Vec<(f64, f64)>> {
+    s.split(',')
+        .map(|m| {
+            let (a, b) = m.split_once(':')?;
+            let (a, b) = (a.trim().parse::<f64>().ok()?, b.trim().parse::<f64>().ok()?);
+            (a > 0.0 && b > 0.0).then_some((a, b))
+        })
+        .collect()
 }
 
 /// Writes generated lines of `format` (`litellm`, `llamacpp`, `vllm`, `otlp`) to `out`: `lines`
@@ -571,6 +737,18 @@ pub fn generate(
     bytes: Option<u64>,
     out: &mut impl Write,
 ) -> Option<io::Result<()>> {
+    generate_scenario(format, seed, lines, bytes, &Scenario::default(), out)
+}
+
+/// [`generate`] with a [`Scenario`]: TTFT modes, queue or prompt growth.
+pub fn generate_scenario(
+    format: &str,
+    seed: u64,
+    lines: Option<u64>,
+    bytes: Option<u64>,
+    scenario: &Scenario,
+    out: &mut impl Write,
+) -> Option<io::Result<()>> {
     let format = match format {
         "litellm" => Format::Litellm,
         "llamacpp" => Format::Llamacpp,
@@ -579,6 +757,8 @@ pub fn generate(
         _ => return None,
     };
     let mut sim = Sim::new(seed);
+    sim.scenario = scenario.clone();
+    sim.total = lines.unwrap_or_else(|| bytes.unwrap_or(1000) / 1000).max(1);
     let mut line = String::with_capacity(4096);
     let (mut n, mut written) = (0u64, 0u64);
     let result = (|| {
@@ -615,6 +795,7 @@ fn main() -> io::Result<()> {
     let mut lines = None;
     let mut bytes = None;
     let mut seed = 1u64;
+    let mut scenario = Scenario::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let v = args.next().unwrap_or_else(|| usage());
@@ -623,6 +804,23 @@ fn main() -> io::Result<()> {
             "--lines" => lines = Some(v.parse::<u64>().unwrap_or_else(|_| usage())),
             "--bytes" => bytes = Some(parse_size(&v).unwrap_or_else(|| usage())),
             "--seed" => seed = v.parse().unwrap_or_else(|_| usage()),
+            "--ttft-modes" => scenario.ttft_modes = parse_modes(&v).unwrap_or_else(|| usage()),
+            "--ttft-sigma" => scenario.ttft_sigma = v.parse().unwrap_or_else(|_| usage()),
+            "--mode-cache" => {
+                scenario.mode_cache_random = match v.as_str() {
+                    "tied" => false,
+                    "random" => true,
+                    _ => usage(),
+                }
+            }
+            "--scenario" => {
+                scenario.growth = match v.as_str() {
+                    "default" => Growth::None,
+                    "queue-growth" => Growth::Queue,
+                    "prompt-growth" => Growth::Prompt,
+                    _ => usage(),
+                }
+            }
             _ => usage(),
         }
     }
@@ -631,6 +829,6 @@ fn main() -> io::Result<()> {
     }
     let stdout = io::stdout();
     let mut w = BufWriter::with_capacity(1 << 20, stdout.lock());
-    generate(&format, seed, lines, bytes, &mut w).unwrap_or_else(|| usage())?;
+    generate_scenario(&format, seed, lines, bytes, &scenario, &mut w).unwrap_or_else(|| usage())?;
     w.flush()
 }

@@ -3,6 +3,7 @@
 //! Owns flag names, defaults and help text. Nothing is read from the environment or the
 //! terminal except here, while resolving.
 
+use crate::analysis::{AnalysisConfig, Consumer};
 use crate::config::{
     Command, Config, EnrichConfig, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput,
 };
@@ -162,6 +163,18 @@ struct ReportArgs {
     /// `tokentime merge`.
     #[arg(long, value_name = "FILE")]
     save_digest: Option<PathBuf>,
+    /// Draw a log-scaled histogram of each metric under its group's table (and list its bins
+    /// in --output json).
+    #[arg(long)]
+    hist: bool,
+    /// Whose headline leads the report: chat (TTFT first, and the share of requests decoding
+    /// slower than --reading-speed), agent (E2E first, and how much of it is decode), or both.
+    #[arg(long = "for", default_value = "both", value_name = "CONSUMER", value_parser = ["chat", "agent", "both"])]
+    consumer: String,
+    /// Reading speed for --for chat, in tokens/s. The default, 5.3, is 238 words per minute
+    /// (Brysbaert 2019, adult silent reading of English non-fiction) at 0.75 words per token.
+    #[arg(long, default_value_t = crate::analysis::DEFAULT_READING_SPEED, value_name = "TOKENS_PER_S")]
+    reading_speed: f64,
 }
 
 #[derive(Debug, Args)]
@@ -352,6 +365,12 @@ impl ReportArgs {
             "prometheus" => SummaryOutput::Prometheus,
             _ => SummaryOutput::Table,
         };
+        if !(self.reading_speed.is_finite() && self.reading_speed > 0.0) {
+            return Err(format!(
+                "--reading-speed {}: must be a positive number of tokens/s",
+                self.reading_speed
+            ));
+        }
         Ok(ReportConfig {
             quantiles: parse_quantiles(&self.quantiles)?,
             output,
@@ -361,6 +380,15 @@ impl ReportArgs {
                 .map(|s| parse_slo(s))
                 .collect::<Result<_, _>>()?,
             save_digest: self.save_digest,
+            analysis: AnalysisConfig {
+                hist: self.hist,
+                consumer: match self.consumer.as_str() {
+                    "chat" => Consumer::Chat,
+                    "agent" => Consumer::Agent,
+                    _ => Consumer::Both,
+                },
+                reading_speed: self.reading_speed,
+            },
         })
     }
 }

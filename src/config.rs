@@ -83,6 +83,8 @@ pub struct ReportConfig {
     pub slos: Vec<Slo>,
     /// `--save-digest FILE`.
     pub save_digest: Option<PathBuf>,
+    /// `--hist`, `--for`, `--reading-speed`: what the report adds to the percentiles.
+    pub analysis: crate::analysis::AnalysisConfig,
 }
 
 /// Summary options.

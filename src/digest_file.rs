@@ -49,21 +49,13 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
             .collect();
         let mut metrics = Map::new();
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
-            let e = st.digest.export();
             let nulls: Map<String, Json> = st
                 .nulls
                 .iter()
                 .map(|(r, n)| (r.as_str().to_owned(), json!(n)))
                 .collect();
-            let mut m = json!({
-                "count": e.count, "sum": e.sum, "min": e.min, "max": e.max, "nulls": nulls,
-            });
-            match e.values {
-                Values::Exact(v) => m["exact"] = json!(v),
-                Values::Centroids(c) => {
-                    m["centroids"] = c.into_iter().map(|(a, w)| json!([a, w])).collect()
-                }
-            }
+            let mut m = digest_json(&mut st.digest);
+            m["nulls"] = Json::Object(nulls);
             metrics.insert((*name).to_owned(), m);
         }
         groups.push(json!({
@@ -77,6 +69,7 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
             "span_ns": g.span.map(|(a, b)| json!([a, b])),
             "ttft_origins": g.ttft_origins,
             "metrics": metrics,
+            "analysis": g.extra.save_json(),
         }));
     }
     json!({
@@ -87,6 +80,55 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
         "coverage": coverage_json(cov),
         "groups": groups,
     })
+}
+
+/// A digest as saved: `count`, `sum`, `min`, `max`, and `exact` (every value) or
+/// `centroids` (`[mean, weight]` pairs).
+pub fn digest_json(d: &mut Digest) -> Json {
+    let e = d.export();
+    let mut m = json!({"count": e.count, "sum": e.sum, "min": e.min, "max": e.max});
+    match e.values {
+        Values::Exact(v) => m["exact"] = json!(v),
+        Values::Centroids(c) => {
+            m["centroids"] = c.into_iter().map(|(a, w)| json!([a, w])).collect()
+        }
+    }
+    m
+}
+
+/// Rebuilds a digest saved by [`digest_json`]; `name` names it in messages.
+///
+/// # Errors
+/// A message naming what is missing or inconsistent.
+pub fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
+    let f = |k: &str| {
+        j[k].as_f64()
+            .ok_or_else(|| format!("{name}.{k} must be a number"))
+    };
+    let values = match (&j["exact"], &j["centroids"]) {
+        (Json::Array(v), Json::Null) => Values::Exact(
+            v.iter()
+                .map(|x| x.as_f64().ok_or(format!("{name}.exact holds numbers")))
+                .collect::<Result<_, _>>()?,
+        ),
+        (Json::Null, Json::Array(c)) => Values::Centroids(
+            c.iter()
+                .map(|p| match (p[0].as_f64(), p[1].as_f64()) {
+                    (Some(a), Some(w)) => Ok((a, w)),
+                    _ => Err(format!("{name}.centroids holds [mean, weight] pairs")),
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        _ => return Err(format!("{name} needs one of \"exact\" or \"centroids\"")),
+    };
+    let e = Exported {
+        count: u(&j["count"], "count")?,
+        sum: f("sum")?,
+        min: f("min")?,
+        max: f("max")?,
+        values,
+    };
+    Digest::import(e).map_err(|e| format!("{name}: {e}"))
 }
 
 /// Writes the digest file at `path` (through a temporary file beside it, renamed into place,
@@ -227,39 +269,17 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
         )),
         _ => return Err("\"span_ns\" must be [start, end] or null".into()),
     };
+    // Files saved before the analysis member existed have none: the analysis tables stay
+    // empty.
+    if !g["analysis"].is_null() {
+        st.extra = crate::analysis::Extra::load_json(&g["analysis"])?;
+    }
     for (name, m) in METRICS.iter().zip(st.metrics.iter_mut()) {
         let j = &g["metrics"][*name];
         if j.is_null() {
             return Err(format!("metric {name} missing"));
         }
-        let f = |k: &str| {
-            j[k].as_f64()
-                .ok_or_else(|| format!("{name}.{k} must be a number"))
-        };
-        let values = match (&j["exact"], &j["centroids"]) {
-            (Json::Array(v), Json::Null) => Values::Exact(
-                v.iter()
-                    .map(|x| x.as_f64().ok_or(format!("{name}.exact holds numbers")))
-                    .collect::<Result<_, _>>()?,
-            ),
-            (Json::Null, Json::Array(c)) => Values::Centroids(
-                c.iter()
-                    .map(|p| match (p[0].as_f64(), p[1].as_f64()) {
-                        (Some(a), Some(w)) => Ok((a, w)),
-                        _ => Err(format!("{name}.centroids holds [mean, weight] pairs")),
-                    })
-                    .collect::<Result<_, _>>()?,
-            ),
-            _ => return Err(format!("{name} needs one of \"exact\" or \"centroids\"")),
-        };
-        let e = Exported {
-            count: u(&j["count"], "count")?,
-            sum: f("sum")?,
-            min: f("min")?,
-            max: f("max")?,
-            values,
-        };
-        m.digest = Digest::import(e).map_err(|e| format!("{name}: {e}"))?;
+        m.digest = digest_from_json(j, name)?;
         for (r, n) in j["nulls"].as_object().ok_or(format!("{name}.nulls"))? {
             let reason = REASONS
                 .into_iter()
@@ -287,6 +307,15 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
         negative_interval: u(&c["anomalies"]["negative_interval"], "negative_interval")?,
         ..Coverage::default()
     };
+    // Counters added after the first digest files: absent means 0.
+    let opt = |v: &Json| v.as_u64().unwrap_or(0);
+    cov.unparseable = opt(&c["anomalies"]["unparseable"]);
+    let j = &c["joins"];
+    cov.joined_lines = opt(&j["joined_lines"]);
+    cov.join_evicted = opt(&j["evicted"]);
+    cov.join_timed_out = opt(&j["timed_out"]);
+    cov.join_unfinished = opt(&j["unfinished"]);
+    cov.join_orphaned = opt(&j["orphaned"]);
     for (k, v) in c["formats"].as_object().ok_or("coverage.formats")? {
         cov.formats.insert(k.clone(), u(v, k)?);
     }

@@ -250,6 +250,9 @@ pub struct JoinSpec {
     pub part_fields: Vec<FieldRule>,
     /// A completing line with no earlier line is an orphan (counted), not a normal request.
     pub parts_required: bool,
+    /// A completing line for which any of these holds is a whole response on its own (an
+    /// Ollama non-streamed answer, with its text): it takes nothing from earlier lines.
+    pub standalone_when: Vec<Cond>,
 }
 
 /// One log format as data. A formats file (`--formats FILE`) holds the same tables; the
@@ -267,6 +270,10 @@ pub struct FormatSpec {
     /// An error record of this format (which may lack the markers) satisfies all of these.
     #[serde(default)]
     pub error_markers: Vec<Cond>,
+    /// The error markers are too generic for auto-detection (Ollama's `{"error": "..."}`):
+    /// they count only when this format is forced with `--format`.
+    #[serde(default)]
+    pub errors_only_when_forced: bool,
     /// A line with the markers is still no request when all conditions of any one of these
     /// groups hold (a stream's intermediate chunk that repeats the timings so far).
     #[serde(default)]
@@ -522,7 +529,8 @@ fn vllm() -> FormatSpec {
             rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens"]),
             rule(Field::OutputTokens, Unit::Count, &["usage.completion_tokens"]),
             rule(Field::CachedTokens, Unit::Count, &["usage.prompt_tokens_details.cached_tokens"]),
-            rule(Field::LoggedAt, Unit::EpochS, &["created"]),
+            // vLLM sets `created` when it takes the request (whole seconds): the start, not the end.
+            rule(Field::Arrival, Unit::EpochS, &["created"]),
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
@@ -936,6 +944,7 @@ impl Compiler<'_> {
 struct CompiledFormat {
     join_key: Vec<Vec<SlotId>>,
     complete_when: Vec<CCond>,
+    standalone_when: Vec<CCond>,
     part_fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     markers: Vec<CCond>,
     skip_when: Vec<Vec<CCond>>,
@@ -989,6 +998,7 @@ impl Formats {
                         .map(|alts| alts.iter().map(|p| c.add(p)).collect())
                         .collect(),
                     complete_when: c.conds(&join.complete_when),
+                    standalone_when: c.conds(&join.standalone_when),
                     part_fields: join
                         .part_fields
                         .iter()
@@ -1003,7 +1013,11 @@ impl Formats {
                         .collect(),
                     markers: c.conds(&s.markers),
                     skip_when: s.skip_when.iter().map(|g| c.conds(g)).collect(),
-                    error_markers: c.conds(&s.error_markers),
+                    error_markers: if s.errors_only_when_forced && specs.len() > 1 {
+                        Vec::new()
+                    } else {
+                        c.conds(&s.error_markers)
+                    },
                     error_when: c.conds(&s.error_when),
                     cancelled_when: c.conds(&s.cancelled_when),
                     response_cache_when: c.conds(&s.response_cache_when),
@@ -1059,6 +1073,14 @@ impl Formats {
             out.push_str(raw);
         }
         true
+    }
+
+    /// True when a completing line of format `i` is a whole response on its own.
+    pub fn standalone(&self, i: usize, line: &[u8], slots: &Slots) -> bool {
+        self.compiled[i]
+            .standalone_when
+            .iter()
+            .any(|c| c.holds(line, slots))
     }
 
     /// True when a line of format `i` completes its request.

@@ -38,9 +38,11 @@ fn ollama() -> FormatSpec {
         name: "ollama".into(),
         about: "Ollama final responses (done: true) and NDJSON streams joined into one request".into(),
         markers: vec![Cond::Present(p("model")), Cond::Present(p("created_at")), Cond::Present(p("done"))],
-        // Ollama's error is a plain string (`{"error":"model not found"}`); an object with a
-        // `message` is an OpenAI-style body, left to the provider formats.
+        // Ollama's error is a bare `{"error":"model not found"}`: too generic to claim a line in
+        // auto-detection (any log line with an `error` string would be an Ollama failure), so
+        // it counts only under `--format ollama`.
         error_markers: vec![Cond::Present(p("error")), Cond::Not(Box::new(Cond::Present(p("error.message"))))],
+        errors_only_when_forced: true,
         join: Some(JoinSpec {
             key: vec![vec![p("model")]],
             complete_when: vec![Cond::Equals(p("done"), "true".into())],
@@ -49,6 +51,11 @@ fn ollama() -> FormatSpec {
                 rule(Field::LoggedAt, Unit::Rfc3339, &["created_at"]),
             ],
             parts_required: false,
+            // A non-streamed answer carries its whole text in its one object.
+            standalone_when: vec![
+                Cond::Differs(p("message.content"), "\"\"".into()),
+                Cond::Differs(p("response"), "\"\"".into()),
+            ],
         }),
         arrival_origin: Origin::Arrival,
         ttft_doc: "arrival: first chunk created_at - (final created_at - total_duration); a single response: load_duration + prompt_eval_duration".into(),
@@ -91,6 +98,7 @@ fn llamacpp_log() -> FormatSpec {
                 rule(Field::LoggedAt, Unit::EpochS, &["timestamp"]),
             ],
             parts_required: true,
+            standalone_when: vec![],
         }),
         arrival_origin: Origin::Arrival,
         ttft_doc: "scheduled: t_prompt_processing (slot wait excluded)".into(),
@@ -345,6 +353,7 @@ fn sglang_log() -> FormatSpec {
                 rule(Field::LoggedAt, Unit::EpochAuto, &["timestamp", "time"]),
             ],
             parts_required: false,
+            standalone_when: vec![],
         }),
         arrival_origin: Origin::Arrival,
         ttft_doc: "none: SGLang's request log has no first-token time (E2E from e2e_latency, or received -> finished)".into(),

@@ -6,9 +6,13 @@
 //! to a [`metrics::Timeline`]) -> [`metrics`] (pure formulas) -> a sink: [`enrich`] (splice
 //! into the original bytes) or [`summary`] (digests per group). [`worker`] holds one thread's
 //! share of that work; [`parallel`] spreads a file over several; [`run`] wires them (and
-//! [`live`] the summary runs).
+//! [`live`] the summary runs). A summary also feeds [`analysis`] (with [`concurrency`]'s
+//! in-flight sweep), whose report on the finished digests ([`modes`], [`hist`]) [`reading`]
+//! renders.
 
+pub mod analysis;
 pub mod cli;
+pub mod concurrency;
 pub mod config;
 pub mod digest;
 pub mod digest_file;
@@ -19,12 +23,15 @@ pub mod format;
 pub mod format_file;
 pub mod format_records;
 pub mod format_tables;
+pub mod hist;
 pub mod input;
 pub mod lines;
 pub mod live;
 pub mod metrics;
+pub mod modes;
 pub mod parallel;
 pub mod pipeline;
+pub mod reading;
 pub mod record;
 pub mod records;
 pub mod render;

@@ -143,6 +143,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
                 None => lock(&sh.diags).hide(),
             };
             let proto = worker.fork();
+            worker.sweep_apart();
             let done = parallel::run_file(
                 chunked,
                 Box::new(reader),
@@ -542,7 +543,7 @@ fn write_tick(
     let q = &sc.report.quantiles;
     match sc.report.output {
         SummaryOutput::Json => {
-            let mut doc = to_json(cov, summary, q);
+            let mut doc = to_json(cov, summary, q, &sc.report.analysis);
             doc["interval"] = json!({
                 "n": n,
                 "at": rfc3339_ms(now_ns()),
@@ -557,7 +558,7 @@ fn write_tick(
                 out.write_all(b"\x1b[H\x1b[2J")?;
             }
             writeln!(out, "{header}")?;
-            write_table(out, cov, summary, q)?;
+            write_table(out, cov, summary, q, &sc.report.analysis)?;
             if !config.stdout_is_terminal {
                 writeln!(out)?;
             }
@@ -631,7 +632,7 @@ pub fn report(
     let q = &rc.quantiles;
     let w = match rc.output {
         SummaryOutput::Json => {
-            let mut doc = to_json(cov, summary, q);
+            let mut doc = to_json(cov, summary, q, &rc.analysis);
             if !verdicts.is_empty() {
                 doc["slos"] = verdicts
                     .iter()
@@ -657,7 +658,7 @@ pub fn report(
             w.map_err(io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
         }
-        SummaryOutput::Table => write_table(out, cov, summary, q),
+        SummaryOutput::Table => write_table(out, cov, summary, q, &rc.analysis),
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
         SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),

@@ -310,7 +310,11 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     let mut ttft = interval(arrival, t.first_token, t.ttft);
     let mut ttft_origin = t.arrival_origin.or(Some(Origin::Arrival));
     if ttft == Err(NullReason::NotLogged) {
-        if let (Ok(q), Ok(p)) = (queue, prefill) {
+        if queue == Err(NullReason::NegativeInterval)
+            || prefill == Err(NullReason::NegativeInterval)
+        {
+            ttft = Err(NullReason::NegativeInterval);
+        } else if let (Ok(q), Ok(p)) = (queue, prefill) {
             ttft = Ok(q + p);
         } else if arrival.is_none() && t.queue.is_none() && prefill.is_ok() {
             ttft = prefill;

@@ -13,7 +13,13 @@
 //! log) must meet in one processor, in input order: the chunk workers leave them untouched
 //! ([`Handled::Deferred`]) and the calling thread hands them, in order and at their place in
 //! the output, to its own worker (the one that reads the inputs that are not chunked). When
-//! every format in use joins lines, the file is not chunked at all ([`applies`]).
+//! every format in use joins lines, the file is not chunked at all ([`applies`]). Lines split
+//! by Docker or the kubelet (pieces of one long line) are read by the chunk worker when the
+//! pieces are all in its chunk; the pieces at the start of a chunk, up to the first line that
+//! ends one on each stream, go to the calling thread, and the pieces held at the end of a
+//! chunk are handed over to it. The in-flight sweep of `summary` (requests in flight during
+//! each decode) needs every request of the input in order: chunk workers hand each request's
+//! start and end to the calling thread, whose worker sweeps them in order.
 //!
 //! What is the same as on one thread: every output byte and its order, the coverage counters,
 //! the diagnostics (lines numbered in the file), exact quantiles. What may differ: t-digest
@@ -29,7 +35,7 @@
 use crate::config::Config;
 use crate::input::Source;
 use crate::lines::ReadBuf;
-use crate::worker::{Handled, Worker};
+use crate::worker::{Handled, SweepInput, Worker};
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::sync::Mutex;
@@ -72,11 +78,15 @@ enum Piece {
 struct Left {
     /// Where its output goes in the chunk's output.
     out_at: usize,
+    /// Where its requests go among the chunk's in-flight sweep entries.
+    sweep_at: usize,
     line_no: u64,
     /// Its bytes in the chunk (with its ending).
     start: usize,
     end: usize,
     first: bool,
+    /// The pieces of a split line it completes, held by the worker: (stream, bytes).
+    handover: Option<(usize, Vec<u8>)>,
 }
 
 /// What a worker made of a chunk.
@@ -90,6 +100,10 @@ struct Done {
     more_bad: u64,
     /// Lines left to the calling thread, in order.
     left: Vec<Left>,
+    /// The chunk's in-flight sweep entries (summary), in order.
+    sweep: Vec<SweepInput>,
+    /// Pieces of split lines held at the end of the chunk, per stream.
+    held: [Option<Vec<u8>>; 2],
     /// The input buffer, for reuse (and for the lines left).
     buf: ReadBuf,
 }
@@ -371,6 +385,7 @@ fn work(
             }
         };
         let data = &job.buf[..job.len];
+        worker.new_chunk();
         match job.what {
             Piece::Long { last } => {
                 if pass_long {
@@ -405,10 +420,12 @@ fn work(
                         Ok(Handled::Done(None)) | Err(_) => {}
                         Ok(Handled::Deferred) => left.push(Left {
                             out_at: out.len(),
+                            sweep_at: worker.sweep_len(),
                             line_no,
                             start: line_start,
                             end,
                             first,
+                            handover: worker.take_handover(),
                         }),
                     }
                 }
@@ -420,6 +437,8 @@ fn work(
             bad,
             more_bad,
             left,
+            sweep: worker.take_sweep(),
+            held: worker.take_held(),
             buf: job.buf,
         };
         if done.send(r).is_err() {
@@ -447,8 +466,8 @@ impl<W: Write> Writer<'_, '_, W> {
         let mut next = 0u64;
         for d in done {
             waiting.insert(d.seq, d);
-            while let Some(d) = waiting.remove(&next) {
-                self.chunk(&d)?;
+            while let Some(mut d) = waiting.remove(&next) {
+                self.chunk(&mut d)?;
                 next += 1;
                 let _ = self.free.send(d.buf);
                 if let Ok(mut pool) = self.out_pool.lock() {
@@ -459,17 +478,24 @@ impl<W: Write> Writer<'_, '_, W> {
         Ok(())
     }
 
-    /// Writes one chunk's output with the lines its worker left handled in their place, and
-    /// reports its bad lines in line order.
-    fn chunk(&mut self, d: &Done) -> io::Result<()> {
+    /// Writes one chunk's output with the lines its worker left handled in their place (and
+    /// its in-flight sweep entries entered around them), and reports its bad lines in line
+    /// order.
+    fn chunk(&mut self, d: &mut Done) -> io::Result<()> {
         let mut bad = d.bad.iter().peekable();
         let mut written = 0;
-        for l in &d.left {
+        let mut fed = 0;
+        for l in &mut d.left {
             while let Some((line, why)) = bad.next_if(|(line, _)| *line < l.line_no) {
                 (self.report)(*line, Some(why));
             }
             self.w.write_all(&d.out[written..l.out_at])?;
             written = l.out_at;
+            self.seq.feed_sweep(&d.sweep[fed..l.sweep_at]);
+            fed = l.sweep_at;
+            if let Some((stream, pieces)) = l.handover.take() {
+                self.seq.set_held(stream, pieces);
+            }
             let (prefix, content, ending) = frame(&d.buf[l.start..l.end], l.first);
             self.scratch.clear();
             let handled = self
@@ -481,6 +507,12 @@ impl<W: Write> Writer<'_, '_, W> {
             }
         }
         self.w.write_all(&d.out[written..])?;
+        self.seq.feed_sweep(&d.sweep[fed..]);
+        for (stream, pieces) in d.held.iter_mut().enumerate() {
+            if let Some(pieces) = pieces.take() {
+                self.seq.set_held(stream, pieces);
+            }
+        }
         if self.flush_each_chunk {
             self.w.flush()?;
         }

@@ -26,8 +26,9 @@ pub enum Kind {
     Requests,
     /// A line of a request that spans several (not its last): held in the join table.
     Part,
-    /// A line of a format whose requests span several lines, left for the caller to process
-    /// in input order (see [`Processor::defer_joins`]): nothing was counted.
+    /// A line of a format whose requests span several lines (or a piece of a split line), left
+    /// for the caller to process in input order (see [`Processor::defer_joins`]): nothing was
+    /// counted.
     Deferred,
 }
 
@@ -75,7 +76,7 @@ struct RecordReader {
     paths: PathSet,
     formats: Formats,
     slots: Slots,
-    by_slots: Vec<usize>,
+    by_slots: Vec<ByKey>,
 }
 
 /// The id and model of a request of format `f`, decoded from their JSON text.
@@ -94,21 +95,26 @@ fn read_id_model(
     )
 }
 
-/// The JSON part of a Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`),
-/// if the line is one.
-fn cri_body(line: &[u8]) -> Option<&[u8]> {
+/// Held pieces of split lines (Docker, CRI) at the most, per stream.
+const MAX_HELD: usize = 64 << 20;
+
+/// A Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`): its stream (0
+/// stdout, 1 stderr), whether it is a partial piece (`P`), and its text.
+fn cri_parse(line: &[u8]) -> Option<(usize, bool, &[u8])> {
     if line.len() < 24 || !line[..4].iter().all(u8::is_ascii_digit) || line[4] != b'-' {
         return None;
     }
     let sp = memchr::memchr(b' ', &line[..line.len().min(64)])?;
     let rest = &line[sp + 1..];
-    let rest = rest
-        .strip_prefix(b"stdout ")
-        .or_else(|| rest.strip_prefix(b"stderr "))?;
-    let rest = rest
-        .strip_prefix(b"F ")
-        .or_else(|| rest.strip_prefix(b"P "))?;
-    rest.starts_with(b"{").then_some(rest)
+    let (stream, rest) = match rest.strip_prefix(b"stdout ") {
+        Some(r) => (0, r),
+        None => (1, rest.strip_prefix(b"stderr ")?),
+    };
+    match rest.get(..2)? {
+        b"F " => Some((stream, false, &rest[2..])),
+        b"P " => Some((stream, true, &rest[2..])),
+        _ => None,
+    }
 }
 
 /// The `--by` values of the requests of one line, one row of `n` per request, in strings
@@ -145,16 +151,47 @@ impl ByBuf {
     }
 }
 
+/// A `--by` key: a JSON path, or one of the names tokentime gives a request (`$format`, the
+/// format's name; `$model`, the model wherever its format logs it).
+#[derive(Debug, Clone, Copy)]
+enum ByKey {
+    Slot(usize),
+    Format,
+    Model,
+}
+
+fn by_keys(by: &[Vec<String>], mut add: impl FnMut(&[String]) -> usize) -> Vec<ByKey> {
+    by.iter()
+        .map(|p| match p.as_slice() {
+            [k] if k == "$format" => ByKey::Format,
+            [k] if k == "$model" => ByKey::Model,
+            _ => ByKey::Slot(add(p)),
+        })
+        .collect()
+}
+
 /// The `by` values (as strings: a JSON string decoded, anything else its JSON text; `None`
-/// when absent) at `by_slots` of a parsed line or record.
-fn read_by(line: &[u8], slots: &Slots, by_slots: &[usize], out: &mut ByBuf) {
-    for &s in by_slots {
-        match slots.raw(line, s) {
-            None => out.push(None),
-            Some(raw) => match raw_str(raw) {
-                Some(v) => out.push(Some(&v)),
-                None => out.push(Some(raw)),
-            },
+/// when absent) of a request of format `f` (named `name`) read from a parsed line or record.
+fn read_by(
+    line: &[u8],
+    slots: &Slots,
+    keys: &[ByKey],
+    (formats, f, name): (&Formats, usize, &str),
+    out: &mut ByBuf,
+) {
+    // A JSON value: a string decoded, anything else its JSON text.
+    let push_raw = |out: &mut ByBuf, raw: Option<&str>| match raw {
+        None => out.push(None),
+        Some(raw) => match raw_str(raw) {
+            Some(v) => out.push(Some(&v)),
+            None => out.push(Some(raw)),
+        },
+    };
+    for key in keys {
+        match *key {
+            ByKey::Slot(s) => push_raw(out, slots.raw(line, s)),
+            ByKey::Format => out.push(Some(name)),
+            ByKey::Model => push_raw(out, formats.model(f, line, slots)),
         }
     }
 }
@@ -234,13 +271,18 @@ pub struct Processor {
     slots: Slots,
     scratch: Vec<u8>,
     key_slot: Option<usize>,
-    by_slots: Vec<usize>,
+    by_slots: Vec<ByKey>,
     hint: usize,
     hit_ratio: f64,
     prefix: Option<regex::bytes::Regex>,
     docker_log: Option<usize>,
     docker_stream: Option<usize>,
     inner: Vec<u8>,
+    partials: [Vec<u8>; 2],
+    /// In a chunk worker: the streams whose split lines no longer depend on the chunk before.
+    settled: [bool; 2],
+    /// In a chunk worker: the stream whose held pieces go with the line just deferred.
+    handover: Option<usize>,
     requests: Vec<Request>,
     gaps: Vec<i64>,
     record_readers: Vec<Option<RecordReader>>,
@@ -277,10 +319,9 @@ impl Processor {
                 let spec = formats.record_level(i)?;
                 let mut paths = PathSet::default();
                 let formats = Formats::compile(vec![spec], &[], &mut paths);
-                let by_slots = by
-                    .iter()
-                    .map(|p| paths.add(&p.iter().map(String::as_str).collect::<Vec<_>>()))
-                    .collect();
+                let by_slots = by_keys(by, |p| {
+                    paths.add(&p.iter().map(String::as_str).collect::<Vec<_>>())
+                });
                 Some(RecordReader {
                     paths,
                     formats,
@@ -289,13 +330,10 @@ impl Processor {
                 })
             })
             .collect();
-        let by_slots = by
-            .iter()
-            .map(|p| {
-                let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
-                paths.add(&full)
-            })
-            .collect();
+        let by_slots = by_keys(by, |p| {
+            let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
+            paths.add(&full)
+        });
         Processor {
             paths,
             formats,
@@ -309,6 +347,9 @@ impl Processor {
             docker_log,
             docker_stream,
             inner: Vec::new(),
+            partials: [Vec::new(), Vec::new()],
+            settled: [false; 2],
+            handover: None,
             requests: Vec::new(),
             gaps: Vec::new(),
             record_readers,
@@ -345,6 +386,9 @@ impl Processor {
         p.joins.latest_ns = 0;
         p.join_counts = Coverage::default();
         p.outside_window = 0;
+        p.partials = [Vec::new(), Vec::new()];
+        p.settled = [false; 2];
+        p.handover = None;
         p.defer_joins = true;
         p
     }
@@ -352,7 +396,8 @@ impl Processor {
     /// Makes a line of a format whose requests span several lines come back as
     /// [`Kind::Deferred`], untouched and uncounted, instead of entering the join table: a
     /// thread that reads a chunk of a file leaves such lines to the one that sees them all in
-    /// input order ([`crate::parallel`]).
+    /// input order ([`crate::parallel`]). So are the pieces of a line split by Docker or the
+    /// kubelet that may continue pieces held before the chunk ([`Processor::new_chunk`]).
     pub fn defer_joins(&mut self) {
         self.defer_joins = true;
     }
@@ -376,19 +421,146 @@ impl Processor {
         self.gaps.clear();
         self.by_buf.clear();
         self.ids.clear();
+        if content.first() != Some(&b'{')
+            && self.prefix.is_none()
+            && let Some((stream, partial, body)) = cri_parse(content)
+        {
+            return self.cri(stream, partial, body);
+        }
         let body = self.strip_prefix(content);
         let kind = self.process_object(body);
-        if matches!(kind, Kind::NoTiming) && self.docker_inner(body) {
-            // Docker's json-file driver: the request is the JSON text in `log`.
-            let inner = std::mem::take(&mut self.inner);
-            let kind = match self.process_object(&inner) {
-                Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
-                k => k,
-            };
-            self.inner = inner;
-            return kind;
+        if matches!(kind, Kind::NoTiming)
+            && let Some((stream, text)) = self.docker_log(body)
+        {
+            return self.docker(stream, text);
         }
         kind
+    }
+
+    /// In a chunk worker ([`Processor::defer_joins`]), whether a line of a split-line stream
+    /// (CRI, Docker) is left to the caller: those of `stream` up to and including its first
+    /// complete one in the chunk, which depend on pieces held before the chunk.
+    fn defer_split(&mut self, stream: usize, complete: bool) -> bool {
+        if !self.defer_joins || self.settled[stream] {
+            return false;
+        }
+        self.settled[stream] = complete;
+        true
+    }
+
+    /// In a chunk worker, a line that completed held pieces came back [`Kind::Deferred`]: the
+    /// pieces are held again, for the caller to hand over with the line
+    /// ([`Processor::take_handover`]).
+    fn deferred_with(&mut self, stream: usize, mut whole: Vec<u8>, held: usize) -> Kind {
+        whole.truncate(held);
+        self.partials[stream] = whole;
+        self.handover = Some(stream);
+        Kind::Deferred
+    }
+
+    /// A Kubernetes CRI line: `P` (partial) pieces of a long line are held until the `F` piece
+    /// that ends it, then the whole JSON is read (the kubelet splits lines over 16 KiB).
+    fn cri(&mut self, stream: usize, partial: bool, body: &[u8]) -> Kind {
+        if self.defer_split(stream, !partial) {
+            return Kind::Deferred;
+        }
+        let held = &mut self.partials[stream];
+        if partial {
+            if held.is_empty() && body.first() != Some(&b'{') {
+                return Kind::NonJson;
+            }
+            return self.hold(stream, body);
+        }
+        if held.is_empty() {
+            return self.process_object(body);
+        }
+        let mut whole = std::mem::take(held);
+        let held = whole.len();
+        whole.extend_from_slice(body);
+        let kind = self.process_object(&whole);
+        if let Kind::Deferred = kind {
+            return self.deferred_with(stream, whole, held);
+        }
+        whole.clear();
+        self.partials[stream] = whole;
+        kind
+    }
+
+    /// A Docker json-file record whose `log` holds (a piece of) a JSON object: Docker splits
+    /// lines over 16 KiB into records whose `log` does not end in a newline.
+    fn docker(&mut self, stream: usize, text: String) -> Kind {
+        if self.defer_split(stream, text.ends_with('\n')) {
+            return Kind::Deferred;
+        }
+        if !text.ends_with('\n') {
+            if self.partials[stream].is_empty() && !text.trim_start().starts_with('{') {
+                return Kind::NoTiming;
+            }
+            return self.hold(stream, text.as_bytes());
+        }
+        let mut inner = std::mem::take(&mut self.inner);
+        inner.clear();
+        inner.append(&mut self.partials[stream]);
+        let held = inner.len();
+        inner.extend_from_slice(text.trim_end().as_bytes());
+        let kind = if inner.first() == Some(&b'{') {
+            match self.process_object(&inner) {
+                Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
+                Kind::Deferred if held > 0 => {
+                    let pieces = inner[..held].to_vec();
+                    self.inner = inner;
+                    return self.deferred_with(stream, pieces, held);
+                }
+                k => k,
+            }
+        } else {
+            Kind::NoTiming
+        };
+        self.inner = inner;
+        kind
+    }
+
+    /// In a chunk worker: starts a chunk. Split lines (CRI, Docker) are left to the caller up
+    /// to the first complete one of each stream.
+    pub fn new_chunk(&mut self) {
+        self.settled = [false; 2];
+    }
+
+    /// In a chunk worker, after a line came back [`Kind::Deferred`]: the pieces of a split line
+    /// it completes, held here, with their stream; the caller sets them in the processor that
+    /// handles the line ([`Processor::set_held`]).
+    pub fn take_handover(&mut self) -> Option<(usize, Vec<u8>)> {
+        let s = self.handover.take()?;
+        Some((s, std::mem::take(&mut self.partials[s])))
+    }
+
+    /// In a chunk worker, at the end of a chunk: the pieces of split lines held for the next
+    /// chunk, per stream (`None`: nothing held here; the caller keeps what it holds).
+    pub fn take_held(&mut self) -> [Option<Vec<u8>>; 2] {
+        let mut out = [None, None];
+        for (s, o) in out.iter_mut().enumerate() {
+            if !self.partials[s].is_empty() {
+                *o = Some(std::mem::take(&mut self.partials[s]));
+            }
+        }
+        out
+    }
+
+    /// Sets the pieces of a split line held for `stream` (from a chunk worker).
+    pub fn set_held(&mut self, stream: usize, pieces: Vec<u8>) {
+        self.partials[stream] = pieces;
+    }
+
+    /// Holds a piece of a split line (bounded: past [`MAX_HELD`] the held text is dropped and
+    /// the line counted invalid).
+    fn hold(&mut self, stream: usize, piece: &[u8]) -> Kind {
+        let held = &mut self.partials[stream];
+        if held.len() + piece.len() > MAX_HELD {
+            held.clear();
+            return Kind::Invalid(format!("a split line longer than {MAX_HELD} bytes"));
+        }
+        held.extend_from_slice(piece);
+        Kind::Part
     }
 
     /// The JSON part of a line: after a Kubernetes CRI prefix (`<RFC 3339> stdout F `), or
@@ -403,26 +575,16 @@ impl Processor {
                 _ => content,
             };
         }
-        cri_body(content).unwrap_or(content)
+        content
     }
 
-    /// When the line last read is a Docker json-file record whose `log` holds a JSON object,
-    /// puts that object's text in `self.inner`.
-    fn docker_inner(&mut self, body: &[u8]) -> bool {
-        let (Some(log), true) = (
-            self.docker_log.and_then(|s| self.slots.raw(body, s)),
-            self.docker_stream.is_some_and(|s| self.slots.has(s)),
-        ) else {
-            return false;
-        };
-        match serde_json::from_str::<String>(log) {
-            Ok(text) if text.trim_start().starts_with('{') => {
-                self.inner.clear();
-                self.inner.extend_from_slice(text.trim_end().as_bytes());
-                true
-            }
-            _ => false,
-        }
+    /// The stream (0 stdout, 1 stderr) and the unescaped `log` text of the line last read, when
+    /// it is a Docker json-file record.
+    fn docker_log(&self, body: &[u8]) -> Option<(usize, String)> {
+        let log = self.docker_log.and_then(|s| self.slots.raw(body, s))?;
+        let stream = self.docker_stream.and_then(|s| self.slots.raw(body, s))?;
+        let text = serde_json::from_str::<String>(log).ok()?;
+        Some((usize::from(stream == "\"stderr\""), text))
     }
 
     fn process_object(&mut self, body: &[u8]) -> Kind {
@@ -481,7 +643,14 @@ impl Processor {
         timeline: &crate::metrics::Timeline,
         gaps_start: usize,
     ) {
-        read_by(line, &self.slots, &self.by_slots, &mut self.by_buf);
+        let name = &self.formats.spec(format).name;
+        read_by(
+            line,
+            &self.slots,
+            &self.by_slots,
+            (&self.formats, format, name),
+            &mut self.by_buf,
+        );
         if self.want_ids {
             self.ids
                 .push(read_id_model(&self.formats, format, line, &self.slots));
@@ -517,7 +686,11 @@ impl Processor {
         let kind = if self.formats.completes(d.format, line, &self.slots) {
             let start = self.gaps.len();
             let mut timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
-            match self.joins.entries.remove(&key) {
+            let standalone = self.formats.standalone(d.format, line, &self.slots);
+            match (!standalone)
+                .then(|| self.joins.entries.remove(&key))
+                .flatten()
+            {
                 Some(entry) => timeline.fill_from(&entry.timeline),
                 None if spec_requires_parts => self.join_counts.join_orphaned += 1,
                 None => {}
@@ -596,7 +769,12 @@ impl Processor {
 
     fn push(&mut self, format: usize, timeline: &crate::metrics::Timeline, gaps_start: usize) {
         let metrics = derive(timeline, self.hit_ratio);
-        let end_ns = timeline.end.or(timeline.logged_at);
+        // The end where logged; else the line's time; else the start plus the E2E (Kong's
+        // `started_at` and latency).
+        let end_ns = timeline
+            .end
+            .or(timeline.logged_at)
+            .or_else(|| timeline.arrival?.checked_add(metrics.e2e.ok()? as i64));
         let start_ns = timeline
             .arrival
             .or_else(|| end_ns?.checked_sub(metrics.e2e.ok()? as i64));
@@ -662,7 +840,14 @@ impl Processor {
                 let timeline = reader
                     .formats
                     .timeline(d, rec, &reader.slots, &mut self.gaps);
-                read_by(rec, &reader.slots, &reader.by_slots, &mut self.by_buf);
+                let name = &self.formats.spec(f).name;
+                read_by(
+                    rec,
+                    &reader.slots,
+                    &reader.by_slots,
+                    (&reader.formats, 0, name),
+                    &mut self.by_buf,
+                );
                 if self.want_ids {
                     self.ids
                         .push(read_id_model(&reader.formats, 0, rec, &reader.slots));

@@ -393,7 +393,8 @@ pub fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
                 "cache" => RowField::Cache,
                 "ttft_origin" => RowField::TtftOrigin,
                 "outcome" => RowField::Outcome,
-                _ => match METRICS.iter().position(|m| *m == f) {
+                // ITL is every gap of a request, not one value: it has no column.
+                _ => match METRICS.iter().position(|m| *m == f && *m != "itl_ms") {
                     Some(i) => RowField::Metric(i),
                     None => {
                         return Err(format!(

@@ -5,9 +5,10 @@
 //! `cache`), the bound on the number of groups, and the null-reason counts. Receives derived
 //! [`Metrics`]; writes only to the writer it is given.
 
+use crate::analysis::AnalysisConfig;
 use crate::digest::Digest;
 use crate::enrich::round3;
-use crate::metrics::{Metrics, NullReason, Outcome};
+use crate::metrics::{CacheClass, Metrics, NullReason, Outcome};
 use crate::pipeline::{Coverage, Request};
 use crate::slo::Targets;
 use serde_json::{Map, Value as Json, json};
@@ -139,6 +140,8 @@ pub struct GroupStats {
     pub goodput: Goodput,
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
     pub span: Option<(i64, i64)>,
+    /// The analysis accumulators ([`crate::analysis`]).
+    pub extra: crate::analysis::Extra,
 }
 
 /// Goodput counts of a group (`--goodput`).
@@ -159,6 +162,7 @@ impl GroupStats {
         for m in &mut g.metrics {
             m.digest = Digest::with_limit(exact_limit);
         }
+        g.extra = crate::analysis::Extra::new(exact_limit);
         g
     }
 
@@ -175,6 +179,7 @@ impl GroupStats {
         self.goodput.unknown += other.goodput.unknown;
         self.goodput.met_output_tokens += other.goodput.met_output_tokens;
         self.span = merge_span(self.span, other.span);
+        self.extra.merge(&other.extra);
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
             for (r, n) in b.nulls.iter() {
@@ -213,6 +218,7 @@ impl GroupStats {
         if let (Ok(_), Some(o)) = (m.ttft, m.ttft_origin) {
             *self.ttft_origins.entry(o.as_str()).or_default() += 1;
         }
+        self.extra.add(m);
         let durations = [m.ttft, m.tpot, m.e2e, m.queue, m.prefill, m.decode];
         for (i, v) in [0, 1, 3, 4, 5, 6].into_iter().zip(durations) {
             let stats = &mut self.metrics[i];
@@ -254,27 +260,57 @@ pub type GroupKey = Vec<(String, Option<String>)>;
 /// A group as saved: its dimension names, their values, its stats.
 pub type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);
 
+/// The groups one request was added to: per grouping, its index in the summary's groups
+/// (`u32::MAX` past the groupings there are).
+pub type GroupIds = [u32; 4];
+
 /// The `--by` values of one request (`None` where the log does not say): borrowed from
 /// buffers that are reused from line to line, so reading them allocates nothing in steady
 /// state.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ByValues<'a> {
-    text: &'a [String],
-    present: &'a [bool],
+#[derive(Debug, Clone, Copy)]
+pub struct ByValues<'a>(ByRepr<'a>);
+
+#[derive(Debug, Clone, Copy)]
+enum ByRepr<'a> {
+    Split(&'a [String], &'a [bool]),
+    Options(&'a [Option<String>]),
+}
+
+impl Default for ByValues<'_> {
+    fn default() -> Self {
+        ByValues(ByRepr::Options(&[]))
+    }
 }
 
 impl<'a> ByValues<'a> {
     /// Value `i` is `text[i]` where `present[i]`, absent elsewhere (and past the end).
     pub fn new(text: &'a [String], present: &'a [bool]) -> Self {
-        ByValues { text, present }
+        ByValues(ByRepr::Split(text, present))
+    }
+
+    /// The values of a slice.
+    pub fn options(values: &'a [Option<String>]) -> Self {
+        ByValues(ByRepr::Options(values))
     }
 
     /// Value `i`, `None` when absent (or out of range).
     pub fn get(&self, i: usize) -> Option<&'a str> {
-        match self.present.get(i) {
-            Some(true) => self.text.get(i).map(String::as_str),
-            _ => None,
+        match self.0 {
+            ByRepr::Split(text, present) => match present.get(i) {
+                Some(true) => text.get(i).map(String::as_str),
+                _ => None,
+            },
+            ByRepr::Options(v) => v.get(i)?.as_deref(),
         }
+    }
+
+    /// The values, owned.
+    pub fn to_vec(&self) -> Vec<Option<String>> {
+        let n = match self.0 {
+            ByRepr::Split(_, present) => present.len(),
+            ByRepr::Options(v) => v.len(),
+        };
+        (0..n).map(|i| self.get(i).map(str::to_owned)).collect()
     }
 }
 
@@ -430,14 +466,24 @@ impl Summary {
         subset: usize,
         values: impl Iterator<Item = Option<&'a str>> + Clone,
     ) -> &mut GroupStats {
+        let g = self.group_index(subset, values);
+        &mut self.groups[g].stats
+    }
+
+    /// [`Summary::group`]'s index in `groups`.
+    fn group_index<'a>(
+        &mut self,
+        subset: usize,
+        values: impl Iterator<Item = Option<&'a str>> + Clone,
+    ) -> usize {
         if let Some(g) = self.find(subset, values.clone()) {
-            return &mut self.groups[g].stats;
+            return g;
         }
         if subset >= 2 && self.groups.len() >= self.max_groups {
             let n = values.count();
             let other = std::iter::repeat_n(Some(OTHER), n);
             if let Some(g) = self.find(subset, other.clone()) {
-                return &mut self.groups[g].stats;
+                return g;
             }
             return self.create(subset, other);
         }
@@ -448,7 +494,7 @@ impl Summary {
         &mut self,
         subset: usize,
         values: impl Iterator<Item = Option<&'a str>> + Clone,
-    ) -> &mut GroupStats {
+    ) -> usize {
         let h = key_hash(subset, values.clone());
         let g = self.groups.len();
         self.groups.push(Group {
@@ -457,12 +503,13 @@ impl Summary {
             stats: GroupStats::new(self.exact_limit),
             next: self.index.insert(h, g),
         });
-        &mut self.groups[g].stats
+        g
     }
 
     /// Adds one request (its metrics, its start and end for the time span, and its goodput
-    /// verdict when there are targets) with the values of its `--by` keys.
-    pub fn add_request(&mut self, r: &Request, gaps: &[i64], by_values: ByValues<'_>) {
+    /// verdict when there are targets) with the values of its `--by` keys. Returns the groups
+    /// it was added to (for [`Summary::add_inflight`]).
+    pub fn add_request(&mut self, r: &Request, gaps: &[i64], by_values: ByValues<'_>) -> GroupIds {
         let judged = self.targets.as_ref().map(|t| t.judge(&r.metrics));
         let span = match (r.start_ns, r.end_ns) {
             (Some(s), Some(e)) => Some((s.min(e), e)),
@@ -470,31 +517,99 @@ impl Summary {
             (None, None) => None,
         };
         let tokens = r.metrics.output_tokens.unwrap_or(0);
-        self.each_group(&r.metrics, by_values, |g| {
+        self.each_group(r.metrics.cache, by_values, |g| {
             g.add(&r.metrics, gaps);
             g.add_extra(judged, tokens, span);
-        });
+        })
     }
 
-    /// Adds one request with the values of its `--by` keys.
-    pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: ByValues<'_>) {
-        self.each_group(m, by_values, |g| g.add(m, gaps));
+    /// Adds one request with the values of its `--by` keys; returns the groups it was added
+    /// to.
+    pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: ByValues<'_>) -> GroupIds {
+        self.each_group(m.cache, by_values, |g| g.add(m, gaps))
     }
 
-    /// Calls `f` on each group a request with these metrics and `--by` values belongs to
-    /// (creating them as needed).
-    fn each_group(&mut self, m: &Metrics, by: ByValues<'_>, mut f: impl FnMut(&mut GroupStats)) {
-        for si in 0..self.subsets.len() {
-            let dims = std::mem::take(&mut self.subsets[si]);
+    /// The groups of a request of cache class `cache` with these `--by` values, created as
+    /// needed (as [`Summary::add`] would), without adding anything.
+    pub fn group_ids(&mut self, cache: Option<CacheClass>, by_values: ByValues<'_>) -> GroupIds {
+        self.each_group(cache, by_values, |_| {})
+    }
+
+    /// The groups that exist for a request of cache class `cache` with these `--by` values:
+    /// its own, else `(other)`, else none (`u32::MAX`).
+    pub fn existing_group_ids(&self, cache: Option<CacheClass>, by: ByValues<'_>) -> GroupIds {
+        let mut ids = [u32::MAX; 4];
+        for (si, dims) in self.subsets.iter().enumerate() {
             let values = dims.iter().map(|&d| {
                 if d == 0 {
-                    m.cache.map(|c| c.as_str())
+                    cache.map(|c| c.as_str())
                 } else {
                     by.get(d - 1)
                 }
             });
-            f(self.group(si, values));
+            let other = std::iter::repeat_n(Some(OTHER), dims.len());
+            if let Some(g) = self.find(si, values).or_else(|| self.find(si, other)) {
+                ids[si] = g as u32;
+            }
+        }
+        ids
+    }
+
+    /// Calls `f` on each group a request of cache class `cache` with these `--by` values
+    /// belongs to (creating them as needed); returns their indices.
+    fn each_group(
+        &mut self,
+        cache: Option<CacheClass>,
+        by: ByValues<'_>,
+        mut f: impl FnMut(&mut GroupStats),
+    ) -> GroupIds {
+        let mut ids = [u32::MAX; 4];
+        for (si, id) in ids.iter_mut().enumerate().take(self.subsets.len()) {
+            let dims = std::mem::take(&mut self.subsets[si]);
+            let values = dims.iter().map(|&d| {
+                if d == 0 {
+                    cache.map(|c| c.as_str())
+                } else {
+                    by.get(d - 1)
+                }
+            });
+            let g = self.group_index(si, values);
+            f(&mut self.groups[g].stats);
+            *id = g as u32;
             self.subsets[si] = dims;
+        }
+        ids
+    }
+
+    /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
+    /// decode, to the groups the request was added to (`ids`, as [`Summary::add_request`]
+    /// returned them).
+    pub fn add_inflight(&mut self, ids: &GroupIds, inflight: f64, tpot_ms: f64) {
+        for &g in ids {
+            if let Some(g) = self.groups.get_mut(g as usize) {
+                g.stats.extra.add_inflight(inflight, tpot_ms);
+            }
+        }
+    }
+
+    /// Counts the in-flight sweep's late and early-swept events of one input in the
+    /// all-requests group.
+    pub fn add_sweep_counts(&mut self, late: u64, forced: u64) {
+        if late + forced == 0 {
+            return;
+        }
+        let g = self.group_index(0, std::iter::empty());
+        let extra = &mut self.groups[g].stats.extra;
+        extra.late += late;
+        extra.forced += forced;
+    }
+
+    /// The same summary without a bound on the number of groups (for collecting in-flight
+    /// samples apart, to be merged into a bounded one).
+    pub fn unbounded(&self) -> Summary {
+        Summary {
+            max_groups: usize::MAX,
+            ..self.empty_like()
         }
     }
 
@@ -658,19 +773,40 @@ fn num(v: Option<f64>) -> Json {
     v.map(|x| json!(round3(x))).unwrap_or(Json::Null)
 }
 
-/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`).
-pub fn to_json(cov: &Coverage, summary: &mut Summary, quantiles: &[f64]) -> Json {
+/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`), with the
+/// analysis of `cfg` ([`crate::analysis`]): a `headline`, and per group its `findings`,
+/// `analysis` and, with `--hist`, a `histogram` per metric.
+pub fn to_json(
+    cov: &Coverage,
+    summary: &mut Summary,
+    quantiles: &[f64],
+    cfg: &AnalysisConfig,
+) -> Json {
     let span = log_span(summary);
     let targets = summary.targets.clone();
+    let report = crate::analysis::analyze(summary, cfg, quantiles);
     let mut groups = Vec::new();
-    for (key, g) in summary.groups() {
-        groups.push(group_json(&key, g, quantiles, targets.as_ref(), span));
+    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
+        let mut doc = group_json(&key, g, quantiles, targets.as_ref(), span);
+        let (findings, analysis) = crate::reading::group_json(r);
+        doc["findings"] = findings;
+        doc["analysis"] = analysis;
+        for (name, h) in METRICS.iter().zip(&r.hist) {
+            if let Some(h) = h {
+                doc["metrics"][*name]["histogram"] = crate::reading::hist_json(h);
+            }
+        }
+        groups.push(doc);
     }
-    json!({
+    let mut doc = json!({
         "schema": SCHEMA,
         "coverage": coverage_json(cov),
         "groups": groups,
-    })
+    });
+    if let Some(h) = &report.headline {
+        doc["headline"] = crate::reading::headline_json(h);
+    }
+    doc
 }
 
 /// The time span of the whole log in seconds (first start to last end over all requests),
@@ -800,7 +936,9 @@ pub fn write_table(
     cov: &Coverage,
     summary: &mut Summary,
     quantiles: &[f64],
+    cfg: &AnalysisConfig,
 ) -> io::Result<()> {
+    let report = crate::analysis::analyze(summary, cfg, quantiles);
     let mut head = format!(
         "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
         cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
@@ -836,12 +974,17 @@ pub fn write_table(
              --root PATH (when the record sits inside each line) or --map for an in-house log"
         )?;
     }
+    if let Some(h) = &report.headline
+        && cov.requests > 0
+    {
+        crate::reading::write_headline(out, h)?;
+    }
     let span = log_span(summary);
     let targets = summary.targets.clone();
     let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
     header.extend(quantiles.iter().map(|&q| quantile_name(q)));
     header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
-    for (key, g) in summary.groups() {
+    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
         let label = if key.is_empty() {
             "all requests".to_owned()
         } else {
@@ -930,6 +1073,14 @@ pub fn write_table(
         if !absent.is_empty() {
             writeln!(out, "no values: {}", absent.join(", "))?;
         }
+        // The full analysis for all requests and the --by groups; the cache classes (the
+        // default breakdown) only say which metrics are multimodal (JSON has everything).
+        let full = !key.iter().any(|(k, _)| k == "cache");
+        crate::reading::write_group(out, r, widths[0], full)?;
+        if cfg.hist {
+            let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
+            crate::reading::write_hists(out, r, &means, widths[0])?;
+        }
     }
     writeln!(out)?;
     writeln!(
@@ -979,7 +1130,8 @@ fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
     )
 }
 
-fn fmt_cell(x: f64) -> String {
+/// A number as the table prints it: one decimal from 100 up, three below.
+pub(crate) fn fmt_cell(x: f64) -> String {
     if x.abs() >= 100.0 {
         format!("{x:.1}")
     } else {

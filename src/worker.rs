@@ -7,11 +7,13 @@
 //! bad to its caller (who numbers and reports it) and never prints. Used line by line by
 //! [`crate::run`] and [`crate::live`], and chunk by chunk by [`crate::parallel`].
 
+use crate::concurrency::{MAX_PENDING, Sweep};
 use crate::config::{Command, Config, EnrichConfig, SummaryConfig};
 use crate::enrich;
-use crate::pipeline::{Coverage, Kind, Processor};
+use crate::metrics::CacheClass;
+use crate::pipeline::{Coverage, Kind, Processor, Request};
 use crate::render::{self, Rows};
-use crate::summary::Summary;
+use crate::summary::{ByValues, GroupIds, Summary};
 use crate::window::Buckets;
 use std::io::{self, Write};
 use std::sync::{Mutex, MutexGuard};
@@ -128,7 +130,119 @@ enum Sink<'p> {
         /// An empty part like `part` (for [`Worker::fork`]).
         empty: Box<Part>,
         template: Summary,
+        inflight: Inflight,
     },
+}
+
+/// A decode in the in-flight sweep: the groups its request was added to in the part's
+/// summary; its cache class and `--by` values when there is a `--window` slice (whose groups
+/// change at each interval); its TPOT (ms).
+type Sample = (
+    GroupIds,
+    Option<(Option<CacheClass>, Vec<Option<String>>)>,
+    f64,
+);
+
+/// One request's entry into the in-flight sweep, as a chunk worker hands it on: its start and
+/// end (epoch ns), and, when it has a TPOT, its decode (ns), cache class, `--by` values and
+/// TPOT (ms).
+pub struct SweepInput {
+    start: i64,
+    end: i64,
+    decode: Option<Decode>,
+}
+
+/// A decode as a chunk worker hands it on: its length (ns), cache class, `--by` values, TPOT
+/// (ms).
+type Decode = (i64, Option<CacheClass>, Vec<Option<String>>, f64);
+
+/// Requests in flight during each decode, from one input's own start and end times (one input
+/// is one server's or gateway's log): the sweep must see the input's requests in input order.
+enum Inflight {
+    /// This worker sees them all, in order: a sweep, whose placed decodes go to the part.
+    Sweep(Box<Sweep<Sample>>),
+    /// A chunk worker: the sweep's entries, in order, for the caller ([`Worker::take_sweep`]).
+    Emit(Vec<SweepInput>),
+    /// The caller of chunk workers ([`Worker::sweep_apart`]): the groups stay in the chunk
+    /// workers' parts until the end, so placed decodes go to a summary apart (unbounded),
+    /// merged into the part at the end.
+    Apart(Box<Sweep<(GroupIds, f64)>>, Box<Summary>),
+}
+
+impl Inflight {
+    fn sweep() -> Inflight {
+        Inflight::Sweep(Box::new(Sweep::new(MAX_PENDING)))
+    }
+
+    /// Enters request `r` (added to the part's groups `ids`, with `--by` values `by`).
+    fn push(&mut self, r: &Request, ids: GroupIds, by: ByValues<'_>, slice: bool) {
+        let (Some(start), Some(end)) = (r.start_ns, r.end_ns) else {
+            return;
+        };
+        let decode = match (r.metrics.tpot, r.metrics.decode) {
+            (Ok(tpot), Ok(decode)) => Some((decode.round() as i64, tpot / 1e6)),
+            _ => None,
+        };
+        let cache = r.metrics.cache;
+        match self {
+            Inflight::Sweep(sw) => sw.push(
+                start,
+                end,
+                decode.map(|(d, tpot)| (d, (ids, slice.then(|| (cache, by.to_vec())), tpot))),
+            ),
+            Inflight::Emit(v) => v.push(SweepInput {
+                start,
+                end,
+                decode: decode.map(|(d, tpot)| (d, cache, by.to_vec(), tpot)),
+            }),
+            Inflight::Apart(sw, side) => {
+                let decode = decode.map(|(d, tpot)| (d, (side.group_ids(cache, by), tpot)));
+                sw.push(start, end, decode);
+            }
+        }
+    }
+
+    /// Adds the decodes the sweep has placed to the part (or to the summary apart).
+    fn drain(&mut self, p: &mut Part) {
+        match self {
+            Inflight::Sweep(sw) => {
+                for (mean, (ids, key, tpot)) in sw.drain() {
+                    p.summary.add_inflight(&ids, mean, tpot);
+                    if let (Some((_, s)), Some((cache, by))) = (&mut p.slice, key) {
+                        let ids = s.existing_group_ids(cache, ByValues::options(&by));
+                        s.add_inflight(&ids, mean, tpot);
+                    }
+                }
+            }
+            Inflight::Apart(sw, side) => {
+                for (mean, (ids, tpot)) in sw.drain() {
+                    side.add_inflight(&ids, mean, tpot);
+                }
+            }
+            Inflight::Emit(_) => {}
+        }
+    }
+
+    /// Ends the input: the sweep places what it holds; the summary apart is merged into the
+    /// part; the sweep's counts go to the part.
+    fn finish(&mut self, p: &mut Part) {
+        let (late, forced) = match self {
+            Inflight::Sweep(sw) => {
+                sw.finish();
+                (sw.late, sw.forced)
+            }
+            Inflight::Apart(sw, _) => {
+                sw.finish();
+                (sw.late, sw.forced)
+            }
+            Inflight::Emit(_) => return,
+        };
+        self.drain(p);
+        if let Inflight::Apart(_, side) = self {
+            p.summary.merge(side);
+        }
+        p.summary.add_sweep_counts(late, forced);
+    }
 }
 
 /// What became of one line.
@@ -222,6 +336,7 @@ impl<'p> Worker<'p> {
                 part,
                 empty: Box::new(Part::new(&template, sc)),
                 template,
+                inflight: Inflight::sweep(),
             },
         }
     }
@@ -250,6 +365,7 @@ impl<'p> Worker<'p> {
                 part: PartRef::Own(empty.clone()),
                 empty: empty.clone(),
                 template: template.clone(),
+                inflight: Inflight::Emit(Vec::new()),
             },
         };
         Worker {
@@ -297,7 +413,12 @@ impl<'p> Worker<'p> {
             }),
         };
         match &mut self.sink {
-            Sink::Summary { part, template, .. } => {
+            Sink::Summary {
+                part,
+                template,
+                inflight,
+                ..
+            } => {
                 let mut guard = part.get();
                 let p = &mut *guard;
                 p.count(|cov| proc.count(&kind, cov));
@@ -305,7 +426,7 @@ impl<'p> Worker<'p> {
                     for (k, r) in proc.requests().iter().enumerate() {
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
                         let by = proc.by_values(k);
-                        p.summary.add_request(r, gaps, by);
+                        let ids = p.summary.add_request(r, gaps, by);
                         if let Some((_, s)) = &mut p.slice {
                             s.add_request(r, gaps, by);
                         }
@@ -314,7 +435,9 @@ impl<'p> Worker<'p> {
                         {
                             win.add_request(r, gaps, by);
                         }
+                        inflight.push(r, ids, by, p.slice.is_some());
                     }
+                    inflight.drain(p);
                 }
             }
             Sink::Enrich {
@@ -375,13 +498,98 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// Ends the input: multi-line requests still in flight are counted as unfinished.
+    /// Ends the input: multi-line requests still in flight are counted as unfinished; the
+    /// in-flight sweep places what it holds.
     pub fn finish(&mut self) {
         let proc = &mut self.proc;
         match &mut self.sink {
             Sink::Enrich { cov, .. } => proc.finish(cov),
-            Sink::Summary { part, .. } => proc.finish(&mut part.get().cov),
+            Sink::Summary { part, inflight, .. } => {
+                let mut p = part.get();
+                proc.finish(&mut p.cov);
+                inflight.finish(&mut p);
+            }
         }
+    }
+
+    /// Makes this summary worker the caller of chunk workers for its input: the in-flight
+    /// sweep gets their requests ([`Worker::feed_sweep`]) and its own, in input order, and
+    /// keeps what it places apart until [`Worker::finish`], when the chunk workers' parts
+    /// have been added to this one's. (Before any line.)
+    pub fn sweep_apart(&mut self) {
+        if let Sink::Summary {
+            inflight, template, ..
+        } = &mut self.sink
+        {
+            *inflight = Inflight::Apart(
+                Box::new(Sweep::new(MAX_PENDING)),
+                Box::new(template.unbounded()),
+            );
+        }
+    }
+
+    /// In a chunk worker: starts a chunk.
+    pub fn new_chunk(&mut self) {
+        self.proc.new_chunk();
+    }
+
+    /// In a chunk worker: the in-flight sweep's entries so far in this chunk.
+    pub fn sweep_len(&self) -> usize {
+        match &self.sink {
+            Sink::Summary {
+                inflight: Inflight::Emit(v),
+                ..
+            } => v.len(),
+            _ => 0,
+        }
+    }
+
+    /// In a chunk worker, at the end of a chunk: the in-flight sweep's entries, in order.
+    pub fn take_sweep(&mut self) -> Vec<SweepInput> {
+        match &mut self.sink {
+            Sink::Summary {
+                inflight: Inflight::Emit(v),
+                ..
+            } => std::mem::take(v),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Enters a chunk worker's in-flight sweep entries (in input order, between the lines this
+    /// worker handles itself).
+    pub fn feed_sweep(&mut self, entries: &[SweepInput]) {
+        let Sink::Summary { inflight, .. } = &mut self.sink else {
+            return;
+        };
+        let Inflight::Apart(sw, side) = inflight else {
+            return;
+        };
+        for e in entries {
+            let decode = e.decode.as_ref().map(|(d, cache, by, tpot)| {
+                (*d, (side.group_ids(*cache, ByValues::options(by)), *tpot))
+            });
+            sw.push(e.start, e.end, decode);
+        }
+        for (mean, (ids, tpot)) in sw.drain() {
+            side.add_inflight(&ids, mean, tpot);
+        }
+    }
+
+    /// In a chunk worker, after a line came back deferred: the pieces of a split line it
+    /// completes (see [`Processor::take_handover`]).
+    pub fn take_handover(&mut self) -> Option<(usize, Vec<u8>)> {
+        self.proc.take_handover()
+    }
+
+    /// In a chunk worker, at the end of a chunk: the pieces of split lines held for the next
+    /// one ([`Processor::take_held`]).
+    pub fn take_held(&mut self) -> [Option<Vec<u8>>; 2] {
+        self.proc.take_held()
+    }
+
+    /// Sets the pieces of a split line held for `stream` (from a chunk worker).
+    pub fn set_held(&mut self, stream: usize, pieces: Vec<u8>) {
+        self.proc.set_held(stream, pieces);
     }
 
     /// What the lines held so far (enrich; a summary worker's is in its part).

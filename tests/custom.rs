@@ -157,3 +157,31 @@ fn a_bad_formats_file_is_a_usage_error_naming_the_problem() {
     assert!(err.contains("bad.toml"), "{err}");
     assert!(err.contains("arrival is an instant"), "{err}");
 }
+
+/// `--by $model` groups by the model wherever each format logs it (Bedrock `modelId`, Kong
+/// `ai.proxy.meta.response_model`, an OTLP span's attributes); `--by $format` by format name.
+#[test]
+fn by_dollar_model_and_format_use_each_formats_own_fields() {
+    let mut input = Vec::new();
+    for f in ["bedrock.jsonl", "otel_genai_otlp.jsonl"] {
+        input.extend(std::fs::read(testdata().join("samples").join(f)).unwrap());
+    }
+    let s: serde_json::Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--by", "$model", "--by", "$format"],
+        &input,
+    ))
+    .unwrap();
+    let keys: Vec<&serde_json::Value> = s["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| &g["key"])
+        .filter(|k| k.as_object().unwrap().len() == 2)
+        .collect();
+    assert!(keys.iter().all(|k| !k["$model"].is_null()), "{keys:?}");
+    assert!(keys.iter().any(|k| k["$format"] == "bedrock"));
+    assert!(
+        keys.iter()
+            .any(|k| k["$format"] == "otlp" && k["$model"] == "gpt-4o-mini-2024-07-18")
+    );
+}

@@ -126,7 +126,7 @@ fn threads_change_nothing_on_each_testdata_file() {
                 dirs.push(p);
             } else if p
                 .extension()
-                .is_some_and(|x| x == "jsonl" || x == "log" || x == "json")
+                .is_some_and(|x| x == "jsonl" || x == "log" || x == "json" || x == "gz")
                 && !p.to_string_lossy().ends_with(".formats.json")
             {
                 files.push(p);
@@ -246,6 +246,58 @@ fn threads_change_nothing_around_joined_lines() {
         &["-o", "jsonl", "--fields", "line,id,model,format,ttft_ms"],
     ] {
         check(args, &input, "joined lines");
+    }
+}
+
+/// Lines split by Docker (json-file records whose `log` does not end in a newline) and by the
+/// kubelet (CRI `P` pieces before the `F` one), on both streams, some of them pieces of Ollama
+/// stream lines (a format that joins lines): pieces cut by chunk boundaries, pieces held at
+/// the end of a chunk, pieces completed by a line that must be joined in order.
+#[test]
+fn threads_change_nothing_on_split_lines() {
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let ollama = std::fs::read(testdata().join("samples/ollama_stream.jsonl")).unwrap();
+    let mut lines: Vec<&[u8]> = lines_with_endings(&lab).into_iter().take(40).collect();
+    for (i, l) in lines_with_endings(&ollama).into_iter().enumerate() {
+        lines.insert(3 + 5 * i, l);
+    }
+    let (mut docker, mut cri) = (Vec::new(), Vec::new());
+    for (i, line) in lines.iter().enumerate() {
+        let text = std::str::from_utf8(line).unwrap();
+        let size = if text.contains("\"done\"") { 17 } else { 3000 };
+        let pieces: Vec<String> = text
+            .chars()
+            .collect::<Vec<_>>()
+            .chunks(size)
+            .map(|c| c.iter().collect())
+            .collect();
+        let stream = ["stdout", "stderr"][i % 3 / 2];
+        for (k, piece) in pieces.iter().enumerate() {
+            let log = serde_json::to_string(piece).unwrap();
+            docker.extend(
+                format!(
+                    "{{\"log\":{log},\"stream\":\"{stream}\",\"time\":\"2026-11-29T10:00:00Z\"}}\n"
+                )
+                .bytes(),
+            );
+            let tag = if k + 1 == pieces.len() { "F" } else { "P" };
+            cri.extend(
+                format!(
+                    "2026-11-29T10:00:00.000000001Z {stream} {tag} {}\n",
+                    piece.trim_end_matches('\n')
+                )
+                .bytes(),
+            );
+        }
+    }
+    for (what, input) in [("docker", &docker), ("cri", &cri)] {
+        for args in [
+            &[][..],
+            &["summary", "-o", "json", "--by", "model"],
+            &["-o", "jsonl", "--fields", "line,id,model,format,ttft_ms"],
+        ] {
+            check(args, input, what);
+        }
     }
 }
 

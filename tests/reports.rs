@@ -385,6 +385,9 @@ fn merge_of_three_parts_prints_what_one_run_prints_while_exact() {
     let extra = ["--by", "model", "--goodput", "ttft=5s,tpot=200ms"];
     let digests = save_parts(&parts, &extra, dir.path());
     let d: Vec<&str> = digests.iter().map(String::as_str).collect();
+    // One run over the same three inputs: requests in flight are rebuilt per input, so a run
+    // over the uncut stream differs from it where a request spans a cut.
+    let p: Vec<&str> = parts.iter().map(String::as_str).collect();
     for output in [
         &["-o", "table"][..],
         &["-o", "json"],
@@ -394,7 +397,8 @@ fn merge_of_three_parts_prints_what_one_run_prints_while_exact() {
         let mut one = vec!["summary"];
         one.extend_from_slice(&extra);
         one.extend_from_slice(output);
-        let want = run_ok(&one, &data);
+        one.extend_from_slice(&p);
+        let want = run_ok(&one, b"");
         let mut m = vec!["merge"];
         m.extend_from_slice(output);
         m.extend_from_slice(&d);
@@ -416,7 +420,9 @@ fn merge_of_three_parts_prints_what_one_run_prints_while_exact() {
     assert_eq!(tree.status.code(), Some(3));
     let mut one = vec!["summary"];
     one.extend_from_slice(&extra);
-    assert_eq!(tree.stdout, run_ok(&one, &data));
+    one.extend_from_slice(&p);
+    assert_eq!(tree.stdout, run_ok(&one, b""));
+    let _ = data;
 }
 
 #[test]

@@ -294,12 +294,12 @@ fn far_apart_instants_give_their_interval_not_an_overflow() {
     assert!(m["nulls"].get("e2e_ms").is_none());
 }
 
-/// The start instant of a vLLM line is its `created` minus its E2E; 9e12 ms (285 years) before
-/// the year 1684 is before any i64 instant: unknown, not an overflow.
+/// The start instant of a vLLM line is its `created`, its end the start plus its E2E; 9e12 ms
+/// (285 years) after the year 2255 is past any i64 instant: unknown, not an overflow.
 #[test]
-fn start_before_the_i64_epoch_range_is_unknown() {
+fn end_past_the_i64_epoch_range_is_unknown() {
     use tokentime::pipeline::{Kind, Processor};
-    let line = br#"{"metrics":{"time_to_first_token_ms":1.0,"queue_time_ms":9e12,"generation_time_ms":1.0},"created":-9000000000}"#;
+    let line = br#"{"metrics":{"time_to_first_token_ms":1.0,"queue_time_ms":9e12,"generation_time_ms":1.0},"created":9000000000}"#;
     let mut p = Processor::new(
         tokentime::format::builtin(),
         &[],
@@ -310,6 +310,38 @@ fn start_before_the_i64_epoch_range_is_unknown() {
     assert!(matches!(p.process(line), Kind::Requests));
     let r = p.requests()[0];
     assert!(r.metrics.e2e.is_ok());
-    assert_eq!(r.start_ns, None);
-    assert_eq!(r.end_ns, Some(-9_000_000_000_000_000_000));
+    assert_eq!(r.start_ns, Some(9_000_000_000_000_000_000));
+    assert_eq!(r.end_ns, None);
+}
+
+/// `{"error": "..."}` is how Ollama fails, and how countless other programs log: in
+/// auto-detection it is no request; with `--format ollama` it is Ollama's failure.
+#[test]
+fn a_bare_error_object_is_ollamas_failure_only_when_forced() {
+    let lines = b"{\"error\":\"model \\\"llama9:70b\\\" not found, try pulling it first\"}\n{\"level\":\"error\",\"error\":\"connection refused\"}\n";
+    let auto: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], lines)).unwrap();
+    assert_eq!(auto["coverage"]["requests"], 0);
+    let forced: serde_json::Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "ollama"],
+        &lines[..lines.iter().position(|&b| b == b'\n').unwrap() + 1],
+    ))
+    .unwrap();
+    assert_eq!(forced["coverage"]["errors"], 1);
+}
+
+/// A non-streamed Ollama answer between the chunks of a stream of the same model is a whole
+/// response: it keeps its own TTFT, and the stream its own.
+#[test]
+fn an_ollama_answer_inside_a_stream_of_the_same_model_stands_alone() {
+    let stream = std::fs::read_to_string(testdata().join("samples/ollama_stream.jsonl")).unwrap();
+    let single = std::fs::read_to_string(testdata().join("samples/ollama.jsonl")).unwrap();
+    let single = single.lines().next().unwrap();
+    let mut lines: Vec<&str> = stream.lines().collect();
+    lines.insert(2, single);
+    let input = lines.join("\n") + "\n";
+    let objs = enriched_objects(&run_ok(&[], input.as_bytes()));
+    // The answer: load 2718.395583 + prompt_eval 191.458 ms; the stream: 56.132 ms as alone.
+    assert_eq!(objs[2].as_ref().unwrap()["ttft_ms"], 2909.854);
+    assert_eq!(objs[6].as_ref().unwrap()["ttft_ms"], 56.132);
 }

@@ -69,6 +69,11 @@ fn every_expected_file_matches() {
 #[test]
 fn every_format_has_hit_miss_one_token_and_error_cases() {
     let cannot: &[(&str, &str, &str)] = &[
+        (
+            "ollama",
+            "error",
+            "a bare {\"error\"} counts only under --format ollama (tests/robustness.rs)",
+        ),
         ("tgi", "hit", "TGI logs no prompt or cache counts"),
         ("tgi", "miss", "TGI logs no prompt or cache counts"),
         ("nim", "hit", "NIM's stats have no cache count"),

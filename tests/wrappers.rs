@@ -69,3 +69,51 @@ fn all_samples_concatenated_in_any_order_get_the_metrics_they_get_alone() {
         assert_eq!(run_ok(&[], &stream), want, "order {order}");
     }
 }
+
+/// Docker and the kubelet split lines over 16 KiB: Docker into json-file records whose `log`
+/// does not end in a newline, the kubelet into `P` lines before the final `F`. The pieces are
+/// joined back, so the lab log wrapped either way summarizes like the plain log.
+#[test]
+fn lines_split_by_docker_and_the_kubelet_are_joined_back() {
+    let plain = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = plain.split_inclusive(|&b| b == b'\n').collect();
+    assert!(
+        lines.iter().any(|l| l.len() > 16 * 1024),
+        "the lab log has long lines"
+    );
+    let (mut docker, mut cri) = (Vec::new(), Vec::new());
+    for line in &lines {
+        let text = std::str::from_utf8(line).unwrap();
+        let chunks: Vec<&str> = text
+            .as_bytes()
+            .chunks(16 * 1024)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        for (i, c) in chunks.iter().enumerate() {
+            let log = serde_json::to_string(c).unwrap();
+            docker.extend(format!("{{\"log\":{log},\"stream\":\"stdout\",\"time\":\"2026-11-29T10:00:00.000000001Z\"}}\n").bytes());
+            let last = i + 1 == chunks.len();
+            let tag = if last { "F" } else { "P" };
+            cri.extend(
+                format!(
+                    "2026-11-29T10:00:00.000000001Z stdout {tag} {}\n",
+                    c.trim_end_matches('\n')
+                )
+                .bytes(),
+            );
+        }
+    }
+    let summary = |input: &[u8]| -> serde_json::Value {
+        let mut s: serde_json::Value =
+            serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input)).unwrap();
+        let cov = s["coverage"].as_object_mut().unwrap();
+        for k in ["lines", "no_timing", "non_json"] {
+            cov.remove(k);
+        }
+        s
+    };
+    let want = summary(&plain);
+    assert_eq!(want["coverage"]["requests"], 293);
+    assert_eq!(summary(&docker), want, "Docker json-file");
+    assert_eq!(summary(&cri), want, "CRI");
+}

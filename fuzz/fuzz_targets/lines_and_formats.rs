@@ -249,6 +249,6 @@ fuzz_target!(|input: &[u8]| {
         cov.lines,
         "every line is counted once: {cov:?}"
     );
-    let doc = to_json(&cov, &mut summary, &[0.5, 0.99, 0.999]);
+    let doc = to_json(&cov, &mut summary, &[0.5, 0.99, 0.999], &Default::default());
     serde_json::to_vec(&doc).expect("summary serializes");
 });

@@ -1,0 +1,1073 @@
+//! Analysis: the judgement a latency expert makes from the same log as the percentile table.
+//! Which metrics are multimodal and whether a grouping explains it, whether TTFT grows with
+//! queueing (capacity) or prefill (prompts), how TPOT grows with the requests in flight,
+//! token- against request-weighted percentiles, and the headline for a chat or an agent
+//! consumer.
+//!
+//! Owns the per-group accumulators ([`Extra`], held in each
+//! [`GroupStats`], merged and saved with it) and the [`Report`]
+//! built from a finished [`Summary`] ([`analyze`]); [`crate::reading`] renders it. Pure, no
+//! I/O. The methods and their parameters are documented in the README section "Reading the
+//! report" and on each item here.
+
+use crate::concurrency::{bucket, bucket_label};
+use crate::digest::{Digest, EXACT_LIMIT, Values};
+use crate::hist::{self, Histogram};
+use crate::metrics::{Metrics, NullReason, Origin};
+use crate::modes::{self, Modality};
+use crate::summary::{GroupKey, GroupStats, Summary};
+use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
+
+/// Default reading speed, tokens per second: 238 words per minute, the mean silent reading
+/// rate of English non-fiction by adults (Brysbaert 2019, "How many words do we read per
+/// minute? A review and meta-analysis of reading rate", Journal of Memory and Language 109),
+/// at 0.75 words per token (OpenAI's rule of thumb for English text):
+/// 238 / 60 / 0.75 = 5.3.
+pub const DEFAULT_READING_SPEED: f64 = 5.3;
+
+/// Token- and request-weighted quantiles "differ" when they are this far apart (relative).
+pub const WEIGHTED_DIFFERENCE: f64 = 0.10;
+
+/// A split by a grouping "explains" modes when this share of the values sits in the mode
+/// most of its group's values sit in.
+pub const EXPLAINED_PURITY: f64 = 0.9;
+
+/// The TTFT growth from p50 to p99 must be this much queueing (or prefill) to be read as a
+/// capacity (or prompt) problem.
+pub const READING_SHARE: f64 = 0.6;
+
+/// The quantiles of the headline and of the analysis tables in text (all in JSON).
+const HEADLINE_QUANTILES: [f64; 3] = [0.5, 0.9, 0.99];
+
+/// Fewest requests a bucket of the TPOT-by-in-flight table needs to count in the slope.
+pub const MIN_BUCKET: u64 = 5;
+
+/// Bins per decade of the TTFT decomposition.
+const DECOMPOSITION_BINS_PER_DECADE: f64 = 20.0;
+
+/// Relative width of the token-weighted sketch's bins (1 %: quantiles within 1 %).
+const WEIGHTED_GAMMA: f64 = 1.01;
+
+/// Who reads the headline (`--for`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consumer {
+    /// A person reading a streamed answer: TTFT leads, decode speed against reading speed.
+    Chat,
+    /// A program waiting for the whole answer: E2E leads, with its decode share.
+    Agent,
+    /// Both, labelled.
+    Both,
+}
+
+impl Consumer {
+    /// `"chat"`, `"agent"` or `"both"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Consumer::Chat => "chat",
+            Consumer::Agent => "agent",
+            Consumer::Both => "both",
+        }
+    }
+}
+
+/// What the report adds to the percentiles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisConfig {
+    /// `--hist`: draw a histogram per metric.
+    pub hist: bool,
+    /// `--for`: the headline's consumer.
+    pub consumer: Consumer,
+    /// `--reading-speed`, tokens per second.
+    pub reading_speed: f64,
+}
+
+impl Default for AnalysisConfig {
+    fn default() -> Self {
+        AnalysisConfig {
+            hist: false,
+            consumer: Consumer::Both,
+            reading_speed: DEFAULT_READING_SPEED,
+        }
+    }
+}
+
+/// Sums over the requests of one TTFT bin (ms, tokens).
+#[derive(Debug, Clone, Copy, Default)]
+struct Parts {
+    n: f64,
+    ttft: f64,
+    queue: f64,
+    prefill: f64,
+    with_tokens: f64,
+    tokens: f64,
+}
+
+impl Parts {
+    fn add(&mut self, o: &Parts) {
+        self.n += o.n;
+        self.ttft += o.ttft;
+        self.queue += o.queue;
+        self.prefill += o.prefill;
+        self.with_tokens += o.with_tokens;
+        self.tokens += o.tokens;
+    }
+}
+
+/// TPOT of the requests whose decode saw one bucket of in-flight counts.
+#[derive(Debug, Clone, Default)]
+struct InflightBucket {
+    tpot: Digest,
+    sum_inflight: f64,
+}
+
+/// Weighted quantiles in constant memory: weights (and weighted sums of the values) in bins
+/// of relative width 1% (values `<= 0` in one bin of their own).
+#[derive(Debug, Clone, Default)]
+pub struct Weighted {
+    bins: BTreeMap<i32, (f64, f64)>,
+    zero: f64,
+    total: f64,
+}
+
+impl Weighted {
+    /// Adds `v` with weight `w` (ignored unless both are finite and `w > 0`).
+    pub fn add(&mut self, v: f64, w: f64) {
+        if !(v.is_finite() && w.is_finite() && w > 0.0) {
+            return;
+        }
+        self.total += w;
+        if v <= 0.0 {
+            self.zero += w;
+        } else {
+            let i = (v.ln() / WEIGHTED_GAMMA.ln()).floor() as i32;
+            let b = self.bins.entry(i).or_default();
+            b.0 += w;
+            b.1 += w * v;
+        }
+    }
+
+    fn merge(&mut self, o: &Weighted) {
+        self.total += o.total;
+        self.zero += o.zero;
+        for (i, (w, s)) in &o.bins {
+            let b = self.bins.entry(*i).or_default();
+            b.0 += w;
+            b.1 += s;
+        }
+    }
+
+    /// The weighted q-quantile: the weighted mean of the values in the bin where the
+    /// cumulative weight reaches `q` of the total (within 1 % of the value, exact when the
+    /// bin holds one value); `None` when empty.
+    ///
+    /// ```
+    /// use tokentime::analysis::Weighted;
+    /// let mut w = Weighted::default();
+    /// w.add(10.0, 1.0);
+    /// w.add(100.0, 9.0);
+    /// assert_eq!(w.quantile(0.5), Some(100.0));
+    /// assert_eq!(w.quantile(0.05), Some(10.0));
+    /// ```
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        if self.total <= 0.0 {
+            return None;
+        }
+        let target = q.clamp(0.0, 1.0) * self.total;
+        let mut acc = self.zero;
+        if acc >= target && self.zero > 0.0 {
+            return Some(0.0);
+        }
+        let mut last = None;
+        for &(w, s) in self.bins.values() {
+            acc += w;
+            last = Some(s / w);
+            if acc >= target {
+                break;
+            }
+        }
+        last
+    }
+}
+
+/// Bins of the per-request decode share (0.5 % wide).
+const SHARE_BINS: usize = 200;
+
+/// Counts of a share (0..=1) in [`SHARE_BINS`] equal bins: its median to 0.25 points.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ShareHist {
+    bins: Vec<u64>,
+    n: u64,
+}
+
+impl ShareHist {
+    fn add(&mut self, share: f64) {
+        if self.bins.is_empty() {
+            self.bins = vec![0; SHARE_BINS];
+        }
+        let i = ((share.clamp(0.0, 1.0) * SHARE_BINS as f64) as usize).min(SHARE_BINS - 1);
+        self.bins[i] += 1;
+        self.n += 1;
+    }
+
+    fn merge(&mut self, o: &ShareHist) {
+        if o.n == 0 {
+            return;
+        }
+        if self.bins.is_empty() {
+            self.bins = vec![0; SHARE_BINS];
+        }
+        for (a, b) in self.bins.iter_mut().zip(&o.bins) {
+            *a += b;
+        }
+        self.n += o.n;
+    }
+
+    /// Appends the count of the next bin (reading a saved histogram in order).
+    fn add_count(&mut self, c: u64) {
+        if self.bins.len() < SHARE_BINS {
+            self.bins.push(c);
+            self.n += c;
+        }
+    }
+
+    /// The median share: the middle of the bin holding the middle value.
+    fn median(&self) -> Option<f64> {
+        let target = self.n.div_ceil(2).max(1);
+        let mut acc = 0;
+        for (i, &c) in self.bins.iter().enumerate() {
+            acc += c;
+            if acc >= target {
+                return Some((i as f64 + 0.5) / SHARE_BINS as f64);
+            }
+        }
+        None
+    }
+}
+
+/// The analysis accumulators of one group, fed with every request the group gets.
+#[derive(Debug, Clone)]
+pub struct Extra {
+    limit: usize,
+    decomposition: BTreeMap<i32, Parts>,
+    ttft_by_input: BTreeMap<u32, Digest>,
+    inflight: BTreeMap<u32, InflightBucket>,
+    /// Requests whose in-flight events came after the sweep had passed them (per input).
+    pub late: u64,
+    /// Events the sweep placed early because its buffer was full.
+    pub forced: u64,
+    weighted_tpot: Weighted,
+    weighted_e2e: Weighted,
+    decode_share: ShareHist,
+    decode_ms: f64,
+    e2e_ms: f64,
+}
+
+impl Default for Extra {
+    fn default() -> Self {
+        Extra::new(EXACT_LIMIT)
+    }
+}
+
+/// The input-token bucket of a prompt: 0 for fewer than 128 tokens, then one per power of
+/// two (`128-255` is 1, `256-511` is 2, ...).
+fn input_bucket(tokens: u64) -> u32 {
+    (64 - tokens.leading_zeros()).saturating_sub(7)
+}
+
+fn input_bucket_range(b: u32) -> (u64, Option<u64>) {
+    match b {
+        0 => (0, Some(127)),
+        _ => (1 << (b + 6), Some((1 << (b + 7)) - 1)),
+    }
+}
+
+fn input_bucket_label(b: u32) -> String {
+    match input_bucket_range(b) {
+        (0, _) => "<128".into(),
+        (lo, Some(hi)) => format!("{lo}-{hi}"),
+        (lo, None) => format!("{lo}+"),
+    }
+}
+
+impl Extra {
+    /// Empty accumulators whose digests stay exact up to `limit` values.
+    pub fn new(limit: usize) -> Self {
+        Extra {
+            limit,
+            decomposition: BTreeMap::new(),
+            ttft_by_input: BTreeMap::new(),
+            inflight: BTreeMap::new(),
+            late: 0,
+            forced: 0,
+            weighted_tpot: Weighted::default(),
+            weighted_e2e: Weighted::default(),
+            decode_share: ShareHist::default(),
+            decode_ms: 0.0,
+            e2e_ms: 0.0,
+        }
+    }
+
+    /// Adds one request's metrics (errors and response-cache answers carry no latency and add
+    /// nothing).
+    pub fn add(&mut self, m: &Metrics) {
+        let ms = |v: Result<f64, NullReason>| v.ok().map(|ns| ns / 1e6);
+        let (ttft, queue, prefill) = (ms(m.ttft), ms(m.queue), ms(m.prefill));
+        if let (Some(t), Some(q), Some(p)) = (ttft, queue, prefill)
+            && t > 0.0
+            && m.ttft_origin != Some(Origin::Scheduled)
+        {
+            let bin = (t.log10() * DECOMPOSITION_BINS_PER_DECADE).floor() as i32;
+            let tok = m.input_tokens.map(|n| n as f64);
+            self.decomposition.entry(bin).or_default().add(&Parts {
+                n: 1.0,
+                ttft: t,
+                queue: q,
+                prefill: p,
+                with_tokens: tok.map_or(0.0, |_| 1.0),
+                tokens: tok.unwrap_or(0.0),
+            });
+        }
+        if let (Some(t), Some(n)) = (ttft, m.input_tokens) {
+            let limit = self.limit;
+            self.ttft_by_input
+                .entry(input_bucket(n))
+                .or_insert_with(|| Digest::with_limit(limit))
+                .add(t);
+        }
+        let tpot = ms(m.tpot);
+        if let (Some(t), Some(n)) = (tpot, m.output_tokens) {
+            self.weighted_tpot.add(t, n.saturating_sub(1) as f64);
+        }
+        let e2e = ms(m.e2e);
+        if let (Some(e), Some(n)) = (e2e, m.output_tokens) {
+            self.weighted_e2e.add(e, n as f64);
+            // TPOT x output tokens: the time the answer spends being generated; one token (no
+            // TPOT) is no decode at all.
+            let decode = match m.tpot {
+                Ok(_) => tpot.map(|t| t * n as f64),
+                Err(NullReason::OneToken) => Some(0.0),
+                Err(_) => None,
+            };
+            if let Some(d) = decode
+                && e > 0.0
+            {
+                self.decode_share.add((d / e).min(1.0));
+                self.decode_ms += d.min(e);
+                self.e2e_ms += e;
+            }
+        }
+    }
+
+    /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
+    /// decode ([`crate::concurrency`]).
+    pub fn add_inflight(&mut self, inflight: f64, tpot_ms: f64) {
+        let limit = self.limit;
+        let b = self
+            .inflight
+            .entry(bucket(inflight))
+            .or_insert_with(|| InflightBucket {
+                tpot: Digest::with_limit(limit),
+                sum_inflight: 0.0,
+            });
+        b.tpot.add(tpot_ms);
+        b.sum_inflight += inflight;
+    }
+
+    /// The accumulators as saved in a digest file (the group's `analysis` member, README
+    /// "Digest file schema").
+    pub fn save_json(&mut self) -> Json {
+        use crate::digest_file::digest_json;
+        let weighted = |w: &Weighted| {
+            json!({
+                "total": w.total,
+                "zero": w.zero,
+                "bins": w.bins.iter().map(|(i, (x, s))| json!([i, x, s])).collect::<Vec<_>>(),
+            })
+        };
+        json!({
+            "ttft_decomposition": self.decomposition.iter().map(|(b, p)| json!(
+                [b, p.n, p.ttft, p.queue, p.prefill, p.with_tokens, p.tokens]
+            )).collect::<Vec<_>>(),
+            "ttft_by_input_tokens": self.ttft_by_input.iter_mut()
+                .map(|(b, d)| json!([b, digest_json(d)])).collect::<Vec<_>>(),
+            "tpot_by_in_flight": self.inflight.iter_mut()
+                .map(|(b, x)| json!([b, x.sum_inflight, digest_json(&mut x.tpot)])).collect::<Vec<_>>(),
+            "late": self.late,
+            "forced": self.forced,
+            "weighted_tpot": weighted(&self.weighted_tpot),
+            "weighted_e2e": weighted(&self.weighted_e2e),
+            "decode_share": self.decode_share.bins,
+            "decode_ms": self.decode_ms,
+            "e2e_ms": self.e2e_ms,
+        })
+    }
+
+    /// Reads what [`Extra::save_json`] wrote.
+    ///
+    /// # Errors
+    /// A message naming the first member that is missing or malformed.
+    pub fn load_json(j: &Json) -> Result<Extra, String> {
+        use crate::digest_file::digest_from_json;
+        let mut e = Extra::default();
+        let arr = |k: &str| {
+            j[k].as_array()
+                .ok_or_else(|| format!("analysis.{k} must be an array"))
+        };
+        let num = |v: &Json, k: &str| {
+            v.as_f64()
+                .ok_or_else(|| format!("analysis.{k} holds numbers"))
+        };
+        for row in arr("ttft_decomposition")? {
+            let f = |i: usize| num(&row[i], "ttft_decomposition");
+            let bin = row[0]
+                .as_i64()
+                .ok_or("analysis.ttft_decomposition bins are integers")?;
+            e.decomposition.insert(
+                bin as i32,
+                Parts {
+                    n: f(1)?,
+                    ttft: f(2)?,
+                    queue: f(3)?,
+                    prefill: f(4)?,
+                    with_tokens: f(5)?,
+                    tokens: f(6)?,
+                },
+            );
+        }
+        let bucket = |v: &Json, k: &str| {
+            v.as_u64()
+                .map(|b| b as u32)
+                .ok_or_else(|| format!("analysis.{k} buckets are integers"))
+        };
+        for row in arr("ttft_by_input_tokens")? {
+            let b = bucket(&row[0], "ttft_by_input_tokens")?;
+            e.ttft_by_input
+                .insert(b, digest_from_json(&row[1], "ttft_by_input_tokens")?);
+        }
+        for row in arr("tpot_by_in_flight")? {
+            let b = bucket(&row[0], "tpot_by_in_flight")?;
+            e.inflight.insert(
+                b,
+                InflightBucket {
+                    sum_inflight: num(&row[1], "tpot_by_in_flight")?,
+                    tpot: digest_from_json(&row[2], "tpot_by_in_flight")?,
+                },
+            );
+        }
+        let count = |k: &str| {
+            j[k].as_u64()
+                .ok_or_else(|| format!("analysis.{k} must be a count"))
+        };
+        e.late = count("late")?;
+        e.forced = count("forced")?;
+        for (k, w) in [
+            ("weighted_tpot", &mut e.weighted_tpot),
+            ("weighted_e2e", &mut e.weighted_e2e),
+        ] {
+            w.total = num(&j[k]["total"], k)?;
+            w.zero = num(&j[k]["zero"], k)?;
+            for b in j[k]["bins"]
+                .as_array()
+                .ok_or_else(|| format!("analysis.{k}.bins must be an array"))?
+            {
+                let i = b[0].as_i64().ok_or("weighted bins are integers")?;
+                w.bins.insert(i as i32, (num(&b[1], k)?, num(&b[2], k)?));
+            }
+        }
+        let bins = j["decode_share"]
+            .as_array()
+            .ok_or("analysis.decode_share must be an array")?;
+        if !bins.is_empty() {
+            if bins.len() != SHARE_BINS {
+                return Err(format!("analysis.decode_share must have {SHARE_BINS} bins"));
+            }
+            for b in bins {
+                e.decode_share
+                    .add_count(b.as_u64().ok_or("analysis.decode_share holds counts")?);
+            }
+        }
+        e.decode_ms = num(&j["decode_ms"], "decode_ms")?;
+        e.e2e_ms = num(&j["e2e_ms"], "e2e_ms")?;
+        Ok(e)
+    }
+
+    /// Adds everything of `o`.
+    pub fn merge(&mut self, o: &Extra) {
+        for (k, p) in &o.decomposition {
+            self.decomposition.entry(*k).or_default().add(p);
+        }
+        let limit = self.limit;
+        for (k, d) in &o.ttft_by_input {
+            self.ttft_by_input
+                .entry(*k)
+                .or_insert_with(|| Digest::with_limit(limit))
+                .merge(d);
+        }
+        for (k, b) in &o.inflight {
+            let mine = self.inflight.entry(*k).or_insert_with(|| InflightBucket {
+                tpot: Digest::with_limit(limit),
+                sum_inflight: 0.0,
+            });
+            mine.tpot.merge(&b.tpot);
+            mine.sum_inflight += b.sum_inflight;
+        }
+        self.late += o.late;
+        self.forced += o.forced;
+        self.weighted_tpot.merge(&o.weighted_tpot);
+        self.weighted_e2e.merge(&o.weighted_e2e);
+        self.decode_share.merge(&o.decode_share);
+        self.decode_ms += o.decode_ms;
+        self.e2e_ms += o.e2e_ms;
+    }
+}
+
+/// A digest's values as `(value, weight)` points: every value while exact, the centroids
+/// beyond.
+pub fn points(d: &mut Digest) -> Vec<(f64, f64)> {
+    match d.export().values {
+        Values::Exact(v) => v.into_iter().map(|x| (x, 1.0)).collect(),
+        Values::Centroids(c) => c,
+    }
+}
+
+/// Share of the points' weight above `x`.
+fn share_above(points: &[(f64, f64)], x: f64) -> f64 {
+    let total: f64 = points.iter().map(|p| p.1).sum();
+    if total <= 0.0 {
+        return 0.0;
+    }
+    points.iter().filter(|p| p.0 > x).map(|p| p.1).sum::<f64>() / total
+}
+
+/// How well one grouping separates the modes of a metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// The dimensions the groups add (e.g. `["cache"]`).
+    pub dims: Vec<String>,
+    /// Share of the values that sit in their group's dominant mode.
+    pub purity: f64,
+    /// Whether the split explains the modes (purity at least [`EXPLAINED_PURITY`] and at least
+    /// two groups dominated by different modes).
+    pub explains: bool,
+    /// Each group: its values of the dimensions, its count, its dominant mode (index), and the
+    /// share of its values in that mode.
+    pub groups: Vec<(Vec<Option<String>>, f64, usize, f64)>,
+}
+
+/// A multimodal metric of a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultimodalFinding {
+    /// Index into [`METRICS`](crate::summary::METRICS).
+    pub metric: usize,
+    /// The modes.
+    pub modality: Modality,
+    /// The metric's mean.
+    pub mean: f64,
+    /// Whether the mean lies between the lowest and the highest mode's centres.
+    pub mean_between: bool,
+    /// Share of the values within 25 % of the mean (`[mean / 1.25, mean * 1.25]`).
+    pub share_near_mean: f64,
+    /// Share of the values within 25 % of each mode's centre.
+    pub share_near_modes: Vec<f64>,
+    /// The groupings tried, best first.
+    pub splits: Vec<Split>,
+}
+
+/// One region of the TTFT distribution in the decomposition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Region {
+    /// `"p50"` (requests ranked between the 40th and 60th percentile) or `"p99"` (the
+    /// slowest 1 %), by TTFT bins of 1/20 decade.
+    pub at: &'static str,
+    /// Requests in the region.
+    pub count: f64,
+    /// Mean TTFT, queue time and prefill (ms).
+    pub ttft_ms: f64,
+    /// Mean queue time (ms).
+    pub queue_ms: f64,
+    /// Mean prefill (ms).
+    pub prefill_ms: f64,
+    /// Mean input tokens, where logged.
+    pub input_tokens: Option<f64>,
+    /// Queue time over TTFT, summed over the region.
+    pub queue_share: f64,
+}
+
+/// The TTFT decomposition of a group: where its TTFT goes, at p50 and p99.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decomposition {
+    /// Requests with TTFT, queue and prefill.
+    pub count: f64,
+    /// The p50 and p99 regions.
+    pub regions: [Region; 2],
+    /// `"capacity"`, `"prompt"`, `"mixed"` or `"flat"`.
+    pub reading: &'static str,
+    /// Share of the TTFT growth from p50 to p99 that is queueing, and that is prefill.
+    pub growth_shares: (f64, f64),
+}
+
+/// One bucket of a table keyed by a count (in-flight requests, input tokens).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BucketRow {
+    /// Its label (`3-4`, `1024-2047`).
+    pub label: String,
+    /// Its bounds (inclusive; no upper bound for an open one).
+    pub range: (u64, Option<u64>),
+    /// Values in it.
+    pub count: u64,
+    /// Mean of the key over the bucket (the mean in-flight count), where there is one.
+    pub mean_key: Option<f64>,
+    /// Quantiles, as `(q, value)`.
+    pub quantiles: Vec<(f64, f64)>,
+    /// Whether they are exact.
+    pub exact: bool,
+}
+
+/// TPOT per bucket of requests in flight.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inflight {
+    /// The buckets, fewest in flight first.
+    pub rows: Vec<BucketRow>,
+    /// Median TPOT of each bucket, for the slope.
+    pub medians: Vec<f64>,
+    /// ms of TPOT per extra request in flight (weighted least squares of the buckets' median
+    /// TPOT on their mean in-flight count, weights their counts, over the buckets with at
+    /// least [`MIN_BUCKET`] requests); `None` with fewer than two such buckets.
+    pub slope_ms: Option<f64>,
+    /// TPOT requests the sweep could not place (no start or end time in the log).
+    pub unplaced: u64,
+    /// Late and forced events of the sweep (overall group only).
+    pub late: u64,
+    /// Events swept early.
+    pub forced: u64,
+}
+
+/// Token- against request-weighted quantiles of one metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightedFinding {
+    /// Index into [`METRICS`](crate::summary::METRICS).
+    pub metric: usize,
+    /// What each value is weighted by.
+    pub weight: &'static str,
+    /// `(q, request-weighted, token-weighted)`.
+    pub quantiles: Vec<(f64, f64, f64)>,
+    /// Whether some quantile differs by more than [`WEIGHTED_DIFFERENCE`].
+    pub differs: bool,
+}
+
+/// The analysis of one group.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GroupReport {
+    /// Multimodal metrics.
+    pub multimodal: Vec<MultimodalFinding>,
+    /// A histogram per metric (with `--hist`).
+    pub hist: Vec<Option<Histogram>>,
+    /// The TTFT decomposition, where queue and prefill are logged.
+    pub decomposition: Option<Decomposition>,
+    /// TTFT by input-token bucket.
+    pub ttft_by_input: Vec<BucketRow>,
+    /// TTFT p50 per cache class of the group: (class, count, p50).
+    pub ttft_by_cache: Vec<(String, u64, f64)>,
+    /// TPOT by requests in flight.
+    pub inflight: Option<Inflight>,
+    /// Token- against request-weighted quantiles.
+    pub weighted: Vec<WeightedFinding>,
+}
+
+/// The headline for a chat consumer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatHeadline {
+    /// TTFT values.
+    pub ttft_count: u64,
+    /// TTFT quantiles `(q, ms)`.
+    pub ttft: Vec<(f64, f64)>,
+    /// Reading speed, tokens/s.
+    pub reading_speed: f64,
+    /// TPOT above which decode is slower than reading (`1000 / reading speed` ms).
+    pub tpot_threshold_ms: f64,
+    /// Requests with a TPOT.
+    pub tpot_count: u64,
+    /// Share of them decoding slower than the reading speed.
+    pub slower_than_reading: f64,
+}
+
+/// The headline for an agent consumer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentHeadline {
+    /// E2E values.
+    pub e2e_count: u64,
+    /// E2E quantiles `(q, ms)`.
+    pub e2e: Vec<(f64, f64)>,
+    /// Requests with E2E and decode known.
+    pub decode_count: u64,
+    /// Decode (TPOT x output tokens) over E2E, summed over all those requests.
+    pub decode_share_total: Option<f64>,
+    /// The median request's decode share.
+    pub decode_share_median: Option<f64>,
+}
+
+/// The headline of the report (from the all-requests group).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Headline {
+    /// For whom.
+    pub consumer: Consumer,
+    /// The chat headline (for `chat` and `both`).
+    pub chat: Option<ChatHeadline>,
+    /// The agent headline (for `agent` and `both`).
+    pub agent: Option<AgentHeadline>,
+}
+
+/// The analysis of a summary: a headline and one report per group, in the order of
+/// [`Summary::groups`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The headline.
+    pub headline: Option<Headline>,
+    /// Per group.
+    pub groups: Vec<GroupReport>,
+}
+
+fn quantiles_of(d: &mut Digest, qs: &[f64]) -> Vec<(f64, f64)> {
+    qs.iter()
+        .filter_map(|&q| d.quantile(q).map(|v| (q, v)))
+        .collect()
+}
+
+fn multimodal(metric: usize, d: &mut Digest) -> Option<MultimodalFinding> {
+    if (d.count() as f64) < modes::MIN_VALUES {
+        return None;
+    }
+    let pts = points(d);
+    let modality = modes::detect(&pts)?;
+    let mean = d.mean()?;
+    let near = |c: f64| modes::share_within(&pts, c / 1.25, c * 1.25);
+    let lo = modality.modes.first()?.center;
+    let hi = modality.modes.last()?.center;
+    Some(MultimodalFinding {
+        metric,
+        share_near_mean: near(mean),
+        share_near_modes: modality.modes.iter().map(|m| near(m.center)).collect(),
+        mean_between: mean > lo && mean < hi,
+        mean,
+        modality,
+        splits: vec![],
+    })
+}
+
+fn decomposition(e: &Extra) -> Option<Decomposition> {
+    let total: f64 = e.decomposition.values().map(|p| p.n).sum();
+    if total < 1.0 {
+        return None;
+    }
+    let region = |at: &'static str, a: f64, b: f64| -> Region {
+        let mut sum = Parts::default();
+        let mut before = 0.0;
+        for p in e.decomposition.values() {
+            let (c0, c1) = (before / total, (before + p.n) / total);
+            if c0 < b && c1 > a {
+                sum.add(p);
+            }
+            before += p.n;
+        }
+        Region {
+            at,
+            count: sum.n,
+            ttft_ms: sum.ttft / sum.n,
+            queue_ms: sum.queue / sum.n,
+            prefill_ms: sum.prefill / sum.n,
+            input_tokens: (sum.with_tokens > 0.0).then(|| sum.tokens / sum.with_tokens),
+            queue_share: if sum.ttft > 0.0 {
+                sum.queue / sum.ttft
+            } else {
+                0.0
+            },
+        }
+    };
+    let typical = region("p50", 0.4, 0.6);
+    let slow = region("p99", 0.99, 1.0);
+    let growth = slow.ttft_ms - typical.ttft_ms;
+    let dq = (slow.queue_ms - typical.queue_ms) / growth;
+    let dp = (slow.prefill_ms - typical.prefill_ms) / growth;
+    let reading = if growth <= 0.1 * typical.ttft_ms {
+        "flat"
+    } else if dq >= READING_SHARE {
+        "capacity"
+    } else if dp >= READING_SHARE {
+        "prompt"
+    } else {
+        "mixed"
+    };
+    Some(Decomposition {
+        count: total,
+        regions: [typical, slow],
+        reading,
+        growth_shares: if growth > 0.0 { (dq, dp) } else { (0.0, 0.0) },
+    })
+}
+
+fn inflight(e: &mut Extra, tpot_count: u64, qs: &[f64]) -> Option<Inflight> {
+    if e.inflight.is_empty() {
+        return None;
+    }
+    let mut rows = vec![];
+    let mut medians = vec![];
+    let mut placed = 0;
+    for (&b, ib) in e.inflight.iter_mut() {
+        let n = ib.tpot.count();
+        placed += n;
+        let (lo, hi) = match b {
+            0 => (1, 1),
+            _ => ((1u64 << (b - 1)) + 1, 1u64 << b),
+        };
+        medians.push(ib.tpot.quantile(0.5).unwrap_or(f64::NAN));
+        rows.push(BucketRow {
+            label: bucket_label(b),
+            range: (lo, Some(hi)),
+            count: n,
+            mean_key: Some(ib.sum_inflight / n as f64),
+            quantiles: quantiles_of(&mut ib.tpot, qs),
+            exact: ib.tpot.is_exact(),
+        });
+    }
+    // Weighted least squares of median TPOT on mean in flight, over the buckets with at least
+    // MIN_BUCKET requests.
+    let fit: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].count >= MIN_BUCKET)
+        .collect();
+    let w: Vec<f64> = fit.iter().map(|&i| rows[i].count as f64).collect();
+    let x: Vec<f64> = fit
+        .iter()
+        .map(|&i| rows[i].mean_key.unwrap_or(0.0))
+        .collect();
+    let y: Vec<f64> = fit.iter().map(|&i| medians[i]).collect();
+    let sw: f64 = w.iter().sum();
+    let mx = w.iter().zip(&x).map(|(w, x)| w * x).sum::<f64>() / sw;
+    let my = w.iter().zip(&y).map(|(w, y)| w * y).sum::<f64>() / sw;
+    let sxx: f64 = w.iter().zip(&x).map(|(w, x)| w * (x - mx).powi(2)).sum();
+    let sxy: f64 = (0..w.len()).map(|i| w[i] * (x[i] - mx) * (y[i] - my)).sum();
+    let slope_ms = (fit.len() >= 2 && sxx > 1e-12).then(|| sxy / sxx);
+    Some(Inflight {
+        rows,
+        medians,
+        slope_ms,
+        unplaced: tpot_count.saturating_sub(placed),
+        late: e.late,
+        forced: e.forced,
+    })
+}
+
+fn weighted(g: &mut GroupStats, qs: &[f64]) -> Vec<WeightedFinding> {
+    let mut out = vec![];
+    for (metric, weight) in [(1usize, "output_tokens - 1"), (3, "output_tokens")] {
+        let sketch = if metric == 1 {
+            &g.extra.weighted_tpot
+        } else {
+            &g.extra.weighted_e2e
+        };
+        if sketch.total <= 0.0 {
+            continue;
+        }
+        let sketch = sketch.clone();
+        let d = &mut g.metrics[metric].digest;
+        let quantiles: Vec<(f64, f64, f64)> = qs
+            .iter()
+            .filter_map(|&q| Some((q, d.quantile(q)?, sketch.quantile(q)?)))
+            .collect();
+        let differs = quantiles
+            .iter()
+            .any(|&(_, r, t)| r > 0.0 && ((t - r) / r).abs() > WEIGHTED_DIFFERENCE);
+        out.push(WeightedFinding {
+            metric,
+            weight,
+            quantiles,
+            differs,
+        });
+    }
+    out
+}
+
+/// The dimensions `child` adds to `parent` when it extends it (same values on `parent`'s
+/// dimensions, more dimensions), else `None`.
+fn extends(parent: &GroupKey, child: &GroupKey) -> Option<(Vec<String>, Vec<Option<String>>)> {
+    if child.len() <= parent.len() || !parent.iter().all(|p| child.contains(p)) {
+        return None;
+    }
+    let extra: Vec<&(String, Option<String>)> =
+        child.iter().filter(|c| !parent.contains(c)).collect();
+    Some((
+        extra.iter().map(|c| c.0.clone()).collect(),
+        extra.iter().map(|c| c.1.clone()).collect(),
+    ))
+}
+
+fn mode_of(antimodes: &[f64], v: f64) -> usize {
+    antimodes.iter().filter(|&&a| v > a).count()
+}
+
+/// A candidate group of a split: its dimensions, their values, its points.
+type Child = (Vec<String>, Vec<Option<String>>, Vec<(f64, f64)>);
+
+/// The groupings that extend group `gi` (and, for TTFT, its input-token buckets), and how
+/// well each separates `f`'s modes.
+fn splits(
+    groups: &mut [(GroupKey, &mut GroupStats)],
+    gi: usize,
+    f: &MultimodalFinding,
+) -> Vec<Split> {
+    let parent = groups[gi].0.clone();
+    let k = f.modality.modes.len();
+    let mut by_dims: BTreeMap<Vec<String>, Split> = BTreeMap::new();
+    // The children: groups that extend this one, and for TTFT its input-token buckets.
+    let mut children: Vec<Child> = vec![];
+    for (key, g) in groups.iter_mut() {
+        if let Some((dims, values)) = extends(&parent, key) {
+            children.push((dims, values, points(&mut g.metrics[f.metric].digest)));
+        }
+    }
+    if f.metric == 0 {
+        for (&b, d) in groups[gi].1.extra.ttft_by_input.iter_mut() {
+            children.push((
+                vec!["input_tokens".to_owned()],
+                vec![Some(input_bucket_label(b))],
+                points(d),
+            ));
+        }
+    }
+    for (dims, values, pts) in children {
+        let mut mass = vec![0.0; k];
+        for &(v, w) in pts.iter().filter(|p| p.0 > 0.0) {
+            mass[mode_of(&f.modality.antimodes, v)] += w;
+        }
+        let n: f64 = mass.iter().sum();
+        if n <= 0.0 {
+            continue;
+        }
+        let (dominant, top) = mass
+            .iter()
+            .enumerate()
+            .fold((0, 0.0), |b, (i, &m)| if m > b.1 { (i, m) } else { b });
+        let split = by_dims.entry(dims.clone()).or_insert_with(|| Split {
+            dims,
+            purity: 0.0,
+            explains: false,
+            groups: vec![],
+        });
+        split.groups.push((values, n, dominant, top / n));
+    }
+    let mut out: Vec<Split> = by_dims
+        .into_values()
+        .filter(|s| s.groups.len() >= 2)
+        .map(|mut s| {
+            let n: f64 = s.groups.iter().map(|g| g.1).sum();
+            s.purity = s.groups.iter().map(|g| g.1 * g.3).sum::<f64>() / n;
+            let mut dominant: Vec<usize> = s.groups.iter().map(|g| g.2).collect();
+            dominant.sort_unstable();
+            dominant.dedup();
+            s.explains = dominant.len() >= 2 && s.purity >= EXPLAINED_PURITY;
+            s
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.explains
+            .cmp(&a.explains)
+            .then(b.purity.total_cmp(&a.purity))
+            .then(a.dims.len().cmp(&b.dims.len()))
+    });
+    out
+}
+
+/// Analyzes every group of `summary`: modes, decomposition, TTFT by input tokens and cache,
+/// TPOT by requests in flight, token weighting, histograms (with `cfg.hist`), and the headline
+/// from the all-requests group. `quantiles` are the report's.
+pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -> Report {
+    let mut groups = summary.groups();
+    let mut reports = Vec::with_capacity(groups.len());
+    for (_, g) in groups.iter_mut() {
+        let mut r = GroupReport::default();
+        for (i, st) in g.metrics.iter_mut().enumerate() {
+            if let Some(f) = multimodal(i, &mut st.digest) {
+                r.multimodal.push(f);
+            }
+            if cfg.hist {
+                r.hist.push(hist::build(&points(&mut st.digest)));
+            }
+        }
+        r.decomposition = decomposition(&g.extra);
+        let limit_q = quantiles.to_vec();
+        for (&b, d) in g.extra.ttft_by_input.iter_mut() {
+            r.ttft_by_input.push(BucketRow {
+                label: input_bucket_label(b),
+                range: input_bucket_range(b),
+                count: d.count(),
+                mean_key: None,
+                quantiles: quantiles_of(d, &limit_q),
+                exact: d.is_exact(),
+            });
+        }
+        let tpot_count = g.metrics[1].digest.count();
+        r.inflight = inflight(&mut g.extra, tpot_count, quantiles);
+        r.weighted = weighted(g, quantiles);
+        reports.push(r);
+    }
+    for gi in 0..groups.len() {
+        let parent = groups[gi].0.clone();
+        for fi in 0..reports[gi].multimodal.len() {
+            let f = reports[gi].multimodal[fi].clone();
+            reports[gi].multimodal[fi].splits = splits(&mut groups, gi, &f);
+        }
+        // TTFT by cache class: the groups that add only `cache` to this one.
+        let mut by_cache = vec![];
+        for (key, g) in groups.iter_mut() {
+            if let Some((dims, values)) = extends(&parent, key)
+                && dims == ["cache"]
+                && let Some(class) = values[0].clone()
+                && let Some(p50) = g.metrics[0].digest.quantile(0.5)
+            {
+                by_cache.push((class, g.metrics[0].digest.count(), p50));
+            }
+        }
+        if by_cache.len() >= 2 {
+            reports[gi].ttft_by_cache = by_cache;
+        }
+    }
+    let headline = groups
+        .iter_mut()
+        .find(|(k, _)| k.is_empty())
+        .map(|(_, g)| headline(g, cfg));
+    Report {
+        headline,
+        groups: reports,
+    }
+}
+
+fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
+    let chat = matches!(cfg.consumer, Consumer::Chat | Consumer::Both).then(|| {
+        let threshold = 1000.0 / cfg.reading_speed;
+        let tpot = &mut g.metrics[1].digest;
+        let slower = share_above(&points(tpot), threshold);
+        ChatHeadline {
+            ttft_count: g.metrics[0].digest.count(),
+            ttft: quantiles_of(&mut g.metrics[0].digest, &HEADLINE_QUANTILES),
+            reading_speed: cfg.reading_speed,
+            tpot_threshold_ms: threshold,
+            tpot_count: g.metrics[1].digest.count(),
+            slower_than_reading: slower,
+        }
+    });
+    let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {
+        let e = &mut g.extra;
+        AgentHeadline {
+            e2e_count: g.metrics[3].digest.count(),
+            e2e: quantiles_of(&mut g.metrics[3].digest, &HEADLINE_QUANTILES),
+            decode_count: e.decode_share.n,
+            decode_share_total: (e.e2e_ms > 0.0).then(|| e.decode_ms / e.e2e_ms),
+            decode_share_median: e.decode_share.median(),
+        }
+    });
+    Headline {
+        consumer: cfg.consumer,
+        chat,
+        agent,
+    }
+}

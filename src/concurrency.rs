@@ -1,0 +1,516 @@
+//! In flight: how many requests were open while each request decoded, rebuilt from the log's
+//! own start and end times in one pass.
+//!
+//! Owns the [`Sweep`]: a sweep line over start and end events, held in a bounded reorder
+//! buffer (a min-heap of pending events) so that logs written in completion order, where a
+//! request's start only becomes known when its line arrives at its end, are placed exactly.
+//! Pure: takes epoch-nanosecond instants, returns `(mean in flight, payload)` pairs; no I/O.
+//!
+//! # Rules
+//!
+//! - A request is in flight from its start to its end (`[start, end)`, the gateway's or
+//!   server's view: queueing, prefill and decode alike), whatever its outcome.
+//! - A request's decode is `[end - decode, end]` (the decode always ends at the last token;
+//!   for a streamed call that is `[first token, end]`, for a non-streamed one whose server
+//!   logged its decode time, the same length before the end).
+//! - Its in-flight count is the time-weighted mean of the number of open requests over its
+//!   decode, itself included (a request alone counts 1); a zero-length decode takes the count
+//!   at that instant.
+//! - The count is rounded to the nearest integer (halves up, at least 1) and bucketed by
+//!   powers of two: `1`, `2`, `3-4`, `5-8`, `9-16`, ... ([`bucket`], [`bucket_label`]).
+//!
+//! # The reorder buffer
+//!
+//! The sweep only moves past an instant once no request still to come can have started
+//! before it: when the latest end seen so far is more than twice the longest request seen so
+//! far plus [`SLACK_NS`] later (twice: a new longest request may be up to twice as long as
+//! the last). A log in completion order (or start order, or up to [`SLACK_NS`] out of
+//! either) is swept exactly. A request that started before the sweep's position (one more
+//! than twice as long as every earlier one, lines far out of order) is still added exactly to the decodes in progress; if a decode it overlapped was
+//! already reported, or its own decode began before the sweep's position (then measured from
+//! there), it is counted in [`Sweep::late`]. When more than `max_pending` events wait, the
+//! oldest are swept early and counted in [`Sweep::forced`]. Memory: the pending events, at
+//! most `max_pending`.
+
+use std::collections::BTreeMap;
+
+/// How far out of completion order lines may be and still be placed exactly (10 s).
+pub const SLACK_NS: i64 = 10_000_000_000;
+
+/// Pending events held at most by default.
+pub const MAX_PENDING: usize = 500_000;
+
+// An event is its time and a tag that orders the events of one instant: starts, then
+// decodes opening, then ends (those closing a decode first, so that a request is counted
+// during its own zero-length decode), and names the decode's slot. 16 bytes, so the heap
+// stays small.
+const START: u64 = 0;
+const OPEN: u64 = 1 << 61;
+const CLOSE_END: u64 = 2 << 61;
+const END: u64 = 3 << 61;
+const SLOT: u64 = (1 << 61) - 1;
+
+/// Width of the buckets pending events wait in (1 s of log time): a small ordered map of
+/// short unsorted lists, each sorted once when the sweep reaches it, is several times
+/// cheaper than one large heap.
+const BUCKET_NS: i64 = 1_000_000_000;
+
+#[derive(Debug)]
+struct Query<T> {
+    payload: T,
+    /// Its place in `Sweep::opened` once its decode has begun.
+    opened: Option<usize>,
+    open_time: i64,
+    open_area: i128,
+}
+
+/// The sweep of one input (one server or gateway log).
+#[derive(Debug)]
+pub struct Sweep<T> {
+    /// Pending events by bucket, unsorted.
+    pending: BTreeMap<i64, Vec<(i64, u64)>>,
+    /// The bucket being swept (and any event queued before it), sorted latest first.
+    ready: Vec<(i64, u64)>,
+    ready_bucket: Option<i64>,
+    /// Events waiting, in `pending` and `ready`.
+    len: usize,
+    queries: Vec<Option<Query<T>>>,
+    free: Vec<usize>,
+    /// Slots of the decodes in progress at `now`.
+    opened: Vec<usize>,
+    /// Time of the last event swept.
+    now: i64,
+    /// Requests open at `now`.
+    open: i64,
+    /// Integral of `open` over time up to `now` (request-nanoseconds).
+    area: i128,
+    watermark: i64,
+    longest: i64,
+    /// Time of the last decode reported.
+    last_close: i64,
+    max_pending: usize,
+    done: Vec<(f64, T)>,
+    /// Requests that started before decodes already reported had ended, or whose own decode
+    /// began before the sweep's position: their in-flight counts are approximate.
+    pub late: u64,
+    /// Times the buffer was full and its oldest event swept early.
+    pub forced: u64,
+}
+
+impl<T> Sweep<T> {
+    /// An empty sweep holding at most `max_pending` events (at least 16).
+    pub fn new(max_pending: usize) -> Self {
+        Sweep {
+            pending: BTreeMap::new(),
+            ready: Vec::new(),
+            ready_bucket: None,
+            len: 0,
+            queries: Vec::new(),
+            free: Vec::new(),
+            opened: Vec::new(),
+            now: i64::MIN,
+            open: 0,
+            area: 0,
+            watermark: i64::MIN,
+            longest: 0,
+            last_close: i64::MIN,
+            max_pending: max_pending.max(16),
+            done: Vec::new(),
+            late: 0,
+            forced: 0,
+        }
+    }
+
+    /// Queues an event, never before the sweep's position.
+    fn event(&mut self, time: i64, tag: u64) {
+        let e = (time.max(self.now), tag);
+        let b = e.0.div_euclid(BUCKET_NS);
+        self.len += 1;
+        match self.ready_bucket {
+            Some(rb) if b <= rb => {
+                // Latest first: the insertion point keeps the order.
+                let i = self.ready.partition_point(|x| *x > e);
+                self.ready.insert(i, e);
+            }
+            _ => self.pending.entry(b).or_default().push(e),
+        }
+    }
+
+    /// Makes the earliest pending bucket the one being swept, when none is.
+    fn load_front(&mut self) {
+        if self.ready.is_empty()
+            && let Some((b, mut events)) = self.pending.pop_first()
+        {
+            events.sort_unstable_by(|a, b| b.cmp(a));
+            self.ready = events;
+            self.ready_bucket = Some(b);
+        }
+    }
+
+    /// Adds a request open over `[start, end]` (epoch ns); `decode`, when given, is its
+    /// decode length (ns) and the payload to return with its mean in-flight count. A request
+    /// whose end is before its start is ignored.
+    pub fn push(&mut self, start: i64, end: i64, decode: Option<(i64, T)>) {
+        if end < start {
+            return;
+        }
+        self.longest = self.longest.max(end - start);
+        self.watermark = self.watermark.max(end);
+        let swept = self.now != i64::MIN;
+        let mut late = false;
+        let mut close = None;
+        if let Some((len, payload)) = decode {
+            let mut open = (end - len.max(0)).clamp(start, end);
+            if swept && open < self.now {
+                // Its own decode began before the sweep's position: measured from there.
+                late = true;
+                open = self.now;
+            }
+            let q = Query {
+                payload,
+                opened: None,
+                open_time: 0,
+                open_area: 0,
+            };
+            let slot = match self.free.pop() {
+                Some(s) => {
+                    self.queries[s] = Some(q);
+                    s
+                }
+                None => {
+                    self.queries.push(Some(q));
+                    self.queries.len() - 1
+                }
+            };
+            self.event(open, OPEN | slot as u64);
+            close = Some(slot);
+        }
+        let end_tag = close.map_or(END, |slot| CLOSE_END | slot as u64);
+        if swept && start < self.now {
+            // The sweep has passed this start. The decodes still open get the part they
+            // missed ([start, now] over their own [open, now]); those already reported
+            // cannot, and make the request late.
+            let upto = end.min(self.now);
+            for &slot in &self.opened {
+                if let Some(q) = self.queries[slot].as_mut() {
+                    let overlap = upto - start.max(q.open_time);
+                    if overlap > 0 {
+                        q.open_area -= overlap as i128;
+                    }
+                }
+            }
+            late |= start < self.last_close;
+            if end >= self.now {
+                self.open += 1;
+                self.event(end, end_tag);
+            } else if let Some(slot) = close {
+                // Over before the sweep's position: its decode closes at once, and it is not
+                // open any more.
+                self.open += 1;
+                self.event(self.now, CLOSE_END | slot as u64);
+            }
+        } else {
+            self.event(start, START);
+            self.event(end, end_tag);
+        }
+        if late {
+            self.late += 1;
+        }
+        let safe = self
+            .watermark
+            .saturating_sub(self.longest.saturating_mul(2))
+            .saturating_sub(SLACK_NS);
+        self.advance(safe);
+        while self.len > self.max_pending {
+            self.load_front();
+            let Some(&(time, _)) = self.ready.last() else {
+                break;
+            };
+            self.advance(time);
+            self.forced += 1;
+        }
+    }
+
+    /// Sweeps every event at or before `to`.
+    fn advance(&mut self, to: i64) {
+        loop {
+            if self.ready.is_empty() {
+                self.ready_bucket = None;
+                match self.pending.first_key_value() {
+                    Some((&b, _)) if b.saturating_mul(BUCKET_NS) <= to => self.load_front(),
+                    _ => return,
+                }
+            }
+            let Some(&(time, tag)) = self.ready.last() else {
+                return;
+            };
+            if time > to {
+                return;
+            }
+            self.ready.pop();
+            self.len -= 1;
+            if self.now != i64::MIN {
+                self.area += self.open as i128 * (time - self.now) as i128;
+            }
+            self.now = time;
+            let slot = (tag & SLOT) as usize;
+            match tag & !SLOT {
+                START => self.open += 1,
+                OPEN => {
+                    if let Some(q) = self.queries[slot].as_mut() {
+                        q.opened = Some(self.opened.len());
+                        q.open_time = time;
+                        q.open_area = self.area;
+                        self.opened.push(slot);
+                    }
+                }
+                CLOSE_END => {
+                    if let Some(q) = self.queries[slot].take() {
+                        self.free.push(slot);
+                        if let Some(p) = q.opened {
+                            self.opened.swap_remove(p);
+                            if let Some(&moved) = self.opened.get(p)
+                                && let Some(m) = self.queries[moved].as_mut()
+                            {
+                                m.opened = Some(p);
+                            }
+                        }
+                        self.last_close = time;
+                        let len = time - q.open_time;
+                        let mean = if len > 0 {
+                            (self.area - q.open_area) as f64 / len as f64
+                        } else {
+                            self.open as f64
+                        };
+                        self.done.push((mean, q.payload));
+                    }
+                    self.open -= 1;
+                }
+                _ => self.open -= 1,
+            }
+        }
+    }
+
+    /// Sweeps everything still pending (the input ended).
+    pub fn finish(&mut self) {
+        self.advance(i64::MAX);
+    }
+
+    /// The decodes swept so far, as (mean in-flight count, payload), in order of their end.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (f64, T)> {
+        self.done.drain(..)
+    }
+
+    /// Events waiting in the buffer.
+    pub fn pending(&self) -> usize {
+        self.len
+    }
+}
+
+/// The bucket of a mean in-flight count: rounded to the nearest integer (halves up, at least
+/// 1), then `0` for 1, `1` for 2, `2` for 3-4, `3` for 5-8, `k` for `2^(k-1)+1 ..= 2^k`.
+///
+/// ```
+/// use tokentime::concurrency::{bucket, bucket_label};
+/// assert_eq!(bucket(0.3), 0);
+/// assert_eq!(bucket(1.49), 0);
+/// assert_eq!(bucket(1.5), 1);
+/// assert_eq!(bucket(3.97), 2);
+/// assert_eq!(bucket(8.4), 3);
+/// assert_eq!(bucket_label(bucket(8.6)), "9-16");
+/// ```
+pub fn bucket(mean: f64) -> u32 {
+    let n = if mean.is_finite() {
+        (mean + 0.5).floor().max(1.0) as u64
+    } else {
+        1
+    };
+    64 - (n - 1).leading_zeros()
+}
+
+/// The label of bucket `b`: `1`, `2`, `3-4`, `5-8`, ...
+pub fn bucket_label(b: u32) -> String {
+    match b {
+        0 => "1".into(),
+        1 => "2".into(),
+        _ => format!("{}-{}", (1u64 << (b - 1)) + 1, 1u64 << b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive reference: every interval kept, the overlap with the decode summed.
+    fn naive(reqs: &[(i64, i64, Option<i64>)]) -> Vec<(usize, f64)> {
+        let mut out = vec![];
+        for (i, &(_, end, dec)) in reqs.iter().enumerate() {
+            let Some(len) = dec else { continue };
+            let a = (end - len).max(reqs[i].0);
+            let b = end;
+            let mean = if b > a {
+                reqs.iter()
+                    .map(|&(s, e, _)| (b.min(e) - a.max(s)).max(0) as f64)
+                    .sum::<f64>()
+                    / (b - a) as f64
+            } else {
+                reqs.iter().filter(|&&(s, e, _)| s <= a && a <= e).count() as f64
+            };
+            out.push((i, mean));
+        }
+        out
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self, n: u64) -> i64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((self.0 >> 33) % n) as i64
+        }
+    }
+
+    #[test]
+    fn sweep_in_completion_order_equals_the_naive_overlap() {
+        let mut rng = Lcg(7);
+        let mut reqs = vec![];
+        let mut t = 0i64;
+        for _ in 0..2000 {
+            t += rng.next(3_000_000_000);
+            let len = 1 + rng.next(60_000_000_000);
+            let dec = if rng.next(4) == 0 {
+                None
+            } else {
+                Some(rng.next(len as u64 + 1))
+            };
+            reqs.push((t, t + len, dec));
+        }
+        // Lines written in completion order, up to 2 s out of it.
+        let keys: Vec<i64> = reqs.iter().map(|r| r.1 + rng.next(2_000_000_000)).collect();
+        let mut order: Vec<usize> = (0..reqs.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let mut sweep = Sweep::new(MAX_PENDING);
+        let mut got = vec![];
+        for &i in &order {
+            let (s, e, d) = reqs[i];
+            sweep.push(s, e, d.map(|d| (d, i)));
+            got.extend(sweep.drain().map(|(m, i)| (i, m)));
+        }
+        sweep.finish();
+        got.extend(sweep.drain().map(|(m, i)| (i, m)));
+        assert_eq!(sweep.late, 0);
+        assert_eq!(sweep.forced, 0);
+        got.sort_by_key(|p| p.0);
+        let want = naive(&reqs);
+        assert_eq!(got.len(), want.len());
+        for ((gi, g), (wi, w)) in got.iter().zip(&want) {
+            assert_eq!(gi, wi);
+            assert!((g - w).abs() < 1e-9, "request {gi}: sweep {g}, naive {w}");
+        }
+    }
+
+    #[test]
+    fn one_request_alone_is_one_in_flight_and_two_overlapping_are_two() {
+        let mut s = Sweep::new(16);
+        // A alone over [0, 10]; B over [20, 40] and C over [20, 40]: both see 2.
+        s.push(0, 10, Some((5, 'a')));
+        s.push(20, 40, Some((20, 'b')));
+        s.push(20, 40, Some((10, 'c')));
+        s.finish();
+        let got: Vec<(f64, char)> = s.drain().collect();
+        assert_eq!(got, vec![(1.0, 'a'), (2.0, 'b'), (2.0, 'c')]);
+    }
+
+    #[test]
+    fn half_overlap_is_a_time_weighted_mean() {
+        let mut s = Sweep::new(16);
+        // D decodes over [0, 100]; E is open over [50, 100]: mean 1 * 0.5 + 2 * 0.5 = 1.5.
+        s.push(0, 100, Some((100, 'd')));
+        s.push(50, 100, None);
+        s.finish();
+        assert_eq!(s.drain().collect::<Vec<_>>(), vec![(1.5, 'd')]);
+    }
+
+    #[test]
+    fn a_start_behind_the_sweep_still_counts_for_open_decodes() {
+        const S: i64 = 1_000_000_000;
+        let reqs = [
+            (60 * S, 70 * S, None),
+            (0, 100 * S, Some(50 * S)),
+            // Moves the sweep to 70 s, A's decode open.
+            (200 * S, 280 * S, None),
+            // More than twice as long as any before: it starts behind the sweep.
+            (40 * S, 500 * S, None),
+        ];
+        let mut s = Sweep::new(MAX_PENDING);
+        for &(a, b, d) in &reqs {
+            s.push(a, b, d.map(|d| (d, ())));
+        }
+        s.finish();
+        let got: Vec<f64> = s.drain().map(|x| x.0).collect();
+        // Over [50, 100]: itself 50, [60, 70] 10, [50, 100] 50: 110 / 50.
+        assert_eq!(got, vec![2.2]);
+        assert_eq!(naive(&reqs)[0].1, 2.2);
+        assert_eq!(s.late, 0);
+    }
+
+    #[test]
+    fn any_order_reports_every_decode_once_and_counts_the_approximate_ones() {
+        let mut rng = Lcg(11);
+        let mut reqs = vec![];
+        for i in 0..3000i64 {
+            let t = i * 1_000_000_000 + rng.next(500_000_000);
+            let len = 1 + rng.next(30_000_000_000);
+            reqs.push((t, t + len, Some(rng.next(len as u64 + 1))));
+        }
+        // Fully shuffled: nothing like completion order.
+        let keys: Vec<i64> = reqs.iter().map(|_| rng.next(1 << 40)).collect();
+        let mut order: Vec<usize> = (0..reqs.len()).collect();
+        order.sort_by_key(|&i| keys[i]);
+        let mut sweep = Sweep::new(64);
+        let mut got = vec![];
+        for &i in &order {
+            let (s, e, d) = reqs[i];
+            sweep.push(s, e, d.map(|d| (d, i)));
+            got.extend(sweep.drain());
+        }
+        sweep.finish();
+        got.extend(sweep.drain());
+        let mut ids: Vec<usize> = got.iter().map(|g| g.1).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..reqs.len()).collect::<Vec<_>>());
+        assert!(got.iter().all(|g| g.0.is_finite() && g.0 >= 0.0));
+        assert!(sweep.late > 0, "{}", sweep.late);
+        assert!(sweep.pending() == 0);
+    }
+
+    #[test]
+    fn a_full_buffer_sweeps_early_and_says_so() {
+        let mut s = Sweep::new(16);
+        for i in 0..40 {
+            // Each request is longer than any before it: nothing is ever safe to sweep
+            // until the buffer is full.
+            s.push(1000 - i, 1000 + i * 1000, Some((10, i)));
+        }
+        s.finish();
+        assert_eq!(s.drain().count(), 40);
+        assert!(s.forced > 0);
+        assert!(s.late > 0);
+    }
+
+    #[test]
+    fn buckets_are_powers_of_two() {
+        let labels: Vec<String> = [1.0, 2.0, 3.0, 4.0, 5.0, 8.0, 9.0, 16.0, 17.0]
+            .iter()
+            .map(|&m| bucket_label(bucket(m)))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "9-16", "17-32"
+            ]
+        );
+    }
+}

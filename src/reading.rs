@@ -1,0 +1,628 @@
+//! Reading: the analysis of a summary ([`crate::analysis`]) as people and programs read it.
+//! The headline lines, the findings and tables under each group's table, the histograms
+//! (`--hist`), and the JSON members they add to `tokentime.summary/v1` (README, "Reading the
+//! report", "In JSON").
+//!
+//! Takes a finished [`Report`](crate::analysis::Report); writes only to the writer it is given.
+
+use crate::analysis::{
+    BucketRow, Decomposition, EXPLAINED_PURITY, GroupReport, Headline, Inflight, MultimodalFinding,
+    Region,
+};
+use crate::enrich::round3;
+use crate::hist::{self, Histogram};
+use crate::summary::{METRICS, fmt_cell, quantile_name};
+use serde_json::{Map, Value as Json, json};
+use std::io::{self, Write};
+
+// ---------------------------------------------------------------------------------------
+// Text
+
+// `+ 0.0` turns the -0.0 of an empty sum into 0.
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0 + 0.0)
+}
+
+fn pct1(x: f64) -> String {
+    format!("{:.1}%", x * 100.0 + 0.0)
+}
+
+fn qlist(qs: &[(f64, f64)]) -> String {
+    qs.iter()
+        .map(|&(q, v)| format!("{} {}", quantile_name(q), fmt_cell(v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn key_text(dims: &[String], values: &[Option<String>]) -> String {
+    dims.iter()
+        .zip(values)
+        .map(|(d, v)| format!("{d}={}", v.as_deref().unwrap_or("unknown")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The headline lines (before the group tables).
+///
+/// # Errors
+/// The writer's.
+pub fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<()> {
+    if let Some(c) = &h.chat {
+        let ttft = if c.ttft.is_empty() {
+            "no TTFT in the log".to_owned()
+        } else {
+            format!("ttft_ms {} ({} requests)", qlist(&c.ttft), c.ttft_count)
+        };
+        let reading = if c.tpot_count > 0 {
+            format!(
+                "; {} of {} requests decode slower than reading speed ({} tokens/s: TPOT above {} ms)",
+                pct1(c.slower_than_reading),
+                c.tpot_count,
+                c.reading_speed,
+                fmt_cell(c.tpot_threshold_ms)
+            )
+        } else {
+            String::new()
+        };
+        writeln!(out, "for chat (TTFT first): {ttft}{reading}")?;
+    }
+    if let Some(a) = &h.agent {
+        let e2e = if a.e2e.is_empty() {
+            "no E2E in the log".to_owned()
+        } else {
+            format!("e2e_ms {} ({} requests)", qlist(&a.e2e), a.e2e_count)
+        };
+        let decode = match (a.decode_share_total, a.decode_share_median) {
+            (Some(t), Some(m)) => format!(
+                "; decode (TPOT x output tokens) is {} of all E2E time, {} of the median request's",
+                pct(t),
+                pct(m)
+            ),
+            _ => String::new(),
+        };
+        writeln!(out, "for agents (E2E first): {e2e}{decode}")?;
+    }
+    Ok(())
+}
+
+fn multimodal_text(f: &MultimodalFinding) -> String {
+    let name = METRICS[f.metric];
+    let modes: Vec<String> = f
+        .modality
+        .modes
+        .iter()
+        .map(|m| format!("{} ({})", fmt_cell(m.center), pct(m.share)))
+        .collect();
+    let modes = match modes.len() {
+        2 => format!("{} and {}", modes[0], modes[1]),
+        _ => {
+            let (last, rest) = modes.split_last().expect("modes");
+            format!("{}, and {last}", rest.join(", "))
+        }
+    };
+    let busiest = f.share_near_modes.iter().cloned().fold(0.0, f64::max);
+    let near = format!(
+        "{} of values within 25% of it, {} around the busiest mode",
+        pct(f.share_near_mean),
+        pct(busiest)
+    );
+    let mean = match (f.mean_between, f.share_near_mean <= 0.5 * busiest) {
+        (true, true) => format!(
+            "the mean {} falls between them, where few values lie ({near})",
+            fmt_cell(f.mean)
+        ),
+        (true, false) => format!("the mean {} falls between them ({near})", fmt_cell(f.mean)),
+        (false, _) => format!("the mean {} ({near})", fmt_cell(f.mean)),
+    };
+    let split = match f.splits.first() {
+        Some(s) if s.explains => {
+            let parts: Vec<String> = s
+                .groups
+                .iter()
+                .map(|(v, _, m, share)| {
+                    format!(
+                        "{} in mode {} ({})",
+                        key_text(&s.dims, v),
+                        m + 1,
+                        pct(*share)
+                    )
+                })
+                .collect();
+            format!(
+                "; split by {} explains it: {} ({} of values in their group's mode)",
+                s.dims.join(", "),
+                parts.join(", "),
+                pct(s.purity)
+            )
+        }
+        Some(s) if s.purity >= EXPLAINED_PURITY => format!(
+            "; no split explains it (by {}, every group's values sit mostly in the same mode)",
+            s.dims.join(", ")
+        ),
+        Some(s) => format!(
+            "; no split explains it (best: by {}, {} of values in their group's mode, below {})",
+            s.dims.join(", "),
+            pct(s.purity),
+            pct(EXPLAINED_PURITY)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{name} is multimodal: {} modes at {modes}; {mean}{split}",
+        f.modality.modes.len()
+    )
+}
+
+/// One line naming a group's multimodal metrics and their modes.
+fn multimodal_brief(fs: &[MultimodalFinding]) -> String {
+    let parts: Vec<String> = fs
+        .iter()
+        .map(|f| {
+            let modes: Vec<String> = f
+                .modality
+                .modes
+                .iter()
+                .map(|m| format!("{} ({})", fmt_cell(m.center), pct(m.share)))
+                .collect();
+            format!("{} {}", METRICS[f.metric], modes.join(" | "))
+        })
+        .collect();
+    format!("multimodal: {}", parts.join("; "))
+}
+
+fn write_rows(
+    out: &mut impl Write,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    indent: usize,
+) -> io::Result<()> {
+    let mut all = vec![header];
+    all.extend(rows);
+    let n = all[0].len();
+    let mut widths: Vec<usize> = (0..n)
+        .map(|c| all.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    widths[0] = widths[0].max(indent);
+    for r in &all {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            let w = widths[c];
+            if c == 0 {
+                line.push_str(&format!("{cell:<w$}"));
+            } else {
+                line.push_str(&format!("  {cell:>w$}"));
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn bucket_table(
+    out: &mut impl Write,
+    first: &str,
+    with_mean: bool,
+    rows: &[BucketRow],
+    indent: usize,
+) -> io::Result<()> {
+    let mut header = vec![first.to_owned(), "count".to_owned()];
+    if with_mean {
+        header.push("mean".to_owned());
+    }
+    let qs: Vec<f64> = rows
+        .first()
+        .map(|r| r.quantiles.iter().map(|q| q.0).collect())
+        .unwrap_or_default();
+    header.extend(qs.iter().map(|&q| quantile_name(q)));
+    let body = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                if r.exact {
+                    r.label.clone()
+                } else {
+                    format!("{}~", r.label)
+                },
+                r.count.to_string(),
+            ];
+            if with_mean {
+                row.push(format!("{:.2}", r.mean_key.unwrap_or(0.0)));
+            }
+            row.extend(qs.iter().map(|q| {
+                r.quantiles
+                    .iter()
+                    .find(|x| x.0 == *q)
+                    .map_or("-".to_owned(), |x| fmt_cell(x.1))
+            }));
+            row
+        })
+        .collect();
+    write_rows(out, header, body, indent)
+}
+
+/// Writes a group's findings under its table, whose first column is `indent` wide: all of
+/// them (`full`), or only which metrics are multimodal.
+///
+/// # Errors
+/// The writer's.
+pub fn write_group(
+    out: &mut impl Write,
+    r: &GroupReport,
+    indent: usize,
+    full: bool,
+) -> io::Result<()> {
+    if !full {
+        if !r.multimodal.is_empty() {
+            writeln!(out, "{}", multimodal_brief(&r.multimodal))?;
+        }
+        return Ok(());
+    }
+    for f in &r.multimodal {
+        writeln!(out, "{}", multimodal_text(f))?;
+    }
+    if !r.ttft_by_cache.is_empty() {
+        let parts: Vec<String> = r
+            .ttft_by_cache
+            .iter()
+            .map(|(c, n, p)| format!("{c} {} ({n})", fmt_cell(*p)))
+            .collect();
+        writeln!(out, "ttft_ms p50 by cache: {}", parts.join(", "))?;
+    }
+    for w in r.weighted.iter().filter(|w| w.differs) {
+        let rw: Vec<(f64, f64)> = w.quantiles.iter().map(|q| (q.0, q.1)).collect();
+        let tw: Vec<(f64, f64)> = w.quantiles.iter().map(|q| (q.0, q.2)).collect();
+        writeln!(
+            out,
+            "{} token-weighted (by {}): {}; request-weighted: {}",
+            METRICS[w.metric],
+            w.weight,
+            qlist(&tw),
+            qlist(&rw)
+        )?;
+    }
+    if let Some(d) = &r.decomposition {
+        writeln!(
+            out,
+            "ttft_ms decomposition ({} requests with queue and prefill):",
+            d.count
+        )?;
+        let rows = d
+            .regions
+            .iter()
+            .map(|g| {
+                vec![
+                    g.at.to_owned(),
+                    format!("{}", g.count),
+                    fmt_cell(g.ttft_ms),
+                    fmt_cell(g.queue_ms),
+                    fmt_cell(g.prefill_ms),
+                    g.input_tokens.map_or("-".to_owned(), |t| format!("{t:.0}")),
+                    pct(g.queue_share),
+                ]
+            })
+            .collect();
+        let header = [
+            "at",
+            "count",
+            "ttft_ms",
+            "queue_ms",
+            "prefill_ms",
+            "input_tokens",
+            "queueing",
+        ]
+        .map(String::from)
+        .to_vec();
+        write_rows(out, header, rows, indent)?;
+        writeln!(out, "{}", reading_text(d))?;
+    }
+    if r.ttft_by_input.len() >= 2 {
+        writeln!(out, "ttft_ms by input_tokens:")?;
+        bucket_table(out, "input_tokens", false, &r.ttft_by_input, indent)?;
+    }
+    if let Some(i) = &r.inflight
+        && i.rows.len() >= 2
+    {
+        writeln!(
+            out,
+            "tpot_ms by requests in flight (time-weighted mean over each decode, from the log's start and end times):"
+        )?;
+        bucket_table(out, "in flight", true, &i.rows, indent)?;
+        writeln!(out, "{}", inflight_text(i))?;
+    }
+    Ok(())
+}
+
+fn reading_text(d: &Decomposition) -> String {
+    let [p50, p99] = &d.regions;
+    let shares = format!(
+        "queueing is {} of TTFT at p50 and {} at p99",
+        pct(p50.queue_share),
+        pct(p99.queue_share)
+    );
+    let tokens = match (p50.input_tokens, p99.input_tokens) {
+        (Some(a), Some(b)) => {
+            format!("; prompts average {b:.0} input tokens at p99 against {a:.0} at p50")
+        }
+        _ => String::new(),
+    };
+    match d.reading {
+        "capacity" => {
+            format!("reading: TTFT grows with queue time, a capacity problem ({shares}{tokens})")
+        }
+        "prompt" => format!(
+            "reading: TTFT grows with prefill (prompt length), a prompt problem ({shares}{tokens})"
+        ),
+        "flat" => format!("reading: TTFT is flat from p50 to p99 ({shares})"),
+        _ => format!(
+            "reading: TTFT grows with both queue time ({}) and prefill ({}) of its growth from p50 to p99 ({shares}{tokens})",
+            pct(d.growth_shares.0),
+            pct(d.growth_shares.1)
+        ),
+    }
+}
+
+fn inflight_text(i: &Inflight) -> String {
+    let mut s = String::new();
+    if let (Some(slope), Some(first), Some(last)) =
+        (i.slope_ms, i.medians.first(), i.medians.last())
+    {
+        s.push_str(&format!(
+            "tpot_ms {} {} ms per extra request in flight (each adds {} of the p50 at {} in flight); p50 {:.1}x from {} to {} in flight",
+            if slope >= 0.0 { "grows" } else { "falls" },
+            fmt_cell(slope.abs()),
+            pct(slope / first),
+            i.rows[0].label,
+            last / first,
+            i.rows[0].label,
+            i.rows[i.rows.len() - 1].label
+        ));
+    }
+    let mut notes = vec![];
+    if i.unplaced > 0 {
+        notes.push(format!("{} without start and end times", i.unplaced));
+    }
+    if i.late > 0 {
+        notes.push(format!("{} placed late", i.late));
+    }
+    if i.forced > 0 {
+        notes.push(format!("{} events swept early", i.forced));
+    }
+    if !notes.is_empty() {
+        s.push_str(&format!(" ({})", notes.join(", ")));
+    }
+    s
+}
+
+/// Writes the histograms of a group (`--hist`), one per metric with values.
+///
+/// # Errors
+/// The writer's.
+pub fn write_hists(
+    out: &mut impl Write,
+    r: &GroupReport,
+    means: &[Option<f64>],
+    indent: usize,
+) -> io::Result<()> {
+    for (i, h) in r.hist.iter().enumerate() {
+        let Some(h) = h else { continue };
+        if h.bins.is_empty() && h.nonpositive == 0.0 {
+            continue;
+        }
+        let mut marks = vec![];
+        if let Some(f) = r.multimodal.iter().find(|f| f.metric == i) {
+            for (k, m) in f.modality.modes.iter().enumerate() {
+                marks.push((m.center, format!("mode {} ({})", k + 1, pct(m.share))));
+            }
+        }
+        if let Some(Some(m)) = means.get(i) {
+            marks.push((*m, "mean".to_owned()));
+        }
+        hist::write(out, METRICS[i], h, indent, &marks)?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// JSON
+
+fn qmap(qs: &[(f64, f64)]) -> Json {
+    Json::Object(
+        qs.iter()
+            .map(|&(q, v)| (quantile_name(q), json!(round3(v))))
+            .collect(),
+    )
+}
+
+fn rows_json(rows: &[BucketRow], key: &str) -> Json {
+    rows.iter()
+        .map(|r| {
+            let mut o = json!({
+                key: r.label,
+                "min": r.range.0,
+                "max": r.range.1,
+                "count": r.count,
+                "exact": r.exact,
+                "quantiles": qmap(&r.quantiles),
+            });
+            if let Some(m) = r.mean_key {
+                o["mean_in_flight"] = json!(round3(m));
+            }
+            o
+        })
+        .collect()
+}
+
+fn key_json(dims: &[String], values: &[Option<String>]) -> Json {
+    Json::Object(
+        dims.iter()
+            .zip(values)
+            .map(|(d, v)| (d.clone(), v.clone().map_or(Json::Null, Json::String)))
+            .collect(),
+    )
+}
+
+fn multimodal_json(f: &MultimodalFinding) -> Json {
+    let m = &f.modality;
+    json!({
+        "kind": "multimodal",
+        "metric": METRICS[f.metric],
+        "method": "log-normal mixture (BIC, Ashman's D, peaks)",
+        "modes": m.modes.iter().zip(&f.share_near_modes).map(|(x, near)| json!({
+            "center": round3(x.center),
+            "share": round3(x.share),
+            "sigma_log": round3(x.sigma_log),
+            "share_within_25pct": round3(*near),
+        })).collect::<Vec<_>>(),
+        "antimodes": m.antimodes.iter().map(|&a| round3(a)).collect::<Vec<_>>(),
+        "ashman_d": m.ashman_d.iter().map(|&d| round3(d)).collect::<Vec<_>>(),
+        "delta_bic": round3(m.delta_bic),
+        "n": round3(m.n),
+        "mean": round3(f.mean),
+        "mean_between_modes": f.mean_between,
+        "share_within_25pct_of_mean": round3(f.share_near_mean),
+        "explained_by": f.splits.iter().find(|s| s.explains).map(|s| json!(s.dims)),
+        "splits": f.splits.iter().map(|s| json!({
+            "by": s.dims,
+            "purity": round3(s.purity),
+            "explains": s.explains,
+            "groups": s.groups.iter().map(|(v, n, mode, share)| json!({
+                "key": key_json(&s.dims, v),
+                "count": round3(*n),
+                "mode": mode + 1,
+                "share_in_mode": round3(*share),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "text": multimodal_text(f),
+    })
+}
+
+fn region_json(r: &Region) -> Json {
+    json!({
+        "at": r.at,
+        "count": r.count,
+        "ttft_ms": round3(r.ttft_ms),
+        "queue_ms": round3(r.queue_ms),
+        "prefill_ms": round3(r.prefill_ms),
+        "input_tokens": r.input_tokens.map(round3),
+        "queue_share": round3(r.queue_share),
+    })
+}
+
+/// The group's `findings` (structured, each with a `kind` and its `text`) and `analysis`
+/// (the tables behind them) members.
+pub fn group_json(r: &GroupReport) -> (Json, Json) {
+    let mut findings: Vec<Json> = r.multimodal.iter().map(multimodal_json).collect();
+    let mut analysis = Map::new();
+    if let Some(d) = &r.decomposition {
+        let o = json!({
+            "count": d.count,
+            "regions": d.regions.iter().map(region_json).collect::<Vec<_>>(),
+            "growth_share_queue": round3(d.growth_shares.0),
+            "growth_share_prefill": round3(d.growth_shares.1),
+            "reading": d.reading,
+        });
+        findings.push(json!({
+            "kind": "ttft_decomposition",
+            "reading": d.reading,
+            "queue_share_p50": round3(d.regions[0].queue_share),
+            "queue_share_p99": round3(d.regions[1].queue_share),
+            "text": reading_text(d),
+        }));
+        analysis.insert("ttft_decomposition".into(), o);
+    }
+    if !r.ttft_by_input.is_empty() {
+        analysis.insert(
+            "ttft_by_input_tokens".into(),
+            rows_json(&r.ttft_by_input, "input_tokens"),
+        );
+    }
+    if !r.ttft_by_cache.is_empty() {
+        analysis.insert(
+            "ttft_p50_by_cache".into(),
+            r.ttft_by_cache
+                .iter()
+                .map(|(c, n, p)| json!({"cache": c, "count": n, "p50": round3(*p)}))
+                .collect(),
+        );
+    }
+    if let Some(i) = &r.inflight {
+        analysis.insert(
+            "tpot_by_in_flight".into(),
+            json!({
+                "rule": "time-weighted mean of requests open during the decode, itself included, rounded (halves up); buckets 1, 2, 3-4, 5-8, ...",
+                "buckets": rows_json(&i.rows, "in_flight"),
+                "slope_ms_per_request": i.slope_ms.map(round3),
+                "slope_share_per_request": i.slope_ms.zip(i.medians.first()).map(|(s, m)| round3(s / m)),
+                "unplaced": i.unplaced,
+                "late": i.late,
+                "forced": i.forced,
+            }),
+        );
+        if i.rows.len() >= 2 {
+            findings.push(json!({
+                "kind": "tpot_under_load",
+                "slope_ms_per_request": i.slope_ms.map(round3),
+                "p50_lowest": round3(i.medians[0]),
+                "p50_highest": round3(i.medians[i.medians.len() - 1]),
+                "text": inflight_text(i),
+            }));
+        }
+    }
+    if !r.weighted.is_empty() {
+        let mut w = Map::new();
+        for f in &r.weighted {
+            w.insert(
+                METRICS[f.metric].to_owned(),
+                json!({
+                    "weight": f.weight,
+                    "request_weighted": qmap(&f.quantiles.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>()),
+                    "token_weighted": qmap(&f.quantiles.iter().map(|q| (q.0, q.2)).collect::<Vec<_>>()),
+                    "differs": f.differs,
+                }),
+            );
+            if f.differs {
+                findings.push(json!({
+                    "kind": "token_weighting",
+                    "metric": METRICS[f.metric],
+                    "weight": f.weight,
+                }));
+            }
+        }
+        analysis.insert("token_weighted".into(), Json::Object(w));
+    }
+    (Json::Array(findings), Json::Object(analysis))
+}
+
+/// A histogram as JSON: bins per decade, the bins, and the count of values `<= 0`.
+pub fn hist_json(h: &Histogram) -> Json {
+    json!({
+        "per_decade": h.per_decade,
+        "nonpositive": round3(h.nonpositive),
+        "bins": h.bins.iter().map(|b| json!({
+            "lo": round3(b.lo), "hi": round3(b.hi), "count": round3(b.count)
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The top-level `headline` member.
+pub fn headline_json(h: &Headline) -> Json {
+    let mut o = json!({"for": h.consumer.as_str()});
+    if let Some(c) = &h.chat {
+        o["chat"] = json!({
+            "ttft_ms": {"count": c.ttft_count, "quantiles": qmap(&c.ttft)},
+            "reading_speed_tokens_per_s": c.reading_speed,
+            "tpot_threshold_ms": round3(c.tpot_threshold_ms),
+            "tpot_count": c.tpot_count,
+            "slower_than_reading_share": round3(c.slower_than_reading),
+        });
+    }
+    if let Some(a) = &h.agent {
+        o["agent"] = json!({
+            "e2e_ms": {"count": a.e2e_count, "quantiles": qmap(&a.e2e)},
+            "decode_count": a.decode_count,
+            "decode_share_total": a.decode_share_total.map(round3),
+            "decode_share_median": a.decode_share_median.map(round3),
+        });
+    }
+    o
+}
