@@ -40,21 +40,8 @@ impl Rng {
 
 /// Every line of every testdata file, without its ending.
 fn testdata_lines() -> Vec<Vec<u8>> {
-    let mut files = vec![];
-    let mut dirs = vec![testdata()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
     let mut lines = vec![];
-    for f in files {
+    for f in testdata_files(&["jsonl"]) {
         let bytes = std::fs::read(f).unwrap();
         for l in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             lines.push(l.strip_suffix(b"\r").unwrap_or(l).to_vec());

@@ -21,20 +21,7 @@ fn file(bytes: &[u8]) -> tempfile::NamedTempFile {
 
 fn all_testdata() -> Vec<u8> {
     let mut all = vec![];
-    let mut dirs = vec![testdata()];
-    let mut files = vec![];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl" || x == "log") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    for f in files {
+    for f in testdata_files(&["jsonl", "log"]) {
         all.extend(std::fs::read(f).unwrap());
         if all.last() != Some(&b'\n') {
             all.push(b'\n');

@@ -88,28 +88,17 @@ fn same(paths: &PathSet, line: &[u8], what: &str) -> Class {
 /// documents, pretty-printed arrays), and every element of the JSON array documents.
 fn testdata_lines() -> Vec<Vec<u8>> {
     let mut out = vec![];
-    let mut dirs = vec![testdata()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|x| x == "jsonl" || x == "log" || x == "json")
-            {
-                let bytes = std::fs::read(&p).unwrap();
-                out.extend(lines_with_endings(&bytes).iter().map(|l| {
-                    let l = l.strip_suffix(b"\n").unwrap_or(l);
-                    l.strip_suffix(b"\r").unwrap_or(l).to_vec()
-                }));
-                if tokentime::document::is_array_document(&mut &bytes[..]).unwrap() {
-                    let _ = tokentime::document::for_each_element(&bytes[..], &mut |e| {
-                        out.push(e.to_vec());
-                        Ok(())
-                    });
-                }
-            }
+    for p in testdata_files(&["jsonl", "log", "json"]) {
+        let bytes = std::fs::read(&p).unwrap();
+        out.extend(lines_with_endings(&bytes).iter().map(|l| {
+            let l = l.strip_suffix(b"\n").unwrap_or(l);
+            l.strip_suffix(b"\r").unwrap_or(l).to_vec()
+        }));
+        if tokentime::document::is_array_document(&mut &bytes[..]).unwrap() {
+            let _ = tokentime::document::for_each_element(&bytes[..], &mut |e| {
+                out.push(e.to_vec());
+                Ok(())
+            });
         }
     }
     out

@@ -6,20 +6,7 @@ mod common;
 use common::*;
 
 fn jsonl_files() -> Vec<std::path::PathBuf> {
-    let mut files = vec![];
-    let mut dirs = vec![testdata()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl" || x == "log") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
+    testdata_files(&["jsonl", "log"])
 }
 
 fn check_roundtrip(args: &[&str], input: &[u8], what: &str) -> usize {

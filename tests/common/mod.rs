@@ -11,6 +11,24 @@ pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
 }
 
+/// Every testdata file (recursively) whose extension is one of `exts`, sorted.
+pub fn testdata_files(exts: &[&str]) -> Vec<PathBuf> {
+    let mut files = vec![];
+    let mut dirs = vec![testdata()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// Runs tokentime with `args` and `stdin`, returning its output.
 pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
