@@ -119,7 +119,7 @@ struct Common {
     #[arg(long, hide = true)]
     reference_parser: bool,
     /// Bytes per chunk of a file read in parallel (tests use small chunks).
-    #[arg(long, hide = true, default_value_t = 1 << 20, value_name = "BYTES")]
+    #[arg(long, hide = true, default_value_t = 256 << 10, value_name = "BYTES")]
     chunk_bytes: usize,
 }
 
@@ -438,7 +438,7 @@ impl Common {
             line_buffered: false,
             threads: 1,
             reference_parser: false,
-            chunk_bytes: 1 << 20,
+            chunk_bytes: 256 << 10,
         }
     }
 }

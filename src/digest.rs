@@ -43,7 +43,7 @@ pub const EXACT_LIMIT: usize = 10_000;
 pub const COMPRESSION: usize = 1000;
 
 /// Values collected before they are folded into the t-digest.
-pub const PENDING: usize = 8192;
+pub const PENDING: usize = 4096;
 
 /// The distribution of one metric.
 #[derive(Debug, Clone)]
@@ -90,6 +90,7 @@ impl Digest {
         self.sum += v;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
+        self.reserve_one();
         self.exact.push(v);
         self.sorted = false;
         let full = match self.td {
@@ -98,6 +99,18 @@ impl Digest {
         };
         if full {
             self.fold();
+        }
+    }
+
+    /// Makes room for one more value. Near the exact limit it grows the buffer to just the
+    /// limit (plus the one value that triggers the fold) instead of doubling past it: an exact
+    /// digest of 10 000 values holds 80 KB, not the 128 KB a doubled buffer would.
+    #[inline(always)]
+    fn reserve_one(&mut self) {
+        let (len, cap) = (self.exact.len(), self.exact.capacity());
+        if len == cap && self.td.is_none() && cap.saturating_mul(2) > self.limit + 1 {
+            self.exact
+                .reserve_exact((self.limit + 1).saturating_sub(len).max(1));
         }
     }
 
@@ -113,19 +126,20 @@ impl Digest {
         }
         // Finite values order as their bit patterns do once negative ones are flipped; sorting
         // those as integers is twice as fast as sorting the floats.
-        let mut keys: Vec<u64> = self
-            .exact
-            .iter()
+        // (Both conversions collect in place, reusing the buffer: no allocation.)
+        let mut keys: Vec<u64> = std::mem::take(&mut self.exact)
+            .into_iter()
             .map(|v| {
                 let b = v.to_bits();
                 if b >> 63 == 1 { !b } else { b | 1 << 63 }
             })
             .collect();
         keys.sort_unstable();
-        for (v, k) in self.exact.iter_mut().zip(&keys) {
-            *v = f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k });
-        }
-        let values = std::mem::replace(&mut self.exact, Vec::with_capacity(PENDING));
+        let values: Vec<f64> = keys
+            .into_iter()
+            .map(|k| f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k }))
+            .collect();
+        self.exact = Vec::with_capacity(PENDING);
         self.td = Some(td.merge_sorted(values));
     }
 
