@@ -1,0 +1,76 @@
+//! SPEC "Targets", accuracy: t-digest quantiles against exact quantiles of the same data,
+//! within 0.5 % relative value error at p50-p99 and 1 % at p99.9 on 10^6 log-normal samples,
+//! and monotone in q.
+
+use tokentime::digest::{Digest, quantile_sorted};
+
+/// splitmix64: a small, well-mixed deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in (0, 1].
+    fn unit(&mut self) -> f64 {
+        ((self.next() >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Standard normal (Box-Muller).
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.unit(), self.unit());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+/// Feeds `n` log-normal values (median `median`, shape `sigma`) to a digest with the default
+/// exact limit and compares its quantiles with the exact ones; returns the worst relative
+/// errors (p50-p99, p99.9).
+fn worst_errors(seed: u64, n: usize, median: f64, sigma: f64) -> (f64, f64) {
+    let mut rng = Rng(seed);
+    let mut d = Digest::default();
+    let mut xs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let v = median * (sigma * rng.normal()).exp();
+        d.add(v);
+        xs.push(v);
+    }
+    assert!(!d.is_exact(), "10^6 values are past the exact limit");
+    xs.sort_by(f64::total_cmp);
+    let mut body: f64 = 0.0;
+    for q in [0.5, 0.75, 0.9, 0.95, 0.99] {
+        let exact = quantile_sorted(&xs, q);
+        let est = d.quantile(q).expect("values");
+        body = body.max((est - exact).abs() / exact);
+    }
+    let exact = quantile_sorted(&xs, 0.999);
+    let est = d.quantile(0.999).expect("values");
+    // Monotone in q over a fine grid.
+    let mut last = f64::NEG_INFINITY;
+    for i in 0..=1000 {
+        let v = d.quantile(i as f64 / 1000.0).expect("values");
+        assert!(
+            v >= last,
+            "quantile not monotone at q = {}",
+            i as f64 / 1000.0
+        );
+        last = v;
+    }
+    (body, (est - exact).abs() / exact)
+}
+
+#[test]
+fn t_digest_quantiles_are_within_half_a_percent_to_p99_and_one_percent_at_p999() {
+    // TTFT-like (median 200 ms, heavy tail) and TPOT-like (median 30 ms, narrow) shapes.
+    for (seed, median, sigma) in [(1, 200.0, 1.0), (2, 30.0, 0.4), (3, 500.0, 1.5)] {
+        let (body, tail) = worst_errors(seed, 1_000_000, median, sigma);
+        eprintln!("seed {seed} sigma {sigma}: p50-p99 worst {body:.5}, p99.9 {tail:.5}");
+        assert!(body <= 0.005, "p50-p99 off by {body} (seed {seed})");
+        assert!(tail <= 0.01, "p99.9 off by {tail} (seed {seed})");
+    }
+}
