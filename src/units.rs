@@ -412,7 +412,16 @@ fn push_digit(
 /// use tokentime::units::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), Some(1_500_000_000));
 /// assert_eq!(parse_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
+/// // Not a date or an offset RFC 3339 allows: the field is unparseable.
+/// assert_eq!(parse_rfc3339("2025-02-29T00:00:00Z"), None);
+/// assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z"), Some(1_709_164_800_000_000_000));
+/// assert_eq!(parse_rfc3339("2025-01-01T00:00:00+24:00"), None);
 /// ```
+///
+/// # Errors
+/// `None` when `s` is not such a time: wrong shape, a day the month does not have, an hour,
+/// minute or offset out of range, more than 9 fractional digits, or an instant beyond
+/// `i64` nanoseconds (about the years 1678-2262).
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() < 19 {
@@ -438,7 +447,12 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     }
     let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
     let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+    if !(1..=12).contains(&mo)
+        || !(1..=days_in_month(y, mo)).contains(&d)
+        || h > 23
+        || mi > 59
+        || sec > 60
+    {
         return None;
     }
     let mut i = 19;
@@ -461,7 +475,12 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
         None => 0,
         Some(b'Z' | b'z') if i + 1 == b.len() => 0,
         Some(c @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
-            let off = num(i + 1..i + 3)? * 3600 + num(i + 4..i + 6)? * 60;
+            let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+            // RFC 3339's time-numoffset: hours 00-23, minutes 00-59.
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let off = oh * 3600 + om * 60;
             if *c == b'+' { off } else { -off }
         }
         _ => return None,
@@ -469,6 +488,16 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     let days = days_from_civil(y, mo, d);
     let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_s;
     secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
+}
+
+/// Days in month `m` (1-12) of year `y` (proleptic Gregorian: RFC 3339 section 5.7).
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
