@@ -495,7 +495,18 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
     for path in &c.formats_files {
         all.extend(crate::format_file::load(path)?);
     }
-    all.extend(builtin());
+    // A format of a formats file named like a built-in one replaces it (said on stderr, so
+    // that a typo'd copy of a built-in is not mistaken for the real thing).
+    for b in builtin() {
+        if all.iter().any(|f: &FormatSpec| f.name == b.name) {
+            eprintln!(
+                "tokentime: --formats: format {:?} replaces the built-in format of that name",
+                b.name
+            );
+        } else {
+            all.push(b);
+        }
+    }
     let formats: Vec<FormatSpec> = if !c.maps.is_empty() {
         if c.format != "auto" && c.format != "custom" {
             return Err(format!(

@@ -142,6 +142,36 @@ fn formats_file_formats_come_first_and_can_be_forced_and_listed() {
     assert!(enriched_objects(&out).iter().all(Option::is_none));
 }
 
+/// A formats-file entry named like a built-in format replaces it, and says so on stderr.
+#[test]
+fn a_formats_file_entry_named_like_a_built_in_replaces_it_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = std::fs::read_to_string(testdata().join("custom/gateway.formats.toml"))
+        .unwrap()
+        .replace("name = \"gateway\"", "name = \"kong\"");
+    let file = dir.path().join("kong.toml");
+    std::fs::write(&file, toml).unwrap();
+    let file = file.to_str().unwrap();
+    let out = run(&["formats", "--formats", file], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(listed.starts_with("kong: our LLM gateway's access log\n"));
+    assert_eq!(
+        listed.matches("\nkong: ").count(),
+        0,
+        "one kong, the file's: {listed}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("format \"kong\" replaces the built-in format of that name"),
+        "{err}"
+    );
+    // Kong's own lines are no longer read as Kong's: the file's markers do not match them.
+    let kong = testdata().join("samples/kong.jsonl");
+    let out = run_ok(&["--formats", file, kong.to_str().unwrap()], b"");
+    assert!(enriched_objects(&out).iter().all(Option::is_none));
+}
+
 #[test]
 fn a_bad_formats_file_is_a_usage_error_naming_the_problem() {
     let dir = tempfile::tempdir().unwrap();
