@@ -138,9 +138,7 @@ pub fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
 /// The file system's.
 pub fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
     let doc = to_json(cov, summary);
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
+    let tmp = tmp_path(path);
     {
         let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
         serde_json::to_writer(&mut w, &doc)?;
@@ -148,6 +146,28 @@ pub fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Resu
         w.flush()?;
     }
     std::fs::rename(&tmp, path)
+}
+
+/// The file [`save`] writes before renaming it to `path`.
+fn tmp_path(path: &Path) -> std::path::PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::path::PathBuf::from(tmp)
+}
+
+/// Checks, before any input is read, that [`save`] will be able to write `path`: creates and
+/// removes its temporary file, and refuses a directory. A run over hours of logs should not
+/// fail at its very end.
+///
+/// # Errors
+/// The reason, as the file system gives it.
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    let tmp = tmp_path(path);
+    std::fs::File::create(&tmp)?;
+    std::fs::remove_file(&tmp)
 }
 
 /// One digest file, read back.

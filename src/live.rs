@@ -285,6 +285,10 @@ pub fn run_summary(
     sc: &SummaryConfig,
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
+    if let Some(path) = &sc.report.save_digest {
+        digest_file::check_writable(path)
+            .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
+    }
     let template = crate::worker::template(sc);
     let n = config.inputs.len();
     // Live input is read all at once (each `tail -F` on its own thread); batch input by

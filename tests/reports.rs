@@ -495,3 +495,38 @@ fn merge_refuses_files_that_do_not_line_up() {
     assert_eq!(run(&["merge", &a, &b], b"").status.code(), Some(2));
     assert_eq!(run(&["merge"], b"").status.code(), Some(2));
 }
+
+/// An unwritable `--save-digest` path is refused before any input is read (exit 2), not
+/// after a run over hours of logs.
+#[test]
+fn an_unwritable_save_digest_path_is_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no/such/dir/d.json");
+    // Standard input never closes: the refusal cannot have waited for it.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(["summary", "--save-digest", missing.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _stdin = child.stdin.take();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--save-digest") && err.contains("d.json"),
+        "{err}"
+    );
+    let out = run(
+        &["summary", "--save-digest", dir.path().to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing left behind"
+    );
+}
