@@ -186,7 +186,11 @@ pub struct Loaded {
 pub fn load(path: &Path) -> Result<Loaded, String> {
     let name = path.display();
     let text = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
-    let doc: Json = serde_json::from_slice(&text).map_err(|e| format!("{name}: {e}"))?;
+    let doc: Json = serde_json::from_slice(&text).map_err(|e| {
+        format!(
+            "{name}: not a digest file (one JSON document written by `tokentime summary --save-digest`): {e}"
+        )
+    })?;
     from_json(&doc).map_err(|e| format!("{name}: {e}"))
 }
 

@@ -494,6 +494,11 @@ fn merge_refuses_files_that_do_not_line_up() {
     std::fs::write(&b, "{\"schema\":\"tokentime.digest/v999\"}").unwrap();
     assert_eq!(run(&["merge", &a, &b], b"").status.code(), Some(2));
     assert_eq!(run(&["merge"], b"").status.code(), Some(2));
+    // A log given to merge by mistake is named as not a digest file.
+    let out = run(&["merge", &a, &input], b"");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in.jsonl: not a digest file"), "{err}");
 }
 
 /// An unwritable `--save-digest` path is refused before any input is read (exit 2), not
