@@ -17,7 +17,8 @@ use crate::metrics::{Metrics, NullReason, Origin};
 use crate::modes::{self, Modality};
 use crate::summary::{GroupKey, GroupStats, Summary};
 use serde_json::{Value as Json, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Default reading speed, tokens per second: 238 words per minute, the mean silent reading
 /// rate of English non-fiction by adults (Brysbaert 2019, "How many words do we read per
@@ -125,9 +126,29 @@ struct InflightBucket {
 /// of relative width 1% (values `<= 0` in one bin of their own).
 #[derive(Debug, Clone, Default)]
 pub struct Weighted {
-    bins: BTreeMap<i32, (f64, f64)>,
+    /// Bin index -> (weight, weighted sum). Hashed, not ordered: two lookups per request and
+    /// group are on the summary's hot path; the few readers sort ([`Weighted::sorted_bins`]).
+    bins: HashMap<i32, (f64, f64), BuildHasherDefault<BinHasher>>,
     zero: f64,
     total: f64,
+}
+
+/// A hasher for small integer keys: one multiply (Fibonacci hashing), no SipHash rounds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BinHasher(u64);
+
+impl Hasher for BinHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_i32(&mut self, i: i32) {
+        self.0 = (i as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 impl Weighted {
@@ -145,6 +166,13 @@ impl Weighted {
             b.0 += w;
             b.1 += w * v;
         }
+    }
+
+    /// The bins in value order: (index, (weight, weighted sum)).
+    fn sorted_bins(&self) -> Vec<(i32, (f64, f64))> {
+        let mut v: Vec<(i32, (f64, f64))> = self.bins.iter().map(|(&i, &b)| (i, b)).collect();
+        v.sort_unstable_by_key(|&(i, _)| i);
+        v
     }
 
     fn merge(&mut self, o: &Weighted) {
@@ -179,7 +207,7 @@ impl Weighted {
             return Some(0.0);
         }
         let mut last = None;
-        for &(w, s) in self.bins.values() {
+        for (_, (w, s)) in self.sorted_bins() {
             acc += w;
             last = Some(s / w);
             if acc >= target {
@@ -382,7 +410,7 @@ impl Extra {
             json!({
                 "total": w.total,
                 "zero": w.zero,
-                "bins": w.bins.iter().map(|(i, (x, s))| json!([i, x, s])).collect::<Vec<_>>(),
+                "bins": w.sorted_bins().iter().map(|(i, (x, s))| json!([i, x, s])).collect::<Vec<_>>(),
             })
         };
         json!({

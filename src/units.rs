@@ -129,17 +129,23 @@ pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
             if quoted && let Some(t) = parse_rfc3339(text) {
                 return Some(t);
             }
-            let magnitude = decimal_scaled(text, 0)?.unsigned_abs();
-            let scale = if magnitude < 100_000_000_000 {
-                9
-            } else if magnitude < 100_000_000_000_000 {
-                6
-            } else if magnitude < 100_000_000_000_000_000 {
-                3
-            } else {
-                0
+            let scale = |magnitude: u64| {
+                if magnitude < 100_000_000_000 {
+                    9
+                } else if magnitude < 100_000_000_000_000 {
+                    6
+                } else if magnitude < 100_000_000_000_000_000 {
+                    3
+                } else {
+                    0
+                }
             };
-            decimal_scaled(text, scale)
+            // The common short form is split once, then scaled twice.
+            if let Some(p) = short_parts(text.as_bytes()) {
+                return p.scaled(scale(p.scaled(0)?.unsigned_abs()));
+            }
+            let magnitude = decimal_scaled(text, 0)?.unsigned_abs();
+            decimal_scaled(text, scale(magnitude))
         }
         Unit::DurationStr => {
             if quoted {
@@ -196,15 +202,21 @@ fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
 /// exponent (`1795964927.028413`, `-12`, `0.5`). `None` when the text is not such a number.
 #[inline]
 fn decimal_scaled_short(b: &[u8], scale: i32) -> Option<Option<i64>> {
-    const POW10: [u64; 19] = {
-        let mut p = [1u64; 19];
-        let mut i = 1;
-        while i < 19 {
-            p[i] = p[i - 1] * 10;
-            i += 1;
-        }
-        p
-    };
+    short_parts(b).map(|p| p.scaled(scale))
+}
+
+/// A decimal number of at most 18 digits and no exponent, as its sign, its digits as one
+/// integer, and the number of them after the point: `-12.50` is `(true, 1250, 2)`.
+#[derive(Clone, Copy)]
+struct ShortDecimal {
+    neg: bool,
+    m: u64,
+    frac_digits: i32,
+}
+
+/// Splits `b` into a [`ShortDecimal`]; `None` when it is not one.
+#[inline]
+fn short_parts(b: &[u8]) -> Option<ShortDecimal> {
     let (neg, b) = match b.split_first() {
         Some((b'-', rest)) => (true, rest),
         Some((b'+', rest)) => (false, rest),
@@ -227,24 +239,49 @@ fn decimal_scaled_short(b: &[u8], scale: i32) -> Option<Option<i64>> {
     if digits == 0 {
         return None;
     }
-    let frac_digits = frac.map_or(0, |f| b.len() - f) as i32;
-    let e = scale - frac_digits;
-    let v = if m == 0 {
-        0
-    } else if e >= 0 {
-        let p = *POW10.get(e as usize)?;
-        match m.checked_mul(p) {
-            Some(v) if v <= i64::MAX as u64 => v,
-            _ => return Some(None),
-        }
-    } else {
-        let d = *POW10.get((-e) as usize)?;
-        // Half away from zero: the first dropped digit is 5 or more.
-        let (q, r) = (m / d, m % d);
-        q + u64::from(r * 2 >= d)
-    };
-    let v = v as i64;
-    Some(Some(if neg { -v } else { v }))
+    Some(ShortDecimal {
+        neg,
+        m,
+        frac_digits: frac.map_or(0, |f| b.len() - f) as i32,
+    })
+}
+
+impl ShortDecimal {
+    /// `value * 10^scale`, rounded half away from zero; `None` beyond `i64`.
+    #[inline]
+    fn scaled(self, scale: i32) -> Option<i64> {
+        const POW10: [u64; 19] = {
+            let mut p = [1u64; 19];
+            let mut i = 1;
+            while i < 19 {
+                p[i] = p[i - 1] * 10;
+                i += 1;
+            }
+            p
+        };
+        let (m, e) = (self.m, scale - self.frac_digits);
+        let v = if m == 0 {
+            0
+        } else if e >= 0 {
+            // More than 18 powers of ten overflow any non-zero value.
+            let p = *POW10.get(e as usize)?;
+            match m.checked_mul(p) {
+                Some(v) if v <= i64::MAX as u64 => v,
+                _ => return None,
+            }
+        } else {
+            // Fewer than 19 digits: dividing by 10^19 or more leaves 0 (rounded down, since
+            // the first dropped digit is then 0).
+            let Some(&d) = POW10.get((-e) as usize) else {
+                return Some(0);
+            };
+            // Half away from zero: the first dropped digit is 5 or more.
+            let (q, r) = (m / d, m % d);
+            q + u64::from(r * 2 >= d)
+        };
+        let v = v as i64;
+        Some(if self.neg { -v } else { v })
+    }
 }
 
 /// [`decimal_scaled`] for any length and an exponent, in `i128` arithmetic, and whether the
