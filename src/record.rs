@@ -13,6 +13,11 @@
 //! it at run time.
 //!
 //! Duplicate keys: the last occurrence wins (as in JavaScript's `JSON.parse`).
+//!
+//! Validity is the JSON grammar's (RFC 8259) and UTF-8's, whichever fields are read: a number
+//! past `f64` or an unpaired surrogate escape on a path is no reason to call a line invalid
+//! (the field's value is then unusable, as any value of the wrong kind). The one check beyond
+//! the grammar is serde_json's nesting limit on the objects and arrays the walk visits.
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -139,7 +144,10 @@ impl PathSet {
     ///
     /// # Errors
     /// [`ReadError::NotAnObject`] when the first non-blank byte is not `{`;
-    /// [`ReadError::Invalid`] for malformed JSON or invalid UTF-8 anywhere in the line.
+    /// [`ReadError::Invalid`] for malformed JSON or invalid UTF-8 anywhere in the line, or
+    /// objects and arrays on the paths nested deeper than serde_json's limit (127 levels).
+    /// What the grammar allows is valid whichever fields are read: a number past `f64` is
+    /// recorded as it is, and a key holding an unpaired surrogate escape matches no path.
     pub fn extract(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
         slots.reset(self.len());
         let Slots { spans, key, spill } = slots;
@@ -162,17 +170,46 @@ impl PathSet {
         // whole line is checked here so that a line's kind never depends on which fields the
         // formats in use happen to read.
         let text = std::str::from_utf8(line).map_err(|e| invalid_utf8(e.valid_up_to()))?;
+        match self.walk(text, slots, false) {
+            Ok(()) => Ok(()),
+            // The walk decodes the keys and the values at trie nodes with children, and
+            // serde_json decodes more strictly than the JSON grammar: a number past f64
+            // (`4E556`), an unpaired surrogate escape (`"\ud800"`). So that a line's kind never
+            // depends on which fields are read, a grammatical line is walked again leniently
+            // (rare: a line that passes the first walk costs nothing more, an invalid one one
+            // more skim).
+            Err(_) => match serde_json::from_str::<IgnoredAny>(text) {
+                Err(e) => Err(invalid(e)),
+                Ok(_) => self.walk(text, slots, true).map_err(invalid),
+            },
+        }
+    }
+
+    /// One pass over `text` (the whole line) with serde_json. Strict (`lenient` false), it
+    /// visits the values at trie nodes with children with `deserialize_any`, so serde_json
+    /// decodes them and counts their nesting. Lenient, it compares keys as bytes (an unpaired
+    /// surrogate then matches no path), takes every value on the paths raw, descends only into
+    /// objects and arrays, and counts their nesting itself as the strict walk does (the limit
+    /// is the one path-dependent check kept).
+    fn walk(&self, text: &str, slots: &mut Slots, lenient: bool) -> serde_json::Result<()> {
+        slots.reset(self.len());
         let mut de = serde_json::Deserializer::from_str(text);
         let seed = NodeSeed {
             set: self,
             node: 0,
-            base: line.as_ptr() as usize,
+            base: text.as_ptr() as usize,
             out: &mut slots.spans,
+            lenient,
+            depth: 1,
         };
-        seed.deserialize(&mut de).map_err(invalid)?;
-        de.end().map_err(invalid)
+        seed.deserialize(&mut de)?;
+        de.end()
     }
 }
+
+/// serde_json's recursion limit: the 128th nested object or array its deserializer visits
+/// (the root is the first) is an error.
+const DEPTH_LIMIT: u32 = 128;
 
 /// The error for a line whose UTF-8 is valid up to byte `valid_up_to` (0-based).
 fn invalid_utf8(valid_up_to: usize) -> ReadError {
@@ -226,6 +263,12 @@ struct NodeSeed<'a> {
     node: usize,
     base: usize,
     out: &'a mut Vec<Option<(u32, u32)>>,
+    /// Keys as raw bytes and every value on a path taken raw, descended into only when it is
+    /// an object or an array (see [`PathSet::walk`]).
+    lenient: bool,
+    /// The nesting level of the value visited, as the strict walk's deserializer counts it
+    /// (the root object is 1); checked against [`DEPTH_LIMIT`] by the lenient walk only.
+    depth: u32,
 }
 
 impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
@@ -240,13 +283,13 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         let node = &self.set.nodes[self.node];
-        while let Some(key) = map.next_key_seed(KeySeed)? {
+        while let Some(key) = map.next_key_seed(KeySeed(self.lenient))? {
             let child = node
                 .children
                 .iter()
-                .find(|(k, _)| **k == *key)
+                .find(|(k, _)| k.as_bytes() == &*key)
                 .map(|&(_, n)| n);
             match child {
                 None => {
@@ -257,26 +300,23 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
                     if cn.children.is_empty() {
                         let raw: &RawValue = map.next_value()?;
                         record(self.out, self.base, cn.slot, raw);
-                    } else if let Some(slot) = cn.slot {
+                    } else if cn.slot.is_some() {
                         // Both a value of its own and children: keep the raw text, then read
-                        // the children out of it.
+                        // the children out of it, with a deserializer of its own (whose
+                        // nesting count starts afresh).
                         let raw: &RawValue = map.next_value()?;
-                        record(self.out, self.base, Some(slot), raw);
-                        let mut sub = serde_json::Deserializer::from_str(raw.get());
-                        NodeSeed {
-                            set: self.set,
-                            node: n,
-                            base: self.base,
-                            out: &mut *self.out,
-                        }
-                        .deserialize(&mut sub)
-                        .map_err(de::Error::custom)?;
+                        self.read_value(n, raw, 1)?;
+                    } else if self.lenient {
+                        let raw: &RawValue = map.next_value()?;
+                        self.read_value(n, raw, self.depth + 1)?;
                     } else {
                         map.next_value_seed(NodeSeed {
                             set: self.set,
                             node: n,
                             base: self.base,
                             out: &mut *self.out,
+                            lenient: false,
+                            depth: self.depth + 1,
                         })?;
                     }
                 }
@@ -307,14 +347,14 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         let mut i: i64 = 0;
         while let Some(raw) = seq.next_element::<&'de RawValue>()? {
             for n in indexed(i) {
-                self.read_element(n, raw)?;
+                self.read_value(n, raw, 1)?;
             }
             last = Some(raw);
             i += 1;
         }
         if let Some(raw) = last {
             for n in indexed(-1) {
-                self.read_element(n, raw)?;
+                self.read_value(n, raw, 1)?;
             }
         }
         Ok(())
@@ -340,13 +380,24 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
 }
 
 impl NodeSeed<'_> {
-    /// Reads one array element (already cut out as `raw`, which points into the line) at trie
-    /// node `n`: records it when `n` has a slot, and reads `n`'s children out of it.
-    fn read_element<E: de::Error>(&mut self, n: usize, raw: &RawValue) -> Result<(), E> {
+    /// Reads one value already cut out as `raw` (which points into the line) at trie node `n`:
+    /// records it when `n` has a slot, and reads `n`'s children out of it with a deserializer
+    /// of its own, at nesting level `depth` (see [`NodeSeed::depth`]). Strict, any value is
+    /// decoded (an array element, or a member with a value of its own: their count starts
+    /// afresh); lenient, only an object or an array is read, a scalar having no children.
+    fn read_value<E: de::Error>(&mut self, n: usize, raw: &RawValue, depth: u32) -> Result<(), E> {
         let cn = &self.set.nodes[n];
         record(self.out, self.base, cn.slot, raw);
         if cn.children.is_empty() {
             return Ok(());
+        }
+        if self.lenient {
+            if !raw.get().starts_with(['{', '[']) {
+                return Ok(());
+            }
+            if depth >= DEPTH_LIMIT {
+                return Err(de::Error::custom("recursion limit exceeded"));
+            }
         }
         let mut sub = serde_json::Deserializer::from_str(raw.get());
         NodeSeed {
@@ -354,6 +405,8 @@ impl NodeSeed<'_> {
             node: n,
             base: self.base,
             out: &mut *self.out,
+            lenient: self.lenient,
+            depth,
         }
         .deserialize(&mut sub)
         .map_err(de::Error::custom)
@@ -371,24 +424,36 @@ fn record(out: &mut [Option<(u32, u32)>], base: usize, slot: Option<SlotId>, raw
     out[slot] = Some((start as u32, (start + text.len()) as u32));
 }
 
-struct KeySeed;
+/// An object key, unescaped; with `KeySeed(true)` as bytes, an unpaired surrogate kept as
+/// WTF-8 (which matches no path: paths are UTF-8).
+struct KeySeed(bool);
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
+    type Value = Cow<'de, [u8]>;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_str(self)
+        if self.0 {
+            d.deserialize_bytes(self)
+        } else {
+            d.deserialize_str(self)
+        }
     }
 }
 
 impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
+    type Value = Cow<'de, [u8]>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an object key")
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
+        Ok(Cow::Borrowed(v.as_bytes()))
     }
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.as_bytes().to_owned()))
+    }
+    fn visit_borrowed_bytes<E>(self, v: &'de [u8]) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Self::Value, E> {
         Ok(Cow::Owned(v.to_owned()))
     }
 }
@@ -537,6 +602,81 @@ mod tests {
             Err(ReadError::Invalid("invalid UTF-8 at byte 7".into())),
             "in a field that is not read too"
         );
+    }
+
+    /// Both extraction paths, which must agree.
+    fn both(s: &PathSet, line: &[u8]) -> Result<Slots, ReadError> {
+        let (mut fast, mut reference) = (Slots::default(), Slots::default());
+        let a = s.extract(line, &mut fast).map(|()| fast);
+        let b = s
+            .extract_reference(line, &mut reference)
+            .map(|()| reference);
+        assert_eq!(
+            a.is_ok(),
+            b.is_ok(),
+            "{a:?} vs {b:?} on {}",
+            String::from_utf8_lossy(line)
+        );
+        if let (Ok(a), Ok(b)) = (&a, &b) {
+            assert!(a == b, "{a:?} vs {b:?}");
+        }
+        a
+    }
+
+    #[test]
+    fn what_is_valid_does_not_depend_on_the_paths_read() {
+        // A number past f64 where a path has children, with and without a value of its own.
+        let s = set(&[&["e"], &["e", "m"], &["t", "p"]]);
+        let line = br#"{"e":4E556,"t":1e999}"#;
+        assert_eq!(both(&s, line).unwrap().raw(line, 0), Some("4E556"));
+        // Unpaired surrogates in a value and in a key on the paths.
+        let line = br#"{"t":"\ud800","e":{"\udc00":1,"\ud800\n":2,"m":7}}"#;
+        assert_eq!(both(&s, line).unwrap().raw(line, 1), Some("7"));
+        // The same in array elements read by index.
+        let s = set(&[
+            &["b", "[0]", "x"],
+            &["b", "[-1]", "x"],
+            &["b", "[-1]", "\u{fffd}"],
+        ]);
+        let line = br#"{"b":[1e999,{"\ud800":1,"x":2}]}"#;
+        let slots = both(&s, line).unwrap();
+        assert_eq!(slots.raw(line, 0), None);
+        assert_eq!(slots.raw(line, 1), Some("2"));
+        assert_eq!(
+            slots.raw(line, 2),
+            None,
+            "not decoded as a replacement character"
+        );
+        // Still invalid when the grammar says so.
+        for bad in [
+            &br#"{"e":4E556"#[..],
+            b"{\"e\x01\":1}",
+            br#"{"e":"\x"}"#,
+            br#"{"e":"\ud8"}"#,
+        ] {
+            assert!(
+                matches!(both(&s, bad), Err(ReadError::Invalid(_))),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        // And past the nesting limit, after a number that only the lenient walk accepts.
+        let s = set(&[&["e", "m"], &["d"; 130]]);
+        let deep = format!(
+            "{{\"e\":4E556,{}\"d\":1{}}}",
+            "\"d\":{".repeat(127),
+            "}".repeat(127)
+        );
+        assert!(matches!(
+            both(&s, deep.as_bytes()),
+            Err(ReadError::Invalid(_))
+        ));
+        let ok = format!(
+            "{{\"e\":4E556,{}\"d\":1{}}}",
+            "\"d\":{".repeat(126),
+            "}".repeat(126)
+        );
+        both(&s, ok.as_bytes()).unwrap();
     }
 
     #[test]

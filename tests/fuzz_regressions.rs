@@ -81,3 +81,58 @@ fn final_line_of_exactly_max_line_bytes_is_not_too_long() {
     .unwrap();
     assert_eq!(s["coverage"]["too_long"], 1, "one byte over is too long");
 }
+
+/// lines_and_formats: `{"error":4E556}` was invalid while `{"x":4E556}` was not. The values at
+/// paths with children of their own (`error`, `usage`, `timings`, `metrics`) and the keys in
+/// them were decoded by serde_json, which refuses a number past f64 or an unpaired surrogate
+/// escape that the JSON grammar allows, so whether a line was valid depended on which fields
+/// the formats in use read: `--format vllm` (which reads no `error`) kept the request below,
+/// auto detection called it invalid. A field read as a value that holds such a thing is an
+/// unparseable value of that field.
+#[test]
+fn number_past_f64_or_lone_surrogate_in_a_field_read_is_still_valid_json() {
+    let input = concat!(
+        "{\"error\":4E556}\n",
+        "{\"error\":4E556,\"metrics\":{\"time_to_first_token_ms\":5.0}}\n",
+        "{\"timings\":\"\\ud800\",\"metrics\":{\"time_to_first_token_ms\":5.0}}\n",
+        "{\"usage\":{\"\\ud800\":1,\"prompt_tokens\":7},\"metrics\":{\"time_to_first_token_ms\":5.0}}\n",
+        "{\"usage\":4E556,\"metrics\":{\"time_to_first_token_ms\":5.0}}\n",
+        "{\"metrics\":4E556}\n",
+        "{\"metrics\":{\"time_to_first_token_ms\":4E556}}\n",
+        "{\"metrics\":{\"time_to_first_token_ms\":\"\\ud800\"}}\n",
+    );
+    for args in [
+        &["summary", "-o", "json"][..],
+        &["summary", "-o", "json", "--format", "vllm"],
+        &["summary", "-o", "json", "--reference-parser"],
+    ] {
+        let s: Value = serde_json::from_slice(&run_ok(args, input.as_bytes())).unwrap();
+        assert_eq!(s["coverage"]["invalid"], 0, "{args:?}");
+        assert_eq!(s["coverage"]["no_timing"], 2, "{args:?}");
+        assert_eq!(s["coverage"]["requests"], 6, "{args:?}");
+        assert_eq!(s["coverage"]["anomalies"]["unparseable"], 2, "{args:?}");
+    }
+    let out = run(&[], input.as_bytes());
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("invalid JSON"), "{err}");
+    // Every line passes through, as it came.
+    for (line, got) in lines_with_endings(input.as_bytes())
+        .iter()
+        .zip(lines_with_endings(&out.stdout))
+    {
+        let line = line.strip_suffix(b"}\n").unwrap();
+        assert!(got.starts_with(line), "{}", String::from_utf8_lossy(got));
+    }
+    let objs = enriched_objects(&out.stdout);
+    assert_eq!(objs.len(), 8);
+    assert!(objs[0].is_none() && objs[5].is_none(), "no timing");
+    assert_eq!(objs[1].as_ref().unwrap()["ttft_ms"], 5.0);
+    assert_eq!(objs[3].as_ref().unwrap()["input_tokens"], 7);
+    assert_eq!(objs[4].as_ref().unwrap()["input_tokens"], Value::Null);
+    for m in [&objs[6], &objs[7]] {
+        let m = m.as_ref().expect("a request");
+        assert_eq!(m["ttft_ms"], Value::Null);
+        assert_eq!(m["nulls"]["ttft_ms"], "unparseable");
+    }
+}

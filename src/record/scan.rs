@@ -17,12 +17,13 @@
 //! `usize` return values and errors as a zero-sized marker (the details are kept aside), so the
 //! hot loops stay in registers.
 //!
-//! What serde_json checks beyond RFC 8259 is mirrored where the reference applies it: keys of
-//! the objects the trie descends into, and strings at a trie node that has children, must not
-//! hold a lone UTF-16 surrogate escape; a number at such a node must fit an `f64`; such objects
-//! and arrays nest at most 127 deep, counted afresh below a node that also has a value of its
-//! own and in an array element read by index (the reference reads those again from their raw
-//! text, with a deserializer of their own). Skipped values have none of these limits.
+//! Beyond RFC 8259 one thing is checked, as the reference does: the objects and arrays at trie
+//! nodes (from the root object) nest at most 127 deep, counted afresh below a node that also
+//! has a value of its own and in an array element read by index (the reference reads those
+//! again from their raw text, with a deserializer of their own). Skipped values have no such
+//! limit. What serde_json decodes more strictly than the grammar is not an error, as in the
+//! reference's lenient walk: a number past `f64` is a value like any other, and a key holding
+//! a lone UTF-16 surrogate escape matches no path.
 
 use super::{Node, PathSet, ReadError, invalid_utf8};
 
@@ -258,10 +259,10 @@ impl Scanner<'_, '_> {
         }
     }
 
-    /// Decodes the escapes of the string text `b[start..end]` into `self.key`, as serde_json
-    /// does for a key or a visited string: a lone surrogate is an error.
+    /// Decodes the escapes of the string text `b[start..end]` (checked by [`Scanner::string`])
+    /// into `self.key`; `false` when it holds a lone surrogate (`self.key` is then partial).
     #[inline(never)]
-    fn unescape(&mut self, start: usize, end: usize) -> Result<(), Stop> {
+    fn unescape(&mut self, start: usize, end: usize) -> bool {
         let raw = &self.b[start..end];
         self.key.clear();
         let mut i = 0;
@@ -295,27 +296,15 @@ impl Scanner<'_, '_> {
                     let n = hex4(i).unwrap_or(0);
                     i += 4;
                     let cp = if (0xDC00..=0xDFFF).contains(&n) {
-                        return Err(self.stop(
-                            start + i,
-                            "lone leading surrogate in hex escape",
-                            "",
-                        ));
+                        return false;
                     } else if (0xD800..=0xDBFF).contains(&n) {
                         if raw.get(i..i + 2) != Some(b"\\u") {
-                            return Err(self.stop(
-                                start + i + 1,
-                                "unexpected end of hex escape",
-                                "",
-                            ));
+                            return false;
                         }
                         let n2 = hex4(i + 2).unwrap_or(0);
                         i += 6;
                         if !(0xDC00..=0xDFFF).contains(&n2) {
-                            return Err(self.stop(
-                                start + i,
-                                "lone leading surrogate in hex escape",
-                                "",
-                            ));
+                            return false;
                         }
                         0x10000 + ((n - 0xD800) << 10) + (n2 - 0xDC00)
                     } else {
@@ -330,7 +319,7 @@ impl Scanner<'_, '_> {
             };
             self.key.push(plain);
         }
-        Ok(())
+        true
     }
 
     #[inline(always)]
@@ -534,8 +523,12 @@ impl Scanner<'_, '_> {
             let (after, escaped) = self.string(start)?;
             let end = after - 1;
             let child = if escaped {
-                self.unescape(start, end)?;
-                n.child(self.key, head8(self.key))
+                // A key with a lone surrogate is not UTF-8: it names no path.
+                if self.unescape(start, end) {
+                    n.child(self.key, head8(self.key))
+                } else {
+                    None
+                }
             } else if n.table.is_empty() {
                 None
             } else {
@@ -641,9 +634,9 @@ impl Scanner<'_, '_> {
         Ok(())
     }
 
-    /// Reads a value at a trie node with children, as serde_json's `deserialize_any` does:
-    /// objects are descended into, strings are decoded (checking surrogates), numbers must
-    /// fit an `f64`, arrays count towards the nesting limit and are skipped.
+    /// Reads a value at a trie node with children: objects are descended into, arrays count
+    /// towards the nesting limit and are read by element or skipped, scalars are skipped
+    /// (checked by the grammar only, as the reference's lenient walk takes them).
     #[inline(never)]
     fn visit(&mut self, set: &PathSet, c: usize, i: usize, depth: u32) -> Pos {
         match self.at(i) {
@@ -653,22 +646,6 @@ impl Scanner<'_, '_> {
             b'{' => self.object(set, c, i + 1, depth + 1),
             b'[' if !set.nodes[c].elements.is_empty() => self.array(set, c, i),
             b'[' => self.skip_container(i),
-            b'"' => {
-                let (end, escaped) = self.string(i + 1)?;
-                if escaped {
-                    self.unescape(i + 1, end - 1)?;
-                }
-                Ok(end)
-            }
-            b'-' | b'0'..=b'9' => {
-                let end = self.number(i)?;
-                // Only ASCII digits, signs, dots and exponent marks here.
-                let text = std::str::from_utf8(&self.b[i..end]).unwrap_or("0");
-                if text.parse::<f64>().is_ok_and(f64::is_infinite) {
-                    return Err(self.stop(end, "number out of range", ""));
-                }
-                Ok(end)
-            }
             _ => self.skip_value(i),
         }
     }
