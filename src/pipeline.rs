@@ -24,7 +24,9 @@ pub enum Kind {
     AlreadyEnriched,
     /// One or more requests completed on this line; they are in [`Processor::requests`].
     Requests,
-    /// A line of a request that spans several (not its last): held in the join table.
+    /// A line of a request that spans several (not its last): held in the join table; or a
+    /// piece of a line split by Docker or the kubelet (not its last): held until the line
+    /// ends. Counted `joined_lines`.
     Part,
     /// A line of a format whose requests span several lines (or a piece of a split line), left
     /// for the caller to process in input order (see [`Processor::defer_joins`]): nothing was
@@ -223,13 +225,14 @@ pub struct Coverage {
     pub negative_interval: u64,
     /// Requests with a field present but unreadable in its unit.
     pub unparseable: u64,
-    /// Lines that were part of a multi-line request (not its last line).
+    /// Lines that were part of a multi-line request (not its last line), and pieces of a line
+    /// split by Docker or the kubelet (not its last piece): the lines of [`Kind::Part`].
     pub joined_lines: u64,
     /// Multi-line requests dropped from a full in-flight table (`--max-inflight`).
     pub join_evicted: u64,
     /// Multi-line requests dropped after `--join-timeout` of log time without a new line.
     pub join_timed_out: u64,
-    /// Multi-line requests still incomplete at the end of the input.
+    /// Multi-line requests (and split lines) still incomplete at the end of the input.
     pub join_unfinished: u64,
     /// Completing lines whose earlier lines were never seen.
     pub join_orphaned: u64,
@@ -722,7 +725,6 @@ impl Processor {
                     );
                 }
             }
-            self.join_counts.joined_lines += 1;
             Kind::Part
         };
         self.joins.key = key;
@@ -759,6 +761,11 @@ impl Processor {
     pub fn finish(&mut self, cov: &mut Coverage) {
         self.join_counts.join_unfinished += self.joins.entries.len() as u64;
         self.joins.entries.clear();
+        // A line split by Docker or the kubelet whose last piece never came.
+        for held in &mut self.partials {
+            self.join_counts.join_unfinished += u64::from(!held.is_empty());
+            held.clear();
+        }
         let counts = std::mem::take(&mut self.join_counts);
         cov.joined_lines += counts.joined_lines;
         cov.join_evicted += counts.join_evicted;
@@ -903,7 +910,10 @@ impl Processor {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,
             Kind::NoTiming => cov.no_timing += 1,
-            Kind::Part | Kind::Deferred => {}
+            // Counted here, not at `finish`: in a chunk worker the pieces of a split line are
+            // read by whichever thread holds them, whose counters are merged as they are.
+            Kind::Part => cov.joined_lines += 1,
+            Kind::Deferred => {}
             Kind::AlreadyEnriched => cov.already_enriched += 1,
             Kind::Requests => {
                 for r in &self.requests {

@@ -136,3 +136,63 @@ fn number_past_f64_or_lone_surrogate_in_a_field_read_is_still_valid_json() {
         assert_eq!(m["nulls"]["ttft_ms"], "unparseable");
     }
 }
+
+/// lines_and_formats: the coverage counts did not add up to the lines read when a line was
+/// split by the kubelet (CRI `P` pieces) or Docker (records whose `log` does not end a line):
+/// a held piece was counted in no category. It is a joined line now, and a piece never
+/// completed is an unfinished join; the same with `--threads` (chunks whose pieces are held
+/// across a chunk boundary).
+#[test]
+fn pieces_of_a_split_line_are_counted_as_joined_lines() {
+    let p = "2025-03-14T10:00:00.000000000Z stdout P {\"timings\":{\"prompt_ms\":5.0,\n";
+    let f = "2025-03-14T10:00:00.000000000Z stdout F \"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let d = |log: &str| format!("{{\"log\":{},\"stream\":\"stderr\"}}\n", Value::from(log));
+    let dp = d("{\"timings\":{\"prompt_ms\":5.0,");
+    let df = d("\"predicted_n\":3,\"predicted_ms\":10.0}}\n");
+    let small = format!("{p}{f}{p}{dp}{df}{dp}");
+    // Past a few chunks, so that pieces straddle chunk boundaries.
+    let mut big = String::new();
+    for _ in 0..3000 {
+        big.push_str(&format!("{p}{dp}{f}{df}"));
+    }
+    big.push_str(&format!("{p}{dp}"));
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), &big).unwrap();
+    let path = file.path().to_str().unwrap();
+    for (input, args, lines, requests, joined) in [
+        (small.as_bytes(), &["summary", "-o", "json"][..], 6, 2, 4),
+        (
+            b"",
+            &["summary", "-o", "json", "--threads", "1", path],
+            12002,
+            6000,
+            6002,
+        ),
+        (
+            b"",
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--threads",
+                "3",
+                "--chunk-bytes",
+                "4096",
+                path,
+            ],
+            12002,
+            6000,
+            6002,
+        ),
+    ] {
+        let s: Value = serde_json::from_slice(&run_ok(args, input)).unwrap();
+        let c = &s["coverage"];
+        assert_eq!(c["lines"], lines, "{args:?}");
+        assert_eq!(c["requests"], requests, "{args:?}");
+        assert_eq!(c["joins"]["joined_lines"], joined, "{args:?}");
+        assert_eq!(
+            c["joins"]["unfinished"], 2,
+            "{args:?}: the last pieces, one per stream, never completed"
+        );
+    }
+}

@@ -82,6 +82,7 @@ fn lines_split_by_docker_and_the_kubelet_are_joined_back() {
         "the lab log has long lines"
     );
     let (mut docker, mut cri) = (Vec::new(), Vec::new());
+    let mut pieces_held = 0;
     for line in &lines {
         let text = std::str::from_utf8(line).unwrap();
         let chunks: Vec<&str> = text
@@ -89,6 +90,7 @@ fn lines_split_by_docker_and_the_kubelet_are_joined_back() {
             .chunks(16 * 1024)
             .map(|c| std::str::from_utf8(c).unwrap())
             .collect();
+        pieces_held += chunks.len() - 1;
         for (i, c) in chunks.iter().enumerate() {
             let log = serde_json::to_string(c).unwrap();
             docker.extend(format!("{{\"log\":{log},\"stream\":\"stdout\",\"time\":\"2026-11-29T10:00:00.000000001Z\"}}\n").bytes());
@@ -103,17 +105,26 @@ fn lines_split_by_docker_and_the_kubelet_are_joined_back() {
             );
         }
     }
-    let summary = |input: &[u8]| -> serde_json::Value {
+    // The pieces held are joined lines, which the plain log has none of.
+    let summary = |input: &[u8]| -> (serde_json::Value, serde_json::Value) {
         let mut s: serde_json::Value =
             serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input)).unwrap();
         let cov = s["coverage"].as_object_mut().unwrap();
         for k in ["lines", "no_timing", "non_json"] {
             cov.remove(k);
         }
-        s
+        let joined = cov["joins"]["joined_lines"].take();
+        (s, joined)
     };
-    let want = summary(&plain);
+    let (want, _) = summary(&plain);
     assert_eq!(want["coverage"]["requests"], 293);
-    assert_eq!(summary(&docker), want, "Docker json-file");
-    assert_eq!(summary(&cri), want, "CRI");
+    assert!(pieces_held > 0);
+    for (name, input) in [("Docker json-file", &docker), ("CRI", &cri)] {
+        let (got, joined) = summary(input);
+        assert_eq!(got, want, "{name}");
+        assert_eq!(
+            joined, pieces_held,
+            "{name}: every piece held is a joined line"
+        );
+    }
 }
