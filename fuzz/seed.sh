@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the seed corpora (fuzz/corpus/TARGET, git-ignored) from testdata: each sample line,
-# each small sample file whole, and the timestamps, durations and numbers found in them.
+# Builds the seed corpora (fuzz/corpus/TARGET, git-ignored) from every testdata folder: each
+# line, each small file whole, the head of each JSON array document, and the timestamps,
+# durations and numbers found in them.
 # Usage: fuzz/seed.sh, then RUSTC_BOOTSTRAP=1 cargo fuzz run TARGET -- -max_len=4096 (see README).
 set -euo pipefail
 cd "$(dirname "$0")"
 testdata=../testdata
-files=$(find "$testdata/samples" "$testdata/custom" -name '*.jsonl' | sort)
-lab=$(find "$testdata/lab" -name '*.jsonl' | sort)
+# Small files whole and line by line; the lab and real captures (large) by their first lines.
+files=$(find "$testdata" -name '*.jsonl' -not -path '*/lab/*' -not -path '*/realdata/*' | sort)
+lab=$(find "$testdata/lab" "$testdata/realdata" -name '*.jsonl' | sort)
 mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units
 n=0
 seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
@@ -30,6 +32,14 @@ for f in $files $lab; do
         printf '%s\r\n' "$line" | seed enrich_splice '\x06' -crlf
     done < <(awk 'NR <= 20' "$f")
 done
+# The real captures are JSON documents (no .jsonl): the head of each array document (LLMPerf's
+# pretty-printed individual_responses.json), whose records are not lines.
+while IFS= read -r f; do
+    [ "$(head -c 1 "$f")" = "[" ] || continue
+    n=$((n + 1))
+    head -c 4000 "$f" | awk 'NR <= 40' | seed lines_and_formats '\x80\x00\x00' -array
+    head -c 4000 "$f" | awk 'NR <= 40' | seed enrich_splice '\x04' -array
+done < <(find "$testdata" -name '*.json' | sort)
 while IFS= read -r v; do
     n=$((n + 1))
     printf '%s' "$v" >"corpus/units/seed-$n"
