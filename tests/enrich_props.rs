@@ -208,7 +208,7 @@ fn enrich_keeps_every_byte_of_mutated_testdata() {
     assert!(pool.len() > 900, "{} lines", pool.len());
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut spliced, mut kept, mut lines_total) = (0, 0, 0);
-    for case in 0..3000 {
+    for case in 0..2000 {
         let input = build_input(&mut rng, &pool);
         let key = if rng.percent(20) { "tt" } else { "tokentime" };
         let root = rng.percent(15);
@@ -246,12 +246,8 @@ fn enrich_keeps_every_byte_of_mutated_testdata() {
 #[test]
 fn every_testdata_line_alone_and_with_crlf_and_bom_round_trips() {
     for line in testdata_lines() {
-        for (prefix, ending) in [
-            (&b""[..], &b"\n"[..]),
-            (b"", b"\r\n"),
-            (BOM, b""),
-            (BOM, b"\r\n"),
-        ] {
+        // The two framings far apart; the mutated inputs mix the others.
+        for (prefix, ending) in [(&b""[..], &b"\n"[..]), (BOM, b"\r\n")] {
             let input = [prefix, &line, ending].concat();
             let out = enrich(&input, "tokentime", false, 16 << 20);
             if let Err(e) = assert_same_or_spliced(&input, &out, "tokentime") {
