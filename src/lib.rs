@@ -162,10 +162,20 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         };
         if is_doc {
             // Enrich keeps every byte: a document is not JSON lines, so it passes through
-            // (`tokentime summary` reads its records).
-            io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
+            // (`tokentime summary` reads its records). It holds no request line, so
+            // --only-requests and the row outputs (CSV, TSV, JSONL rows) leave it out, as
+            // they leave out the other lines that are not requests.
+            let keep = !e.only_requests && e.rows.is_none();
+            if keep {
+                io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
+            }
             eprintln!(
-                "tokentime: {name}: a JSON array document, passed through unchanged (tokentime summary reads its records)"
+                "tokentime: {name}: a JSON array document, {} (tokentime summary reads its records)",
+                if keep {
+                    "passed through unchanged"
+                } else {
+                    "left out"
+                }
             );
             continue;
         }
