@@ -31,6 +31,16 @@ fn one(args: &[&str], input: &str) -> Value {
     m.remove(0).expect("a request")
 }
 
+/// Two members of each request's metrics, in order (every line must be a request).
+fn pairs(m: &[Option<Value>], a: &str, b: &str) -> Vec<(Value, Value)> {
+    m.iter()
+        .map(|o| {
+            let o = o.as_ref().expect("a request");
+            (o[a].clone(), o[b].clone())
+        })
+        .collect()
+}
+
 fn sample_line(name: &str, n: usize) -> String {
     let text = std::fs::read_to_string(testdata().join("samples").join(name)).unwrap();
     text.lines().nth(n - 1).unwrap().to_owned()
@@ -113,13 +123,7 @@ fn pitfall_02_duration_encodings() {
     ]
     .join("\n");
     let m = metrics(&["--format", "tgi"], &input);
-    let got: Vec<(Value, Value)> = m
-        .iter()
-        .map(|o| {
-            let o = o.as_ref().unwrap();
-            (o["e2e_ms"].clone(), o["queue_ms"].clone())
-        })
-        .collect();
+    let got = pairs(&m, "e2e_ms", "queue_ms");
     assert_eq!(
         got,
         [
@@ -215,13 +219,7 @@ fn pitfall_05_ttft_origins_differ() {
     ]
     .join("\n");
     let m = metrics(&[], &input);
-    let got: Vec<(Value, Value)> = m
-        .iter()
-        .map(|o| {
-            let o = o.as_ref().unwrap();
-            (o["ttft_ms"].clone(), o["ttft_origin"].clone())
-        })
-        .collect();
+    let got = pairs(&m, "ttft_ms", "ttft_origin");
     assert_eq!(
         got,
         [
@@ -284,13 +282,7 @@ fn pitfall_07_input_token_totals_differ_by_provider() {
     ]
     .join("\n");
     let m = metrics(&[], &input);
-    let got: Vec<(Value, Value)> = m
-        .iter()
-        .map(|o| {
-            let o = o.as_ref().unwrap();
-            (o["input_tokens"].clone(), o["cache"].clone())
-        })
-        .collect();
+    let got = pairs(&m, "input_tokens", "cache");
     assert_eq!(
         got,
         [
