@@ -6,7 +6,9 @@
 
 use crate::format::{FormatSpec, Formats};
 use crate::metrics::{Metrics, Outcome, derive};
-use crate::record::{PathSet, ReadError, Slots, neutralize_non_finite, raw_str};
+use crate::record::{
+    PathSet, ReadError, Slots, neutralize_non_finite, neutralize_undecodable, raw_str,
+};
 use crate::summary::ByValues;
 use std::collections::BTreeMap;
 
@@ -804,8 +806,21 @@ impl Processor {
     /// Explodes a line of a format with records into its requests (a cold path: it builds a
     /// `serde_json::Value` of the line).
     fn read_records(&mut self, format: usize, line: &[u8]) -> Kind {
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
-            return Kind::Invalid("not readable as records".into());
+        let value = match serde_json::from_slice::<serde_json::Value>(line) {
+            Ok(v) => v,
+            // Valid JSON that serde_json will not hold as a value (a number beyond f64, a lone
+            // surrogate escape): read with those values made unusable, as the line's own
+            // fields are.
+            Err(_) => {
+                let mut fixed = line.to_vec();
+                match neutralize_undecodable(&mut fixed)
+                    .then(|| serde_json::from_slice::<serde_json::Value>(&fixed).ok())
+                    .flatten()
+                {
+                    Some(v) => v,
+                    None => return Kind::Invalid("not readable as records".into()),
+                }
+            }
         };
         let Some(source) = self.formats.spec(format).records.clone() else {
             return Kind::NoTiming;

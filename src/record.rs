@@ -511,6 +511,77 @@ pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
     changed
 }
 
+/// Makes a line whose grammar is valid JSON decodable by serde_json as a value, keeping every
+/// byte offset: a number beyond `f64` (`4E556`) becomes an empty array padded with spaces (as
+/// [`neutralize_non_finite`] does: a field read there is unusable), and a `\u` escape of a
+/// lone UTF-16 surrogate becomes `\ufffd` (U+FFFD, the replacement character). Such a line is
+/// valid JSON, so reading its records must not fail on a value tokentime may not even read.
+/// Returns `false` when there was nothing to replace.
+pub fn neutralize_undecodable(line: &mut [u8]) -> bool {
+    let hex4 = |b: &[u8]| -> Option<u32> {
+        let t = std::str::from_utf8(b.get(..4)?).ok()?;
+        u32::from_str_radix(t, 16).ok()
+    };
+    let mut changed = false;
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b'"' => {
+                i += 1;
+                while i < line.len() && line[i] != b'"' {
+                    if line[i] != b'\\' {
+                        i += 1;
+                        continue;
+                    }
+                    if line.get(i + 1) != Some(&b'u') {
+                        i += 2;
+                        continue;
+                    }
+                    let Some(u) = hex4(&line[i + 2..]) else {
+                        i += 2;
+                        continue;
+                    };
+                    let low_next = line.get(i + 6) == Some(&b'\\')
+                        && line.get(i + 7) == Some(&b'u')
+                        && line
+                            .get(i + 8..)
+                            .and_then(hex4)
+                            .is_some_and(|v| (0xDC00..0xE000).contains(&v));
+                    if (0xD800..0xDC00).contains(&u) && low_next {
+                        i += 12;
+                    } else if (0xD800..0xE000).contains(&u) {
+                        line[i + 2..i + 6].copy_from_slice(b"fffd");
+                        changed = true;
+                        i += 6;
+                    } else {
+                        i += 6;
+                    }
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < line.len()
+                    && matches!(line[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let text = std::str::from_utf8(&line[start..i]).unwrap_or("0");
+                if text.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    line[start] = b'[';
+                    line[start + 1] = b']';
+                    for b in &mut line[start + 2..i] {
+                        *b = b' ';
+                    }
+                    changed = true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -677,6 +748,39 @@ mod tests {
             "}".repeat(126)
         );
         both(&s, ok.as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn undecodable_values_are_neutralized_keeping_offsets() {
+        let cases: [(&str, &str, bool); 5] = [
+            (
+                r#"{"a":4E556,"b":-1e400}"#,
+                r#"{"a":[]   ,"b":[]    }"#,
+                true,
+            ),
+            (
+                r#"{"a":"\ud800x","b":"\udc00"}"#,
+                r#"{"a":"\ufffdx","b":"\ufffd"}"#,
+                true,
+            ),
+            // A pair, an escaped backslash before `u`, and numbers in range stay as they are.
+            (
+                r#"{"a":"\ud83d\ude00","b":"\\ud800","c":1.5e300}"#,
+                r#"{"a":"\ud83d\ude00","b":"\\ud800","c":1.5e300}"#,
+                false,
+            ),
+            (r#"{"k\ud800":1}"#, r#"{"k\ufffd":1}"#, true),
+            (r#"{"a":"4E556"}"#, r#"{"a":"4E556"}"#, false),
+        ];
+        for (input, want, changed) in cases {
+            let mut line = input.as_bytes().to_vec();
+            assert_eq!(neutralize_undecodable(&mut line), changed, "{input}");
+            assert_eq!(String::from_utf8(line.clone()).unwrap(), want, "{input}");
+            assert!(
+                serde_json::from_slice::<serde_json::Value>(&line).is_ok(),
+                "{want}"
+            );
+        }
     }
 
     #[test]

@@ -221,3 +221,45 @@ fn an_array_document_is_left_out_of_only_requests_and_rows() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// lines_and_formats: a `vllm bench serve` result line (requests as records) with a number
+/// beyond f64 in a field tokentime does not read (`"median_ttft_ms": 84.12e61348`) was
+/// `invalid` ("not readable as records"): serde_json will not hold it as a value, though the
+/// line is valid JSON. Such values are made unusable and the records read; one in a field
+/// read (a TTFT) makes that request's metric null.
+#[test]
+fn a_records_line_with_a_number_past_f64_or_a_lone_surrogate_is_still_read() {
+    let line = |extra: &str, ttft2: &str| {
+        format!(
+            "{{\"input_lens\": [512, 512], \"output_lens\": [3, 3], \"ttfts\": [0.1, {ttft2}], \
+             \"itls\": [[0.01, 0.02], [0.01, 0.02]], \"errors\": [\"\", \"\"], \
+             \"generated_texts\": [\"a\", \"b\"]{extra}}}\n"
+        )
+    };
+    let input = [
+        line(", \"median_ttft_ms\": 84.12e61348", "0.2"),
+        line(
+            ", \"note\": \"\\ud800 and \\udc00 alone, \\ud83d\\ude00 paired\"",
+            "0.2",
+        ),
+        line("", "1e400"),
+    ]
+    .concat();
+    for args in [
+        &["summary", "-o", "json"][..],
+        &["summary", "-o", "json", "--reference-parser"],
+    ] {
+        let s: Value = serde_json::from_slice(&run_ok(args, input.as_bytes())).unwrap();
+        assert_eq!(s["coverage"]["invalid"], 0, "{args:?}");
+        assert_eq!(s["coverage"]["requests"], 6, "{args:?}");
+    }
+    let out = run_ok(&[], input.as_bytes());
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    for l in &lines[..2] {
+        assert!(l.contains("\"ttft_ms\":200.0"), "{l}");
+    }
+    assert!(lines[2].contains("\"ttft_ms\":100.0"), "{}", lines[2]);
+    assert!(lines[2].contains("\"ttft_ms\":null"), "{}", lines[2]);
+}
