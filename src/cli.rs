@@ -113,7 +113,7 @@ struct Common {
     /// parallel, output kept in input order; summary also reads several files at once. Read
     /// by one thread each: standard input from a pipe or terminal (so output stays live), a
     /// JSON array document, and a file when every format in use joins lines.
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(long, default_value_t = 0, value_name = "N", value_parser = parse_threads)]
     threads: usize,
     /// Read lines with the serde_json reference parser (slower; for comparisons and tests).
     #[arg(long, hide = true)]
@@ -443,6 +443,18 @@ impl Common {
     }
 }
 
+/// Most threads `--threads` takes.
+const MAX_THREADS: usize = 1024;
+
+/// Parses `--threads N`: 0 to [`MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n <= MAX_THREADS => Ok(n),
+        Ok(_) => Err(format!("at most {MAX_THREADS} (0: one per core)")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// `--threads N`: N, or one per core for 0.
 fn threads(n: usize) -> usize {
     match n {
@@ -553,8 +565,11 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
                     Source::Path(p)
                 }
             })
-            .collect()
+            .collect::<Vec<_>>()
     };
+    if inputs.iter().filter(|s| matches!(s, Source::Stdin)).count() > 1 {
+        return Err("- (standard input) is given more than once: it can be read only once".into());
+    }
     let prefix = match &c.prefix {
         Some(p) => Some(
             regex::bytes::Regex::new(&format!("^(?:{p})")).map_err(|e| format!("--prefix: {e}"))?,
