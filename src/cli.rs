@@ -280,11 +280,15 @@ impl Cli {
                 if s.by.iter().any(|b| b.is_empty()) {
                     return Err("--by needs a path (e.g. --by model)".into());
                 }
+                let names = by_names(&s.by)?;
                 let report = s.report.resolve()?;
-                let by: Vec<(String, Vec<String>)> =
-                    s.by.iter().map(|b| (b.clone(), parse_path(b))).collect();
+                let by: Vec<(String, Vec<String>)> = names
+                    .iter()
+                    .zip(&s.by)
+                    .map(|(name, b)| (name.clone(), parse_path(b)))
+                    .collect();
                 for slo in &report.slos {
-                    check_slo_group(&slo.text, &slo.group, &s.by)?;
+                    check_slo_group(&slo.text, &slo.group, &names)?;
                 }
                 let flag = |name: &str, v: &Option<String>| {
                     v.as_deref()
@@ -441,6 +445,31 @@ impl Common {
             chunk_bytes: 256 << 10,
         }
     }
+}
+
+/// The names of the `--by` keys: as given, except one that would be called `cache` (a
+/// Prometheus label, a CSV column, a JSON group key), which is tokentime's own prefix-cache
+/// dimension: it is renamed `by_cache` (stderr says so). Two keys whose label names are the
+/// same (`a.b`, `a_b`) are refused.
+fn by_names(by: &[String]) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for b in by {
+        let label = crate::render::label_name(b);
+        if let Some(other) = out.iter().find(|o| crate::render::label_name(o) == label) {
+            return Err(format!(
+                "--by {b}: its name as a label or column, {label}, is that of --by {other}"
+            ));
+        }
+        out.push(if label == "cache" {
+            eprintln!(
+                "tokentime: --by {b}: named by_cache (cache is the prefix-cache dimension every summary is split by)"
+            );
+            "by_cache".to_owned()
+        } else {
+            b.clone()
+        });
+    }
+    Ok(out)
 }
 
 /// Most threads `--threads` takes.

@@ -535,3 +535,46 @@ fn an_unwritable_save_digest_path_is_refused_before_reading() {
         "nothing left behind"
     );
 }
+
+/// `--by cache` (a log's own `cache` field) would clash with the prefix-cache dimension: the
+/// same series twice, a label repeated. It is named `by_cache`; two keys with one label name
+/// are refused.
+#[test]
+fn a_by_key_named_cache_is_renamed_and_label_clashes_are_refused() {
+    let formats = testdata().join("custom/gateway.formats.toml");
+    let input = testdata().join("custom/gateway.jsonl");
+    let (formats, input) = (formats.to_str().unwrap(), input.to_str().unwrap());
+    let out = run(
+        &[
+            "summary",
+            "--formats",
+            formats,
+            "--by",
+            "cache",
+            "-o",
+            "prometheus",
+            input,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("named by_cache"));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for s in &scrape.samples {
+        let mut labels: Vec<_> = s.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        labels.sort();
+        assert!(
+            seen.insert((s.metric.clone(), labels)),
+            "a series twice: {}",
+            s.metric
+        );
+    }
+    assert!(
+        text.contains("tokentime_requests{by_cache=\"HIT\",cache=\"response\"} 1"),
+        "{text}"
+    );
+    let out = run(&["summary", "--by", "a.b", "--by", "a_b", input], b"");
+    assert_eq!(out.status.code(), Some(2));
+}
