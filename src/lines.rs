@@ -59,7 +59,7 @@ impl DerefMut for ReadBuf {
 /// One framed line.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line<'a> {
-    /// A whole line: `prefix` (a BOM on the first line, else empty), `content` (without the
+    /// A whole line: `prefix` (a byte-order mark, else empty), `content` (without the
     /// line ending), `ending` (`"\n"`, `"\r\n"` or `""` at end of input without newline).
     /// `prefix + content + ending` are the line's bytes exactly.
     Text {
@@ -163,12 +163,12 @@ impl<R: Read> LineReader<R> {
         self.line_no += 1;
         let mut line = &self.buf[a..b];
         let mut prefix: &[u8] = &[];
-        if self.first {
-            self.first = false;
-            if line.starts_with(UTF8_BOM) {
-                prefix = &line[..3];
-                line = &line[3..];
-            }
+        self.first = false;
+        // A byte-order mark starts the input, or, mid-stream, a file concatenated onto it
+        // (`cat a.jsonl b.jsonl`): either way it is no part of the JSON.
+        if line.starts_with(UTF8_BOM) {
+            prefix = &line[..3];
+            line = &line[3..];
         }
         let ending_len = if line.ends_with(b"\r\n") {
             2

@@ -67,9 +67,8 @@ struct Job {
 }
 
 enum Piece {
-    /// Whole lines (the last one may lack its newline at the end of input). `first`: they
-    /// start the input, so the first line may carry a byte-order mark.
-    Lines { first: bool },
+    /// Whole lines (the last one may lack its newline at the end of input).
+    Lines,
     /// Part of a line longer than `--max-line-bytes`; `last` ends the line.
     Long { last: bool },
 }
@@ -84,7 +83,6 @@ struct Left {
     /// Its bytes in the chunk (with its ending).
     start: usize,
     end: usize,
-    first: bool,
     /// The pieces of a split line it completes, held by the worker: (stream, bytes).
     handover: Option<(usize, Vec<u8>)>,
 }
@@ -220,7 +218,6 @@ struct Cursor {
     filled: usize,
     seq: u64,
     lines: u64,
-    first: bool,
 }
 
 impl Reader<'_> {
@@ -261,8 +258,7 @@ impl Reader<'_> {
             return;
         }
         if let Some(nl) = memchr::memrchr(b'\n', &c.buf[..c.filled]) {
-            let first = std::mem::take(&mut c.first);
-            self.send(c, nl + 1, Piece::Lines { first });
+            self.send(c, nl + 1, Piece::Lines);
         }
     }
 
@@ -272,7 +268,6 @@ impl Reader<'_> {
             filled: 0,
             seq: 0,
             lines: 0,
-            first: true,
         };
         let mut eof = false;
         let mut long = false;
@@ -308,17 +303,12 @@ impl Reader<'_> {
                 return Ok(());
             } else {
                 match memchr::memrchr(b'\n', &c.buf[..c.filled]) {
-                    Some(nl) if !eof => {
-                        let first = std::mem::take(&mut c.first);
-                        self.send(&mut c, nl + 1, Piece::Lines { first })
-                    }
+                    Some(nl) if !eof => self.send(&mut c, nl + 1, Piece::Lines),
                     _ if eof => {
-                        let first = std::mem::take(&mut c.first);
                         let len = c.filled;
-                        self.send(&mut c, len, Piece::Lines { first })
+                        self.send(&mut c, len, Piece::Lines)
                     }
                     _ if c.buf.len() >= self.line_cap => {
-                        c.first = false;
                         long = true;
                         let len = c.filled;
                         self.send(&mut c, len, Piece::Long { last: false })
@@ -343,9 +333,10 @@ impl Reader<'_> {
     }
 }
 
-/// A line's prefix (a byte-order mark when it starts the input), content and ending.
-fn frame(raw: &[u8], first: bool) -> (&[u8], &[u8], &[u8]) {
-    let (prefix, line) = if first && raw.starts_with(UTF8_BOM) {
+/// A line's prefix (a byte-order mark: the input's, or a concatenated file's), content and
+/// ending.
+fn frame(raw: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let (prefix, line) = if raw.starts_with(UTF8_BOM) {
         raw.split_at(UTF8_BOM.len())
     } else {
         (&[][..], raw)
@@ -395,7 +386,7 @@ fn work(
                     note(job.first_line + 1, worker.too_long(config.max_line_bytes));
                 }
             }
-            Piece::Lines { first } => {
+            Piece::Lines => {
                 let mut start = 0;
                 let mut line_no = job.first_line;
                 while start < data.len() {
@@ -412,8 +403,7 @@ fn work(
                         note(line_no, worker.too_long(config.max_line_bytes));
                         continue;
                     }
-                    let first = first && line_start == 0;
-                    let (prefix, content, ending) = frame(raw, first);
+                    let (prefix, content, ending) = frame(raw);
                     // Writing to a Vec cannot fail.
                     match worker.line(line_no, prefix, content, ending, &mut out) {
                         Ok(Handled::Done(Some(why))) => note(line_no, why),
@@ -424,7 +414,6 @@ fn work(
                             line_no,
                             start: line_start,
                             end,
-                            first,
                             handover: worker.take_handover(),
                         }),
                     }
@@ -496,7 +485,7 @@ impl<W: Write> Writer<'_, '_, W> {
             if let Some((stream, pieces)) = l.handover.take() {
                 self.seq.set_held(stream, pieces);
             }
-            let (prefix, content, ending) = frame(&d.buf[l.start..l.end], l.first);
+            let (prefix, content, ending) = frame(&d.buf[l.start..l.end]);
             self.scratch.clear();
             let handled = self
                 .seq

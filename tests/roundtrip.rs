@@ -68,6 +68,40 @@ fn crlf_bom_and_missing_final_newline_are_kept() {
     assert!(String::from_utf8_lossy(&out).contains("\"tpot_ms\":5.0,"));
 }
 
+/// `cat a.jsonl b.jsonl` of two files that each start with a byte-order mark: the second
+/// mark starts a line mid-stream. It is that line's prefix, kept as it is; the request is read
+/// (it was counted non-JSON, silently), with one thread or several.
+#[test]
+fn a_byte_order_mark_mid_stream_is_kept_and_its_line_read() {
+    let line = "{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let file = format!("\u{feff}{line}{line}");
+    let input = format!("{file}{file}").repeat(2_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("boms.jsonl");
+    std::fs::write(&path, &input).unwrap();
+    let path = path.to_str().unwrap();
+    for threads in ["1", "3"] {
+        let args = ["--threads", threads, "--chunk-bytes", "4096"];
+        let out = run_ok(&[&args[..], &[path]].concat(), b"");
+        let (a, b) = (
+            lines_with_endings(input.as_bytes()),
+            lines_with_endings(&out),
+        );
+        assert_eq!(a.len(), b.len());
+        for (inp, outp) in a.iter().zip(&b) {
+            let (restored, _) = unsplice(outp, "tokentime").expect("every line enriched");
+            assert_eq!(&restored[..], *inp, "--threads {threads}");
+        }
+        let s: serde_json::Value = serde_json::from_slice(&run_ok(
+            &[&["summary", "-o", "json"][..], &args, &[path]].concat(),
+            b"",
+        ))
+        .unwrap();
+        assert_eq!(s["coverage"]["requests"], 8_000, "--threads {threads}");
+        assert_eq!(s["coverage"]["non_json"], 0, "--threads {threads}");
+    }
+}
+
 #[test]
 fn a_line_enriched_twice_is_left_alone() {
     let line = b"{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
