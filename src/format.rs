@@ -438,9 +438,9 @@ fn litellm() -> FormatSpec {
         ttft_doc: "gateway: completionStartTime - startTime, streamed calls only".into(),
         cache_doc: "cached tokens from the provider usage object (or upstream llama.cpp timings); cache_hit:true is LiteLLM's response cache".into(),
         fields: vec![
-            rule(Field::Arrival, Unit::EpochS, &["startTime"]),
-            rule(Field::FirstToken, Unit::EpochS, &["completionStartTime"]),
-            rule(Field::End, Unit::EpochS, &["endTime"]),
+            rule(Field::Arrival, Unit::EpochAuto, &["startTime"]),
+            rule(Field::FirstToken, Unit::EpochAuto, &["completionStartTime"]),
+            rule(Field::End, Unit::EpochAuto, &["endTime"]),
             rule(Field::InputTokens, Unit::Count, &["prompt_tokens"]),
             rule(Field::OutputTokens, Unit::Count, &["completion_tokens"]),
             rule(

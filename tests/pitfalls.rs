@@ -504,3 +504,32 @@ fn pitfall_12_escaping_cjson_and_python_nan() {
     assert_eq!(m["queue_ms"], 4.212);
     assert_eq!(m["cache"], "hit");
 }
+
+/// LiteLLM's spend-log rows (database exports) carry `startTime`/`endTime` as ISO strings, not
+/// the callback payload's epoch floats: both are read, any offset or none (UTC).
+#[test]
+fn litellm_times_as_iso_strings_or_epoch_floats() {
+    let line = |start: &str, first: &str, end: &str| {
+        format!(
+            "{{\"call_type\":\"acompletion\",\"stream\":true,\"status\":\"success\",\
+             \"startTime\":{start},\"completionStartTime\":{first},\"endTime\":{end},\
+             \"prompt_tokens\":100,\"completion_tokens\":11}}"
+        )
+    };
+    let iso = one(
+        &[],
+        &line(
+            "\"2026-11-29 15:08:47.000000\"",
+            "\"2026-11-29T15:08:47.250Z\"",
+            "\"2026-11-29T17:08:48.500+02:00\"",
+        ),
+    );
+    // 15:08:47 UTC on 2026-11-29 is 1795964927 s after the epoch.
+    let epoch = one(&[], &line("1795964927.0", "1795964927.25", "1795964928.5"));
+    for m in [&iso, &epoch] {
+        assert_eq!(m["ttft_ms"], 250.0);
+        assert_eq!(m["e2e_ms"], 1500.0);
+        // (1500 - 250) / (11 - 1)
+        assert_eq!(m["tpot_ms"], 125.0);
+    }
+}
