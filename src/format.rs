@@ -551,6 +551,25 @@ impl std::fmt::Display for Cond {
     }
 }
 
+/// Where and how format `f` reads `field` (`startTime as epoch_s`; alternatives joined by
+/// `|`), for a diagnostic about a value it could not read.
+pub fn field_source(f: &FormatSpec, field: &str) -> String {
+    let rules: Vec<String> = f
+        .fields
+        .iter()
+        .filter(|r| r.field.name() == field)
+        .map(|r| {
+            let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
+            let unit = match r.unit {
+                Unit::EpochAuto => "epoch s, ms, us or ns (by magnitude) or an RFC 3339 string",
+                u => u.name(),
+            };
+            format!("{} as {unit}", paths.join(" | "))
+        })
+        .collect();
+    rules.join("; ")
+}
+
 /// Describes a format for `tokentime formats`: what it is, how a line is recognized, which
 /// outcome rules apply, its TTFT origin and cache signal, and each field with its unit and
 /// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).

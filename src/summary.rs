@@ -971,7 +971,8 @@ pub fn write_table(
         writeln!(
             out,
             "no line was recognised as a request: `tokentime formats` lists the formats; try --format NAME, \
-             --root PATH (when the record sits inside each line) or --map for an in-house log"
+             --root PATH (when the record sits inside each line), --prefix REGEX (when text such as a \
+             syslog header comes before the JSON) or --map for an in-house log"
         )?;
     }
     if let Some(h) = &report.headline

@@ -414,11 +414,18 @@ impl<'p> Worker<'p> {
         let bad = match &kind {
             Kind::Deferred => return Ok(Handled::Deferred),
             Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
-            _ => proc.requests().iter().find_map(|r| r.unparseable).map(|field| {
-                format!(
-                    "{field}: present but not readable in its unit (its metrics are null, reason unparseable)"
-                )
-            }),
+            _ => proc
+                .requests()
+                .iter()
+                .find_map(|r| r.unparseable.map(|field| (r.format, field)))
+                .map(|(format, field)| {
+                    let spec = proc.format_spec(format);
+                    format!(
+                        "{field}: present but not readable as {} reads it ({}): its metrics are null, reason unparseable",
+                        spec.name,
+                        crate::format::field_source(spec, field)
+                    )
+                }),
         };
         match &mut self.sink {
             Sink::Summary {

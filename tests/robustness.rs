@@ -213,9 +213,13 @@ fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
     assert_eq!(out.status.code(), Some(0));
     let m = enriched_objects(&out.stdout)[0].clone().unwrap();
     assert_eq!(m["nulls"]["e2e_ms"], "unparseable");
+    // The diagnostic says where the value was read and in which unit.
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("<stdin>:1: arrival: present but not readable")
+        err.contains(
+            "<stdin>:1: arrival: present but not readable as custom reads it (req.t0 as epoch_s)"
+        ),
+        "{err}"
     );
 }
 
