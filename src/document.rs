@@ -133,22 +133,21 @@ pub enum Item<'a> {
     Object { line: u64, bytes: &'a [u8] },
     /// An object longer than the limit, which starts on `line`: skipped, never held whole.
     TooLong { line: u64 },
-    /// On `line`, something other than whitespace or an object's `{`: the document ends there
-    /// (later calls return `None`).
+    /// On `line`, something other than whitespace, a BOM or an object's `{`: the document ends
+    /// there (later calls return `None`).
     Trailing { line: u64, byte: u8 },
 }
 
-/// Pretty-printed JSON objects one after another, with only whitespace between and after them
-/// (an input [`detect`] says is [`Document::Object`]): each is read into one buffer of at most
-/// `max` bytes. The bytes of an object are matched bracket by bracket, strings and escapes
-/// minded, not checked: that is the JSON reader's job.
+/// Pretty-printed JSON objects one after another, with only whitespace (and a UTF-8 BOM before
+/// any of them) between and after them (an input [`detect`] says is [`Document::Object`]):
+/// each is read into one buffer of at most `max` bytes. The bytes of an object are matched
+/// bracket by bracket, strings and escapes minded, not checked: that is the JSON reader's job.
 pub struct Objects<R> {
     r: R,
     max: usize,
     buf: Vec<u8>,
     /// The line the reader is on, 1-based.
     line: u64,
-    started: bool,
     done: bool,
 }
 
@@ -160,7 +159,6 @@ impl<R: BufRead> Objects<R> {
             max: max.max(1),
             buf: Vec::new(),
             line: 1,
-            started: false,
             done: false,
         }
     }
@@ -173,13 +171,7 @@ impl<R: BufRead> Objects<R> {
         if self.done {
             return Ok(None);
         }
-        if !self.started {
-            self.started = true;
-            if self.r.fill_buf()?.starts_with(UTF8_BOM) {
-                self.r.consume(UTF8_BOM.len());
-            }
-        }
-        // Whitespace up to the next object.
+        // Whitespace up to the next object, and a BOM before it (files joined with `cat`).
         loop {
             let buf = self.r.fill_buf()?;
             if buf.is_empty() {
@@ -191,9 +183,12 @@ impl<R: BufRead> Objects<R> {
                 .iter()
                 .position(|b| !WHITESPACE.contains(b))
                 .unwrap_or(len);
+            let bom = buf[i..].starts_with(UTF8_BOM);
             self.line += newlines(&buf[..i]);
             self.r.consume(i);
-            if i < len {
+            if bom {
+                self.r.consume(UTF8_BOM.len());
+            } else if i < len {
                 break;
             }
         }
@@ -343,7 +338,7 @@ mod tests {
 
     #[test]
     fn pretty_objects_are_read_whole_one_after_another() {
-        let doc = b"\xEF\xBB\xBF{\n  \"a\": \"}{\\\"]\",\n  \"b\": [1, {\"c\": 2}]\n}\n\n{\n}{\"d\":3}\n \n";
+        let doc = b"\xEF\xBB\xBF{\n  \"a\": \"}{\\\"]\",\n  \"b\": [1, {\"c\": 2}]\n}\n\n\xEF\xBB\xBF{\n}{\"d\":3}\n \n";
         assert_eq!(
             items(doc, 1000),
             vec![
