@@ -159,9 +159,10 @@ fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    // Two objects (the second after a blank line, with a BOM and CRLF endings), one too long.
+    // Two objects, with CRLF endings, a BOM before each (two files joined with `cat`) and a
+    // blank line between; then too-long ones.
     let two = format!(
-        "\u{feff}{}\r\n\r\n{}",
+        "\u{feff}{}\r\n\r\n\u{feff}{}",
         obj(5.0).replace('\n', "\r\n"),
         obj(7.0)
     );
