@@ -232,7 +232,7 @@ impl Reader<'_> {
         let first_line = c.lines;
         let buf = std::mem::replace(&mut c.buf, next);
         c.lines += match what {
-            Piece::Lines { .. } => {
+            Piece::Lines => {
                 let data = &buf[..len];
                 let n = memchr::memchr_iter(b'\n', data).count() as u64;
                 n + u64::from(!data.ends_with(b"\n"))
