@@ -1,9 +1,12 @@
-//! Documents: inputs that are one JSON array of records rather than JSON lines (LLMPerf's
-//! pretty-printed `individual_responses.json`), read element by element so that only one
-//! record is in memory at a time.
+//! Documents: inputs that are not JSON lines. A JSON array of records (LLMPerf's
+//! pretty-printed `individual_responses.json`) is read element by element, so that only one
+//! record is in memory at a time. A pretty-printed JSON object (a `vllm bench serve` result or
+//! a guidellm `benchmarks.json` written with `indent=2`) is read whole, object by object, each
+//! as one line, up to `--max-line-bytes`.
 //!
-//! Owns the detection (the first non-blank byte is `[`) and the streaming walk. The records'
-//! bytes are handed to a callback, which processes each as if it were a line.
+//! Owns the detection (the first non-blank byte is `[`; the first non-blank line is a lone
+//! `{`) and the streaming walks. The records' and objects' bytes go to the caller, which
+//! processes each as if it were a line.
 
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -17,9 +20,46 @@ use std::io::{self, BufRead, Read};
 /// The reader's.
 pub fn is_array_document(r: &mut impl BufRead) -> io::Result<bool> {
     let buf = r.fill_buf()?;
-    let buf = buf.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(buf);
-    Ok(buf.iter().find(|b| !b" \t\r\n".contains(b)) == Some(&b'['))
+    let buf = buf.strip_prefix(UTF8_BOM).unwrap_or(buf);
+    Ok(buf.iter().find(|b| !WHITESPACE.contains(b)) == Some(&b'['))
 }
+
+/// What kind of document an input is, told by [`detect`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Document {
+    /// A JSON array of records: [`for_each_element`].
+    Array,
+    /// Pretty-printed JSON objects: [`Objects`].
+    Object,
+}
+
+/// The kind of document the input is, or `None` for JSON lines: an array when its first
+/// non-blank byte (after a UTF-8 BOM) is `[` ([`is_array_document`]), pretty-printed objects
+/// when its first non-blank line is a lone `{` (whitespace only after it, up to the newline),
+/// which no JSON-lines log has. Peeks at the buffered bytes only; consumes nothing.
+///
+/// # Errors
+/// The reader's.
+pub fn detect(r: &mut impl BufRead) -> io::Result<Option<Document>> {
+    if is_array_document(r)? {
+        return Ok(Some(Document::Array));
+    }
+    let buf = r.fill_buf()?;
+    let buf = buf.strip_prefix(UTF8_BOM).unwrap_or(buf);
+    let Some(i) = buf.iter().position(|b| !WHITESPACE.contains(b)) else {
+        return Ok(None);
+    };
+    let rest = &buf[i + 1..];
+    let lone = buf[i] == b'{'
+        && rest
+            .iter()
+            .find(|b| !b" \t\r".contains(b))
+            .is_some_and(|&b| b == b'\n');
+    Ok(lone.then_some(Document::Object))
+}
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+const WHITESPACE: &[u8] = b" \t\r\n";
 
 /// Calls `each` with the JSON text of every element of every top-level array in `r` (several
 /// arrays one after another are accepted). Elements are read one at a time.
@@ -84,6 +124,159 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
     }
 }
 
+/// One item of a document of objects ([`Objects::next_item`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Item<'a> {
+    /// An object's bytes, `{` to its matching `}` (or to the end of input when it is cut
+    /// short: the JSON reader then says what is wrong), newlines inside included; `line` is
+    /// the line its `{` is on.
+    Object { line: u64, bytes: &'a [u8] },
+    /// An object longer than the limit, which starts on `line`: skipped, never held whole.
+    TooLong { line: u64 },
+    /// On `line`, something other than whitespace, a BOM or an object's `{`: the document ends
+    /// there (later calls return `None`).
+    Trailing { line: u64, byte: u8 },
+}
+
+/// Pretty-printed JSON objects one after another, with only whitespace (and a UTF-8 BOM before
+/// any of them) between and after them (an input [`detect`] says is [`Document::Object`]):
+/// each is read into one buffer of at most `max` bytes. The bytes of an object are matched
+/// bracket by bracket, strings and escapes minded, not checked: that is the JSON reader's job.
+pub struct Objects<R> {
+    r: R,
+    max: usize,
+    buf: Vec<u8>,
+    /// The line the reader is on, 1-based.
+    line: u64,
+    done: bool,
+}
+
+impl<R: BufRead> Objects<R> {
+    /// A reader of the objects of `r`, each held up to `max` bytes.
+    pub fn new(r: R, max: usize) -> Self {
+        Objects {
+            r,
+            max: max.max(1),
+            buf: Vec::new(),
+            line: 1,
+            done: false,
+        }
+    }
+
+    /// The next object, or `None` at the end of input.
+    ///
+    /// # Errors
+    /// The reader's.
+    pub fn next_item(&mut self) -> io::Result<Option<Item<'_>>> {
+        if self.done {
+            return Ok(None);
+        }
+        // Whitespace up to the next object, and a BOM before it (files joined with `cat`).
+        loop {
+            let buf = self.r.fill_buf()?;
+            if buf.is_empty() {
+                self.done = true;
+                return Ok(None);
+            }
+            let len = buf.len();
+            let i = buf
+                .iter()
+                .position(|b| !WHITESPACE.contains(b))
+                .unwrap_or(len);
+            let bom = buf[i..].starts_with(UTF8_BOM);
+            self.line += newlines(&buf[..i]);
+            self.r.consume(i);
+            if bom {
+                self.r.consume(UTF8_BOM.len());
+            } else if i < len {
+                break;
+            }
+        }
+        let line = self.line;
+        let first = self.r.fill_buf()?[0];
+        if first != b'{' {
+            self.done = true;
+            return Ok(Some(Item::Trailing { line, byte: first }));
+        }
+        self.buf.clear();
+        let mut too_long = false;
+        let mut scan = Brackets::default();
+        loop {
+            let buf = self.r.fill_buf()?;
+            if buf.is_empty() {
+                // Cut short: the JSON reader says so.
+                break;
+            }
+            let (n, end) = match scan.feed(buf) {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            self.line += newlines(&buf[..n]);
+            if !too_long && self.buf.len() + n > self.max {
+                too_long = true;
+                self.buf = Vec::new();
+            }
+            if !too_long {
+                self.buf.extend_from_slice(&buf[..n]);
+            }
+            self.r.consume(n);
+            if end {
+                break;
+            }
+        }
+        Ok(Some(if too_long {
+            Item::TooLong { line }
+        } else {
+            Item::Object {
+                line,
+                bytes: &self.buf,
+            }
+        }))
+    }
+}
+
+fn newlines(b: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', b).count() as u64
+}
+
+/// Where the outermost bracket closes, fed a value's bytes piece by piece.
+#[derive(Default)]
+struct Brackets {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Brackets {
+    /// The index in `b` of the byte that closes the value, if it is there.
+    fn feed(&mut self, b: &[u8]) -> Option<usize> {
+        for (i, &c) in b.iter().enumerate() {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if c == b'\\' {
+                    self.escaped = true;
+                } else if c == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match c {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +294,72 @@ mod tests {
         assert_eq!(got, vec!["{\"a\": 1}", "{\"a\": [2, 3]}", "{\"b\":4}"]);
         assert!(!is_array_document(&mut &b"  {\"a\":1}"[..]).unwrap());
         assert!(for_each_element(&b"[{\"a\":1},"[..], &mut |_| Ok(())).is_err());
+    }
+
+    fn items(doc: &[u8], max: usize) -> Vec<String> {
+        let mut r = Objects::new(doc, max);
+        let mut got = vec![];
+        while let Some(item) = r.next_item().unwrap() {
+            got.push(match item {
+                Item::Object { line, bytes } => {
+                    format!("{line}: {}", String::from_utf8(bytes.to_vec()).unwrap())
+                }
+                Item::TooLong { line } => format!("{line}: too long"),
+                Item::Trailing { line, byte } => format!("{line}: trailing {}", byte as char),
+            });
+        }
+        got
+    }
+
+    #[test]
+    fn a_lone_brace_on_the_first_line_is_an_object_document() {
+        for (doc, want) in [
+            (&b"{\n  \"a\": 1\n}"[..], Some(Document::Object)),
+            (
+                b"\xEF\xBB\xBF\n  { \t\r\n\"a\":1}\n",
+                Some(Document::Object),
+            ),
+            (b"{\"a\": 1}\n", None),
+            (b"{ \"a\": 1\n}\n", None),
+            (b"{", None),
+            (b"", None),
+            (b"  \n", None),
+            (b"x{\n", None),
+            (b"[\n{\"a\":1}]", Some(Document::Array)),
+        ] {
+            assert_eq!(
+                detect(&mut &doc[..]).unwrap(),
+                want,
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+    }
+
+    #[test]
+    fn pretty_objects_are_read_whole_one_after_another() {
+        let doc = b"\xEF\xBB\xBF{\n  \"a\": \"}{\\\"]\",\n  \"b\": [1, {\"c\": 2}]\n}\n\n\xEF\xBB\xBF{\n}{\"d\":3}\n \n";
+        assert_eq!(
+            items(doc, 1000),
+            vec![
+                "1: {\n  \"a\": \"}{\\\"]\",\n  \"b\": [1, {\"c\": 2}]\n}",
+                "6: {\n}",
+                "7: {\"d\":3}",
+            ]
+        );
+        // Bytes of an object past the limit are skipped, the next object read.
+        assert_eq!(
+            items(b"{\n\"a\": 12345\n}\n{\n}\n", 10),
+            vec!["1: too long", "4: {\n}"]
+        );
+        assert_eq!(items(b"{\n}", 3), vec!["1: {\n}"]);
+        assert_eq!(items(b"{\n} ", 2), vec!["1: too long"]);
+        // Anything else ends the document; a cut-short object is handed over as it is.
+        assert_eq!(
+            items(b"{\n}\n\n x {\n}", 100),
+            vec!["1: {\n}", "4: trailing x"]
+        );
+        assert_eq!(items(b"{\n\"a\": [1,", 100), vec!["1: {\n\"a\": [1,"]);
+        assert_eq!(items(b"", 100), Vec::<String>::new());
     }
 }

@@ -153,14 +153,14 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             }
         };
         let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
-        let is_doc = match document::is_array_document(&mut reader) {
+        let doc = match document::detect(&mut reader) {
             Ok(d) => d,
             Err(e) => {
                 input_error(&name, e);
                 continue;
             }
         };
-        if is_doc {
+        if let Some(doc) = doc {
             // Enrich keeps every byte: a document is not JSON lines, so it passes through
             // (`tokentime summary` reads its records). It holds no request line, so
             // --only-requests and the row outputs (CSV, TSV, JSONL rows) leave it out, as
@@ -170,7 +170,11 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                 io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
             }
             eprintln!(
-                "tokentime: {name}: a JSON array document, {} (tokentime summary reads its records)",
+                "tokentime: {name}: a {}, {} (tokentime summary reads its records)",
+                match doc {
+                    document::Document::Array => "JSON array document",
+                    document::Document::Object => "pretty-printed JSON object document",
+                },
                 if keep {
                     "passed through unchanged"
                 } else {

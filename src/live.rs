@@ -16,6 +16,7 @@
 //! when it is done).
 
 use crate::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
+use crate::document::{Document, Item, Objects};
 use crate::error::{Error, ExitCode};
 use crate::input::Source;
 use crate::lines::{Line, LineReader};
@@ -109,12 +110,12 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     let mut worker = Worker::shared(cfg, &sh.sc, sh.template.clone(), part);
     let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
     let mut line_no = 0u64;
-    match crate::document::is_array_document(&mut reader) {
+    match crate::document::detect(&mut reader) {
         Err(e) => {
             fail(e);
             return Ok(());
         }
-        Ok(true) => {
+        Ok(Some(Document::Array)) => {
             // A JSON array document (LLMPerf): its elements are the records.
             let mut each = |rec: &[u8]| -> io::Result<()> {
                 line_no += 1;
@@ -130,7 +131,43 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
                 report(line_no + 1, &format!("invalid JSON document: {msg}"));
             }
         }
-        Ok(false)
+        Ok(Some(Document::Object)) => {
+            // Pretty-printed objects (a benchmark result written with `indent=2`): each is
+            // read as one line, numbered by the line its `{` is on.
+            let mut objects = Objects::new(reader, cfg.max_line_bytes);
+            while !sh.stop.load(Ordering::Relaxed) {
+                let (line, bad) = match objects.next_item() {
+                    Ok(None) => break,
+                    Err(e) => {
+                        fail(e);
+                        break;
+                    }
+                    Ok(Some(Item::Object { line, bytes })) => {
+                        match worker.line(line, b"", bytes, b"", &mut io::sink()) {
+                            Ok(Handled::Done(bad)) => (line, bad),
+                            Ok(Handled::Deferred) | Err(_) => (line, None),
+                        }
+                    }
+                    Ok(Some(Item::TooLong { line })) => {
+                        (line, Some(worker.too_long(cfg.max_line_bytes)))
+                    }
+                    Ok(Some(Item::Trailing { line, byte })) => {
+                        worker.count_invalid();
+                        (
+                            line,
+                            Some(format!(
+                                "invalid JSON document: `{}` after its objects (not read further)",
+                                byte.escape_ascii()
+                            )),
+                        )
+                    }
+                };
+                if let Some(why) = bad {
+                    report(line, &why);
+                }
+            }
+        }
+        Ok(None)
             if sh
                 .chunked_config
                 .as_ref()
@@ -168,7 +205,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
             sh.chunked.fetch_sub(1, Ordering::SeqCst);
             return Ok(());
         }
-        Ok(false) => {
+        Ok(None) => {
             let mut lines = LineReader::new(reader, cfg.max_line_bytes);
             while !sh.stop.load(Ordering::Relaxed) {
                 let line = match lines.next_line(&mut || Ok(()), &mut |_| Ok(())) {

@@ -30,7 +30,8 @@
 //! work stealing) keeps the split, and so those estimates, the same from run to run.
 //!
 //! Not used for standard input from a pipe or terminal (it may be a live `tail -F`: lines must
-//! come out as they come in), nor for a JSON array document (its records are not lines).
+//! come out as they come in), nor for a JSON document, an array or pretty-printed objects (its
+//! records are not lines).
 
 use crate::config::Config;
 use crate::input::Source;
@@ -46,7 +47,7 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// True when `source` may be read in chunks by several threads: more than one thread, a file
 /// of more than one chunk (or standard input that is a regular file), and some format in use
-/// that does not join lines. (A JSON array document is told apart by the caller, which peeks
+/// that does not join lines. (A JSON document is told apart by the caller, which peeks
 /// at it.)
 pub fn applies(config: &Config, source: &Source) -> bool {
     let chunks = match source {
@@ -231,7 +232,7 @@ impl Reader<'_> {
         let first_line = c.lines;
         let buf = std::mem::replace(&mut c.buf, next);
         c.lines += match what {
-            Piece::Lines { .. } => {
+            Piece::Lines => {
                 let data = &buf[..len];
                 let n = memchr::memchr_iter(b'\n', data).count() as u64;
                 n + u64::from(!data.ends_with(b"\n"))

@@ -137,3 +137,90 @@ fn standard_input_twice_and_absurd_thread_counts_are_usage_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("at most 1024"));
     assert_eq!(run(&["--threads", "1024"], b"").status.code(), Some(0));
 }
+
+/// A pretty-printed object document: each object is one line for `summary`, numbered by the
+/// line of its `{`; a too-long object is counted and skipped, never held; what follows other
+/// than objects and whitespace is one invalid line, reported, and the end. Enrich leaves it
+/// out under `--only-requests` and the row outputs, as it leaves out an array document.
+#[test]
+fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
+    let obj = |ms: f64| {
+        serde_json::to_string_pretty(&serde_json::json!(
+            {"timings": {"prompt_ms": ms, "predicted_n": 3, "predicted_ms": 10.0}}
+        ))
+        .unwrap()
+    };
+    let coverage = |args: &[&str], input: &[u8]| {
+        let out = run(args, input);
+        assert!(out.status.success(), "{args:?}");
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            s["coverage"].clone(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Two objects, with CRLF endings, a BOM before each (two files joined with `cat`) and a
+    // blank line between; then too-long ones.
+    let two = format!(
+        "\u{feff}{}\r\n\r\n\u{feff}{}",
+        obj(5.0).replace('\n', "\r\n"),
+        obj(7.0)
+    );
+    let (cov, err) = coverage(&["summary", "-o", "json"], two.as_bytes());
+    assert_eq!(
+        (cov["lines"].as_u64(), cov["requests"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(cov["invalid"], 0);
+    assert!(err.is_empty(), "{err}");
+    let (cov, err) = coverage(
+        &["summary", "-o", "json", "--max-line-bytes", "60"],
+        format!("{}\n{{\n}}\n{}\n", obj(5.0), obj(7.0)).as_bytes(),
+    );
+    assert_eq!(cov["too_long"], 2, "{cov}");
+    assert_eq!(cov["lines"], 3);
+    assert!(
+        err.contains("<stdin>:1: line longer than --max-line-bytes 60"),
+        "{err}"
+    );
+    assert!(err.contains("<stdin>:10: line longer"), "{err}");
+    // Junk after the object: reported on its line, nothing after it read.
+    for junk in ["\nnot json\n{\"timings\":{}}\n", "]", "\n\n\u{1}"] {
+        let input = format!("{}{junk}", obj(5.0));
+        let (cov, err) = coverage(&["summary", "-o", "json"], input.as_bytes());
+        assert_eq!(cov["requests"], 1, "{junk:?}");
+        assert_eq!(cov["invalid"], 1, "{junk:?}");
+        let at = 7 + junk.bytes().take_while(|&b| b == b'\n').count();
+        assert!(
+            err.contains(&format!("<stdin>:{at}: invalid JSON document: `")),
+            "{junk:?}: {err}"
+        );
+        // Enrich passes it all through.
+        assert_eq!(run_ok(&[], input.as_bytes()), input.as_bytes());
+    }
+    // A cut-short object is an invalid line.
+    let (cov, err) = coverage(&["summary", "-o", "json"], &obj(5.0).as_bytes()[..40]);
+    assert_eq!(
+        (cov["lines"].as_u64(), cov["invalid"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert!(err.contains("<stdin>:1: invalid JSON: EOF"), "{err}");
+    // Left out where an array document is.
+    let doc = obj(5.0);
+    assert_eq!(run_ok(&["--only-requests"], doc.as_bytes()), b"");
+    assert_eq!(
+        run_ok(&["--output", "csv", "--fields", "ttft_ms"], doc.as_bytes()),
+        b"ttft_ms\n"
+    );
+    let out = run(
+        &["--output", "jsonl", "--fields", "ttft_ms"],
+        doc.as_bytes(),
+    );
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("<stdin>: a pretty-printed JSON object document, left out"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

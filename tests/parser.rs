@@ -5,6 +5,7 @@
 
 mod common;
 use common::*;
+use tokentime::document::{Document, Item, Objects};
 use tokentime::format::{Formats, builtin};
 use tokentime::record::{PathSet, ReadError, Slots};
 
@@ -85,7 +86,8 @@ fn same(paths: &PathSet, line: &[u8], what: &str) -> Class {
 }
 
 /// Every line of every testdata file (JSON lines, logs, and the JSON files: big one-line
-/// documents, pretty-printed arrays), and every element of the JSON array documents.
+/// documents, pretty-printed arrays), every element of the JSON array documents and every
+/// object of the pretty-printed object documents (newlines inside).
 fn testdata_lines() -> Vec<Vec<u8>> {
     let mut out = vec![];
     for p in testdata_files(&["jsonl", "log", "json"]) {
@@ -94,11 +96,20 @@ fn testdata_lines() -> Vec<Vec<u8>> {
             let l = l.strip_suffix(b"\n").unwrap_or(l);
             l.strip_suffix(b"\r").unwrap_or(l).to_vec()
         }));
-        if tokentime::document::is_array_document(&mut &bytes[..]).unwrap() {
-            let _ = tokentime::document::for_each_element(&bytes[..], &mut |e| {
-                out.push(e.to_vec());
-                Ok(())
-            });
+        match tokentime::document::detect(&mut &bytes[..]).unwrap() {
+            Some(Document::Array) => {
+                let _ = tokentime::document::for_each_element(&bytes[..], &mut |e| {
+                    out.push(e.to_vec());
+                    Ok(())
+                });
+            }
+            Some(Document::Object) => {
+                let mut objects = Objects::new(&bytes[..], 1 << 24);
+                while let Some(Item::Object { bytes, .. }) = objects.next_item().unwrap() {
+                    out.push(bytes.to_vec());
+                }
+            }
+            None => {}
         }
     }
     out

@@ -163,3 +163,71 @@ fn guidellm_reproduces_request_counts_and_ttft_mean_min_max() {
         }
     }
 }
+
+/// `json.dump(obj, f, indent=2)` of a result file: the same object over many lines, no final
+/// newline (as Python writes it).
+fn pretty(file: &std::path::Path) -> Vec<u8> {
+    let v: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let text = serde_json::to_string_pretty(&v).unwrap();
+    assert!(text.lines().count() > 1000, "{}", file.display());
+    text.into_bytes()
+}
+
+/// A vLLM result and a guidellm report pretty-printed: a document whose first line is a lone
+/// `{` is read as one object, not line by line. `summary` gives the very same JSON as on the
+/// one-line file, from a file and from stdin, `lines` included: an object document counts
+/// one line per object (as an array document counts one per element), which is what the
+/// one-line file counts. Enrich passes the document through byte for byte.
+#[test]
+fn pretty_printed_result_files_summarize_as_their_one_line_originals() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            dirs("vllm083")[0].join("result.json"),
+            &["summary", "-o", "json"][..],
+        ),
+        (
+            dirs("guidellm")[0].join("benchmarks.json"),
+            &["summary", "-o", "json", "--by", "$parent"][..],
+        ),
+    ];
+    for (file, args) in cases {
+        let bytes = pretty(&file);
+        let p = dir.path().join("pretty.json");
+        std::fs::write(&p, &bytes).unwrap();
+        let path = p.to_str().unwrap();
+        let with = |f: &str| {
+            let mut a = args.to_vec();
+            a.push(f);
+            run_ok(&a, b"")
+        };
+        let want = with(file.to_str().unwrap());
+        let s: Value = serde_json::from_slice(&want).unwrap();
+        assert!(s["coverage"]["requests"].as_u64().unwrap() > 50);
+        assert_eq!(s["coverage"]["lines"], 1);
+        assert_eq!(s["coverage"]["non_json"], 0);
+        let from_file = with(path);
+        assert_eq!(
+            String::from_utf8_lossy(&from_file),
+            String::from_utf8_lossy(&want),
+            "{} pretty-printed",
+            file.display()
+        );
+        let from_stdin = run_ok(args, &bytes);
+        assert_eq!(
+            String::from_utf8_lossy(&from_stdin),
+            String::from_utf8_lossy(&want),
+            "{} pretty-printed on stdin",
+            file.display()
+        );
+        let out = run(&[path], b"");
+        assert!(out.status.success());
+        assert!(out.stdout == bytes, "enrich passes it through unchanged");
+        assert!(
+            String::from_utf8_lossy(&out.stderr)
+                .contains("a pretty-printed JSON object document, passed through unchanged"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
