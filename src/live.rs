@@ -477,6 +477,16 @@ pub fn run_summary(
     if ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
         out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
     }
+    if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none() {
+        // The final table is headed like the interval ones (README "Live").
+        writeln!(
+            out,
+            "tokentime summary final at {} ({}s elapsed): everything",
+            rfc3339_ms(now_ns()),
+            start.elapsed().as_secs()
+        )
+        .map_err(Error::Output)?;
+    }
     let broken = match &mut fin.buckets {
         Some(b) => {
             write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;

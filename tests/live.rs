@@ -169,6 +169,15 @@ fn every_prints_a_table_before_end_of_input() {
     let (code, rest, _) = live.finish();
     assert_eq!(code, Some(0));
     assert!(rest.contains("all requests: 5 requests, 1 error"), "{rest}");
+    // The final table is headed like the others.
+    let head = rest
+        .lines()
+        .rfind(|l| l.starts_with("tokentime summary "))
+        .unwrap_or_default();
+    assert!(
+        head.starts_with("tokentime summary final at ") && head.ends_with("): everything"),
+        "{rest}"
+    );
 }
 
 #[test]
