@@ -77,6 +77,7 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
         "by": by,
         "max_groups": max_groups,
         "goodput": goodput,
+        "cache_hit_ratio": summary.hit_ratio(),
         "coverage": coverage_json(cov),
         "groups": groups,
     })
@@ -226,8 +227,9 @@ pub fn from_json(doc: &Json) -> Result<Loaded, String> {
         }
         _ => return Err("\"goodput\" must be an object or null".into()),
     };
-    let mut summary =
-        Summary::new(by, max_groups, crate::digest::EXACT_LIMIT).with_goodput(targets);
+    let mut summary = Summary::new(by, max_groups, crate::digest::EXACT_LIMIT)
+        .with_goodput(targets)
+        .with_hit_ratio(doc["cache_hit_ratio"].as_f64());
     let coverage = coverage_from_json(&doc["coverage"])?;
     for (i, g) in doc["groups"]
         .as_array()
@@ -365,6 +367,14 @@ pub fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), 
                         p.display(),
                         l.summary.by().join(", "),
                         sum.by().join(", ")
+                    ));
+                }
+                if let (Some(a), Some(b)) = (sum.hit_ratio(), l.summary.hit_ratio())
+                    && a != b
+                {
+                    return Err(format!(
+                        "{}: saved with --cache-hit-ratio {b}, the first file with {a}: their hit and partial groups differ",
+                        p.display()
                     ));
                 }
                 if sum.targets() != l.summary.targets() {

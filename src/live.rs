@@ -326,7 +326,7 @@ pub fn run_summary(
         digest_file::check_writable(path)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
-    let template = crate::worker::template(sc);
+    let template = crate::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
     let n = config.inputs.len();
     // Live input is read all at once (each `tail -F` on its own thread); batch input by
     // `--threads` threads, a file in chunks when there are fewer files than threads.

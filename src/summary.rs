@@ -375,6 +375,9 @@ pub struct Summary {
     max_groups: usize,
     exact_limit: usize,
     targets: Option<Targets>,
+    /// The `--cache-hit-ratio` its cache classes were made with (saved in digest files, so
+    /// that `merge` refuses files whose hit and partial groups mean different things).
+    hit_ratio: Option<f64>,
 }
 
 impl Summary {
@@ -396,6 +399,7 @@ impl Summary {
             max_groups: max_groups.max(1),
             exact_limit,
             targets: None,
+            hit_ratio: None,
         }
     }
 
@@ -403,6 +407,18 @@ impl Summary {
     pub fn with_goodput(mut self, targets: Option<Targets>) -> Self {
         self.targets = targets;
         self
+    }
+
+    /// Records the `--cache-hit-ratio` the cache classes are made with.
+    pub fn with_hit_ratio(mut self, ratio: Option<f64>) -> Self {
+        self.hit_ratio = ratio;
+        self
+    }
+
+    /// The `--cache-hit-ratio` recorded ([`Summary::with_hit_ratio`]); `None` when unknown
+    /// (a digest file from before it was saved).
+    pub fn hit_ratio(&self) -> Option<f64> {
+        self.hit_ratio
     }
 
     /// The `--by` keys.
@@ -420,7 +436,7 @@ impl Summary {
         self.targets.as_ref()
     }
 
-    /// An empty summary with the same keys, bound and targets.
+    /// An empty summary with the same keys, bound, targets and hit ratio.
     pub fn empty_like(&self) -> Summary {
         Summary {
             by: self.by.clone(),
@@ -430,6 +446,7 @@ impl Summary {
             max_groups: self.max_groups,
             exact_limit: self.exact_limit,
             targets: self.targets.clone(),
+            hit_ratio: self.hit_ratio,
         }
     }
 

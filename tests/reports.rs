@@ -494,6 +494,22 @@ fn merge_refuses_files_that_do_not_line_up() {
     std::fs::write(&b, "{\"schema\":\"tokentime.digest/v999\"}").unwrap();
     assert_eq!(run(&["merge", &a, &b], b"").status.code(), Some(2));
     assert_eq!(run(&["merge"], b"").status.code(), Some(2));
+    // Different --cache-hit-ratio: hit and partial mean different things.
+    let c = dir.path().join("c.json").display().to_string();
+    run_ok(
+        &[
+            "summary",
+            "--cache-hit-ratio",
+            "0.9",
+            "--save-digest",
+            &c,
+            &input,
+        ],
+        b"",
+    );
+    let out = run(&["merge", &a, &c], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cache-hit-ratio 0.9"));
     // A log given to merge by mistake is named as not a digest file.
     let out = run(&["merge", &a, &input], b"");
     assert_eq!(out.status.code(), Some(2));
