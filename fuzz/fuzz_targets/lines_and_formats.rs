@@ -64,8 +64,7 @@ enum Framed {
 /// The framing the reader must produce, computed on the whole input at once.
 fn reference(data: &[u8], max_line: usize) -> Vec<Framed> {
     data.split_inclusive(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, line)| {
+        .map(|line| {
             if line.len() > max_line {
                 return Framed::TooLong(line.to_vec());
             }
