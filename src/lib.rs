@@ -160,7 +160,10 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                 continue;
             }
         };
-        if let Some(doc) = doc {
+        // A pretty-printed object document is read as lines here: they pass through unchanged
+        // (counted non-JSON or invalid), and JSON lines after it (a server's log after a
+        // pretty banner, a live `tail -F`) are still enriched.
+        if doc == Some(document::Document::Array) {
             // Enrich keeps every byte: a document is not JSON lines, so it passes through
             // (`tokentime summary` reads its records). It holds no request line, so
             // --only-requests and the row outputs (CSV, TSV, JSONL rows) leave it out, as
@@ -170,11 +173,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
                 io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
             }
             eprintln!(
-                "tokentime: {name}: a {}, {} (tokentime summary reads its records)",
-                match doc {
-                    document::Document::Array => "JSON array document",
-                    document::Document::Object => "pretty-printed JSON object document",
-                },
+                "tokentime: {name}: a JSON array document, {} (tokentime summary reads its records)",
                 if keep {
                     "passed through unchanged"
                 } else {

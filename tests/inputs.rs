@@ -217,10 +217,13 @@ fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
         doc.as_bytes(),
     );
     assert!(out.stdout.is_empty());
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("<stdin>: a pretty-printed JSON object document, left out"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Enrich reads it as lines: JSON lines after a pretty object (a server's log after a
+    // pretty-printed banner) are enriched.
+    let line = "{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
+    let input = format!("{{\n  \"banner\": \"server 1.0\"\n}}\n{line}{line}");
+    let out = run_ok(&[], input.as_bytes());
+    let objs = enriched_objects(&out);
+    assert_eq!(objs.len(), 5);
+    assert!(objs[..3].iter().all(Option::is_none));
+    assert!(objs[3..].iter().all(|o| o.as_ref().is_some_and(|m| m["tpot_ms"] == 5.0)));
 }
