@@ -133,20 +133,40 @@ pub fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
 }
 
 /// Writes the digest file at `path` (through a temporary file beside it, renamed into place,
-/// so a reader never sees half a file).
+/// so a reader never sees half a file; a symbolic link, device or pipe is written through).
 ///
 /// # Errors
 /// The file system's.
 pub fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
     let doc = to_json(cov, summary);
-    let tmp = tmp_path(path);
-    {
-        let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+    let write = |file: std::fs::File| -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::new(file);
         serde_json::to_writer(&mut w, &doc)?;
         w.write_all(b"\n")?;
-        w.flush()?;
+        w.flush()
+    };
+    if !replaceable(path) {
+        // A symbolic link, a device, a pipe (`>(gzip > d.json.gz)`): written through, not
+        // replaced by a regular file.
+        return write(std::fs::File::create(path)?);
     }
-    std::fs::rename(&tmp, path)
+    let tmp = tmp_path(path);
+    let written = std::fs::File::create(&tmp)
+        .and_then(write)
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// True when `path` is absent or a regular file (not a symbolic link): [`save`] may write a
+/// temporary file and rename it over `path`, so a crash never leaves half a digest file.
+fn replaceable(path: &Path) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) => m.file_type().is_file(),
+        Err(_) => true,
+    }
 }
 
 /// The file [`save`] writes before renaming it to `path`.
@@ -165,6 +185,10 @@ fn tmp_path(path: &Path) -> std::path::PathBuf {
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("is a directory"));
+    }
+    if !replaceable(path) {
+        // Written through when saved (opening a pipe now would wait for its reader).
+        return Ok(());
     }
     let tmp = tmp_path(path);
     std::fs::File::create(&tmp)?;

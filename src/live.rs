@@ -323,6 +323,17 @@ pub fn run_summary(
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
     if let Some(path) = &sc.report.save_digest {
+        let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
+        if config
+            .inputs
+            .iter()
+            .any(|s| matches!(s, Source::Path(p) if same(p)))
+        {
+            return Err(Error::Config(format!(
+                "--save-digest {}: is also an input (it would be overwritten)",
+                path.display()
+            )));
+        }
         digest_file::check_writable(path)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }

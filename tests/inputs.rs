@@ -225,5 +225,9 @@ fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
     let objs = enriched_objects(&out);
     assert_eq!(objs.len(), 5);
     assert!(objs[..3].iter().all(Option::is_none));
-    assert!(objs[3..].iter().all(|o| o.as_ref().is_some_and(|m| m["tpot_ms"] == 5.0)));
+    assert!(
+        objs[3..]
+            .iter()
+            .all(|o| o.as_ref().is_some_and(|m| m["tpot_ms"] == 5.0))
+    );
 }

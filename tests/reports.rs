@@ -594,3 +594,39 @@ fn a_by_key_named_cache_is_renamed_and_label_clashes_are_refused() {
     let out = run(&["summary", "--by", "a.b", "--by", "a_b", input], b"");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `--save-digest` never replaces what is not a regular file (a symbolic link is written
+/// through, its target updated) and refuses a path that is also an input (a template typo
+/// such as `--save-digest {} {}` would overwrite the log).
+#[cfg(unix)]
+#[test]
+fn save_digest_writes_through_links_and_refuses_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::copy(testdata().join("samples/litellm.jsonl"), &input).unwrap();
+    let input = input.to_str().unwrap();
+    let target = dir.path().join("target.json");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    run_ok(
+        &["summary", "--save-digest", link.to_str().unwrap(), input],
+        b"",
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let saved: Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
+    assert_eq!(saved["schema"], "tokentime.digest/v1");
+    let before = std::fs::read(input).unwrap();
+    let out = run(&["summary", "--save-digest", input, input], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is also an input"));
+    assert_eq!(
+        std::fs::read(input).unwrap(),
+        before,
+        "the input is untouched"
+    );
+}
