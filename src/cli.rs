@@ -454,20 +454,25 @@ impl Common {
 fn by_names(by: &[String]) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for b in by {
-        let label = crate::render::label_name(b);
-        if let Some(other) = out.iter().find(|o| crate::render::label_name(o) == label) {
-            return Err(format!(
-                "--by {b}: its name as a label or column, {label}, is that of --by {other}"
-            ));
-        }
-        out.push(if label == "cache" {
+        let name = if crate::render::label_name(b) == "cache" {
             eprintln!(
                 "tokentime: --by {b}: named by_cache (cache is the prefix-cache dimension every summary is split by)"
             );
             "by_cache".to_owned()
         } else {
             b.clone()
-        });
+        };
+        let label = crate::render::label_name(&name);
+        if let Some(i) = out
+            .iter()
+            .position(|o| crate::render::label_name(o) == label)
+        {
+            return Err(format!(
+                "--by {b}: its name as a label or column, {label}, is that of --by {}",
+                by[i]
+            ));
+        }
+        out.push(name);
     }
     Ok(out)
 }

@@ -253,7 +253,10 @@ pub fn from_json(doc: &Json) -> Result<Loaded, String> {
     };
     let mut summary = Summary::new(by, max_groups, crate::digest::EXACT_LIMIT)
         .with_goodput(targets)
-        .with_hit_ratio(doc["cache_hit_ratio"].as_f64());
+        .with_hit_ratio(match &doc["cache_hit_ratio"] {
+            Json::Null => None,
+            v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
+        });
     let coverage = coverage_from_json(&doc["coverage"])?;
     for (i, g) in doc["groups"]
         .as_array()
@@ -393,13 +396,16 @@ pub fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), 
                         sum.by().join(", ")
                     ));
                 }
-                if let (Some(a), Some(b)) = (sum.hit_ratio(), l.summary.hit_ratio())
-                    && a != b
-                {
-                    return Err(format!(
-                        "{}: saved with --cache-hit-ratio {b}, the first file with {a}: their hit and partial groups differ",
-                        p.display()
-                    ));
+                match (sum.hit_ratio(), l.summary.hit_ratio()) {
+                    (Some(a), Some(b)) if a != b => {
+                        return Err(format!(
+                            "{}: saved with --cache-hit-ratio {b}, an earlier file with {a}: their hit and partial groups differ",
+                            p.display()
+                        ));
+                    }
+                    // A file from before the ratio was recorded: checked against the next.
+                    (None, Some(b)) => sum.set_hit_ratio(Some(b)),
+                    _ => {}
                 }
                 if sum.targets() != l.summary.targets() {
                     return Err(format!(

@@ -415,6 +415,11 @@ impl Summary {
         self
     }
 
+    /// Sets the `--cache-hit-ratio` recorded (a merge of files some of which predate it).
+    pub fn set_hit_ratio(&mut self, ratio: Option<f64>) {
+        self.hit_ratio = ratio;
+    }
+
     /// The `--cache-hit-ratio` recorded ([`Summary::with_hit_ratio`]); `None` when unknown
     /// (a digest file from before it was saved).
     pub fn hit_ratio(&self) -> Option<f64> {

@@ -510,6 +510,13 @@ fn merge_refuses_files_that_do_not_line_up() {
     let out = run(&["merge", &a, &c], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cache-hit-ratio 0.9"));
+    // A file from before the ratio was recorded does not switch the check off.
+    let old = dir.path().join("old.json").display().to_string();
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    doc.as_object_mut().unwrap().remove("cache_hit_ratio");
+    std::fs::write(&old, doc.to_string()).unwrap();
+    assert_eq!(run(&["merge", &old, &a, &c], b"").status.code(), Some(2));
+    run_ok(&["merge", &old, &a], b"");
     // A log given to merge by mistake is named as not a digest file.
     let out = run(&["merge", &a, &input], b"");
     assert_eq!(out.status.code(), Some(2));
@@ -593,6 +600,12 @@ fn a_by_key_named_cache_is_renamed_and_label_clashes_are_refused() {
     );
     let out = run(&["summary", "--by", "a.b", "--by", "a_b", input], b"");
     assert_eq!(out.status.code(), Some(2));
+    for by in [["by_cache", "cache"], ["cache", "by_cache"]] {
+        let out = run(&["summary", "--by", by[0], "--by", by[1], input], b"");
+        assert_eq!(out.status.code(), Some(2), "{by:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("is that of --by {}", by[0])), "{err}");
+    }
 }
 
 /// `--save-digest` never replaces what is not a regular file (a symbolic link is written
