@@ -11,7 +11,7 @@
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
-use std::io::{self, BufRead, Read};
+use std::io::{self, BufRead};
 
 /// True when the input's first non-blank byte (after a UTF-8 BOM) is `[`: a JSON array
 /// document. Peeks at the buffered bytes only; consumes nothing.
@@ -68,9 +68,16 @@ const WHITESPACE: &[u8] = b" \t\r\n";
 /// A message with serde_json's position when the document is malformed, or the callback's
 /// error.
 pub fn for_each_element(
-    r: impl Read,
+    mut r: impl BufRead,
     each: &mut dyn FnMut(&[u8]) -> io::Result<()>,
 ) -> Result<(), String> {
+    // A byte-order mark before the array ([`detect`] looked past it) is no part of the JSON.
+    if r.fill_buf()
+        .map_err(|e| e.to_string())?
+        .starts_with(UTF8_BOM)
+    {
+        r.consume(UTF8_BOM.len());
+    }
     let mut de = serde_json::Deserializer::from_reader(r);
     loop {
         let mut failed = None;
@@ -294,6 +301,13 @@ mod tests {
         assert_eq!(got, vec!["{\"a\": 1}", "{\"a\": [2, 3]}", "{\"b\":4}"]);
         assert!(!is_array_document(&mut &b"  {\"a\":1}"[..]).unwrap());
         assert!(for_each_element(&b"[{\"a\":1},"[..], &mut |_| Ok(())).is_err());
+        let mut n = 0;
+        for_each_element(&b"\xEF\xBB\xBF[{\"a\":1},{\"a\":2}]"[..], &mut |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(n, 2, "a BOM before the array");
     }
 
     fn items(doc: &[u8], max: usize) -> Vec<String> {
