@@ -37,8 +37,9 @@
 
 use std::io::{self, BufWriter, Write};
 
-/// SplitMix64: tiny, fast, and identical on every platform.
-struct Rng(u64);
+/// SplitMix64: tiny, fast, and identical on every platform (also used by
+/// `tests/digest_accuracy.rs`).
+pub struct Rng(pub u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -65,7 +66,7 @@ impl Rng {
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
     /// Log-normal with the given median and shape.
-    fn lognormal(&mut self, median: f64, sigma: f64) -> f64 {
+    pub fn lognormal(&mut self, median: f64, sigma: f64) -> f64 {
         median * (sigma * self.normal()).exp()
     }
     fn hex(&mut self, out: &mut String, n: usize) {

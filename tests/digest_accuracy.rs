@@ -4,29 +4,11 @@
 
 use tokentime::digest::{Digest, quantile_sorted};
 
-/// splitmix64: a small, well-mixed deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in (0, 1].
-    fn unit(&mut self) -> f64 {
-        ((self.next() >> 11) + 1) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Standard normal (Box-Muller).
-    fn normal(&mut self) -> f64 {
-        let (u, v) = (self.unit(), self.unit());
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
-    }
-}
+// The log generator's SplitMix64 (`Rng::lognormal`).
+#[path = "../examples/genlog.rs"]
+#[allow(dead_code)]
+mod genlog;
+use genlog::Rng;
 
 /// Feeds `n` log-normal values (median `median`, shape `sigma`) to a digest with the default
 /// exact limit and compares its quantiles with the exact ones; returns the worst relative
@@ -36,7 +18,7 @@ fn worst_errors(seed: u64, n: usize, median: f64, sigma: f64) -> (f64, f64) {
     let mut d = Digest::default();
     let mut xs = Vec::with_capacity(n);
     for _ in 0..n {
-        let v = median * (sigma * rng.normal()).exp();
+        let v = rng.lognormal(median, sigma);
         d.add(v);
         xs.push(v);
     }
