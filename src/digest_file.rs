@@ -20,17 +20,6 @@ use std::path::Path;
 /// The version of the digest file schema.
 pub const SCHEMA: &str = "tokentime.digest/v1";
 
-const REASONS: [NullReason; 8] = [
-    NullReason::NotLogged,
-    NullReason::NotStreamed,
-    NullReason::OneToken,
-    NullReason::Sentinel,
-    NullReason::NegativeInterval,
-    NullReason::Error,
-    NullReason::Cancelled,
-    NullReason::ResponseCache,
-];
-
 /// The summary and coverage as a digest file document.
 pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
     let goodput = summary.targets().map(|t| {
@@ -334,9 +323,7 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
         }
         m.digest = digest_from_json(j, name)?;
         for (r, n) in j["nulls"].as_object().ok_or(format!("{name}.nulls"))? {
-            let reason = REASONS
-                .into_iter()
-                .find(|x| x.as_str() == r)
+            let reason = NullReason::from_name(r)
                 .ok_or_else(|| format!("{name}: unknown null reason {r:?}"))?;
             m.nulls.insert(reason, u(n, r)?);
         }

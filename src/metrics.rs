@@ -159,6 +159,24 @@ pub enum NullReason {
 }
 
 impl NullReason {
+    /// Every reason, in declaration order (its `Ord`, and its discriminant).
+    pub const ALL: [NullReason; 9] = [
+        NullReason::NotLogged,
+        NullReason::Unparseable,
+        NullReason::NotStreamed,
+        NullReason::OneToken,
+        NullReason::Sentinel,
+        NullReason::NegativeInterval,
+        NullReason::Error,
+        NullReason::Cancelled,
+        NullReason::ResponseCache,
+    ];
+
+    /// The reason named `name` ([`NullReason::as_str`]).
+    pub fn from_name(name: &str) -> Option<NullReason> {
+        NullReason::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
     /// The reason's name in output (`"not_logged"`, `"one_token"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -66,34 +66,12 @@ pub struct MetricStats {
 /// Null counts by reason. A fixed array rather than a map: counting is on every request's
 /// path (a `BTreeMap` entry per null was a measurable share of `summary`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NullCounts([u64; 9]);
+pub struct NullCounts([u64; NullReason::ALL.len()]);
 
 impl NullCounts {
-    /// Every reason, in [`NullReason`]'s order (its `Ord`).
-    const REASONS: [NullReason; 9] = [
-        NullReason::NotLogged,
-        NullReason::Unparseable,
-        NullReason::NotStreamed,
-        NullReason::OneToken,
-        NullReason::Sentinel,
-        NullReason::NegativeInterval,
-        NullReason::Error,
-        NullReason::Cancelled,
-        NullReason::ResponseCache,
-    ];
-
+    /// The reason's slot: its discriminant, its place in [`NullReason::ALL`].
     fn slot(r: NullReason) -> usize {
-        match r {
-            NullReason::NotLogged => 0,
-            NullReason::Unparseable => 1,
-            NullReason::NotStreamed => 2,
-            NullReason::OneToken => 3,
-            NullReason::Sentinel => 4,
-            NullReason::NegativeInterval => 5,
-            NullReason::Error => 6,
-            NullReason::Cancelled => 7,
-            NullReason::ResponseCache => 8,
-        }
+        r as usize
     }
 
     /// Counts `n` more nulls for reason `r`.
@@ -113,7 +91,7 @@ impl NullCounts {
 
     /// The reasons with a nonzero count, in order, with their counts.
     pub fn iter(&self) -> impl Iterator<Item = (NullReason, u64)> + '_ {
-        Self::REASONS
+        NullReason::ALL
             .iter()
             .zip(self.0)
             .filter(|&(_, n)| n > 0)
@@ -1170,7 +1148,7 @@ mod tests {
 
     #[test]
     fn null_reasons_in_order_and_each_in_its_own_slot() {
-        let r = NullCounts::REASONS;
+        let r = NullReason::ALL;
         assert!(r.windows(2).all(|w| w[0] < w[1]));
         for (i, &x) in r.iter().enumerate() {
             assert_eq!(NullCounts::slot(x), i);

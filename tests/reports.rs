@@ -643,3 +643,24 @@ fn save_digest_writes_through_links_and_refuses_an_input() {
         "the input is untouched"
     );
 }
+
+/// A digest file holding `unparseable` nulls is read back: the digest file's own list of
+/// reasons lacked it, so `merge` refused every file of a log with one unreadable field.
+#[test]
+fn a_digest_with_unparseable_nulls_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.json").display().to_string();
+    let input = "{\"call_type\":\"x\",\"startTime\":\"yesterday\",\"endTime\":1795964928.5,\
+                 \"completionStartTime\":1795964928.0}\n";
+    let one = run_ok(
+        &["summary", "-o", "json", "--save-digest", &d],
+        input.as_bytes(),
+    );
+    let merged = run_ok(&["merge", "-o", "json", &d], b"");
+    let (one, merged): (Value, Value) = (
+        serde_json::from_slice(&one).unwrap(),
+        serde_json::from_slice(&merged).unwrap(),
+    );
+    assert_eq!(one["coverage"]["anomalies"]["unparseable"], 1);
+    assert_eq!(merged["groups"], one["groups"]);
+}
