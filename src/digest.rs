@@ -93,6 +93,13 @@ impl Digest {
         self.reserve_one();
         self.exact.push(v);
         self.sorted = false;
+        self.fold_if_full();
+    }
+
+    /// Folds the collected values into the t-digest once there are more than the exact limit
+    /// (exact mode) or [`PENDING`] of them (t-digest mode).
+    #[inline(always)]
+    fn fold_if_full(&mut self) {
         let full = match self.td {
             None => self.exact.len() > self.limit,
             Some(_) => self.exact.len() >= PENDING,
@@ -155,13 +162,7 @@ impl Digest {
             (_, None) => {
                 self.exact.extend_from_slice(&other.exact);
                 self.sorted = false;
-                let full = match self.td {
-                    None => self.exact.len() > self.limit,
-                    Some(_) => self.exact.len() >= PENDING,
-                };
-                if full {
-                    self.fold();
-                }
+                self.fold_if_full();
             }
             (None, Some(_)) => {
                 let mut theirs = other.clone();

@@ -85,14 +85,18 @@ pub fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<()> {
     Ok(())
 }
 
-fn multimodal_text(f: &MultimodalFinding) -> String {
-    let name = METRICS[f.metric];
-    let modes: Vec<String> = f
-        .modality
+/// Each mode of a finding as `centre (share)`.
+fn mode_texts(f: &MultimodalFinding) -> Vec<String> {
+    f.modality
         .modes
         .iter()
         .map(|m| format!("{} ({})", fmt_cell(m.center), pct(m.share)))
-        .collect();
+        .collect()
+}
+
+fn multimodal_text(f: &MultimodalFinding) -> String {
+    let name = METRICS[f.metric];
+    let modes = mode_texts(f);
     let modes = match modes.len() {
         2 => format!("{} and {}", modes[0], modes[1]),
         _ => {
@@ -157,15 +161,7 @@ fn multimodal_text(f: &MultimodalFinding) -> String {
 fn multimodal_brief(fs: &[MultimodalFinding]) -> String {
     let parts: Vec<String> = fs
         .iter()
-        .map(|f| {
-            let modes: Vec<String> = f
-                .modality
-                .modes
-                .iter()
-                .map(|m| format!("{} ({})", fmt_cell(m.center), pct(m.share)))
-                .collect();
-            format!("{} {}", METRICS[f.metric], modes.join(" | "))
-        })
+        .map(|f| format!("{} {}", METRICS[f.metric], mode_texts(f).join(" | ")))
         .collect();
     format!("multimodal: {}", parts.join("; "))
 }

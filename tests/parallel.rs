@@ -104,23 +104,10 @@ fn threads_change_nothing_on_testdata_and_generated_logs() {
 /// file is read by one thread).
 #[test]
 fn threads_change_nothing_on_each_testdata_file() {
-    let mut files = vec![];
-    let mut dirs = vec![testdata()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p
-                .extension()
-                .is_some_and(|x| x == "jsonl" || x == "log" || x == "json" || x == "gz")
-                && !p.to_string_lossy().ends_with(".formats.json")
-            {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files: Vec<_> = testdata_files(&["jsonl", "log", "json", "gz"])
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().ends_with(".formats.json"))
+        .collect();
     assert!(files.len() > 50, "{}", files.len());
     let formats = testdata().join("custom/gateway.formats.toml");
     let formats = formats.to_str().unwrap();
