@@ -330,6 +330,11 @@ pub struct FormatSpec {
     /// With `records`: the measurement window records must overlap.
     #[serde(skip)]
     pub record_window: Option<RecordWindow>,
+    /// With `records`: members of the line's top-level object copied into each record that
+    /// has no member of that name (a benchmark result's `model_id`, which holds for all its
+    /// requests), so the fields and `model` paths read them as the record's own.
+    #[serde(skip)]
+    pub record_carry: Vec<String>,
     /// When set, a request spans several lines, joined this way.
     #[serde(skip)]
     pub join: Option<JoinSpec>,
@@ -620,6 +625,13 @@ pub fn describe(f: &FormatSpec) -> String {
             let _ = writeln!(s, "  requests: element i of the arrays {}", cols.join(", "));
         }
         None => {}
+    }
+    if !f.record_carry.is_empty() {
+        let _ = writeln!(
+            s,
+            "  each request also reads the line's: {}",
+            f.record_carry.join(", ")
+        );
     }
     if let Some(j) = &f.join {
         let key: Vec<String> = j

@@ -261,6 +261,8 @@ fn vllm_bench() -> FormatSpec {
                 .to_vec(),
         )),
         record_markers: vec![Cond::Present(p("ttfts"))],
+        record_carry: vec!["model_id".into()],
+        model_paths: vec![p("model_id")],
         arrival_origin: Origin::Gateway,
         ttft_doc: "gateway (benchmark client): ttfts[i]; decode = sum(itls[i])".into(),
         cache_doc: "none".into(),

@@ -831,6 +831,7 @@ impl Processor {
             &value,
             &source,
             self.formats.spec(format).record_window.as_ref(),
+            &self.formats.spec(format).record_carry,
             &mut recs,
         );
         // Every format with records whose line markers hold may claim a record (vLLM's spans

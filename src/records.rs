@@ -12,6 +12,9 @@ use serde_json::{Map, Value};
 /// Appends to `out` the JSON text of each record of `line` (a parsed JSON value) as `source`
 /// says, in document order, and returns how many records fell outside `window`.
 ///
+/// The members of `line` named in `carry` are copied into each record that has no member of
+/// that name (a value that holds for every request of the line, as a benchmark's model).
+///
 /// OTLP `attributes` lists (`[{"key":K,"value":{"intValue":"3"}}]`) in a record become
 /// objects (`{"K":"3"}`), so a format reads `attributes.K`. Each record found by a pattern
 /// gets a member `"$parent"`: the key of the array or object that held it (`"spans"`,
@@ -20,8 +23,20 @@ pub fn collect(
     line: &Value,
     source: &RecordSource,
     window: Option<&RecordWindow>,
+    carry: &[String],
     out: &mut Vec<Vec<u8>>,
 ) -> u64 {
+    let carried: Vec<(&String, &Value)> = carry
+        .iter()
+        .filter_map(|k| Some((k, line.get(k.as_str())?)))
+        .collect();
+    let add_carried = |m: &mut Map<String, Value>| {
+        for (k, v) in &carried {
+            if !m.contains_key(k.as_str()) {
+                m.insert((*k).clone(), (*v).clone());
+            }
+        }
+    };
     let mut outside = 0;
     match source {
         RecordSource::Each(patterns) => {
@@ -45,6 +60,7 @@ pub fn collect(
                     normalize_otlp(&mut v);
                     if let Value::Object(m) = &mut v {
                         m.insert("$parent".into(), Value::String(parent.clone()));
+                        add_carried(m);
                     }
                     out.push(serde_json::to_vec(&v).unwrap_or_default());
                 }
@@ -63,6 +79,7 @@ pub fn collect(
                         rec.insert((*name).clone(), v.clone());
                     }
                 }
+                add_carried(&mut rec);
                 out.push(serde_json::to_vec(&Value::Object(rec)).unwrap_or_default());
             }
         }
@@ -200,7 +217,13 @@ mod tests {
         let pattern = ["resourceSpans", "*", "scopeSpans", "*", "spans", "*"]
             .map(String::from)
             .to_vec();
-        collect(&line, &RecordSource::Each(vec![pattern]), None, &mut out);
+        collect(
+            &line,
+            &RecordSource::Each(vec![pattern]),
+            None,
+            &[],
+            &mut out,
+        );
         let recs: Vec<Value> = out
             .iter()
             .map(|b| serde_json::from_slice(b).unwrap())
@@ -214,16 +237,22 @@ mod tests {
 
     #[test]
     fn columns_zip_by_index() {
-        let line = json!({"ttfts":[0.1,0.2],"itls":[[0.01],[]],"errors":["",""],"other":1});
+        let line = json!({"ttfts":[0.1,0.2],"itls":[[0.01],[]],"errors":["",""],"other":1,
+                          "model_id":"m"});
         let mut out = vec![];
         collect(
             &line,
             &RecordSource::Columns(vec!["ttfts".into(), "itls".into(), "errors".into()]),
             None,
+            // Carried when the line has it and the record does not.
+            &["model_id".into(), "absent".into(), "ttfts".into()],
             &mut out,
         );
         assert_eq!(out.len(), 2);
         let r1: Value = serde_json::from_slice(&out[1]).unwrap();
-        assert_eq!(r1, json!({"ttfts":0.2,"itls":[],"errors":""}));
+        assert_eq!(
+            r1,
+            json!({"ttfts":0.2,"itls":[],"errors":"","model_id":"m"})
+        );
     }
 }

@@ -226,3 +226,45 @@ fn pretty_printed_result_files_summarize_as_their_one_line_originals() {
         assert!(out.stdout == bytes, "enrich passes it through unchanged");
     }
 }
+
+#[test]
+fn vllm_results_group_by_model_under_their_model_id() {
+    // The model is logged once per run (`model_id` at the top), not per request: every
+    // request of a result file takes it, in `--by '$model'` groups and in rows.
+    let dirs = dirs("vllm");
+    let files: Vec<String> = dirs
+        .iter()
+        .map(|d| d.join("result.json").to_str().unwrap().to_string())
+        .collect();
+    let mut args = vec!["summary", "-o", "json", "--by", "$model"];
+    args.extend(files.iter().map(String::as_str));
+    let s = summary(&args);
+    let mut by_model: Vec<(String, u64)> = s["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["key"].as_object().unwrap().len() == 1 && g["key"]["$model"].is_string())
+        .map(|g| {
+            let key = g["key"]["$model"].as_str().unwrap().to_string();
+            (key, g["requests"].as_u64().unwrap())
+        })
+        .collect();
+    by_model.sort();
+    assert_eq!(
+        by_model,
+        vec![
+            ("deepseek-ai/DeepSeek-V2.5".to_string(), 200),
+            ("meta-llama/Llama-3.3-70B-Instruct".to_string(), 600),
+        ]
+    );
+    let csv = run_ok(&["--output", "csv", &files[1]], b"");
+    let csv = String::from_utf8(csv).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 200);
+    assert!(
+        rows.iter()
+            .all(|r| r.split(',').nth(1) == Some("meta-llama/Llama-3.3-70B-Instruct")),
+        "{}",
+        rows[0]
+    );
+}
