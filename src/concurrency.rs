@@ -278,7 +278,9 @@ impl<T> Sweep<T> {
                         self.last_close = time;
                         let len = time - q.open_time;
                         let mean = if len > 0 {
-                            (self.area - q.open_area) as f64 / len as f64
+                            // Through i64 when it fits: the same rounding, cheaper.
+                            let area = self.area - q.open_area;
+                            i64::try_from(area).map_or(area as f64, |a| a as f64) / len as f64
                         } else {
                             self.open as f64
                         };

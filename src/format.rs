@@ -8,7 +8,7 @@
 
 use crate::metrics::{Origin, Outcome, Timeline};
 use crate::record::{PathSet, SlotId, Slots};
-use crate::units::{Unit, decode_count, decode_ns};
+use crate::units::{Unit, decode_count_bytes, decode_ns, decode_ns_bytes};
 
 /// A canonical field a format can fill (SPEC section 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -873,43 +873,38 @@ fn read_field(
     line: &[u8],
     slots: &Slots,
 ) -> Option<i64> {
-    let decode = |raw: &str| -> Option<i64> {
+    let decode = |raw: &[u8]| -> Option<i64> {
         if field.is_count() && combine != Combine::FloorRatio {
-            decode_count(raw).and_then(|c| i64::try_from(c).ok())
+            decode_count_bytes(raw).and_then(|c| i64::try_from(c).ok())
         } else {
-            decode_ns(raw, unit)
+            decode_ns_bytes(raw, unit)
         }
     };
+    let raw = |s: SlotId| slots.raw_bytes(line, s);
     match combine {
         Combine::FirstOrZero => Some(
             ids.iter()
-                .find_map(|&s| slots.raw(line, s))
+                .find_map(|&s| raw(s))
                 .and_then(decode)
                 .unwrap_or(0),
         ),
-        Combine::First => ids
-            .iter()
-            .find_map(|&s| slots.raw(line, s))
-            .and_then(decode),
+        Combine::First => ids.iter().find_map(|&s| raw(s)).and_then(decode),
         Combine::Sum => {
-            let vals: Vec<i64> = ids
-                .iter()
-                .filter_map(|&s| slots.raw(line, s).and_then(decode))
-                .collect();
-            if vals.is_empty() {
-                None
-            } else {
-                vals.iter().try_fold(0i64, |a, &b| a.checked_add(b))
+            // None when no slot decodes, or on overflow.
+            let mut sum = None::<Option<i64>>;
+            for v in ids.iter().filter_map(|&s| raw(s).and_then(decode)) {
+                sum = Some(sum.unwrap_or(Some(0)).and_then(|a| a.checked_add(v)));
             }
+            sum.flatten()
         }
         Combine::FloorRatio => {
-            let a = decode(slots.raw(line, *ids.first()?)?)?;
-            let b = decode(slots.raw(line, *ids.get(1)?)?)?;
+            let a = decode(raw(*ids.first()?)?)?;
+            let b = decode(raw(*ids.get(1)?)?)?;
             if b <= 0 || a < 0 { None } else { Some(a / b) }
         }
         Combine::Difference => {
-            let a = decode(slots.raw(line, *ids.first()?)?)?;
-            let b = decode(slots.raw(line, *ids.get(1)?)?)?;
+            let a = decode(raw(*ids.first()?)?)?;
+            let b = decode(raw(*ids.get(1)?)?)?;
             let d = a.checked_sub(b)?;
             if field.is_count() && d < 0 {
                 None
@@ -933,8 +928,10 @@ impl CCond {
     fn holds(&self, line: &[u8], slots: &Slots) -> bool {
         match self {
             CCond::Present(s) => slots.has(*s),
-            CCond::Equals(s, v) => slots.raw(line, *s) == Some(v.as_str()),
-            CCond::Differs(s, v) => slots.raw(line, *s).is_some_and(|raw| raw != v),
+            CCond::Equals(s, v) => slots.raw_bytes(line, *s) == Some(v.as_bytes()),
+            CCond::Differs(s, v) => slots
+                .raw_bytes(line, *s)
+                .is_some_and(|raw| raw != v.as_bytes()),
             CCond::AtLeast(s, min) => slots
                 .raw(line, *s)
                 .map(|raw| raw.trim_matches('"'))

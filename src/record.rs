@@ -252,6 +252,14 @@ impl Slots {
         std::str::from_utf8(&line[a as usize..b as usize]).ok()
     }
 
+    /// The raw JSON text of slot `id`'s value in `line`, as bytes; `None` when absent or
+    /// `null`. The same text as [`Slots::raw`] (a read line is valid UTF-8 and a value's text
+    /// starts and ends at ASCII bytes), without checking it again.
+    pub fn raw_bytes<'l>(&self, line: &'l [u8], id: SlotId) -> Option<&'l [u8]> {
+        let (a, b) = self.spans.get(id).copied().flatten()?;
+        line.get(a as usize..b as usize)
+    }
+
     /// True when slot `id` holds a non-null value.
     pub fn has(&self, id: SlotId) -> bool {
         matches!(self.spans.get(id), Some(Some(_)))

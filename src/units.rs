@@ -114,19 +114,27 @@ impl Unit {
 /// assert_eq!(decode_ns("862.155", Unit::Ms), Some(862_155_000));
 /// ```
 pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
-    let raw = raw.trim();
-    let (text, quoted) = match raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+    decode_ns_bytes(raw.trim().as_bytes(), unit)
+}
+
+/// [`decode_ns`] of raw JSON text as bytes, as a line's value spans are (only JSON's ASCII
+/// blanks are trimmed: a value's text has no other). No UTF-8 check: only quoted RFC 3339 and
+/// duration strings are read as text.
+pub(crate) fn decode_ns_bytes(raw: &[u8], unit: Unit) -> Option<i64> {
+    let raw = raw.trim_ascii();
+    let (text, quoted) = match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
         Some(inner) => (inner, true),
         None => (raw, false),
     };
+    let as_str = || std::str::from_utf8(text).ok();
     match unit {
         Unit::EpochS | Unit::S => decimal_scaled(text, 9),
         Unit::EpochMs | Unit::Ms => decimal_scaled(text, 6),
         Unit::EpochUs | Unit::Us => decimal_scaled(text, 3),
         Unit::EpochNs | Unit::Ns => decimal_scaled(text, 0),
-        Unit::Rfc3339 => quoted.then(|| parse_rfc3339(text)).flatten(),
+        Unit::Rfc3339 => quoted.then(|| parse_rfc3339(as_str()?)).flatten(),
         Unit::EpochAuto => {
-            if quoted && let Some(t) = parse_rfc3339(text) {
+            if quoted && let Some(t) = as_str().and_then(parse_rfc3339) {
                 return Some(t);
             }
             let scale = |magnitude: u64| {
@@ -141,7 +149,7 @@ pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
                 }
             };
             // The common short form is split once, then scaled twice.
-            if let Some(p) = short_parts(text.as_bytes()) {
+            if let Some(p) = short_parts(text) {
                 return p.scaled(scale(p.scaled(0)?.unsigned_abs()));
             }
             let magnitude = decimal_scaled(text, 0)?.unsigned_abs();
@@ -149,7 +157,7 @@ pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
         }
         Unit::DurationStr => {
             if quoted {
-                parse_duration_str(text)
+                parse_duration_str(as_str()?)
             } else {
                 None
             }
@@ -171,14 +179,19 @@ pub fn decode_ns(raw: &str, unit: Unit) -> Option<i64> {
 /// assert_eq!(decode_count("128.000000000000000001"), None);
 /// ```
 pub fn decode_count(raw: &str) -> Option<u64> {
-    let raw = raw.trim();
+    decode_count_bytes(raw.trim().as_bytes())
+}
+
+/// [`decode_count`] of raw JSON text as bytes (see [`decode_ns_bytes`]).
+pub(crate) fn decode_count_bytes(raw: &[u8]) -> Option<u64> {
+    let raw = raw.trim_ascii();
     let text = raw
-        .strip_prefix('"')
-        .and_then(|r| r.strip_suffix('"'))
+        .strip_prefix(b"\"")
+        .and_then(|r| r.strip_suffix(b"\""))
         .unwrap_or(raw);
-    // The common case, plain digits, is exact by construction.
-    if (1..=18).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().ok();
+    // The common case, plain digits, is exact by construction (18 digits fit a u64).
+    if (1..=18).contains(&text.len()) && text.iter().all(|b| b.is_ascii_digit()) {
+        return Some(text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')));
     }
     // Checked on the decimal digits: an f64 would call 1.92e-2050 or 9007199254740993.5
     // integral.
@@ -191,8 +204,8 @@ pub fn decode_count(raw: &str) -> Option<u64> {
 
 /// Parses a decimal number (`-12.5e3`) and returns `value * 10^scale`, rounded half away from
 /// zero, exactly (no binary floating point on the way).
-fn decimal_scaled(text: &str, scale: i32) -> Option<i64> {
-    match decimal_scaled_short(text.as_bytes(), scale) {
+fn decimal_scaled(text: &[u8], scale: i32) -> Option<i64> {
+    match decimal_scaled_short(text, scale) {
         Some(v) => v,
         None => decimal(text, scale).map(|(v, _)| v),
     }
@@ -286,8 +299,8 @@ impl ShortDecimal {
 
 /// [`decimal_scaled`] for any length and an exponent, in `i128` arithmetic, and whether the
 /// result is exact: no non-zero digit was rounded off.
-fn decimal(text: &str, scale: i32) -> Option<(i64, bool)> {
-    let b = text.as_bytes();
+fn decimal(text: &[u8], scale: i32) -> Option<(i64, bool)> {
+    let b = text;
     let mut i = 0;
     let neg = match b.first() {
         Some(b'-') => {
@@ -578,7 +591,7 @@ pub fn parse_duration_str(s: &str) -> Option<i64> {
     if num.starts_with('-') || num.starts_with('+') {
         return None;
     }
-    decimal_scaled(num, scale)
+    decimal_scaled(num.as_bytes(), scale)
 }
 
 #[cfg(test)]
@@ -749,7 +762,7 @@ mod short_path_tests {
             if let Some(fast) = decimal_scaled_short(s.as_bytes(), scale) {
                 assert_eq!(
                     fast,
-                    decimal(&s, scale).map(|(v, _)| v),
+                    decimal(s.as_bytes(), scale).map(|(v, _)| v),
                     "{s:?} scale {scale}"
                 );
                 checked += 1;
@@ -762,13 +775,13 @@ mod short_path_tests {
             let s: String = (0..len)
                 .map(|_| (b'0' + (next() % 10) as u8) as char)
                 .collect();
-            let general =
-                decimal(&s, 0).and_then(|(v, exact)| u64::try_from(v).ok().filter(|_| exact));
+            let general = decimal(s.as_bytes(), 0)
+                .and_then(|(v, exact)| u64::try_from(v).ok().filter(|_| exact));
             assert_eq!(decode_count(&s), general, "{s:?}");
         }
         assert_eq!(decimal_scaled_short(b"1e3", 0), None);
         assert_eq!(
-            decimal_scaled("1795964927.0283072", 9),
+            decimal_scaled(b"1795964927.0283072", 9),
             Some(1_795_964_927_028_307_200)
         );
     }
