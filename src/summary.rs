@@ -54,6 +54,11 @@ pub fn request_value(m: &Metrics, i: usize) -> Result<f64, NullReason> {
 /// The value standing for all groups past `--max-groups`.
 pub const OTHER: &str = "(other)";
 
+/// The grouping of everything (no dimension) in [`Summary`]'s subsets.
+const OVERALL: usize = 0;
+/// The grouping by cache class alone.
+const BY_CACHE: usize = 1;
+
 /// One metric's distribution and the reasons it was null.
 #[derive(Debug, Clone, Default)]
 pub struct MetricStats {
@@ -356,6 +361,9 @@ pub struct Summary {
     /// The `--cache-hit-ratio` its cache classes were made with (saved in digest files, so
     /// that `merge` refuses files whose hit and partial groups mean different things).
     hit_ratio: Option<f64>,
+    /// The overall group as reported ([`Summary::groups`], [`Summary::raw_groups`]), made
+    /// afresh for each report: see [`Summary::overall`].
+    view: Box<GroupStats>,
 }
 
 impl Summary {
@@ -378,6 +386,7 @@ impl Summary {
             exact_limit,
             targets: None,
             hit_ratio: None,
+            view: Box::default(),
         }
     }
 
@@ -430,6 +439,7 @@ impl Summary {
             exact_limit: self.exact_limit,
             targets: self.targets.clone(),
             hit_ratio: self.hit_ratio,
+            view: Box::default(),
         }
     }
 
@@ -556,7 +566,8 @@ impl Summary {
     }
 
     /// Calls `f` on each group a request of cache class `cache` with these `--by` values
-    /// belongs to (creating them as needed); returns their indices.
+    /// belongs to, except the overall one (made at report time, [`Summary::overall`]),
+    /// creating them as needed; returns the indices of all of them.
     fn each_group(
         &mut self,
         cache: Option<CacheClass>,
@@ -574,7 +585,11 @@ impl Summary {
                 }
             });
             let g = self.group_index(si, values);
-            f(&mut self.groups[g].stats);
+            // The overall group is the sum of the per-cache groups (every request is in
+            // exactly one): made at report time, not added to here.
+            if si != OVERALL {
+                f(&mut self.groups[g].stats);
+            }
             *id = g as u32;
             self.subsets[si] = dims;
         }
@@ -586,7 +601,9 @@ impl Summary {
     /// returned them).
     pub fn add_inflight(&mut self, ids: &GroupIds, inflight: f64, tpot_ms: f64) {
         for &g in ids {
-            if let Some(g) = self.groups.get_mut(g as usize) {
+            if let Some(g) = self.groups.get_mut(g as usize)
+                && g.subset != OVERALL
+            {
                 g.stats.extra.add_inflight(inflight, tpot_ms);
             }
         }
@@ -620,10 +637,18 @@ impl Summary {
             .iter()
             .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
             .collect();
+        *self.view = self.overall();
+        let mut view = Some(&mut *self.view);
         let mut out: Vec<_> = self
             .groups
             .iter_mut()
-            .map(|g| (names[g.subset].clone(), g.key.clone(), &mut g.stats))
+            .map(|g| {
+                let stats = match g.subset {
+                    OVERALL => view.take().unwrap_or(&mut g.stats),
+                    _ => &mut g.stats,
+                };
+                (names[g.subset].clone(), g.key.clone(), stats)
+            })
             .collect();
         out.sort_by(|a, b| {
             a.0.len()
@@ -657,6 +682,14 @@ impl Summary {
                 let names: Vec<&str> = key.iter().map(|(n, _)| n.as_str()).collect();
                 format!("no grouping by [{}] here", names.join(", "))
             })?;
+        if si == OVERALL {
+            // A saved overall group holds everything of the per-cache groups saved with it,
+            // which are inserted too: only what was added to it alone is kept.
+            let g = self.group(OVERALL, std::iter::empty());
+            g.extra.late += stats.extra.late;
+            g.extra.forced += stats.extra.forced;
+            return Ok(());
+        }
         let values: Vec<Option<String>> = self.subsets[si]
             .iter()
             .map(|&d| {
@@ -680,6 +713,24 @@ impl Summary {
         }
     }
 
+    /// The overall group: what was added to it alone (in-flight sweep counts, and those of
+    /// merged summaries) with every per-cache group merged in. Every request is added to
+    /// exactly one per-cache group and to no overall group ([`Summary::add_request`]): this
+    /// halves the per-request work of a summary, and gives the same counts, the same exact
+    /// quantiles, and t-digest estimates within the digest's error (partial digests merged,
+    /// as with `--threads`).
+    fn overall(&self) -> GroupStats {
+        let mut all = self
+            .groups
+            .iter()
+            .find(|g| g.subset == OVERALL)
+            .map_or_else(|| GroupStats::new(self.exact_limit), |g| g.stats.clone());
+        for g in self.groups.iter().filter(|g| g.subset == BY_CACHE) {
+            all.merge(&g.stats);
+        }
+        all
+    }
+
     fn dim_name(&self, d: usize) -> &str {
         if d == 0 { "cache" } else { &self.by[d - 1] }
     }
@@ -691,10 +742,18 @@ impl Summary {
             .iter()
             .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
             .collect();
+        *self.view = self.overall();
+        let mut view = Some(&mut *self.view);
         let mut out: Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> = self
             .groups
             .iter_mut()
-            .map(|g| (g.subset, &g.key, &mut g.stats))
+            .map(|g| {
+                let stats = match g.subset {
+                    OVERALL => view.take().unwrap_or(&mut g.stats),
+                    _ => &mut g.stats,
+                };
+                (g.subset, &g.key, stats)
+            })
             .collect();
         out.sort_by(|a, b| {
             a.0.cmp(&b.0)
@@ -812,8 +871,13 @@ pub fn to_json(
 /// The time span of the whole log in seconds (first start to last end over all requests),
 /// `None` when no request logs a time.
 pub fn log_span(summary: &mut Summary) -> Option<f64> {
-    let g = summary.find(0, std::iter::empty())?;
-    let (a, b) = summary.groups[g].stats.span?;
+    // The overall group's span, as [`Summary::overall`] makes it.
+    let (a, b) = summary
+        .groups
+        .iter()
+        .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
+        .filter_map(|g| g.stats.span)
+        .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)))?;
     Some((b - a) as f64 / 1e9)
 }
 

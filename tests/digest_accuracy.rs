@@ -22,6 +22,12 @@ fn worst_errors(seed: u64, n: usize, median: f64, sigma: f64) -> (f64, f64) {
         d.add(v);
         xs.push(v);
     }
+    errors(&mut d, xs)
+}
+
+/// The worst relative errors (p50-p99, p99.9) of `d`'s quantiles against the exact ones of
+/// `xs` (the same values); checks that `d` is past the exact limit and monotone in q.
+fn errors(d: &mut Digest, mut xs: Vec<f64>) -> (f64, f64) {
     assert!(!d.is_exact(), "10^6 values are past the exact limit");
     xs.sort_by(f64::total_cmp);
     let mut body: f64 = 0.0;
@@ -55,4 +61,31 @@ fn t_digest_quantiles_are_within_half_a_percent_to_p99_and_one_percent_at_p999()
         assert!(body <= 0.005, "p50-p99 off by {body} (seed {seed})");
         assert!(tail <= 0.01, "p99.9 off by {tail} (seed {seed})");
     }
+}
+
+#[test]
+fn the_overall_digest_merged_from_per_cache_digests_is_as_accurate() {
+    // `summary`'s overall group is its per-cache groups merged at report time: a bimodal
+    // TTFT (prefix-cache hits fast, misses slow, a few partial hits between), each class in
+    // its own digest, merged in as `Summary` does (into an empty one, class by class).
+    let mut rng = Rng(4);
+    let mut by_class = [Digest::default(), Digest::default(), Digest::default()];
+    let mut xs = Vec::with_capacity(1_000_000);
+    for i in 0..1_000_000u32 {
+        let (class, v) = match i % 10 {
+            0..=2 => (0, rng.lognormal(40.0, 0.5)),
+            3 => (1, rng.lognormal(150.0, 0.6)),
+            _ => (2, rng.lognormal(400.0, 0.8)),
+        };
+        by_class[class].add(v);
+        xs.push(v);
+    }
+    let mut overall = Digest::default();
+    for d in &by_class {
+        overall.merge(d);
+    }
+    let (body, tail) = errors(&mut overall, xs);
+    eprintln!("merged: p50-p99 worst {body:.5}, p99.9 {tail:.5}");
+    assert!(body <= 0.005, "p50-p99 off by {body}");
+    assert!(tail <= 0.01, "p99.9 off by {tail}");
 }
