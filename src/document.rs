@@ -13,15 +13,26 @@ use serde_json::value::RawValue;
 use std::fmt;
 use std::io::{self, BufRead};
 
-/// True when the input's first non-blank byte (after a UTF-8 BOM) is `[`: a JSON array
-/// document. Peeks at the buffered bytes only; consumes nothing.
+/// True when the input's first non-blank byte (after a UTF-8 BOM) is `[` and the next one is
+/// `{` or `]`: a JSON array document of records (or an empty one). A text line that starts
+/// with a bracket (`[INFO] proxy up`, `[2026-11-29 10:00:01] ...`) is no document: the input
+/// is read as lines. When the buffered bytes end before the byte after `[` (a stream that has
+/// written only that much), it is taken for a document. Peeks at the buffered bytes only;
+/// consumes nothing.
 ///
 /// # Errors
 /// The reader's.
 pub fn is_array_document(r: &mut impl BufRead) -> io::Result<bool> {
     let buf = r.fill_buf()?;
+    Ok(opens_with(buf, b'[', b"{]"))
+}
+
+/// True when `buf`'s first non-blank byte (after a UTF-8 BOM) is `open` and the non-blank byte
+/// after it is one of `next`, or `buf` ends before there is one.
+fn opens_with(buf: &[u8], open: u8, next: &[u8]) -> bool {
     let buf = buf.strip_prefix(UTF8_BOM).unwrap_or(buf);
-    Ok(buf.iter().find(|b| !WHITESPACE.contains(b)) == Some(&b'['))
+    let mut bytes = buf.iter().filter(|b| !WHITESPACE.contains(b));
+    bytes.next() == Some(&open) && bytes.next().is_none_or(|b| next.contains(b))
 }
 
 /// What kind of document an input is, told by [`detect`].
@@ -34,9 +45,10 @@ pub enum Document {
 }
 
 /// The kind of document the input is, or `None` for JSON lines: an array when its first
-/// non-blank byte (after a UTF-8 BOM) is `[` ([`is_array_document`]), pretty-printed objects
-/// when its first non-blank line is a lone `{` (whitespace only after it, up to the newline),
-/// which no JSON-lines log has. Peeks at the buffered bytes only; consumes nothing.
+/// non-blank byte (after a UTF-8 BOM) is `[` and the next `{` or `]` ([`is_array_document`]),
+/// pretty-printed objects when its first non-blank line is a lone `{` (whitespace only after
+/// it, up to the newline), which no JSON-lines log has, and the next non-blank byte is a key's
+/// `"` or the `}`. Peeks at the buffered bytes only; consumes nothing.
 ///
 /// # Errors
 /// The reader's.
@@ -50,11 +62,13 @@ pub fn detect(r: &mut impl BufRead) -> io::Result<Option<Document>> {
         return Ok(None);
     };
     let rest = &buf[i + 1..];
+    // A lone `{`, then a key or the `}` (a line `{` of some text log is no document).
     let lone = buf[i] == b'{'
         && rest
             .iter()
             .find(|b| !b" \t\r".contains(b))
-            .is_some_and(|&b| b == b'\n');
+            .is_some_and(|&b| b == b'\n')
+        && opens_with(&buf[i..], b'{', b"\"}");
     Ok(lone.then_some(Document::Object))
 }
 

@@ -349,3 +349,68 @@ fn an_ollama_answer_inside_a_stream_of_the_same_model_stands_alone() {
     assert_eq!(objs[2].as_ref().unwrap()["ttft_ms"], 2909.854);
     assert_eq!(objs[6].as_ref().unwrap()["ttft_ms"], 56.132);
 }
+
+/// A text banner whose first line starts with a bracket (`[INFO] ...`, a `[timestamp]`
+/// prefix) or is a lone `{`, is one non-JSON line: the JSON lines after it are read, in
+/// `summary`, enrich and the row outputs, from a file and from standard input. (They were taken
+/// for a JSON array or a pretty-printed object document, and lost.)
+#[test]
+fn a_bracket_or_brace_banner_is_a_line_not_a_document() {
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let first20: Vec<u8> = lab
+        .split_inclusive(|&b| b == b'\n')
+        .take(20)
+        .flatten()
+        .copied()
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    for banner in [
+        "[INFO] proxy up\n",
+        "[2026-11-29 10:00:01] starting\n",
+        "  [ 1.0 ] boot\n",
+        "{\njunk\n",
+    ] {
+        let input = [banner.as_bytes(), &first20].concat();
+        let banner_lines = banner.lines().count() as u64;
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, &input).unwrap();
+        for stdin in [true, false] {
+            let file = path.to_str().unwrap();
+            let (args, data): (Vec<&str>, &[u8]) = if stdin {
+                (vec!["summary", "-o", "json"], &input)
+            } else {
+                (vec!["summary", "-o", "json", file], b"")
+            };
+            let s: serde_json::Value = serde_json::from_slice(&run(&args, data).stdout).unwrap();
+            assert_eq!(s["coverage"]["requests"], 20, "{banner:?} stdin {stdin}");
+            assert_eq!(
+                s["coverage"]["lines"],
+                20 + banner_lines,
+                "{banner:?} stdin {stdin}"
+            );
+            let (args, data): (Vec<&str>, &[u8]) = if stdin {
+                (vec![], &input)
+            } else {
+                (vec![file], b"")
+            };
+            let out = run(&args, data);
+            let enriched = out
+                .stdout
+                .split(|&b| b == b'\n')
+                .filter(|l| l.windows(11).any(|w| w == b"\"tokentime\""))
+                .count();
+            assert_eq!(enriched, 20, "{banner:?} stdin {stdin}");
+            assert!(out.stdout.starts_with(banner.as_bytes()), "{banner:?}");
+        }
+        let csv = run(&["--output", "csv", path.to_str().unwrap()], b"").stdout;
+        assert_eq!(
+            csv.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count(),
+            21
+        );
+    }
+    // A real array document and a real pretty object still are documents.
+    let array = b"[\n  {\"ttft_s\": 0.5, \"end_to_end_latency_s\": 2.0, \"inter_token_latency_s\": 0.01, \"number_output_tokens\": 10, \"number_input_tokens\": 5}\n]\n";
+    let s: serde_json::Value =
+        serde_json::from_slice(&run(&["summary", "-o", "json"], array).stdout).unwrap();
+    assert_eq!(s["coverage"]["formats"]["llmperf"], 1);
+}
