@@ -9,6 +9,28 @@ use std::ops::{Deref, DerefMut};
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Splits one raw line (with its line ending) into its prefix, content and ending (`\n`,
+/// `\r\n` or none). The prefix is no part of the JSON and passes through unchanged: NUL bytes
+/// (what a `copytruncate` log rotation leaves before the writer's next line: the file is cut,
+/// and the writer goes on at its old offset), then a byte-order mark (the input's, or, mid-stream,
+/// a file concatenated onto it: `cat a.jsonl b.jsonl`).
+pub fn frame(raw: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let nuls = raw.iter().take_while(|&&b| b == 0).count();
+    let bom = if raw[nuls..].starts_with(UTF8_BOM) {
+        UTF8_BOM.len()
+    } else {
+        0
+    };
+    let (prefix, line) = raw.split_at(nuls + bom);
+    let ending_len = if line.ends_with(b"\r\n") {
+        2
+    } else {
+        usize::from(line.ends_with(b"\n"))
+    };
+    let (content, ending) = line.split_at(line.len() - ending_len);
+    (prefix, content, ending)
+}
+
 /// Bytes asked of the input per read when lines are short: big enough to amortize the system
 /// call, small enough that what was read is still in the core's L2 cache when it is parsed.
 const READ_SIZE: usize = 128 * 1024;
@@ -161,23 +183,8 @@ impl<R: Read> LineReader<R> {
 
     fn frame(&mut self, a: usize, b: usize) -> Line<'_> {
         self.line_no += 1;
-        let mut line = &self.buf[a..b];
-        let mut prefix: &[u8] = &[];
         self.first = false;
-        // A byte-order mark starts the input, or, mid-stream, a file concatenated onto it
-        // (`cat a.jsonl b.jsonl`): either way it is no part of the JSON.
-        if line.starts_with(UTF8_BOM) {
-            prefix = &line[..3];
-            line = &line[3..];
-        }
-        let ending_len = if line.ends_with(b"\r\n") {
-            2
-        } else if line.ends_with(b"\n") {
-            1
-        } else {
-            0
-        };
-        let (content, ending) = line.split_at(line.len() - ending_len);
+        let (prefix, content, ending) = frame(&self.buf[a..b]);
         Line::Text {
             prefix,
             content,

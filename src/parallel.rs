@@ -35,15 +35,13 @@
 
 use crate::config::Config;
 use crate::input::Source;
-use crate::lines::ReadBuf;
+use crate::lines::{ReadBuf, frame};
 use crate::worker::{Handled, SweepInput, Worker};
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// True when `source` may be read in chunks by several threads: more than one thread, a file
 /// of more than one chunk (or standard input that is a regular file), and some format in use
@@ -332,23 +330,6 @@ impl Reader<'_> {
             }
         }
     }
-}
-
-/// A line's prefix (a byte-order mark: the input's, or a concatenated file's), content and
-/// ending.
-fn frame(raw: &[u8]) -> (&[u8], &[u8], &[u8]) {
-    let (prefix, line) = if raw.starts_with(UTF8_BOM) {
-        raw.split_at(UTF8_BOM.len())
-    } else {
-        (&[][..], raw)
-    };
-    let ending_len = if line.ends_with(b"\r\n") {
-        2
-    } else {
-        usize::from(line.ends_with(b"\n"))
-    };
-    let (content, ending) = line.split_at(line.len() - ending_len);
-    (prefix, content, ending)
 }
 
 /// A worker thread: handles its chunks until the reader is done, then returns its state.

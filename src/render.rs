@@ -140,7 +140,9 @@ fn prom_help(metric: &str) -> &'static str {
         "decode_ms" => "Decode time (end - first token), in seconds.",
         "input_tokens" => "Prompt tokens per request, cached ones included.",
         "cached_tokens" => "Prompt tokens served from the prefix cache per request.",
-        _ => "Generated tokens per request.",
+        "output_tokens" => "Generated tokens per request.",
+        "itl_ms" => "Inter-token latency (ITL): every gap between consecutive tokens, in seconds.",
+        _ => "A tokentime metric.",
     }
 }
 

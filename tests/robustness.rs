@@ -414,3 +414,46 @@ fn a_bracket_or_brace_banner_is_a_line_not_a_document() {
         serde_json::from_slice(&run(&["summary", "-o", "json"], array).stdout).unwrap();
     assert_eq!(s["coverage"]["formats"]["llmperf"], 1);
 }
+
+/// NUL bytes before a line (what a `copytruncate` log rotation leaves: the file is cut and the
+/// writer goes on at its old offset) are the line's prefix, like a byte-order mark: the
+/// request after them is read, and enrich passes them through unchanged, on one thread and
+/// in parallel chunks.
+#[test]
+fn nul_bytes_before_a_line_are_its_prefix() {
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = lab.split_inclusive(|&b| b == b'\n').take(6).collect();
+    let input = [&lines[..3].concat()[..], &[0u8; 4096], &lines[3..].concat()].concat();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rotated.jsonl");
+    std::fs::write(&path, &input).unwrap();
+    let file = path.to_str().unwrap();
+    for threads in ["1", "2"] {
+        let s: serde_json::Value = serde_json::from_slice(&run_ok(
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--threads",
+                threads,
+                "--chunk-bytes",
+                "4096",
+                file,
+            ],
+            b"",
+        ))
+        .unwrap();
+        assert_eq!(s["coverage"]["requests"], 6, "threads {threads}");
+        assert_eq!(s["coverage"]["non_json"], 0, "threads {threads}");
+        let out = run_ok(&["--threads", threads, "--chunk-bytes", "4096", file], b"");
+        let enriched: Vec<&[u8]> = out.split_inclusive(|&b| b == b'\n').collect();
+        assert_eq!(enriched.len(), 6);
+        assert!(enriched[3].starts_with(&[0u8; 4096]), "threads {threads}");
+        assert!(enriched[3][4096..].starts_with(b"{"));
+        assert!(
+            enriched
+                .iter()
+                .all(|l| l.windows(11).any(|w| w == b"\"tokentime\""))
+        );
+    }
+}
