@@ -1135,12 +1135,22 @@ pub fn write_table(
                 mixed.join(", ")
             )?;
         }
-        if !absent.is_empty() {
-            writeln!(out, "no values: {}", absent.join(", "))?;
-        }
         // The full analysis for all requests and the --by groups; the cache classes (the
         // default breakdown) only say which metrics are multimodal (JSON has everything).
         let full = !key.iter().any(|(k, _)| k == "cache");
+        if full
+            && g.ttft_origins.len() == 1
+            && g.ttft_origins
+                .contains_key(crate::metrics::Origin::Scheduled.as_str())
+        {
+            writeln!(
+                out,
+                "note: ttft_ms runs from `scheduled` (the server's slot start): the log has no arrival time, so the queue before it is left out"
+            )?;
+        }
+        if !absent.is_empty() {
+            writeln!(out, "no values: {}", absent.join(", "))?;
+        }
         crate::reading::write_group(out, r, widths[0], full)?;
         if cfg.hist {
             let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
