@@ -357,8 +357,21 @@ fn reading_text(d: &Decomposition) -> String {
     }
 }
 
+/// Requests placed late, as a share of those in the in-flight table, from which its counts
+/// are not read (one in [`UNRELIABLE_LATE`] or more: the log is far out of time order).
+const UNRELIABLE_LATE: u64 = 20;
+
 fn inflight_text(i: &Inflight) -> String {
     let mut s = String::new();
+    let placed: u64 = i.rows.iter().map(|r| r.count).sum();
+    if i.late > 0 && i.late.saturating_mul(UNRELIABLE_LATE) >= placed {
+        // Far out of order (files newest first, shuffled lines): requests that overlapped
+        // were swept apart, so the counts, and any trend read from them, are wrong.
+        return format!(
+            "the in-flight counts are unreliable, no trend is read from them: {} of {placed} requests were placed late (the log is out of time order: files given newest first, or shuffled lines); give files oldest first or sort the log by time",
+            i.late
+        );
+    }
     if let (Some(slope), Some(first), Some(last)) =
         (i.slope_ms, i.medians.first(), i.medians.last())
     {

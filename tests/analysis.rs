@@ -576,3 +576,24 @@ fn token_weighted_quantiles_stand_beside_request_weighted_ones_where_they_differ
     let text = String::from_utf8(run_ok(&a, flat.as_bytes())).unwrap();
     assert!(!text.contains("tpot_ms token-weighted"), "{text}");
 }
+
+/// A log far out of time order (the newer half first, as `cat app.log*` gives after a rotation)
+/// places many requests late: the in-flight table says its counts are unreliable and reads no
+/// trend from them; in order, the trend is read.
+#[test]
+fn in_flight_counts_of_a_log_out_of_time_order_are_called_unreliable() {
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = lab.split_inclusive(|&b| b == b'\n').collect();
+    let half = lines.len() / 2;
+    let swapped = [lines[half..].concat(), lines[..half].concat()].concat();
+    let text = |input: &[u8]| String::from_utf8(run_ok(&["summary"], input)).unwrap();
+    let out = text(&swapped);
+    assert!(
+        out.contains("the in-flight counts are unreliable, no trend is read from them"),
+        "{out}"
+    );
+    assert!(!out.contains("per extra request in flight"), "{out}");
+    let out = text(&lab);
+    assert!(out.contains("tpot_ms grows"), "{out}");
+    assert!(!out.contains("unreliable"), "{out}");
+}
