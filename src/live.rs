@@ -51,7 +51,8 @@ struct Shared {
     stop: AtomicBool,
     bytes: Arc<AtomicU64>,
     diags: Mutex<Diagnostics>,
-    input_failed: AtomicBool,
+    /// Inputs that failed (to open, or while being read).
+    input_failed: AtomicU64,
 }
 
 /// Counts the bytes read from a file, for the progress line.
@@ -96,7 +97,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
                 source: e
             }
         );
-        sh.input_failed.store(true, Ordering::Relaxed);
+        sh.input_failed.fetch_add(1, Ordering::Relaxed);
     };
     let reader = match open(source, &sh.bytes) {
         Ok(r) => r,
@@ -373,7 +374,7 @@ pub fn run_summary(
         stop: AtomicBool::new(false),
         bytes: Arc::new(AtomicU64::new(0)),
         diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
-        input_failed: AtomicBool::new(false),
+        input_failed: AtomicU64::new(0),
     });
     let (tx, rx) = mpsc::channel::<(usize, Result<(), Error>)>();
     for _ in 0..jobs {
@@ -482,6 +483,8 @@ pub fn run_summary(
     }
     progress.finish(sh.bytes.load(Ordering::Relaxed));
     let mut fin = snapshot(&sh, &total, folded);
+    // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
+    fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
     if interrupted {
         eprintln!("tokentime: interrupted; summary of the input read so far");
     }
@@ -519,7 +522,7 @@ pub fn run_summary(
     };
     out.flush().map_err(Error::Output)?;
     lock(&sh.diags).finish();
-    if sh.input_failed.load(Ordering::Relaxed) {
+    if fin.cov.read_errors > 0 {
         return Ok(ExitCode::Usage);
     }
     Ok(exit_code(config, &fin.cov, broken))
@@ -739,6 +742,14 @@ pub fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Err
     let (cov, mut summary) = digest_file::merge_files(&mc.files).map_err(Error::Config)?;
     let broken = report(out, &mc.report, &cov, &mut summary, false)?;
     out.flush().map_err(Error::Output)?;
+    if cov.read_errors > 0 {
+        // As the runs themselves did (exit 2): a partial day must not pass for a whole one.
+        eprintln!(
+            "tokentime: {} input(s) of the merged runs could not be read to their end (coverage.read_errors): the summary covers only what was read of them",
+            cov.read_errors
+        );
+        return Ok(ExitCode::Usage);
+    }
     Ok(if broken {
         ExitCode::SloViolated
     } else {

@@ -227,6 +227,9 @@ pub struct Coverage {
     pub negative_interval: u64,
     /// Requests with a field present but unreadable in its unit.
     pub unparseable: u64,
+    /// Inputs that could not be read to their end (a FILE missing or unreadable mid-run, a
+    /// truncated or corrupt compressed stream): the other counts cover what was read of them.
+    pub read_errors: u64,
     /// Lines that were part of a multi-line request (not its last line), and pieces of a line
     /// split by Docker or the kubelet (not its last piece): the lines of [`Kind::Part`].
     pub joined_lines: u64,
@@ -257,6 +260,7 @@ impl Coverage {
         self.response_cache += other.response_cache;
         self.negative_interval += other.negative_interval;
         self.unparseable += other.unparseable;
+        self.read_errors += other.read_errors;
         self.joined_lines += other.joined_lines;
         self.join_evicted += other.join_evicted;
         self.join_timed_out += other.join_timed_out;

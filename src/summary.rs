@@ -979,6 +979,7 @@ pub fn coverage_json(cov: &Coverage) -> Json {
         "errors": cov.errors,
         "cancelled": cov.cancelled,
         "response_cache": cov.response_cache,
+        "read_errors": cov.read_errors,
         "anomalies": {"negative_interval": cov.negative_interval, "unparseable": cov.unparseable},
         "joins": {
             "joined_lines": cov.joined_lines,
@@ -1013,6 +1014,7 @@ pub fn write_table(
         ("response cache", cov.response_cache),
         ("negative intervals", cov.negative_interval),
         ("unparseable", cov.unparseable),
+        ("inputs not read to their end", cov.read_errors),
         ("multi-line requests unfinished", cov.join_unfinished),
         ("evicted", cov.join_evicted),
         ("timed out", cov.join_timed_out),

@@ -664,3 +664,50 @@ fn a_digest_with_unparseable_nulls_merges() {
     assert_eq!(one["coverage"]["anomalies"]["unparseable"], 1);
     assert_eq!(merged["groups"], one["groups"]);
 }
+
+/// An input that cannot be read to its end (a truncated .gz) is counted in the coverage
+/// (`read_errors`), in the table and in a saved digest; `merge` of such a digest says so on
+/// stderr and exits 2, as the run did, so a partial day never passes for a whole one.
+#[test]
+fn an_input_not_read_to_its_end_is_counted_and_merge_exits_2() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain).unwrap();
+    let gz = gz.finish().unwrap();
+    let trunc = dir.path().join("day.jsonl.gz");
+    std::fs::write(&trunc, &gz[..gz.len() / 2]).unwrap();
+    let whole = dir.path().join("whole.jsonl");
+    std::fs::write(&whole, &plain).unwrap();
+    let digest = dir.path().join("day.digest.json");
+    let (trunc, whole, digest) = (
+        trunc.to_str().unwrap(),
+        whole.to_str().unwrap(),
+        digest.to_str().unwrap(),
+    );
+    let out = run(
+        &["summary", "-o", "json", "--save-digest", digest, trunc],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["coverage"]["read_errors"], 1);
+    assert!(s["coverage"]["requests"].as_u64().unwrap() > 0);
+    let table = run(&["summary", trunc], b"");
+    assert!(
+        String::from_utf8_lossy(&table.stdout).contains("inputs not read to their end 1"),
+        "{}",
+        String::from_utf8_lossy(&table.stdout)
+    );
+    let merged = run(&["merge", "-o", "json", digest], b"");
+    assert_eq!(merged.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&merged.stderr).contains("could not be read to their end"));
+    let m: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(m["coverage"]["read_errors"], 1);
+    // A whole input: 0, exit 0.
+    let ok = run(&["summary", "-o", "json", whole], b"");
+    assert_eq!(ok.status.code(), Some(0));
+    let s: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
+    assert_eq!(s["coverage"]["read_errors"], 0);
+}
