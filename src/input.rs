@@ -1,5 +1,6 @@
-//! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member) and zstd,
-//! detected by their magic bytes, on files and stdin alike.
+//! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member) and zstd
+//! (skippable frames too, as `pzstd` writes), detected by their magic bytes, on files and
+//! stdin alike.
 //!
 //! Owns the byte sources; hands out plain readers. No framing or parsing here.
 
@@ -44,6 +45,13 @@ impl Source {
 const GZIP: &[u8] = &[0x1f, 0x8b];
 const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
+/// A zstd skippable frame's magic number, 0x184D2A50..=0x184D2A5F little-endian: `pzstd`
+/// starts its output with one (the size of the frame that follows), and zstd's streaming
+/// decoder skips it.
+fn zstd_skippable(head: &[u8]) -> bool {
+    head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18]
+}
+
 /// Wraps `r` in a decoder chosen by its first bytes (gzip, zstd, or none).
 ///
 /// # Errors
@@ -58,7 +66,7 @@ pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn R
     };
     if head.starts_with(GZIP) {
         Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r)))
-    } else if head.starts_with(ZSTD) {
+    } else if head.starts_with(ZSTD) || zstd_skippable(head) {
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(r)?))
     } else {
         Ok(Box::new(r))

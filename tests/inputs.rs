@@ -231,3 +231,49 @@ fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
             .all(|o| o.as_ref().is_some_and(|m| m["tpot_ms"] == 5.0))
     );
 }
+
+/// A zstd skippable frame: magic 0x184D2A5N (little-endian), payload length, payload.
+fn skippable_frame(n: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(n <= 0xf);
+    let mut out = vec![0x50 | n, 0x2a, 0x4d, 0x18];
+    out.extend((payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Reading `compressed` (as a file and on stdin) gives what reading `plain` gives, in enrich
+/// and in summary, with exit status 0.
+fn assert_reads_as(compressed: &[u8], plain: &[u8], what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("in");
+    std::fs::write(&p, compressed).unwrap();
+    let p = p.display().to_string();
+    for mode in [&[][..], &["summary", "-o", "json"]] {
+        let want = run_ok(mode, plain);
+        assert!(!want.is_empty());
+        assert_eq!(run_ok(mode, compressed), want, "{what}: stdin {mode:?}");
+        let mut a = mode.to_vec();
+        a.push(&p);
+        assert_eq!(run_ok(&a, b""), want, "{what}: file {mode:?}");
+    }
+}
+
+/// `pzstd` starts its output with a skippable frame (the size of the frame that follows);
+/// `zstd -dc` skips it, and so does tokentime, wherever skippable frames are.
+#[test]
+fn zstd_starting_with_a_skippable_frame_reads_as_the_plain_file() {
+    let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let pzstd = std::fs::read(testdata().join("compressed/litellm.jsonl.pzstd.zst")).unwrap();
+    assert_eq!(pzstd[..4], [0x50, 0x2a, 0x4d, 0x18], "made by pzstd");
+    assert_reads_as(&pzstd, &plain, "pzstd");
+    // Built here: the first, a middle and the last of the 16 magic numbers, an empty payload
+    // and one that looks like a line (skipped, not read), and zstd frames between them.
+    let mid = plain.len() / 2;
+    for n in [0x0, 0x7, 0xf] {
+        let mut zst = skippable_frame(n, b"{\"not\":\"a line\"}\n");
+        zst.extend(zstd::encode_all(&plain[..mid], 3).unwrap());
+        zst.extend(skippable_frame(0xf - n, b""));
+        zst.extend(zstd::encode_all(&plain[mid..], 3).unwrap());
+        assert_reads_as(&zst, &plain, &format!("skippable 0x184D2A5{n:X}"));
+    }
+}
