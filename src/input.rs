@@ -1,6 +1,6 @@
 //! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member) and zstd
 //! (skippable frames too, as `pzstd` writes), detected by their magic bytes, on files and
-//! stdin alike.
+//! stdin alike; xz, bzip2 and lz4 are recognised and refused.
 //!
 //! Owns the byte sources; hands out plain readers. No framing or parsing here.
 
@@ -29,7 +29,8 @@ impl Source {
     /// Opens the source, decompressing when its first bytes are a gzip or zstd magic number.
     ///
     /// # Errors
-    /// The file's open error, or a read error while peeking at its first bytes.
+    /// The file's open error, a read error while peeking at its first bytes, or an
+    /// unsupported compression (see [`decompress`]).
     pub fn open(&self) -> io::Result<Box<dyn Read + Send>> {
         // Plain input: once the peeked bytes are consumed, reads of this size or more go
         // straight into the caller's buffer (`BufReader` steps aside), so bytes are copied
@@ -52,23 +53,57 @@ fn zstd_skippable(head: &[u8]) -> bool {
     head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18]
 }
 
+/// The compression whose magic number `head` starts with, among those tokentime does not
+/// decode: its name and the command that decodes it.
+fn unsupported(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    const XZ: &[u8] = &[0xfd, b'7', b'z', b'X', b'Z', 0x00];
+    const LZ4: &[u8] = &[0x04, 0x22, 0x4d, 0x18];
+    let bzip2 = head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]);
+    if head.starts_with(XZ) {
+        Some(("xz", "xz -dc"))
+    } else if bzip2 {
+        Some(("bzip2", "bzip2 -dc"))
+    } else if head.starts_with(LZ4) {
+        Some(("lz4", "lz4 -dc"))
+    } else {
+        None
+    }
+}
+
 /// Wraps `r` in a decoder chosen by its first bytes (gzip, zstd, or none).
 ///
 /// # Errors
-/// A read error while peeking, or the zstd decoder's setup error.
+/// A read error while peeking, the zstd decoder's setup error, or
+/// [`io::ErrorKind::InvalidData`] when the input is xz, bzip2 or lz4 (not decoded here: the
+/// message says how to decompress it first).
 pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn Read + Send>> {
-    let head = loop {
-        match r.fill_buf() {
-            Ok(b) => break b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    };
+    let head = peek(&mut r)?;
     if head.starts_with(GZIP) {
         Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r)))
     } else if head.starts_with(ZSTD) || zstd_skippable(head) {
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(r)?))
+    } else if let Some((name, tool)) = unsupported(head) {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{name}-compressed input is not supported: decompress it first, \
+                 e.g. {tool} FILE | tokentime ..."
+            ),
+        ))
     } else {
         Ok(Box::new(r))
+    }
+}
+
+/// The bytes `r` holds next (empty at the end), retrying an interrupted read.
+fn peek<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
+    loop {
+        match r.fill_buf() {
+            // Not `Ok(b) => return Ok(b)`: the borrow checker refuses that in a loop (NLL
+            // problem case 3). The buffer is filled; asking again does not read.
+            Ok(_) => return r.fill_buf(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
     }
 }

@@ -277,3 +277,76 @@ fn zstd_starting_with_a_skippable_frame_reads_as_the_plain_file() {
         assert_reads_as(&zst, &plain, &format!("skippable 0x184D2A5{n:X}"));
     }
 }
+
+/// xz, bzip2 and lz4 are not decoded: the input is refused with a message that names it and
+/// says how to decompress it, like any input that cannot be read (reported and skipped, the
+/// other inputs still read, exit 2). Only the very first bytes count.
+#[test]
+fn xz_bzip2_and_lz4_inputs_are_refused_with_the_way_to_decompress_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = testdata().join("samples/vllm_response_metrics.jsonl");
+    let good = good.to_str().unwrap();
+    let enriched_good = run_ok(&[good], b"");
+    for (name, tool, head) in [
+        ("xz", "xz -dc", &b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"[..]),
+        ("bzip2", "bzip2 -dc", b"BZh91AY&SY\x12\x34"),
+        ("bzip2", "bzip2 -dc", b"BZh1\x17\x72\x45\x38\x50\x90"),
+        ("lz4", "lz4 -dc", b"\x04\x22\x4d\x18\x64\x40\xa7"),
+    ] {
+        let mut bytes = head.to_vec();
+        bytes.extend(b"\x00\x01{\"a\":1}\n\xff\xfe\n");
+        let file = dir.path().join(format!("log.jsonl.{name}"));
+        std::fs::write(&file, &bytes).unwrap();
+        let file = file.to_str().unwrap();
+        let message = format!(
+            "{name}-compressed input is not supported: decompress it first, e.g. {tool} FILE \
+             | tokentime ..."
+        );
+        // A file, first among others: skipped, the others read.
+        let out = run(&["summary", "-o", "json", file, good], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("tokentime: {file}: {message}")),
+            "{err}"
+        );
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            s["coverage"]["non_json"], 0,
+            "{name}: nothing of it read: {s}"
+        );
+        assert!(s["coverage"]["requests"].as_u64().unwrap() > 0, "{name}");
+        // Enrich: nothing of it passed through, the other file enriched.
+        let out = run(&[file, good], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(out.stdout, enriched_good, "{name}");
+        // Standard input: the summary of nothing.
+        for args in [&[][..], &["summary"]] {
+            let out = run(args, &bytes);
+            assert_eq!(out.status.code(), Some(2), "{name} {args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!("tokentime: <stdin>: {message}")),
+                "{err}"
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if args.is_empty() {
+                assert_eq!(stdout, "", "{name}");
+            } else {
+                assert!(stdout.starts_with("lines 0  requests 0 "), "{stdout}");
+            }
+        }
+        // The magic bytes further in are text like any other.
+        let mut later = b"{\"a\":1}\n".to_vec();
+        later.extend(&bytes);
+        let out = run(&["summary", "-o", "json"], &later);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+    }
+    // Text that starts like bzip2's magic but is not it.
+    for text in ["BZh is not bzip2\n", "BZh0\n", "BZh"] {
+        let out = run(&["summary", "-o", "json"], text.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{text:?}");
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(s["coverage"]["non_json"], 1, "{text:?}");
+    }
+}
