@@ -1,6 +1,6 @@
-//! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member) and zstd
-//! (skippable frames too, as `pzstd` writes), detected by their magic bytes, on files and
-//! stdin alike; xz, bzip2 and lz4 are recognised and refused.
+//! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member, zero padding at
+//! the end ignored) and zstd (skippable frames too, as `pzstd` writes), detected by their
+//! magic bytes, on files and stdin alike; xz, bzip2 and lz4 are recognised and refused.
 //!
 //! Owns the byte sources; hands out plain readers. No framing or parsing here.
 
@@ -79,7 +79,7 @@ fn unsupported(head: &[u8]) -> Option<(&'static str, &'static str)> {
 pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn Read + Send>> {
     let head = peek(&mut r)?;
     if head.starts_with(GZIP) {
-        Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r)))
+        Ok(Box::new(Gzip::new(r)))
     } else if head.starts_with(ZSTD) || zstd_skippable(head) {
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(r)?))
     } else if let Some((name, tool)) = unsupported(head) {
@@ -92,6 +92,78 @@ pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn R
         ))
     } else {
         Ok(Box::new(r))
+    }
+}
+
+/// A gzip file: its members one after the other (as `cat a.gz b.gz` makes), then optionally
+/// zero bytes to the end (tape or block padding, which gzip ignores too). Anything else after
+/// a member is an error, as is a truncated member.
+struct Gzip<R>(Gz<R>);
+
+impl<R: BufRead> Gzip<R> {
+    /// Reads the first member's header.
+    fn new(r: R) -> Self {
+        Gzip(Gz::Member(flate2::bufread::GzDecoder::new(r)))
+    }
+}
+
+enum Gz<R> {
+    /// Inside a member.
+    Member(flate2::bufread::GzDecoder<R>),
+    /// After a member: another member, zero padding, or the end.
+    After(R),
+    /// In the zero padding after the last member: only zeros until the end.
+    Padding(R),
+    /// At the end, or after an error.
+    Done,
+}
+
+impl<R: BufRead> Read for Gzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if let Gz::Member(d) = &mut self.0 {
+                match d.read(buf) {
+                    Ok(0) => {}
+                    Ok(n) => return Ok(n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
+                    Err(e) => {
+                        self.0 = Gz::Done;
+                        return Err(e);
+                    }
+                }
+            }
+            // Between states; an error or the end leaves `Done`.
+            let (mut r, padding) = match std::mem::replace(&mut self.0, Gz::Done) {
+                Gz::Member(d) => {
+                    self.0 = Gz::After(d.into_inner());
+                    continue;
+                }
+                Gz::After(r) => (r, false),
+                Gz::Padding(r) => (r, true),
+                Gz::Done => return Ok(0),
+            };
+            let head = peek(&mut r)?;
+            let len = head.len();
+            let zeros = head.iter().take_while(|&&b| b == 0).count();
+            if len == 0 {
+                return Ok(0);
+            } else if zeros == len {
+                r.consume(len);
+                self.0 = Gz::Padding(r);
+            } else if padding || zeros > 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "bytes other than zeros after the zero padding that follows the last \
+                     gzip member",
+                ));
+            } else {
+                // Another member; `GzDecoder` reports a bad header (trailing garbage).
+                *self = Gzip::new(r);
+            }
+        }
     }
 }
 

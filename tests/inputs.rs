@@ -1,5 +1,6 @@
-//! Compressed and many inputs: gzip (multi-member) and zstd, on files and stdin, give exactly
-//! what the plain input gives; several files summarized in parallel give what one stream of
+//! Compressed and many inputs: gzip (multi-member, zero padding at the end) and zstd
+//! (skippable frames too), on files and stdin, give exactly what the plain input gives; xz,
+//! bzip2 and lz4 are refused; several files summarized in parallel give what one stream of
 //! them gives; a progress line on stderr.
 
 mod common;
@@ -348,5 +349,57 @@ fn xz_bzip2_and_lz4_inputs_are_refused_with_the_way_to_decompress_them() {
         assert_eq!(out.status.code(), Some(0), "{text:?}");
         let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(s["coverage"]["non_json"], 1, "{text:?}");
+    }
+}
+
+/// Zero bytes after the last gzip member (tape or block padding) are ignored, as gzip ignores
+/// them; anything else after a member, and a truncated member, are still an I/O error.
+#[test]
+fn zero_padding_after_the_last_gzip_member_is_ignored() {
+    let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let gz = gzip_multi_member(&plain);
+    // Less than a read, and more than the 32 KiB read-ahead.
+    for zeros in [1, 512, 100_000] {
+        let mut padded = gz.clone();
+        padded.extend(vec![0; zeros]);
+        assert_reads_as(&padded, &plain, &format!("{zeros} zeros"));
+    }
+    let want = run_ok(&["summary", "-o", "json"], &plain);
+    let member = gzip_multi_member(&plain[..plain.len() / 2])[..].to_vec();
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = vec![];
+    let mut garbage = gz.clone();
+    garbage.extend(b"this is not a gzip member\n");
+    cases.push(("garbage", garbage, "invalid gzip header"));
+    let mut zeros_then_garbage = gz.clone();
+    zeros_then_garbage.extend(vec![0; 40_000]);
+    zeros_then_garbage.extend(b"garbage");
+    cases.push((
+        "zeros then garbage",
+        zeros_then_garbage,
+        "bytes other than zeros after the zero padding",
+    ));
+    let mut zeros_then_member = gz.clone();
+    zeros_then_member.extend([0; 512]);
+    zeros_then_member.extend(&member);
+    cases.push((
+        "zeros then a member",
+        zeros_then_member,
+        "bytes other than zeros after the zero padding",
+    ));
+    let mut truncated = gz[..gz.len() - 20].to_vec();
+    truncated.extend([0; 512]);
+    cases.push(("truncated, then zeros", truncated, ""));
+    for (what, bytes, message) in cases {
+        let out = run(&["summary", "-o", "json"], &bytes);
+        assert_eq!(out.status.code(), Some(2), "{what}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("tokentime: <stdin>: ") && err.contains(message),
+            "{what}: {err}"
+        );
+        if what != "truncated, then zeros" {
+            // Every line was read before the error.
+            assert_eq!(out.stdout, want, "{what}");
+        }
     }
 }
