@@ -1,5 +1,6 @@
-//! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member) and zstd,
-//! detected by their magic bytes, on files and stdin alike.
+//! Input: opens the FILE arguments and stdin, and undoes gzip (multi-member, zero padding at
+//! the end ignored) and zstd (skippable frames too, as `pzstd` writes), detected by their
+//! magic bytes, on files and stdin alike; xz, bzip2 and lz4 are recognised and refused.
 //!
 //! Owns the byte sources; hands out plain readers. No framing or parsing here.
 
@@ -28,7 +29,8 @@ impl Source {
     /// Opens the source, decompressing when its first bytes are a gzip or zstd magic number.
     ///
     /// # Errors
-    /// The file's open error, or a read error while peeking at its first bytes.
+    /// The file's open error, a read error while peeking at its first bytes, or an
+    /// unsupported compression (see [`decompress`]).
     pub fn open(&self) -> io::Result<Box<dyn Read + Send>> {
         // Plain input: once the peeked bytes are consumed, reads of this size or more go
         // straight into the caller's buffer (`BufReader` steps aside), so bytes are copied
@@ -44,23 +46,136 @@ impl Source {
 const GZIP: &[u8] = &[0x1f, 0x8b];
 const ZSTD: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
+/// A zstd skippable frame's magic number, 0x184D2A50..=0x184D2A5F little-endian: `pzstd`
+/// starts its output with one (the size of the frame that follows), and zstd's streaming
+/// decoder skips it.
+fn zstd_skippable(head: &[u8]) -> bool {
+    head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18]
+}
+
+/// The compression whose magic number `head` starts with, among those tokentime does not
+/// decode: its name and the command that decodes it.
+fn unsupported(head: &[u8]) -> Option<(&'static str, &'static str)> {
+    const XZ: &[u8] = &[0xfd, b'7', b'z', b'X', b'Z', 0x00];
+    const LZ4: &[u8] = &[0x04, 0x22, 0x4d, 0x18];
+    let bzip2 = head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]);
+    if head.starts_with(XZ) {
+        Some(("xz", "xz -dc"))
+    } else if bzip2 {
+        Some(("bzip2", "bzip2 -dc"))
+    } else if head.starts_with(LZ4) {
+        Some(("lz4", "lz4 -dc"))
+    } else {
+        None
+    }
+}
+
 /// Wraps `r` in a decoder chosen by its first bytes (gzip, zstd, or none).
 ///
 /// # Errors
-/// A read error while peeking, or the zstd decoder's setup error.
+/// A read error while peeking, the zstd decoder's setup error, or
+/// [`io::ErrorKind::InvalidData`] when the input is xz, bzip2 or lz4 (not decoded here: the
+/// message says how to decompress it first).
 pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn Read + Send>> {
-    let head = loop {
+    let head = peek(&mut r)?;
+    if head.starts_with(GZIP) {
+        Ok(Box::new(Gzip::new(r)))
+    } else if head.starts_with(ZSTD) || zstd_skippable(head) {
+        Ok(Box::new(zstd::stream::read::Decoder::with_buffer(r)?))
+    } else if let Some((name, tool)) = unsupported(head) {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{name}-compressed input is not supported: decompress it first, \
+                 e.g. {tool} FILE | tokentime ..."
+            ),
+        ))
+    } else {
+        Ok(Box::new(r))
+    }
+}
+
+/// A gzip file: its members one after the other (as `cat a.gz b.gz` makes), then optionally
+/// zero bytes to the end (tape or block padding, which gzip ignores too). Anything else after
+/// a member is an error, as is a truncated member.
+struct Gzip<R>(Gz<R>);
+
+impl<R: BufRead> Gzip<R> {
+    /// Reads the first member's header.
+    fn new(r: R) -> Self {
+        Gzip(Gz::Member(flate2::bufread::GzDecoder::new(r)))
+    }
+}
+
+enum Gz<R> {
+    /// Inside a member.
+    Member(flate2::bufread::GzDecoder<R>),
+    /// After a member: another member, zero padding, or the end.
+    After(R),
+    /// In the zero padding after the last member: only zeros until the end.
+    Padding(R),
+    /// At the end, or after an error.
+    Done,
+}
+
+impl<R: BufRead> Read for Gzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if let Gz::Member(d) = &mut self.0 {
+                match d.read(buf) {
+                    Ok(0) => {}
+                    Ok(n) => return Ok(n),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
+                    Err(e) => {
+                        self.0 = Gz::Done;
+                        return Err(e);
+                    }
+                }
+            }
+            // Between states; an error or the end leaves `Done`.
+            let (mut r, padding) = match std::mem::replace(&mut self.0, Gz::Done) {
+                Gz::Member(d) => {
+                    self.0 = Gz::After(d.into_inner());
+                    continue;
+                }
+                Gz::After(r) => (r, false),
+                Gz::Padding(r) => (r, true),
+                Gz::Done => return Ok(0),
+            };
+            let head = peek(&mut r)?;
+            let len = head.len();
+            let zeros = head.iter().take_while(|&&b| b == 0).count();
+            if len == 0 {
+                return Ok(0);
+            } else if zeros == len {
+                r.consume(len);
+                self.0 = Gz::Padding(r);
+            } else if padding || zeros > 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "bytes other than zeros after the zero padding that follows the last \
+                     gzip member",
+                ));
+            } else {
+                // Another member; `GzDecoder` reports a bad header (trailing garbage).
+                *self = Gzip::new(r);
+            }
+        }
+    }
+}
+
+/// The bytes `r` holds next (empty at the end), retrying an interrupted read.
+fn peek<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
+    loop {
         match r.fill_buf() {
-            Ok(b) => break b,
+            // Not `Ok(b) => return Ok(b)`: the borrow checker refuses that in a loop (NLL
+            // problem case 3). The buffer is filled; asking again does not read.
+            Ok(_) => return r.fill_buf(),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
-    };
-    if head.starts_with(GZIP) {
-        Ok(Box::new(flate2::bufread::MultiGzDecoder::new(r)))
-    } else if head.starts_with(ZSTD) {
-        Ok(Box::new(zstd::stream::read::Decoder::with_buffer(r)?))
-    } else {
-        Ok(Box::new(r))
     }
 }

@@ -1,5 +1,6 @@
-//! Compressed and many inputs: gzip (multi-member) and zstd, on files and stdin, give exactly
-//! what the plain input gives; several files summarized in parallel give what one stream of
+//! Compressed and many inputs: gzip (multi-member, zero padding at the end) and zstd
+//! (skippable frames too), on files and stdin, give exactly what the plain input gives; xz,
+//! bzip2 and lz4 are refused; several files summarized in parallel give what one stream of
 //! them gives; a progress line on stderr.
 
 mod common;
@@ -230,4 +231,175 @@ fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
             .iter()
             .all(|o| o.as_ref().is_some_and(|m| m["tpot_ms"] == 5.0))
     );
+}
+
+/// A zstd skippable frame: magic 0x184D2A5N (little-endian), payload length, payload.
+fn skippable_frame(n: u8, payload: &[u8]) -> Vec<u8> {
+    assert!(n <= 0xf);
+    let mut out = vec![0x50 | n, 0x2a, 0x4d, 0x18];
+    out.extend((payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Reading `compressed` (as a file and on stdin) gives what reading `plain` gives, in enrich
+/// and in summary, with exit status 0.
+fn assert_reads_as(compressed: &[u8], plain: &[u8], what: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("in");
+    std::fs::write(&p, compressed).unwrap();
+    let p = p.display().to_string();
+    for mode in [&[][..], &["summary", "-o", "json"]] {
+        let want = run_ok(mode, plain);
+        assert!(!want.is_empty());
+        assert_eq!(run_ok(mode, compressed), want, "{what}: stdin {mode:?}");
+        let mut a = mode.to_vec();
+        a.push(&p);
+        assert_eq!(run_ok(&a, b""), want, "{what}: file {mode:?}");
+    }
+}
+
+/// `pzstd` starts its output with a skippable frame (the size of the frame that follows);
+/// `zstd -dc` skips it, and so does tokentime, wherever skippable frames are.
+#[test]
+fn zstd_starting_with_a_skippable_frame_reads_as_the_plain_file() {
+    let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let pzstd = std::fs::read(testdata().join("compressed/litellm.jsonl.pzstd.zst")).unwrap();
+    assert_eq!(pzstd[..4], [0x50, 0x2a, 0x4d, 0x18], "made by pzstd");
+    assert_reads_as(&pzstd, &plain, "pzstd");
+    // Built here: the first, a middle and the last of the 16 magic numbers, an empty payload
+    // and one that looks like a line (skipped, not read), and zstd frames between them.
+    let mid = plain.len() / 2;
+    for n in [0x0, 0x7, 0xf] {
+        let mut zst = skippable_frame(n, b"{\"not\":\"a line\"}\n");
+        zst.extend(zstd::encode_all(&plain[..mid], 3).unwrap());
+        zst.extend(skippable_frame(0xf - n, b""));
+        zst.extend(zstd::encode_all(&plain[mid..], 3).unwrap());
+        assert_reads_as(&zst, &plain, &format!("skippable 0x184D2A5{n:X}"));
+    }
+}
+
+/// xz, bzip2 and lz4 are not decoded: the input is refused with a message that names it and
+/// says how to decompress it, like any input that cannot be read (reported and skipped, the
+/// other inputs still read, exit 2). Only the very first bytes count.
+#[test]
+fn xz_bzip2_and_lz4_inputs_are_refused_with_the_way_to_decompress_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = testdata().join("samples/vllm_response_metrics.jsonl");
+    let good = good.to_str().unwrap();
+    let enriched_good = run_ok(&[good], b"");
+    for (name, tool, head) in [
+        ("xz", "xz -dc", &b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"[..]),
+        ("bzip2", "bzip2 -dc", b"BZh91AY&SY\x12\x34"),
+        ("bzip2", "bzip2 -dc", b"BZh1\x17\x72\x45\x38\x50\x90"),
+        ("lz4", "lz4 -dc", b"\x04\x22\x4d\x18\x64\x40\xa7"),
+    ] {
+        let mut bytes = head.to_vec();
+        bytes.extend(b"\x00\x01{\"a\":1}\n\xff\xfe\n");
+        let file = dir.path().join(format!("log.jsonl.{name}"));
+        std::fs::write(&file, &bytes).unwrap();
+        let file = file.to_str().unwrap();
+        let message = format!(
+            "{name}-compressed input is not supported: decompress it first, e.g. {tool} FILE \
+             | tokentime ..."
+        );
+        // A file, first among others: skipped, the others read.
+        let out = run(&["summary", "-o", "json", file, good], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("tokentime: {file}: {message}")),
+            "{err}"
+        );
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            s["coverage"]["non_json"], 0,
+            "{name}: nothing of it read: {s}"
+        );
+        assert!(s["coverage"]["requests"].as_u64().unwrap() > 0, "{name}");
+        // Enrich: nothing of it passed through, the other file enriched.
+        let out = run(&[file, good], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert_eq!(out.stdout, enriched_good, "{name}");
+        // Standard input: the summary of nothing.
+        for args in [&[][..], &["summary"]] {
+            let out = run(args, &bytes);
+            assert_eq!(out.status.code(), Some(2), "{name} {args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!("tokentime: <stdin>: {message}")),
+                "{err}"
+            );
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if args.is_empty() {
+                assert_eq!(stdout, "", "{name}");
+            } else {
+                assert!(stdout.starts_with("lines 0  requests 0 "), "{stdout}");
+            }
+        }
+        // The magic bytes further in are text like any other.
+        let mut later = b"{\"a\":1}\n".to_vec();
+        later.extend(&bytes);
+        let out = run(&["summary", "-o", "json"], &later);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+    }
+    // Text that starts like bzip2's magic but is not it.
+    for text in ["BZh is not bzip2\n", "BZh0\n", "BZh"] {
+        let out = run(&["summary", "-o", "json"], text.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{text:?}");
+        let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(s["coverage"]["non_json"], 1, "{text:?}");
+    }
+}
+
+/// Zero bytes after the last gzip member (tape or block padding) are ignored, as gzip ignores
+/// them; anything else after a member, and a truncated member, are still an I/O error.
+#[test]
+fn zero_padding_after_the_last_gzip_member_is_ignored() {
+    let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let gz = gzip_multi_member(&plain);
+    // Less than a read, and more than the 32 KiB read-ahead.
+    for zeros in [1, 512, 100_000] {
+        let mut padded = gz.clone();
+        padded.extend(vec![0; zeros]);
+        assert_reads_as(&padded, &plain, &format!("{zeros} zeros"));
+    }
+    let want = run_ok(&["summary", "-o", "json"], &plain);
+    let member = gzip_multi_member(&plain[..plain.len() / 2])[..].to_vec();
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = vec![];
+    let mut garbage = gz.clone();
+    garbage.extend(b"this is not a gzip member\n");
+    cases.push(("garbage", garbage, "invalid gzip header"));
+    let mut zeros_then_garbage = gz.clone();
+    zeros_then_garbage.extend(vec![0; 40_000]);
+    zeros_then_garbage.extend(b"garbage");
+    cases.push((
+        "zeros then garbage",
+        zeros_then_garbage,
+        "bytes other than zeros after the zero padding",
+    ));
+    let mut zeros_then_member = gz.clone();
+    zeros_then_member.extend([0; 512]);
+    zeros_then_member.extend(&member);
+    cases.push((
+        "zeros then a member",
+        zeros_then_member,
+        "bytes other than zeros after the zero padding",
+    ));
+    let mut truncated = gz[..gz.len() - 20].to_vec();
+    truncated.extend([0; 512]);
+    cases.push(("truncated, then zeros", truncated, ""));
+    for (what, bytes, message) in cases {
+        let out = run(&["summary", "-o", "json"], &bytes);
+        assert_eq!(out.status.code(), Some(2), "{what}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("tokentime: <stdin>: ") && err.contains(message),
+            "{what}: {err}"
+        );
+        if what != "truncated, then zeros" {
+            // Every line was read before the error.
+            assert_eq!(out.stdout, want, "{what}");
+        }
+    }
 }
