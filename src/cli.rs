@@ -7,7 +7,7 @@ use crate::analysis::{AnalysisConfig, Consumer};
 use crate::config::{
     Command, Config, EnrichConfig, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput,
 };
-use crate::format::{FormatSpec, builtin, custom, parse_path};
+use crate::format::{FormatSpec, builtin, custom, map_help, parse_path};
 use crate::input::Source;
 use crate::render::{Delimited, Rows, parse_fields};
 use crate::slo::{parse_goodput, parse_slo};
@@ -66,12 +66,8 @@ struct Common {
     /// Log format: auto (detect each line), or one of `tokentime formats`.
     #[arg(long, short = 'f', default_value = "auto")]
     format: String,
-    /// Custom format field: NAME=PATH[:UNIT], repeatable (e.g. arrival=req.t0:epoch_s).
-    /// Names: arrival, scheduled, first_token, end (instants); ttft, queue, prefill, decode,
-    /// e2e (durations); input_tokens, cached_tokens, evaluated_tokens, output_tokens; id, model,
-    /// stream. Units: epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch (auto); s, ms, us,
-    /// ns, duration ("1.5s").
-    #[arg(long = "map", value_name = "NAME=PATH[:UNIT]")]
+    // The help lists every field and unit from the format's tables (`map_help`).
+    #[arg(long = "map", value_name = "NAME=PATH[:UNIT]", help = map_help())]
     maps: Vec<String>,
     /// Read more format tables from this TOML or JSON file (schema: `tokentime formats` and the
     /// README); they are tried before the built-in ones, and `--format NAME` selects one.

@@ -93,11 +93,12 @@ impl Field {
         Field::ALL.into_iter().find(|f| f.name() == s)
     }
 
-    /// True for instants (need a timestamp unit), false for durations and counts.
+    /// True for instants (need a timestamp unit), false for durations and counts. `logged_at`
+    /// is one: the wall-clock time the line was written.
     pub fn is_instant(self) -> bool {
         matches!(
             self,
-            Field::Arrival | Field::Scheduled | Field::FirstToken | Field::End
+            Field::Arrival | Field::Scheduled | Field::FirstToken | Field::End | Field::LoggedAt
         )
     }
 
@@ -677,6 +678,43 @@ pub fn describe(f: &FormatSpec) -> String {
     s
 }
 
+/// The names of the units that satisfy `keep`, comma-separated.
+fn unit_names(keep: fn(Unit) -> bool) -> String {
+    let names: Vec<&str> = Unit::ALL
+        .into_iter()
+        .filter(|&u| keep(u))
+        .map(Unit::name)
+        .collect();
+    names.join(", ")
+}
+
+/// The names of the fields that satisfy `keep`, comma-separated.
+fn field_names(keep: fn(Field) -> bool) -> String {
+    let names: Vec<&str> = Field::ALL
+        .into_iter()
+        .filter(|&f| keep(f))
+        .map(Field::name)
+        .collect();
+    names.join(", ")
+}
+
+/// The help text of `--map`, with every name it accepts and every unit, from [`Field::ALL`]
+/// and [`Unit::ALL`] (so the list cannot drift from what [`custom`] reads).
+pub fn map_help() -> String {
+    format!(
+        "Custom format field: NAME=PATH[:UNIT], repeatable (e.g. arrival=req.t0:epoch_s). \
+         Names: {} (instants; logged_at is when the line was written, taken as the end where \
+         no end is logged); {} (durations; itl is an array of token gaps); {} (counts); id, \
+         model, stream. Units: {} (instants; epoch, the default, reads any of them); {} \
+         (durations; ms is the default; duration reads \"1.5s\")",
+        field_names(Field::is_instant),
+        field_names(|f| !f.is_instant() && !f.is_count()),
+        field_names(Field::is_count),
+        unit_names(Unit::is_timestamp),
+        unit_names(Unit::is_duration),
+    )
+}
+
 /// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
 ///
 /// # Errors
@@ -723,18 +761,20 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         let unit = match unit {
             None => field.default_unit(),
             Some(u) => Unit::from_name(u).ok_or_else(|| {
-                format!("--map {m}: unknown unit {u:?} (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch, s, ms, us, ns, duration, count)")
+                format!("--map {m}: unknown unit {u:?} ({})", unit_names(|_| true))
             })?,
         };
         if field.is_instant() && !unit.is_timestamp() {
             return Err(format!(
-                "--map {m}: {name} is an instant and needs a timestamp unit (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339), not {}",
+                "--map {m}: {name} is an instant and needs a timestamp unit ({}), not {}",
+                unit_names(Unit::is_timestamp),
                 unit.name()
             ));
         }
         if !field.is_instant() && !field.is_count() && !unit.is_duration() {
             return Err(format!(
-                "--map {m}: {name} is a duration and needs a duration unit (s, ms, us, ns, duration), not {}",
+                "--map {m}: {name} is a duration and needs a duration unit ({}), not {}",
+                unit_names(Unit::is_duration),
                 unit.name()
             ));
         }
@@ -1263,6 +1303,43 @@ mod tests {
                 .contains("unknown unit")
         );
         assert!(custom(&["arrival=req.t0:epoch_s".into(), "end=req.t2:epoch_s".into()]).is_ok());
+    }
+
+    #[test]
+    fn custom_logged_at_is_an_instant() {
+        for unit in [
+            "epoch_s", "epoch_ms", "epoch_us", "epoch_ns", "epoch", "rfc3339",
+        ] {
+            let f = custom(&[format!("logged_at=t:{unit}")]).unwrap();
+            assert_eq!(f.fields[0].field, Field::LoggedAt);
+            assert_eq!(f.fields[0].unit.name(), unit);
+        }
+        let f = custom(&["logged_at=t".into()]).unwrap();
+        assert_eq!(
+            f.fields[0].unit,
+            Unit::EpochAuto,
+            "the default unit of an instant"
+        );
+        assert_eq!(
+            custom(&["logged_at=t:s".into()]).unwrap_err(),
+            "--map logged_at=t:s: logged_at is an instant and needs a timestamp unit (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch), not s"
+        );
+    }
+
+    #[test]
+    fn map_help_names_every_field() {
+        let help = map_help();
+        for name in Field::ALL
+            .iter()
+            .map(|f| f.name())
+            .chain(["id", "model", "stream"])
+        {
+            assert!(
+                help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .any(|w| w == name),
+                "{name} missing: {help}"
+            );
+        }
     }
 
     fn spec(name: &str, markers: Vec<Cond>, fallback: bool) -> FormatSpec {

@@ -36,8 +36,8 @@
 //!
 //! Fields (`tokentime formats` lists them): instants `arrival`, `scheduled`, `first_token`,
 //! `end`, `logged_at` need a timestamp unit (`epoch_s`, `epoch_ms`, `epoch_us`, `epoch_ns`,
-//! `rfc3339`, `epoch`); durations `ttft`, `queue`, `prefill`, `decode`, `e2e` a duration unit
-//! (`s`, `ms`, `us`, `ns`, `duration`); counts `input_tokens`, `cached_tokens`,
+//! `rfc3339`, `epoch`); durations `ttft`, `queue`, `prefill`, `decode`, `e2e`, `itl` a
+//! duration unit (`s`, `ms`, `us`, `ns`, `duration`); counts `input_tokens`, `cached_tokens`,
 //! `evaluated_tokens`, `output_tokens` no unit. Omitted, the unit is `epoch`, `ms` or a count.
 //! `combine`: `first` (default: the first present path), `sum` (of the present paths),
 //! `floor_ratio` (`floor(a / b)` of two durations, a count), `difference` (`a - b`). Several
@@ -130,7 +130,7 @@ fn check_rule(field: Field, unit: Unit, combine: Combine, n_paths: usize) -> Res
         }
         return Ok(());
     }
-    if field.is_instant() || field == Field::LoggedAt {
+    if field.is_instant() {
         if !unit.is_timestamp() {
             return Err(format!(
                 "field {name} is an instant and needs a timestamp unit (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch), not {}",

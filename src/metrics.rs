@@ -363,6 +363,17 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     {
         e2e = Ok(f + d);
     }
+    // The line's time is the end where no end is logged (`logged_at`): the last source of an
+    // E2E, after the logged one and its parts (the line may be written after the response).
+    // A time equal to the arrival is the arrival's own line (SGLang's `request.received`,
+    // joined to a finish event without a time): it says nothing of the end.
+    if e2e == Err(NullReason::NotLogged)
+        && t.end.is_none()
+        && t.logged_at.is_some()
+        && t.logged_at != t.arrival
+    {
+        e2e = interval(t.arrival, t.logged_at, None);
+    }
     // E2E and TTFT from the same origin leave the decode (Kong, Helicone, NIM, Bedrock).
     if decode == Err(NullReason::NotLogged)
         && let (Ok(e), Ok(f)) = (e2e, ttft)
@@ -687,6 +698,59 @@ mod tests {
             Outcome::Error,
             "cancelled before the first token counts as an error"
         );
+    }
+
+    #[test]
+    fn logged_at_is_the_end_when_none_is_logged() {
+        // Arrival 1700000000.0 s, first token 0.5 s later, the line written at 2.5 s.
+        let s = 1_700_000_000_000_000_000i64;
+        let t = Timeline {
+            arrival: Some(s),
+            first_token: Some(s + 500_000_000),
+            logged_at: Some(s + 2_500_000_000),
+            output_tokens: Some(11),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.e2e, Ok(2_500_000_000.0));
+        assert_eq!(m.ttft, Ok(500_000_000.0));
+        assert_eq!(m.decode, Ok(2_000_000_000.0));
+        assert_eq!(m.tpot, Ok(200_000_000.0));
+        // A logged end, or a logged E2E, comes first.
+        let end = Timeline {
+            end: Some(s + 2_000_000_000),
+            ..t
+        };
+        assert_eq!(derive(&end, 0.5).e2e, Ok(2_000_000_000.0));
+        let e2e = Timeline {
+            first_token: None,
+            e2e: Some(1_800_000_000),
+            ..t
+        };
+        assert_eq!(derive(&e2e, 0.5).e2e, Ok(1_800_000_000.0));
+        // Written before the arrival: a negative interval, flagged.
+        let skew = Timeline {
+            first_token: None,
+            logged_at: Some(s - 1),
+            ..t
+        };
+        let m = derive(&skew, 0.5);
+        assert_eq!(m.e2e, Err(NullReason::NegativeInterval));
+        assert!(m.negative_interval);
+        // No arrival: the line's time alone is no E2E.
+        let alone = Timeline {
+            arrival: None,
+            first_token: None,
+            ..t
+        };
+        assert_eq!(derive(&alone, 0.5).e2e, Err(NullReason::NotLogged));
+        // The line of the arrival itself (SGLang's received event): no end, no E2E.
+        let received = Timeline {
+            first_token: None,
+            logged_at: Some(s),
+            ..t
+        };
+        assert_eq!(derive(&received, 0.5).e2e, Err(NullReason::NotLogged));
     }
 
     #[test]

@@ -39,6 +39,22 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit, in the order `--help` lists them.
+    pub const ALL: [Unit; 12] = [
+        Unit::EpochS,
+        Unit::EpochMs,
+        Unit::EpochUs,
+        Unit::EpochNs,
+        Unit::Rfc3339,
+        Unit::EpochAuto,
+        Unit::S,
+        Unit::Ms,
+        Unit::Us,
+        Unit::Ns,
+        Unit::DurationStr,
+        Unit::Count,
+    ];
+
     /// Parses a unit name as written in `--map` (`epoch_s`, `ms`, `rfc3339`, ...).
     ///
     /// # Errors

@@ -215,3 +215,155 @@ fn by_dollar_model_and_format_use_each_formats_own_fields() {
             .any(|k| k["$format"] == "otlp" && k["$model"] == "gpt-4o-mini-2024-07-18")
     );
 }
+
+/// `logged_at` is an instant (when the line was written, taken as the end when no `end` is
+/// mapped): arrival 1700000000.0 = 2023-11-14T22:13:20Z, first token 0.5 s later, the line
+/// written 2.5 s after arrival. By hand: e2e 2500 ms, ttft 500, decode 2000, tpot 2000 / 10 =
+/// 200 (11 tokens), end 2023-11-14T22:13:22.500Z. The same in every timestamp unit.
+#[test]
+fn map_logged_at_is_an_instant_taken_as_the_end() {
+    let epoch = br#"{"a":1700000000.0,"f":1700000000.5,"t":1700000002.5,"n":11}
+"#;
+    let rfc = br#"{"a":"2023-11-14T22:13:20Z","f":"2023-11-14T22:13:20.5Z","t":"2023-11-14T22:13:22.500+00:00","n":11}
+"#;
+    for (unit, input) in [
+        ("epoch_s", &epoch[..]),
+        ("epoch", &epoch[..]),
+        ("", &epoch[..]),
+        ("rfc3339", &rfc[..]),
+        ("epoch", &rfc[..]),
+    ] {
+        let u = if unit.is_empty() {
+            String::new()
+        } else {
+            format!(":{unit}")
+        };
+        let (arrival, first, logged) = (
+            format!("arrival=a{u}"),
+            format!("first_token=f{u}"),
+            format!("logged_at=t{u}"),
+        );
+        let maps = [
+            "--map",
+            &arrival,
+            "--map",
+            &first,
+            "--map",
+            &logged,
+            "--map",
+            "output_tokens=n",
+        ];
+        let objs = enriched_objects(&run_ok(&maps, input));
+        let m = objs[0].as_ref().unwrap();
+        assert_eq!(m["e2e_ms"], 2500.0, "{unit}: {m}");
+        assert_eq!(m["ttft_ms"], 500.0, "{unit}: {m}");
+        assert_eq!(m["decode_ms"], 2000.0, "{unit}: {m}");
+        assert_eq!(m["tpot_ms"], 200.0, "{unit}: {m}");
+        let mut args = maps.to_vec();
+        args.extend(["-o", "jsonl", "--fields", "start,end,e2e_ms"]);
+        let row: serde_json::Value = serde_json::from_slice(&run_ok(&args, input)).unwrap();
+        assert_eq!(
+            row,
+            serde_json::json!({"start": "2023-11-14T22:13:20.000Z",
+                               "end": "2023-11-14T22:13:22.500Z", "e2e_ms": 2500.0}),
+            "{unit}"
+        );
+    }
+}
+
+/// Arrival and `logged_at` alone: E2E = logged_at - arrival, and `--bucket` puts the request in
+/// the window of its end (22:13:22.5 is in 22:10-22:15), not in 1970.
+#[test]
+fn map_logged_at_gives_e2e_and_the_bucket_of_the_end() {
+    let input = br#"{"a":1700000000.0,"t":1700000002.5,"n":11}
+"#;
+    let maps = [
+        "--map",
+        "arrival=a:epoch_s",
+        "--map",
+        "logged_at=t:epoch_s",
+        "--map",
+        "output_tokens=n",
+    ];
+    let objs = enriched_objects(&run_ok(&maps, input));
+    let m = objs[0].as_ref().unwrap();
+    assert_eq!(m["e2e_ms"], 2500.0, "{m}");
+    assert_eq!(m["nulls"]["ttft_ms"], "not_logged", "{m}");
+    let mut args = vec!["summary", "--bucket", "5m"];
+    args.extend(maps);
+    let out = run_ok(&args, input);
+    let w: serde_json::Value =
+        serde_json::from_slice(out.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(w["start"], "2023-11-14T22:10:00.000Z", "{w}");
+    assert_eq!(w["end"], "2023-11-14T22:15:00.000Z", "{w}");
+    assert_eq!(w["metrics"]["e2e_ms"]["max"], 2500.0, "{w}");
+}
+
+/// A logged `end` stays the end; a logged E2E duration stays the E2E (the line may be written
+/// after the response completed).
+#[test]
+fn map_logged_at_yields_to_a_logged_end_or_e2e() {
+    let input = br#"{"a":1700000000.0,"e":1700000002.0,"t":1700000002.5,"d":1800}
+"#;
+    let with = |extra: &str| {
+        let out = run_ok(
+            &[
+                "--map",
+                "arrival=a:epoch_s",
+                "--map",
+                "logged_at=t:epoch_s",
+                "--map",
+                extra,
+                "-o",
+                "jsonl",
+                "--fields",
+                "end,e2e_ms",
+            ],
+            input,
+        );
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()
+    };
+    let end = with("end=e:epoch_s");
+    assert_eq!(end["e2e_ms"], 2000.0, "{end}");
+    assert_eq!(end["end"], "2023-11-14T22:13:22.000Z", "{end}");
+    let e2e = with("e2e=d:ms");
+    assert_eq!(e2e["e2e_ms"], 1800.0, "{e2e}");
+}
+
+#[test]
+fn map_logged_at_with_a_duration_unit_is_refused() {
+    for unit in ["s", "ms", "duration"] {
+        let map = format!("logged_at=t:{unit}");
+        let out = run(&["--map", "arrival=a:epoch_s", "--map", &map], b"");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "--map {map}: logged_at is an instant and needs a timestamp unit"
+            )),
+            "{err}"
+        );
+    }
+}
+
+/// `--help` names every field `--map` accepts (the list comes from the field table).
+#[test]
+fn help_lists_every_map_name() {
+    let help = String::from_utf8(run_ok(&["--help"], b"")).unwrap();
+    let start = help.find("--map").unwrap();
+    let end = help[start..].find("--formats").unwrap() + start;
+    let text = help[start..end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let names = tokentime::format::Field::ALL
+        .iter()
+        .map(|f| f.name())
+        .chain(["id", "model", "stream"]);
+    for name in names {
+        let found = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == name);
+        assert!(found, "--help lacks {name}: {text}");
+    }
+}
