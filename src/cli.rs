@@ -451,7 +451,7 @@ fn by_names(by: &[String]) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for b in by {
         let name = if crate::render::label_name(b) == "cache" {
-            eprintln!(
+            crate::diag!(
                 "tokentime: --by {b}: named by_cache (cache is the prefix-cache dimension every summary is split by)"
             );
             "by_cache".to_owned()
@@ -541,7 +541,7 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
     // that a typo'd copy of a built-in is not mistaken for the real thing).
     for b in builtin() {
         if all.iter().any(|f: &FormatSpec| f.name == b.name) {
-            eprintln!(
+            crate::diag!(
                 "tokentime: --formats: format {:?} replaces the built-in format of that name",
                 b.name
             );

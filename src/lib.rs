@@ -10,6 +10,17 @@
 //! in-flight sweep), whose report on the finished digests ([`modes`], [`hist`]) [`reading`]
 //! renders.
 
+/// `eprintln!` that never fails: a message to stderr, dropped when stderr is closed (`2>&1 |
+/// head`). `eprintln!` panics then, which ended a thread before it counted a failed input
+/// (and so the exit status); a diagnostic must never change what the run does.
+#[macro_export]
+macro_rules! diag {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod analysis;
 pub mod cli;
 pub mod concurrency;
@@ -67,7 +78,7 @@ impl Diagnostics {
     pub(crate) fn report(&mut self, file: &str, line: u64, reason: &str) {
         if self.shown < self.max {
             self.shown += 1;
-            eprintln!("{file}:{line}: {reason}");
+            crate::diag!("{file}:{line}: {reason}");
         } else {
             self.hidden += 1;
         }
@@ -80,7 +91,7 @@ impl Diagnostics {
 
     pub(crate) fn finish(&self) {
         if self.hidden > 0 {
-            eprintln!(
+            crate::diag!(
                 "tokentime: {} more bad lines not shown (--max-diagnostics)",
                 self.hidden
             );
@@ -133,7 +144,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     // the exit status says that something was missing (2).
     let mut input_failed = false;
     let mut input_error = |name: &str, e: io::Error| {
-        eprintln!(
+        crate::diag!(
             "tokentime: {}",
             Error::Input {
                 name: name.to_owned(),
@@ -172,7 +183,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             if keep {
                 io::copy(&mut reader, &mut out.w).map_err(Error::Output)?;
             }
-            eprintln!(
+            crate::diag!(
                 "tokentime: {name}: a JSON array document, {} (tokentime summary reads its records)",
                 if keep {
                     "passed through unchanged"
@@ -266,9 +277,10 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     }
     let cov = worker.coverage().cloned().unwrap_or_default();
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
-        eprintln!(
+        crate::diag!(
             "tokentime: --strict: {} invalid and {} too-long lines",
-            cov.invalid, cov.too_long
+            cov.invalid,
+            cov.too_long
         );
         return Ok(ExitCode::BadLines);
     }

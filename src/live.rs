@@ -90,7 +90,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     let source = &cfg.inputs[i];
     let name = source.name();
     let fail = |e: io::Error| {
-        eprintln!(
+        crate::diag!(
             "tokentime: {}",
             Error::Input {
                 name: name.clone(),
@@ -281,7 +281,9 @@ impl Progress {
         } else {
             String::new()
         };
-        eprint!(
+        // Progress on a terminal: a closed stderr only loses it.
+        let _ = write!(
+            io::stderr(),
             "\r\x1b[2Ktokentime: read {} of {}{pct}, {}/s",
             human_bytes(read),
             human_bytes(self.total),
@@ -292,7 +294,7 @@ impl Progress {
     fn finish(&mut self, read: u64) {
         if self.enabled && self.last.is_some() {
             self.update(read, true);
-            eprint!("\r\x1b[2K");
+            let _ = write!(io::stderr(), "\r\x1b[2K");
         }
     }
 }
@@ -486,7 +488,7 @@ pub fn run_summary(
     // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
     fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
     if interrupted {
-        eprintln!("tokentime: interrupted; summary of the input read so far");
+        crate::diag!("tokentime: interrupted; summary of the input read so far");
     }
     if ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
         out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
@@ -505,7 +507,7 @@ pub fn run_summary(
         Some(b) => {
             write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
             if b.unplaced > 0 {
-                eprintln!(
+                crate::diag!(
                     "tokentime: {} requests without an end time are in no --bucket window",
                     b.unplaced
                 );
@@ -531,9 +533,10 @@ pub fn run_summary(
 fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
     let bad = config.strict && (cov.invalid > 0 || cov.too_long > 0);
     if bad {
-        eprintln!(
+        crate::diag!(
             "tokentime: --strict: {} invalid and {} too-long lines",
-            cov.invalid, cov.too_long
+            cov.invalid,
+            cov.too_long
         );
     }
     if slo_broken {
@@ -676,7 +679,7 @@ fn report_slos_and_digest(
     }
     let verdicts = slo::evaluate(&rc.slos, summary);
     for v in &verdicts {
-        eprintln!("tokentime: {}", v.line());
+        crate::diag!("tokentime: {}", v.line());
     }
     Ok((verdicts.iter().any(|v| !v.met), verdicts))
 }
@@ -744,7 +747,7 @@ pub fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Err
     out.flush().map_err(Error::Output)?;
     if cov.read_errors > 0 {
         // As the runs themselves did (exit 2): a partial day must not pass for a whole one.
-        eprintln!(
+        crate::diag!(
             "tokentime: {} input(s) of the merged runs could not be read to their end (coverage.read_errors): the summary covers only what was read of them",
             cov.read_errors
         );

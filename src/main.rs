@@ -22,14 +22,14 @@ fn main() -> ProcessExit {
     let config = match cli.resolve() {
         Ok(c) => c,
         Err(msg) => {
-            eprintln!("tokentime: {msg}");
+            tokentime::diag!("tokentime: {msg}");
             return ProcessExit::from(ExitCode::Usage as u8);
         }
     };
     let code = match tokentime::run(&config, std::io::stdout().lock()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("tokentime: {e}");
+            tokentime::diag!("tokentime: {e}");
             ExitCode::Usage
         }
     };

@@ -457,3 +457,52 @@ fn nul_bytes_before_a_line_are_its_prefix() {
         );
     }
 }
+
+/// A closed stderr (`2>&1 | head`) loses the diagnostics, nothing else: the output is
+/// complete and the exit status is the run's (it was 0 when a thread died printing that an
+/// input failed).
+#[test]
+fn a_closed_stderr_changes_neither_output_nor_exit_status() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&lab).unwrap();
+    let gz = gz.finish().unwrap();
+    let trunc = dir.path().join("cut.jsonl.gz");
+    std::fs::write(&trunc, &gz[..gz.len() / 2]).unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        [&lab[..], b"{\"bad\n".repeat(3000).as_slice()].concat(),
+    )
+    .unwrap();
+    let (trunc, bad) = (trunc.to_str().unwrap(), bad.to_str().unwrap());
+    let closed = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let out = child.wait_with_output().unwrap();
+        (out.status.code(), out.stdout)
+    };
+    for args in [
+        vec!["summary", "-o", "json", trunc, bad],
+        vec!["summary", "-o", "json", "--threads", "1", trunc],
+        vec![trunc],
+    ] {
+        let (code, _) = closed(&args);
+        assert_eq!(code, Some(2), "{args:?}");
+    }
+    let (code, stdout) = closed(&["summary", "-o", "json", bad]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout, run(&["summary", "-o", "json", bad], b"").stdout);
+    let (code, stdout) = closed(&[bad]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout, run(&[bad], b"").stdout);
+}
