@@ -464,7 +464,6 @@ fn nul_bytes_before_a_line_are_its_prefix() {
 #[test]
 fn a_closed_stderr_changes_neither_output_nor_exit_status() {
     use std::io::Write;
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -480,15 +479,7 @@ fn a_closed_stderr_changes_neither_output_nor_exit_status() {
     .unwrap();
     let (trunc, bad) = (trunc.to_str().unwrap(), bad.to_str().unwrap());
     let closed = |args: &[&str]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        drop(child.stderr.take());
-        let out = child.wait_with_output().unwrap();
+        let out = run_stderr(args, b"", false);
         (out.status.code(), out.stdout)
     };
     for args in [

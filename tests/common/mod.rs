@@ -31,6 +31,12 @@ pub fn testdata_files(exts: &[&str]) -> Vec<PathBuf> {
 
 /// Runs tokentime with `args` and `stdin`, returning its output.
 pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_stderr(args, stdin, true)
+}
+
+/// [`run`] with stderr closed from the start when `!keep_stderr` (as `2>&1 | head` leaves it):
+/// the output's stderr is then empty.
+pub fn run_stderr(args: &[&str], stdin: &[u8], keep_stderr: bool) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
         .args(args)
         .stdin(Stdio::piped())
@@ -38,6 +44,9 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn tokentime");
+    if !keep_stderr {
+        drop(child.stderr.take());
+    }
     let mut sin = child.stdin.take().unwrap();
     let data = stdin.to_vec();
     let feeder = std::thread::spawn(move || {
