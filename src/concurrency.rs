@@ -280,7 +280,8 @@ impl<T> Sweep<T> {
                         let mean = if len > 0 {
                             // Through i64 when it fits: the same rounding, cheaper.
                             let area = self.area - q.open_area;
-                            i64::try_from(area).map_or(area as f64, |a| a as f64) / len as f64
+                            i64::try_from(area).map_or_else(|_| area as f64, |a| a as f64)
+                                / len as f64
                         } else {
                             self.open as f64
                         };

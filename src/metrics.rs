@@ -318,7 +318,7 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
                 Err(NullReason::NegativeInterval)
             }
             // Through i64 when it fits: the same rounding, without i128's slow conversion.
-            Some(v) => Ok(i64::try_from(v).map_or(v as f64, |v| v as f64)),
+            Some(v) => Ok(i64::try_from(v).map_or_else(|_| v as f64, |v| v as f64)),
         }
     };
     let mut queue = interval(arrival, t.scheduled, t.queue);
