@@ -261,6 +261,10 @@ pub fn write_prometheus(
     for (l, g) in &groups {
         writeln!(out, "tokentime_requests{} {}", labels(l), g.requests)?;
     }
+    if groups.is_empty() {
+        // No request read: the all-requests series says 0 rather than going absent.
+        writeln!(out, "tokentime_requests 0")?;
+    }
     gauge(
         out,
         "tokentime_request_errors",
@@ -268,6 +272,9 @@ pub fn write_prometheus(
     )?;
     for (l, g) in &groups {
         writeln!(out, "tokentime_request_errors{} {}", labels(l), g.errors)?;
+    }
+    if groups.is_empty() {
+        writeln!(out, "tokentime_request_errors 0")?;
     }
     gauge(
         out,
@@ -292,6 +299,12 @@ pub fn write_prometheus(
     ] {
         writeln!(out, "tokentime_lines{{kind=\"{kind}\"}} {n}")?;
     }
+    gauge(
+        out,
+        "tokentime_read_errors",
+        "Inputs that could not be read to their end (the other series cover what was read).",
+    )?;
+    writeln!(out, "tokentime_read_errors {}", cov.read_errors)?;
     if let Some(t) = &targets {
         let text = escape_label(&t.text());
         gauge(

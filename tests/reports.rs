@@ -711,3 +711,40 @@ fn an_input_not_read_to_its_end_is_counted_and_merge_exits_2() {
     let s: serde_json::Value = serde_json::from_slice(&ok.stdout).unwrap();
     assert_eq!(s["coverage"]["read_errors"], 0);
 }
+
+/// With no request read, the all-requests `tokentime_requests` and `tokentime_request_errors`
+/// series say 0 rather than going absent, every family has its own help text, and
+/// `tokentime_read_errors` counts an input not read to its end.
+#[test]
+fn prometheus_says_zero_requests_and_counts_read_errors() {
+    let text = String::from_utf8(run_ok(&["summary", "-o", "prometheus"], b"")).unwrap();
+    let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
+    for name in [
+        "tokentime_requests",
+        "tokentime_request_errors",
+        "tokentime_read_errors",
+    ] {
+        let s = scrape
+            .samples
+            .iter()
+            .find(|s| s.metric == name && s.labels.is_empty())
+            .unwrap_or_else(|| panic!("{name} absent:\n{text}"));
+        assert!(
+            matches!(s.value, prometheus_parse::Value::Gauge(v) if v == 0.0),
+            "{name}"
+        );
+    }
+    let helps: Vec<&str> = text.lines().filter(|l| l.starts_with("# HELP")).collect();
+    let unique: std::collections::HashSet<&str> = helps
+        .iter()
+        .map(|l| l.split_once(' ').unwrap().1.split_once(' ').unwrap().1)
+        .map(|h| h.split_once(' ').unwrap().1)
+        .collect();
+    assert_eq!(unique.len(), helps.len(), "a help text used twice:\n{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.gz");
+    std::fs::write(&cut, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]).unwrap();
+    let out = run(&["summary", "-o", "prometheus", cut.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\ntokentime_read_errors 1\n"));
+}
