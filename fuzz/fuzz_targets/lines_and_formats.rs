@@ -5,7 +5,7 @@
 //! Input layout: `[max_line, config, k, k chunk sizes..., data...]`.
 //!
 //! Checked: nothing panics; the framing equals a naive framing of the whole input (split after
-//! each `\n`, too long when over `max_line`, a BOM starting any line as its prefix) whatever the chunking, so no
+//! each `\n`, too long when over `max_line`, NUL bytes then a BOM starting any line as its prefix) whatever the chunking, so no
 //! byte is lost or moved; each line's kind agrees with serde_json on the same bytes; every
 //! metric is a finite non-negative number or a reason; the coverage counts add up.
 #![no_main]
@@ -68,11 +68,10 @@ fn reference(data: &[u8], max_line: usize) -> Vec<Framed> {
             if line.len() > max_line {
                 return Framed::TooLong(line.to_vec());
             }
-            let (prefix, rest) = if line.starts_with(BOM) {
-                line.split_at(3)
-            } else {
-                line.split_at(0)
-            };
+            // NUL bytes (a copytruncate rotation's), then a BOM, are the prefix.
+            let nuls = line.iter().position(|&b| b != 0).unwrap_or(line.len());
+            let bom = if line[nuls..].starts_with(BOM) { 3 } else { 0 };
+            let (prefix, rest) = line.split_at(nuls + bom);
             let n = if rest.ends_with(b"\r\n") {
                 2
             } else if rest.ends_with(b"\n") {
