@@ -618,6 +618,7 @@ fn write_tick(
                 "elapsed_s": crate::enrich::round3(elapsed.as_secs_f64()),
                 "window_s": sc.window.map(|w| w as f64 / 1e9),
             });
+            doc["final"] = json!(false);
             serde_json::to_writer(&mut *out, &doc)?;
             out.write_all(b"\n")
         }
@@ -632,8 +633,15 @@ fn write_tick(
             }
             Ok(())
         }
-        SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
-        SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
+        // Whole documents one after another, a blank line after each (README "Live").
+        SummaryOutput::Csv => {
+            render::write_delimited(out, render::Delimited::Csv, summary, q)?;
+            writeln!(out)
+        }
+        SummaryOutput::Tsv => {
+            render::write_delimited(out, render::Delimited::Tsv, summary, q)?;
+            writeln!(out)
+        }
         SummaryOutput::Prometheus => {
             render::write_prometheus(out, cov, summary, q, &[])?;
             writeln!(out)
@@ -719,6 +727,8 @@ pub fn report(
                     .collect();
             }
             let w = if one_line {
+                // The last of `--every`'s documents, the whole run's (no `interval`).
+                doc["final"] = json!(true);
                 serde_json::to_writer(&mut *out, &doc)
             } else {
                 serde_json::to_writer_pretty(&mut *out, &doc)

@@ -199,13 +199,36 @@ fn every_with_json_writes_one_document_per_interval_and_window_slides() {
     let next = doc(live.next_line());
     assert_eq!(next["interval"]["n"].as_u64().unwrap(), n + 1);
     assert_eq!(next["coverage"]["requests"], 0);
+    assert_eq!(next["final"], false);
     drop(live.stdin.take());
     let (code, rest, _) = live.finish();
     assert_eq!(code, Some(0));
-    // The final document covers everything, on one line like the others.
+    // The final document covers everything, on one line like the others, and says so.
     let last = doc(rest.lines().last().unwrap().to_owned());
     assert_eq!(last["coverage"]["requests"], 5);
     assert!(last.get("interval").is_none());
+    assert_eq!(last["final"], true);
+}
+
+#[test]
+fn every_with_csv_separates_whole_documents_by_a_blank_line() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--every", "300ms", "-o", "csv"]);
+    live.write(&lines.concat());
+    // A first interval document, then the final one.
+    live.until(|l| l.is_empty());
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!(code, Some(0));
+    let docs: Vec<&str> = rest
+        .split("\n\n")
+        .filter(|d| !d.trim().is_empty())
+        .collect();
+    assert!(!docs.is_empty());
+    for d in docs {
+        assert!(d.trim_start().starts_with("group,requests,"), "{d}");
+        assert_eq!(d.matches("group,requests,").count(), 1, "{d}");
+    }
 }
 
 #[test]
