@@ -341,6 +341,7 @@ impl Cli {
                     (Some(delimited), fields) => Some(Rows {
                         fields: parse_fields(fields.as_deref().unwrap_or(DEFAULT_FIELDS))?,
                         delimited,
+                        input: String::new(),
                     }),
                 };
                 resolve_common(

@@ -156,6 +156,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     let pass_long = worker.passes_long_lines();
     for source in &config.inputs {
         let name = source.name();
+        worker.set_input(&name);
         let reader = match source.open() {
             Ok(r) => r,
             Err(e) => {

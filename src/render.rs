@@ -367,6 +367,8 @@ pub fn write_prometheus(
 pub enum RowField {
     /// The input line number (1-based, per file).
     Line,
+    /// The input the request was read from (a FILE's name, `<stdin>` for standard input).
+    File,
     /// The request id as logged.
     Id,
     /// The model as logged.
@@ -388,7 +390,7 @@ pub enum RowField {
 }
 
 /// Field names `--fields` accepts, in the order `--help` lists them.
-pub const ROW_FIELDS: &str = "line, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, ttft_origin, outcome";
+pub const ROW_FIELDS: &str = "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, ttft_origin, outcome";
 
 /// Parses a `--fields` list.
 ///
@@ -400,6 +402,7 @@ pub fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
             let f = f.trim();
             Ok(match f {
                 "line" => RowField::Line,
+                "file" => RowField::File,
                 "id" => RowField::Id,
                 "model" => RowField::Model,
                 "format" => RowField::Format,
@@ -426,6 +429,7 @@ impl RowField {
     fn name(self) -> &'static str {
         match self {
             RowField::Line => "line",
+            RowField::File => "file",
             RowField::Id => "id",
             RowField::Model => "model",
             RowField::Format => "format",
@@ -446,6 +450,8 @@ pub struct Rows {
     pub fields: Vec<RowField>,
     /// CSV or TSV; `None` for JSON lines.
     pub delimited: Option<Delimited>,
+    /// The name of the input being read (the `file` column): set per input by the caller.
+    pub input: String,
 }
 
 /// What a row shows of one request besides its metrics.
@@ -499,6 +505,7 @@ impl Rows {
             .iter()
             .map(|f| match *f {
                 RowField::Line => Cell::Int(ctx.line),
+                RowField::File => Cell::Str(self.input.clone()),
                 RowField::Id => ctx.id.map_or(Cell::Null, |s| Cell::Str(s.to_owned())),
                 RowField::Model => ctx.model.map_or(Cell::Null, |s| Cell::Str(s.to_owned())),
                 RowField::Format => Cell::Str(ctx.format.to_owned()),

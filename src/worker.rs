@@ -349,6 +349,17 @@ impl<'p> Worker<'p> {
         }
     }
 
+    /// Names the input whose lines follow (the rows' `file` column).
+    pub fn set_input(&mut self, name: &str) {
+        if let Sink::Enrich {
+            rows: Some(rows), ..
+        } = &mut self.sink
+        {
+            rows.input.clear();
+            rows.input.push_str(name);
+        }
+    }
+
     /// A worker for the same command with a copy of this one's processor
     /// ([`Processor::fork`]: it defers the lines of formats that join lines) and nothing
     /// counted: for a thread that reads one chunk of a file. A summary worker's part is its

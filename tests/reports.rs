@@ -748,3 +748,40 @@ fn prometheus_says_zero_requests_and_counts_read_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stdout).contains("\ntokentime_read_errors 1\n"));
 }
+
+/// Rows from several inputs say which input each came from (`--fields file`), with line
+/// numbers per input, on one thread, in parallel chunks, and from standard input.
+#[test]
+fn rows_name_their_input_file() {
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&[u8]> = lab.split_inclusive(|&b| b == b'\n').collect();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    std::fs::write(&a, lines[..3].concat()).unwrap();
+    std::fs::write(&b, lines[3..].concat()).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for threads in ["1", "2"] {
+        let args = [
+            "--output",
+            "csv",
+            "--fields",
+            "file,line",
+            "--threads",
+            threads,
+            "--chunk-bytes",
+            "4096",
+            a,
+            b,
+        ];
+        let csv = String::from_utf8(run_ok(&args, b"")).unwrap();
+        let rows: Vec<&str> = csv.lines().skip(1).collect();
+        assert_eq!(rows.len(), lines.len(), "threads {threads}");
+        assert_eq!(rows[0], format!("{a},1"));
+        assert_eq!(rows[2], format!("{a},3"));
+        assert_eq!(rows[3], format!("{b},1"));
+        assert_eq!(rows.last().unwrap(), &format!("{b},{}", lines.len() - 3));
+    }
+    let out = run_ok(&["--output", "jsonl", "--fields", "file,line"], lines[0]);
+    assert_eq!(out, b"{\"file\":\"<stdin>\",\"line\":1}\n");
+}
