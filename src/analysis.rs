@@ -553,9 +553,12 @@ impl Extra {
 /// A digest's values as `(value, weight)` points: every value while exact, the centroids
 /// beyond.
 pub fn points(d: &mut Digest) -> Vec<(f64, f64)> {
-    match d.export().values {
-        Values::Exact(v) => v.into_iter().map(|x| (x, 1.0)).collect(),
-        Values::Centroids(c) => c,
+    let e = d.export();
+    match (e.values, e.atoms) {
+        (Values::Exact(v), _) => v.into_iter().map(|x| (x, 1.0)).collect(),
+        // Few distinct values: each with its count, exactly.
+        (Values::Centroids(_), Some(a)) => a.into_iter().map(|(v, n)| (v, n as f64)).collect(),
+        (Values::Centroids(c), None) => c,
     }
 }
 

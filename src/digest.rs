@@ -25,6 +25,9 @@ pub struct Exported {
     pub max: f64,
     /// The values themselves or their centroids.
     pub values: Values,
+    /// With centroids: every distinct value and how many times it came, while there were at
+    /// most [`ATOM_LIMIT`] distinct values (see [`Digest`]); `None` beyond, or when exact.
+    pub atoms: Option<Vec<(f64, u64)>>,
 }
 
 /// The values of an [`Exported`] digest.
@@ -45,7 +48,17 @@ pub const COMPRESSION: usize = 1000;
 /// Values collected before they are folded into the t-digest.
 pub const PENDING: usize = 4096;
 
+/// Distinct values counted past the exact limit (see [`Digest`]).
+pub const ATOM_LIMIT: usize = 256;
+
 /// The distribution of one metric.
+///
+/// Past the exact limit, while the values seen are at most [`ATOM_LIMIT`] distinct ones
+/// (token counts of a synthetic benchmark, a cache size in blocks, a clock in whole ms), the
+/// digest also counts each distinct value: its quantiles stay exact (type 7 over the counted
+/// values, where a t-digest would interpolate between them and call 256 tokens 254.3). The
+/// counts are kept from fold to fold (merged like the t-digest) and dropped for good at the
+/// 257th distinct value.
 #[derive(Debug, Clone)]
 pub struct Digest {
     /// Every value while exact; in t-digest mode, the values not yet folded into `td`.
@@ -57,6 +70,9 @@ pub struct Digest {
     min: f64,
     max: f64,
     limit: usize,
+    /// In t-digest mode: each distinct value folded in so far and its count, sorted, while
+    /// there are at most [`ATOM_LIMIT`] of them; `None` after.
+    atoms: Option<Vec<(f64, u64)>>,
 }
 
 impl Default for Digest {
@@ -78,6 +94,7 @@ impl Digest {
             sum: 0.0,
             min: f64::INFINITY,
             max: f64::NEG_INFINITY,
+            atoms: Some(Vec::new()),
         }
     }
 
@@ -146,6 +163,10 @@ impl Digest {
             .into_iter()
             .map(|k| f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k }))
             .collect();
+        self.atoms = self
+            .atoms
+            .take()
+            .and_then(|a| merge_atoms(&a, &runs(&values)));
         self.exact = Vec::with_capacity(PENDING);
         self.td = Some(td.merge_sorted(values));
     }
@@ -169,14 +190,20 @@ impl Digest {
                 theirs.exact.extend_from_slice(&self.exact);
                 theirs.fold();
                 self.td = theirs.td;
+                self.atoms = theirs.atoms;
                 self.exact = Vec::new();
             }
             (Some(_), Some(_)) => {
                 let mut mine = self.take_tdigest();
-                let mut theirs = other.clone().take_tdigest();
+                let mut other = other.clone();
+                let mut theirs = other.take_tdigest();
                 mine.flush();
                 theirs.flush();
                 self.td = Some(TDigest::merge_digests(vec![mine, theirs]));
+                self.atoms = match (&self.atoms, &other.atoms) {
+                    (Some(a), Some(b)) => merge_atoms(a, b),
+                    _ => None,
+                };
             }
         }
         self.count += other.count;
@@ -199,9 +226,14 @@ impl Digest {
         self.count
     }
 
-    /// True while quantiles are exact.
-    pub fn is_exact(&self) -> bool {
-        self.td.is_none()
+    /// True while quantiles are exact: every value is held, or, past the exact limit, every
+    /// distinct value is counted.
+    pub fn is_exact(&mut self) -> bool {
+        if self.td.is_some() && self.atoms.is_some() && !self.exact.is_empty() {
+            // Whether the values not yet folded in are few distinct ones too.
+            self.fold();
+        }
+        self.td.is_none() || self.atoms.is_some()
     }
 
     /// Smallest value, `None` when empty.
@@ -271,6 +303,7 @@ impl Digest {
             sum: self.sum,
             min: self.min().unwrap_or(0.0),
             max: self.max().unwrap_or(0.0),
+            atoms: self.td.as_ref().and(self.atoms.clone()),
             values,
         }
     }
@@ -321,6 +354,23 @@ impl Digest {
                         e.count
                     ));
                 }
+                d.atoms = match e.atoms {
+                    Some(a) => {
+                        let n: u64 = a.iter().map(|&(_, n)| n).sum();
+                        if n != e.count
+                            || a.len() > ATOM_LIMIT
+                            || a.iter().any(|&(v, n)| !v.is_finite() || n == 0)
+                            || a.windows(2).any(|w| w[0].0 >= w[1].0)
+                        {
+                            return Err(format!(
+                                "atoms must be at most {ATOM_LIMIT} increasing finite values whose counts add up to the count {}",
+                                e.count
+                            ));
+                        }
+                        Some(a)
+                    }
+                    None => None,
+                };
                 let centroids = c.into_iter().map(|(m, w)| Centroid::new(m, w)).collect();
                 d.td = Some(TDigest::new(
                     centroids,
@@ -342,6 +392,9 @@ impl Digest {
         }
         if self.td.is_some() {
             self.fold();
+        }
+        if let (Some(_), Some(atoms)) = (&self.td, &self.atoms) {
+            return Some(quantile_counted(atoms, q));
         }
         match &mut self.td {
             Some(td) => {
@@ -374,9 +427,150 @@ pub fn quantile_sorted(xs: &[f64], q: f64) -> f64 {
     xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
 }
 
+/// Type-7 quantile of the values `atoms` counts (sorted distinct values and their counts,
+/// not empty): [`quantile_sorted`] of the values written out.
+fn quantile_counted(atoms: &[(f64, u64)], q: f64) -> f64 {
+    let n: u64 = atoms.iter().map(|&(_, c)| c).sum();
+    let h = n.saturating_sub(1) as f64 * q.clamp(0.0, 1.0);
+    let lo = h.floor() as u64;
+    // The value of rank `r` (0-based).
+    let at = |r: u64| {
+        let mut seen = 0;
+        for &(v, c) in atoms {
+            seen += c;
+            if r < seen {
+                return v;
+            }
+        }
+        atoms[atoms.len() - 1].0
+    };
+    let (a, b) = (at(lo), at((lo + 1).min(n.saturating_sub(1))));
+    a + (h - lo as f64) * (b - a)
+}
+
+/// The runs of equal values in sorted `values`, as (value, count).
+fn runs(values: &[f64]) -> Vec<(f64, u64)> {
+    let mut out: Vec<(f64, u64)> = Vec::new();
+    for &v in values {
+        match out.last_mut() {
+            Some((last, n)) if *last == v => *n += 1,
+            _ => out.push((v, 1)),
+        }
+    }
+    out
+}
+
+/// Two sorted (value, count) lists merged, counts of equal values added; `None` past
+/// [`ATOM_LIMIT`] distinct values.
+fn merge_atoms(a: &[(f64, u64)], b: &[(f64, u64)]) -> Option<Vec<(f64, u64)>> {
+    if b.len() > ATOM_LIMIT {
+        return None;
+    }
+    let mut out = Vec::with_capacity((a.len() + b.len()).min(ATOM_LIMIT + 1));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x.0 == y.0 => {
+                i += 1;
+                j += 1;
+                (x.0, x.1 + y.1)
+            }
+            (Some(&x), Some(&y)) if x.0 < y.0 => {
+                i += 1;
+                x
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+        if out.len() > ATOM_LIMIT {
+            return None;
+        }
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Token counts past the exact limit: few distinct values, exact quantiles (type 7 over
+    /// the values written out), through folds, merges and a save; the 257th distinct value
+    /// ends it.
+    #[test]
+    fn few_distinct_values_stay_exact_past_the_limit() {
+        // 30 % at the max_tokens cap (256), the rest spread over 100 lengths.
+        let value = |i: u64| {
+            if i % 10 < 3 {
+                256.0
+            } else {
+                (i * 7 % 100) as f64
+            }
+        };
+        let mut d = Digest::with_limit(50);
+        let mut all = Vec::new();
+        for i in 0..20_000u64 {
+            d.add(value(i));
+            all.push(value(i));
+        }
+        all.sort_by(f64::total_cmp);
+        assert!(d.is_exact(), "past the limit, counted");
+        for q in [0.0, 0.1, 0.5, 0.69, 0.7, 0.71, 0.9, 0.95, 0.999, 1.0] {
+            assert_eq!(d.quantile(q), Some(quantile_sorted(&all, q)), "q {q}");
+        }
+        // Merged with another counted digest, and with an exact one.
+        let mut other = Digest::with_limit(50);
+        let mut small = Digest::with_limit(50);
+        for i in 0..5_000u64 {
+            other.add(value(i + 3));
+            all.push(value(i + 3));
+        }
+        for i in 0..20u64 {
+            small.add(value(i + 1));
+            all.push(value(i + 1));
+        }
+        d.merge(&other);
+        d.merge(&small);
+        let mut mirrored = small.clone();
+        mirrored.merge(&other);
+        all.sort_by(f64::total_cmp);
+        for q in [0.05, 0.5, 0.9, 0.99] {
+            assert_eq!(
+                d.quantile(q),
+                Some(quantile_sorted(&all, q)),
+                "merged q {q}"
+            );
+        }
+        assert!(mirrored.is_exact());
+        // Saved and read back.
+        let mut back = Digest::import(d.export()).unwrap();
+        assert!(back.is_exact());
+        assert_eq!(back.quantile(0.9), d.quantile(0.9));
+        // The 257th distinct value: a t-digest estimate from then on.
+        for i in 0..300u64 {
+            d.add(1000.0 + i as f64);
+        }
+        assert!(!d.is_exact());
+        assert!(d.export().atoms.is_none());
+    }
+
+    #[test]
+    fn atoms_that_do_not_add_up_are_refused() {
+        let mut d = Digest::with_limit(5);
+        for i in 0..100 {
+            d.add((i % 3) as f64);
+        }
+        let mut e = d.export();
+        e.atoms = Some(vec![(0.0, 34), (1.0, 33), (2.0, 32)]);
+        assert!(Digest::import(e).is_err());
+    }
 
     #[test]
     fn exact_matches_numpy_linear() {

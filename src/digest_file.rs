@@ -73,10 +73,14 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
 }
 
 /// A digest as saved: `count`, `sum`, `min`, `max`, and `exact` (every value) or
-/// `centroids` (`[mean, weight]` pairs).
+/// `centroids` (`[mean, weight]` pairs), with `atoms` (`[value, count]` pairs of every
+/// distinct value) while the values past the exact limit are few distinct ones.
 pub fn digest_json(d: &mut Digest) -> Json {
     let e = d.export();
     let mut m = json!({"count": e.count, "sum": e.sum, "min": e.min, "max": e.max});
+    if let Some(a) = &e.atoms {
+        m["atoms"] = a.iter().map(|&(v, n)| json!([v, n])).collect();
+    }
     match e.values {
         Values::Exact(v) => m["exact"] = json!(v),
         Values::Centroids(c) => {
@@ -84,6 +88,21 @@ pub fn digest_json(d: &mut Digest) -> Json {
         }
     }
     m
+}
+
+/// The `[number, x]` pairs of a JSON array, `x` read by `second`; `err` says what they should
+/// have been.
+fn pairs<T>(
+    a: &[Json],
+    second: impl Fn(&Json) -> Option<T>,
+    err: impl Fn() -> String,
+) -> Result<Vec<(f64, T)>, String> {
+    a.iter()
+        .map(|p| match (p[0].as_f64(), second(&p[1])) {
+            (Some(x), Some(y)) => Ok((x, y)),
+            _ => Err(err()),
+        })
+        .collect()
 }
 
 /// Rebuilds a digest saved by [`digest_json`]; `name` names it in messages.
@@ -101,17 +120,19 @@ pub fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
                 .map(|x| x.as_f64().ok_or(format!("{name}.exact holds numbers")))
                 .collect::<Result<_, _>>()?,
         ),
-        (Json::Null, Json::Array(c)) => Values::Centroids(
-            c.iter()
-                .map(|p| match (p[0].as_f64(), p[1].as_f64()) {
-                    (Some(a), Some(w)) => Ok((a, w)),
-                    _ => Err(format!("{name}.centroids holds [mean, weight] pairs")),
-                })
-                .collect::<Result<_, _>>()?,
-        ),
+        (Json::Null, Json::Array(c)) => Values::Centroids(pairs(c, Json::as_f64, || {
+            format!("{name}.centroids holds [mean, weight] pairs")
+        })?),
         _ => return Err(format!("{name} needs one of \"exact\" or \"centroids\"")),
     };
+    let atoms_err = || format!("{name}.atoms holds [value, count] pairs");
+    let atoms = match &j["atoms"] {
+        Json::Null => None,
+        Json::Array(a) => Some(pairs(a, Json::as_u64, atoms_err)?),
+        _ => return Err(atoms_err()),
+    };
     let e = Exported {
+        atoms,
         count: u(&j["count"], "count")?,
         sum: f("sum")?,
         min: f("min")?,
