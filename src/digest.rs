@@ -312,8 +312,8 @@ impl Digest {
     /// `TDigest::new`, never through the `tdigest` crate's serde support).
     ///
     /// # Errors
-    /// A message when the parts disagree: exact values whose number is not `count` or above
-    /// [`EXACT_LIMIT`], non-finite numbers, centroid weights that do not add up to `count`.
+    /// A message when the parts disagree: exact values whose number is not `count`,
+    /// non-finite numbers, centroid weights that do not add up to `count`, atoms that do not.
     pub fn import(e: Exported) -> Result<Digest, String> {
         if e.count == 0 {
             return Ok(Digest::default());
@@ -330,13 +330,16 @@ impl Digest {
         };
         match e.values {
             Values::Exact(v) => {
-                if v.len() as u64 != e.count || v.len() > EXACT_LIMIT {
+                if v.len() as u64 != e.count {
                     return Err(format!(
-                        "{} exact values for a count of {} (at most {EXACT_LIMIT})",
+                        "{} exact values for a count of {}",
                         v.len(),
                         e.count
                     ));
                 }
+                // Saved by a run with a higher `--exact-limit`: it stays exact here too (the
+                // summary it is merged into keeps that run's limit).
+                d.limit = d.limit.max(v.len());
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err("exact values must be finite".into());
                 }

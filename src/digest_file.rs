@@ -65,6 +65,7 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
         "schema": SCHEMA,
         "by": by,
         "max_groups": max_groups,
+        "exact_limit": summary.exact_limit(),
         "goodput": goodput,
         "cache_hit_ratio": summary.hit_ratio(),
         "coverage": coverage_json(cov),
@@ -261,7 +262,12 @@ pub fn from_json(doc: &Json) -> Result<Loaded, String> {
         }
         _ => return Err("\"goodput\" must be an object or null".into()),
     };
-    let mut summary = Summary::new(by, max_groups, crate::digest::EXACT_LIMIT)
+    // Files from before it was saved: the default.
+    let exact_limit = match &doc["exact_limit"] {
+        Json::Null => crate::digest::EXACT_LIMIT,
+        v => v.as_u64().ok_or("\"exact_limit\" must be a count")? as usize,
+    };
+    let mut summary = Summary::new(by, max_groups, exact_limit)
         .with_goodput(targets)
         .with_hit_ratio(match &doc["cache_hit_ratio"] {
             Json::Null => None,
@@ -415,6 +421,14 @@ pub fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), 
                     // A file from before the ratio was recorded: checked against the next.
                     (None, Some(b)) => sum.set_hit_ratio(Some(b)),
                     _ => {}
+                }
+                if sum.exact_limit() != l.summary.exact_limit() {
+                    return Err(format!(
+                        "{}: saved with --exact-limit {}, the first file with {}: one run would have had one",
+                        p.display(),
+                        l.summary.exact_limit(),
+                        sum.exact_limit()
+                    ));
                 }
                 if sum.targets() != l.summary.targets() {
                     return Err(format!(

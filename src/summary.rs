@@ -418,6 +418,11 @@ impl Summary {
         &self.by
     }
 
+    /// The number of values each digest holds exactly (`--exact-limit`).
+    pub fn exact_limit(&self) -> usize {
+        self.exact_limit
+    }
+
     /// The bound on the number of groups.
     pub fn max_groups(&self) -> usize {
         self.max_groups

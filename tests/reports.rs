@@ -785,3 +785,33 @@ fn rows_name_their_input_file() {
     let out = run_ok(&["--output", "jsonl", "--fields", "file,line"], lines[0]);
     assert_eq!(out, b"{\"file\":\"<stdin>\",\"line\":1}\n");
 }
+
+/// A digest saved with a higher `--exact-limit` (the README's advice for vLLM's ITL, ~42,000
+/// gaps) merges, and the merge prints what the run printed; files saved with different limits
+/// are refused. (merge refused its own file: "42198 exact values ... (at most 10000)".)
+#[test]
+fn merge_keeps_the_runs_exact_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = testdata().join("realdata/vllm083-llama70b-tp8-qpsinf/result.json");
+    let result = result.to_str().unwrap();
+    let high = dir.path().join("high.json");
+    let low = dir.path().join("low.json");
+    let (high, low) = (high.to_str().unwrap(), low.to_str().unwrap());
+    let single = run_ok(
+        &[
+            "summary",
+            "--exact-limit",
+            "1000000",
+            "--save-digest",
+            high,
+            result,
+        ],
+        b"",
+    );
+    assert!(String::from_utf8_lossy(&single).contains("up to 1000000 values"));
+    assert_eq!(run_ok(&["merge", high], b""), single);
+    run_ok(&["summary", "--save-digest", low, result], b"");
+    let out = run(&["merge", high, low], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("saved with --exact-limit 10000"));
+}
