@@ -721,6 +721,9 @@ pub struct ChatHeadline {
     pub tpot_count: u64,
     /// Share of them decoding slower than the reading speed.
     pub slower_than_reading: f64,
+    /// Every TTFT runs from `scheduled` (llama.cpp's timings): the queue before it is not in
+    /// the log, so TTFT is prefill only.
+    pub ttft_from_scheduled: bool,
 }
 
 /// The headline for an agent consumer.
@@ -1084,6 +1087,8 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
             tpot_threshold_ms: threshold,
             tpot_count: g.metrics[1].digest.count(),
             slower_than_reading: slower,
+            ttft_from_scheduled: g.ttft_origins.len() == 1
+                && g.ttft_origins.contains_key(Origin::Scheduled.as_str()),
         }
     });
     let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {

@@ -51,7 +51,16 @@ pub fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<()> {
         let ttft = if c.ttft.is_empty() {
             "no TTFT in the log".to_owned()
         } else {
-            format!("ttft_ms {} ({} requests)", qlist(&c.ttft), c.ttft_count)
+            let from = if c.ttft_from_scheduled {
+                ", from `scheduled`: queue time not in the log"
+            } else {
+                ""
+            };
+            format!(
+                "ttft_ms {} ({} requests{from})",
+                qlist(&c.ttft),
+                c.ttft_count
+            )
         };
         let reading = if c.tpot_count > 0 {
             format!(
@@ -358,8 +367,9 @@ fn reading_text(d: &Decomposition) -> String {
 }
 
 /// Requests placed late, as a share of those in the in-flight table, from which its counts
-/// are not read (one in [`UNRELIABLE_LATE`] or more: the log is far out of time order).
-const UNRELIABLE_LATE: u64 = 20;
+/// are not read (one in [`UNRELIABLE_LATE`] or more: the log is out of time order; a few late
+/// requests land in a bucket of their own and make a trend of it).
+const UNRELIABLE_LATE: u64 = 100;
 
 fn inflight_text(i: &Inflight) -> String {
     let mut s = String::new();
@@ -623,6 +633,7 @@ pub fn headline_json(h: &Headline) -> Json {
             "tpot_threshold_ms": round3(c.tpot_threshold_ms),
             "tpot_count": c.tpot_count,
             "slower_than_reading_share": round3(c.slower_than_reading),
+            "ttft_from_scheduled": c.ttft_from_scheduled,
         });
     }
     if let Some(a) = &h.agent {
