@@ -251,7 +251,7 @@ impl Cli {
                 if let Some(unknown) = f
                     .names
                     .iter()
-                    .find(|n| !config.formats.iter().any(|s| &s.name == *n))
+                    .find(|n| *n != "custom" && !config.formats.iter().any(|s| &s.name == *n))
                 {
                     let names: Vec<&str> = config.formats.iter().map(|s| s.name.as_str()).collect();
                     return Err(format!(

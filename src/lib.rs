@@ -289,16 +289,28 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 }
 
 fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::Result<()> {
-    for (i, f) in config
+    let mut first = true;
+    for f in config
         .formats
         .iter()
         .filter(|f| names.is_empty() || names.contains(&f.name))
-        .enumerate()
     {
-        if i > 0 {
+        if !first {
             writeln!(w)?;
         }
+        first = false;
         w.write_all(format::describe(f).as_bytes())?;
+    }
+    // The format `--map` makes, last (README's format table lists it).
+    if names.is_empty() || names.iter().any(|n| n == "custom") {
+        if !first {
+            writeln!(w)?;
+        }
+        writeln!(
+            w,
+            "custom: a format of your own, from --map NAME=PATH[:UNIT] (or a --formats file)\n  {}",
+            format::map_help()
+        )?;
     }
     Ok(())
 }

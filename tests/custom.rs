@@ -367,3 +367,24 @@ fn help_lists_every_map_name() {
         assert!(found, "--help lacks {name}: {text}");
     }
 }
+
+/// `tokentime formats custom` describes the format `--map` makes (README's format table lists
+/// `custom`), and the full list ends with it.
+#[test]
+fn formats_custom_describes_the_map_format() {
+    let one = String::from_utf8(run_ok(&["formats", "custom"], b"")).unwrap();
+    assert!(one.starts_with("custom: "), "{one}");
+    for name in [
+        "arrival",
+        "logged_at",
+        "itl",
+        "output_tokens",
+        "epoch_s",
+        "rfc3339",
+    ] {
+        assert!(one.contains(name), "{name}: {one}");
+    }
+    let all = String::from_utf8(run_ok(&["formats"], b"")).unwrap();
+    assert!(all.ends_with(&one), "{all}");
+    assert!(all.starts_with("litellm: "));
+}
