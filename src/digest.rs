@@ -359,8 +359,8 @@ impl Digest {
                 }
                 d.atoms = match e.atoms {
                     Some(a) => {
-                        let n: u64 = a.iter().map(|&(_, n)| n).sum();
-                        if n != e.count
+                        let n = a.iter().try_fold(0u64, |s, &(_, n)| s.checked_add(n));
+                        if n != Some(e.count)
                             || a.len() > ATOM_LIMIT
                             || a.iter().any(|&(v, n)| !v.is_finite() || n == 0)
                             || a.windows(2).any(|w| w[0].0 >= w[1].0)
@@ -572,6 +572,9 @@ mod tests {
         }
         let mut e = d.export();
         e.atoms = Some(vec![(0.0, 34), (1.0, 33), (2.0, 32)]);
+        assert!(Digest::import(e.clone()).is_err());
+        // Counts past u64 are refused, not wrapped.
+        e.atoms = Some(vec![(0.0, u64::MAX), (1.0, 101)]);
         assert!(Digest::import(e).is_err());
     }
 
