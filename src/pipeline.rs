@@ -430,8 +430,12 @@ impl Processor {
         self.gaps.clear();
         self.by_buf.clear();
         self.ids.clear();
+        // A CRI line, unless `--prefix` claims the line (it is tried first).
         if content.first() != Some(&b'{')
-            && self.prefix.is_none()
+            && !self
+                .prefix
+                .as_ref()
+                .is_some_and(|re| re.find(content).is_some_and(|m| m.start() == 0))
             && let Some((stream, partial, body)) = cri_parse(content)
         {
             return self.cri(stream, partial, body);

@@ -36,6 +36,30 @@ fn prefix_regex_skips_any_text_before_the_json() {
     assert!(unsplice(&out, "tokentime").is_some());
 }
 
+/// With `--prefix`, a CRI line that the regex does not match is still unwrapped (the regex is
+/// tried first); one it matches is the regex's.
+#[test]
+fn prefix_regex_and_cri_lines_in_one_log() {
+    let input = format!(
+        "Mar 14 10:02:11 gw1 litellm[812]: {LINE}\n2025-03-14T10:02:11.482917Z stdout F {LINE}\n"
+    );
+    let out = run_ok(&["--prefix", r"\w+ \d+ [\d:]+ \S+ \S+: "], input.as_bytes());
+    let enriched = String::from_utf8(out).unwrap();
+    assert_eq!(enriched.matches("\"tokentime\"").count(), 2, "{enriched}");
+    let s: serde_json::Value = serde_json::from_slice(&run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--prefix",
+            r"\w+ \d+ [\d:]+ \S+ \S+: ",
+        ],
+        input.as_bytes(),
+    ))
+    .unwrap();
+    assert_eq!(s["coverage"]["requests"], 2);
+}
+
 /// Every sample of every format, one after another in a stream: each line is attributed to its
 /// format and gets the metrics it gets alone, in any order.
 #[test]
