@@ -432,10 +432,10 @@ impl Processor {
         self.ids.clear();
         // A CRI line, unless `--prefix` claims the line (it is tried first).
         if content.first() != Some(&b'{')
-            && !self
+            && self
                 .prefix
                 .as_ref()
-                .is_some_and(|re| re.find(content).is_some_and(|m| m.start() == 0))
+                .is_none_or(|re| re.find(content).is_none_or(|m| m.start() != 0))
             && let Some((stream, partial, body)) = cri_parse(content)
         {
             return self.cri(stream, partial, body);
