@@ -1087,8 +1087,7 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
             tpot_threshold_ms: threshold,
             tpot_count: g.metrics[1].digest.count(),
             slower_than_reading: slower,
-            ttft_from_scheduled: g.ttft_origins.len() == 1
-                && g.ttft_origins.contains_key(Origin::Scheduled.as_str()),
+            ttft_from_scheduled: g.ttft_from_scheduled_only(),
         }
     });
     let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {

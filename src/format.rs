@@ -680,21 +680,21 @@ pub fn describe(f: &FormatSpec) -> String {
 
 /// The names of the units that satisfy `keep`, comma-separated.
 fn unit_names(keep: fn(Unit) -> bool) -> String {
-    let names: Vec<&str> = Unit::ALL
-        .into_iter()
-        .filter(|&u| keep(u))
-        .map(Unit::name)
-        .collect();
-    names.join(", ")
+    names(Unit::ALL, keep, Unit::name)
 }
 
 /// The names of the fields that satisfy `keep`, comma-separated.
 fn field_names(keep: fn(Field) -> bool) -> String {
-    let names: Vec<&str> = Field::ALL
-        .into_iter()
-        .filter(|&f| keep(f))
-        .map(Field::name)
-        .collect();
+    names(Field::ALL, keep, Field::name)
+}
+
+/// The names (`name`) of the items of `all` that satisfy `keep`, comma-separated.
+fn names<T: Copy, const N: usize>(
+    all: [T; N],
+    keep: fn(T) -> bool,
+    name: fn(T) -> &'static str,
+) -> String {
+    let names: Vec<&str> = all.into_iter().filter(|&x| keep(x)).map(name).collect();
     names.join(", ")
 }
 

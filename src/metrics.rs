@@ -108,7 +108,9 @@ pub struct Timeline {
 
 impl Timeline {
     /// Fills every field this timeline does not have from `other` (the earlier lines of a
-    /// request that spans several). Outcome and flags are kept.
+    /// request that spans several). Outcome and flags are kept, and so is `logged_at`: it is
+    /// when this line, the one that completes the request, was written; an earlier line's time
+    /// (SGLang's `request.received`, the arrival itself) says nothing of the end.
     pub fn fill_from(&mut self, other: &Timeline) {
         macro_rules! fill {
             ($($f:ident),*) => { $( self.$f = self.$f.or(other.$f); )* };
@@ -129,7 +131,6 @@ impl Timeline {
             evaluated_tokens,
             streamed,
             arrival_origin,
-            logged_at,
             unparseable
         );
     }
@@ -365,13 +366,7 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     }
     // The line's time is the end where no end is logged (`logged_at`): the last source of an
     // E2E, after the logged one and its parts (the line may be written after the response).
-    // A time equal to the arrival is the arrival's own line (SGLang's `request.received`,
-    // joined to a finish event without a time): it says nothing of the end.
-    if e2e == Err(NullReason::NotLogged)
-        && t.end.is_none()
-        && t.logged_at.is_some()
-        && t.logged_at != t.arrival
-    {
+    if e2e == Err(NullReason::NotLogged) && t.end.is_none() && t.logged_at.is_some() {
         e2e = interval(t.arrival, t.logged_at, None);
     }
     // E2E and TTFT from the same origin leave the decode (Kong, Helicone, NIM, Bedrock).
@@ -744,13 +739,22 @@ mod tests {
             ..t
         };
         assert_eq!(derive(&alone, 0.5).e2e, Err(NullReason::NotLogged));
-        // The line of the arrival itself (SGLang's received event): no end, no E2E.
+        // A request joined from the line of its arrival (SGLang's received event, written
+        // at the arrival) and a finish line that logs no time: the received line's time is not
+        // the finish line's, so no end, no E2E.
         let received = Timeline {
-            first_token: None,
+            arrival: Some(s),
             logged_at: Some(s),
-            ..t
+            ..Timeline::default()
         };
-        assert_eq!(derive(&received, 0.5).e2e, Err(NullReason::NotLogged));
+        let mut finished = Timeline {
+            output_tokens: Some(11),
+            ..Timeline::default()
+        };
+        finished.fill_from(&received);
+        assert_eq!(finished.arrival, Some(s));
+        assert_eq!(finished.logged_at, None);
+        assert_eq!(derive(&finished, 0.5).e2e, Err(NullReason::NotLogged));
     }
 
     #[test]

@@ -430,17 +430,19 @@ impl Processor {
         self.gaps.clear();
         self.by_buf.clear();
         self.ids.clear();
-        // A CRI line, unless `--prefix` claims the line (it is tried first).
-        if content.first() != Some(&b'{')
-            && self
-                .prefix
-                .as_ref()
-                .is_none_or(|re| re.find(content).is_none_or(|m| m.start() != 0))
-            && let Some((stream, partial, body)) = cri_parse(content)
-        {
-            return self.cri(stream, partial, body);
-        }
-        let body = self.strip_prefix(content);
+        // The JSON part of the line: after what `--prefix` matches (tried first), else after
+        // a Kubernetes CRI prefix (`<RFC 3339> stdout F `), which is unwrapped.
+        let body = match self.user_prefix_end(content) {
+            Some(end) => &content[end..],
+            None => {
+                if content.first() != Some(&b'{')
+                    && let Some((stream, partial, body)) = cri_parse(content)
+                {
+                    return self.cri(stream, partial, body);
+                }
+                content
+            }
+        };
         let kind = self.process_object(body);
         if matches!(kind, Kind::NoTiming)
             && let Some((stream, text)) = self.docker_log(body)
@@ -576,19 +578,14 @@ impl Processor {
         Kind::Part
     }
 
-    /// The JSON part of a line: after a Kubernetes CRI prefix (`<RFC 3339> stdout F `), or
-    /// after what `--prefix` matches.
-    fn strip_prefix<'a>(&self, content: &'a [u8]) -> &'a [u8] {
+    /// Where what `--prefix` matches at the start of `content` ends; `None` without a match
+    /// (or without `--prefix`, or when the line starts with the JSON).
+    fn user_prefix_end(&self, content: &[u8]) -> Option<usize> {
         if content.first() == Some(&b'{') {
-            return content;
+            return None;
         }
-        if let Some(re) = &self.prefix {
-            return match re.find(content) {
-                Some(m) if m.start() == 0 => &content[m.end()..],
-                _ => content,
-            };
-        }
-        content
+        let m = self.prefix.as_ref()?.find(content)?;
+        (m.start() == 0).then_some(m.end())
     }
 
     /// The stream (0 stdout, 1 stderr) and the unescaped `log` text of the line last read, when

@@ -171,6 +171,15 @@ impl GroupStats {
         }
     }
 
+    /// True when every TTFT of the group runs from `scheduled` (llama.cpp's timings: no
+    /// arrival time, so no queue time in it).
+    pub fn ttft_from_scheduled_only(&self) -> bool {
+        self.ttft_origins.len() == 1
+            && self
+                .ttft_origins
+                .contains_key(crate::metrics::Origin::Scheduled.as_str())
+    }
+
     fn add_extra(&mut self, judged: Option<Option<bool>>, tokens: u64, span: Option<(i64, i64)>) {
         match judged {
             Some(Some(true)) => {
@@ -637,23 +646,11 @@ impl Summary {
 
     /// Every group as (dimension names, values, stats), for saving.
     pub fn raw_groups(&mut self) -> Vec<RawGroup<'_>> {
-        let names: Vec<Vec<String>> = self
-            .subsets
-            .iter()
-            .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
-            .collect();
-        *self.view = self.overall();
-        let mut view = Some(&mut *self.view);
+        let names = self.subset_names();
         let mut out: Vec<_> = self
-            .groups
-            .iter_mut()
-            .map(|g| {
-                let stats = match g.subset {
-                    OVERALL => view.take().unwrap_or(&mut g.stats),
-                    _ => &mut g.stats,
-                };
-                (names[g.subset].clone(), g.key.clone(), stats)
-            })
+            .reported()
+            .into_iter()
+            .map(|(subset, key, stats)| (names[subset].clone(), key.clone(), stats))
             .collect();
         out.sort_by(|a, b| {
             a.0.len()
@@ -736,21 +733,20 @@ impl Summary {
         all
     }
 
-    fn dim_name(&self, d: usize) -> &str {
-        if d == 0 { "cache" } else { &self.by[d - 1] }
-    }
-
-    /// The groups in output order: overall first, then by subset and key.
-    pub fn groups(&mut self) -> Vec<(GroupKey, &mut GroupStats)> {
-        let names: Vec<Vec<String>> = self
-            .subsets
+    /// Each grouping's dimension names, by subset.
+    fn subset_names(&self) -> Vec<Vec<String>> {
+        self.subsets
             .iter()
             .map(|s| s.iter().map(|&d| self.dim_name(d).to_owned()).collect())
-            .collect();
+            .collect()
+    }
+
+    /// Every group as (subset, values, stats) in creation order, the overall group's stats
+    /// being [`Summary::overall`]'s, made afresh here.
+    fn reported(&mut self) -> Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> {
         *self.view = self.overall();
         let mut view = Some(&mut *self.view);
-        let mut out: Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> = self
-            .groups
+        self.groups
             .iter_mut()
             .map(|g| {
                 let stats = match g.subset {
@@ -759,7 +755,17 @@ impl Summary {
                 };
                 (g.subset, &g.key, stats)
             })
-            .collect();
+            .collect()
+    }
+
+    fn dim_name(&self, d: usize) -> &str {
+        if d == 0 { "cache" } else { &self.by[d - 1] }
+    }
+
+    /// The groups in output order: overall first, then by subset and key.
+    pub fn groups(&mut self) -> Vec<(GroupKey, &mut GroupStats)> {
+        let names = self.subset_names();
+        let mut out = self.reported();
         out.sort_by(|a, b| {
             a.0.cmp(&b.0)
                 .then_with(|| cmp_key(a.1, b.1))
@@ -876,13 +882,7 @@ pub fn to_json(
 /// The time span of the whole log in seconds (first start to last end over all requests),
 /// `None` when no request logs a time.
 pub fn log_span(summary: &mut Summary) -> Option<f64> {
-    // The overall group's span, as [`Summary::overall`] makes it.
-    let (a, b) = summary
-        .groups
-        .iter()
-        .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
-        .filter_map(|g| g.stats.span)
-        .reduce(|x, y| (x.0.min(y.0), x.1.max(y.1)))?;
+    let (a, b) = summary.overall().span?;
     Some((b - a) as f64 / 1e9)
 }
 
@@ -1145,11 +1145,7 @@ pub fn write_table(
         // The full analysis for all requests and the --by groups; the cache classes (the
         // default breakdown) only say which metrics are multimodal (JSON has everything).
         let full = !key.iter().any(|(k, _)| k == "cache");
-        if full
-            && g.ttft_origins.len() == 1
-            && g.ttft_origins
-                .contains_key(crate::metrics::Origin::Scheduled.as_str())
-        {
+        if full && g.ttft_from_scheduled_only() {
             writeln!(
                 out,
                 "note: ttft_ms runs from `scheduled` (the server's slot start): the log has no arrival time, so the queue before it is left out"

@@ -5,16 +5,13 @@
 
 mod common;
 use common::*;
-use std::io::Write;
 
 fn gzip_multi_member(data: &[u8]) -> Vec<u8> {
     // Two gzip members back to back, as `cat a.gz b.gz` or pigz make.
     let mid = data.len() / 2;
     let mut out = Vec::new();
     for part in [&data[..mid], &data[mid..]] {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gz.write_all(part).unwrap();
-        out.extend(gz.finish().unwrap());
+        out.extend(gzip(part));
     }
     out
 }

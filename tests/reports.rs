@@ -670,12 +670,9 @@ fn a_digest_with_unparseable_nulls_merges() {
 /// stderr and exits 2, as the run did, so a partial day never passes for a whole one.
 #[test]
 fn an_input_not_read_to_its_end_is_counted_and_merge_exits_2() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let plain = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&plain).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(&plain);
     let trunc = dir.path().join("day.jsonl.gz");
     std::fs::write(&trunc, &gz[..gz.len() / 2]).unwrap();
     let whole = dir.path().join("whole.jsonl");

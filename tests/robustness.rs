@@ -156,9 +156,7 @@ fn missing_file_and_bad_flags_exit_2() {
 #[test]
 fn gzip_and_zstd_inputs_give_the_same_output() {
     let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    std::io::Write::write_all(&mut gz, &plain).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(&plain);
     let zst = zstd::encode_all(&plain[..], 3).unwrap();
     let want = run_ok(&[], &plain);
     assert_eq!(run_ok(&[], &gz), want);
@@ -168,9 +166,7 @@ fn gzip_and_zstd_inputs_give_the_same_output() {
 #[test]
 fn a_truncated_gzip_among_inputs_is_reported_and_the_rest_summarized() {
     let plain = std::fs::read(testdata().join("samples/llamacpp.jsonl")).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    std::io::Write::write_all(&mut gz, &plain).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(&plain);
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl.gz");
     std::fs::write(&bad, &gz[..gz.len() / 2]).unwrap();
@@ -463,12 +459,9 @@ fn nul_bytes_before_a_line_are_its_prefix() {
 /// input failed).
 #[test]
 fn a_closed_stderr_changes_neither_output_nor_exit_status() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gz.write_all(&lab).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip(&lab);
     let trunc = dir.path().join("cut.jsonl.gz");
     std::fs::write(&trunc, &gz[..gz.len() / 2]).unwrap();
     let bad = dir.path().join("bad.jsonl");

@@ -142,3 +142,10 @@ pub fn quantile7(values: &[f64], q: f64) -> f64 {
 pub fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
+
+/// `data` as one gzip member.
+pub fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(data).unwrap();
+    gz.finish().unwrap()
+}
