@@ -4,7 +4,8 @@
 //! - `lines`: splitting into lines with memchr, the floor (what `wc -l` does);
 //! - `extract`: the path extraction alone, fast scanner and serde_json reference;
 //! - `worker`: the whole per-line work of `tokentime summary` and of enrich (to a sink), on
-//!   lines already in memory (no file reading).
+//!   lines already in memory (no file reading);
+//! - `sweep_overlapping`: the in-flight sweep on a log concatenated to itself (requests/s).
 //!
 //! The end-to-end numbers (files, stdin, threads, `wc -l`, jq) come from `benches/throughput.sh`.
 
@@ -121,13 +122,51 @@ fn run_lines(w: &mut Worker, bytes: &[u8], lines: &[(usize, usize)]) {
     }
 }
 
+/// A fresh worker per run: one reused would see the same times again on every run, a log
+/// concatenated to itself (that case is `sweep_overlapping`).
 #[divan::bench(args = CORPORA)]
 fn worker_summary(bencher: Bencher, name: &str) {
     let (bytes, lines) = corpus(name);
-    let mut w = worker(&["tokentime", "summary"]);
     bencher
         .counter(BytesCount::new(bytes.len()))
-        .bench_local(|| run_lines(&mut w, bytes, lines));
+        .with_inputs(|| worker(&["tokentime", "summary"]))
+        .bench_local_values(|mut w| {
+            run_lines(&mut w, bytes, lines);
+            w
+        });
+}
+
+/// The in-flight sweep over a log concatenated to itself 20 times (replicas' logs one after
+/// another, `cat day.jsonl day.jsonl`): from the second copy on every request starts behind
+/// the sweep, and decodes in progress pile up. Requests per second.
+#[divan::bench]
+fn sweep_overlapping(bencher: Bencher) {
+    let mut block = Vec::new();
+    let mut x: u64 = 1;
+    let mut next = |n: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((x >> 33) % n) as i64
+    };
+    for i in 0..20_000i64 {
+        let t = i * 50_000_000 + next(50_000_000);
+        let len = 1 + next(30_000_000_000);
+        block.push((t, t + len, next(len as u64 + 1)));
+    }
+    block.sort_by_key(|r| r.1);
+    bencher
+        .counter(divan::counter::ItemsCount::new(block.len() * 20))
+        .bench_local(|| {
+            let mut sweep = tokentime::concurrency::Sweep::new(500_000);
+            for _ in 0..20 {
+                for &(s, e, d) in &block {
+                    sweep.push(s, e, Some((d, ())));
+                }
+            }
+            sweep.finish();
+            sweep.drain().count()
+        });
 }
 
 #[divan::bench(args = CORPORA)]

@@ -50,6 +50,9 @@ const CLOSE_END: u64 = 2 << 61;
 const END: u64 = 3 << 61;
 const SLOT: u64 = (1 << 61) - 1;
 
+/// The slot of a closed entry of `Sweep::opened`.
+const GONE: usize = usize::MAX;
+
 /// Width of the buckets pending events wait in (1 s of log time): a small ordered map of
 /// short unsorted lists, each sorted once when the sweep reaches it, is several times
 /// cheaper than one large heap.
@@ -76,8 +79,21 @@ pub struct Sweep<T> {
     len: usize,
     queries: Vec<Option<Query<T>>>,
     free: Vec<usize>,
-    /// Slots of the decodes in progress at `now`.
-    opened: Vec<usize>,
+    /// The decodes begun since the last compaction, in the order they began (so their open
+    /// times never decrease): (open time, slot), the slot [`GONE`] once closed.
+    opened: Vec<(i64, usize)>,
+    /// Entries of `opened` still in progress.
+    live: usize,
+    /// Room in `opened` before it is compacted (and in `late_area`).
+    room: usize,
+    /// Area added by late requests to the decodes in progress, by place in `opened`: a
+    /// Fenwick tree of differences of `(c, k)`, the decode at `p` getting `c + k * open time`
+    /// (see [`Sweep::add_late`]). Empty until a late request comes.
+    late_area: Vec<(i128, i128)>,
+    /// Tests only: late requests added decode by decode, the plain loop the Fenwick tree
+    /// replaces (the reference it is checked against).
+    #[cfg(test)]
+    linear: bool,
     /// Time of the last event swept.
     now: i64,
     /// Requests open at `now`.
@@ -108,6 +124,11 @@ impl<T> Sweep<T> {
             queries: Vec::new(),
             free: Vec::new(),
             opened: Vec::new(),
+            live: 0,
+            room: 1024,
+            late_area: Vec::new(),
+            #[cfg(test)]
+            linear: false,
             now: i64::MIN,
             open: 0,
             area: 0,
@@ -191,14 +212,19 @@ impl<T> Sweep<T> {
             // missed ([start, now] over their own [open, now]); those already reported
             // cannot, and make the request late.
             let upto = end.min(self.now);
-            for &slot in &self.opened {
-                if let Some(q) = self.queries[slot].as_mut() {
-                    let overlap = upto - start.max(q.open_time);
-                    if overlap > 0 {
-                        q.open_area -= overlap as i128;
+            #[cfg(test)]
+            if self.linear {
+                for &(_, slot) in &self.opened {
+                    if let Some(q) = self.queries.get_mut(slot).and_then(Option::as_mut) {
+                        let overlap = upto - start.max(q.open_time);
+                        if overlap > 0 {
+                            q.open_area -= overlap as i128;
+                        }
                     }
                 }
+                self.late_area.clear();
             }
+            self.add_late(start, upto);
             late |= start < self.last_close;
             if end >= self.now {
                 self.open += 1;
@@ -257,29 +283,33 @@ impl<T> Sweep<T> {
             match tag & !SLOT {
                 START => self.open += 1,
                 OPEN => {
-                    if let Some(q) = self.queries[slot].as_mut() {
-                        q.opened = Some(self.opened.len());
-                        q.open_time = time;
-                        q.open_area = self.area;
-                        self.opened.push(slot);
+                    if self.queries[slot].is_some() {
+                        if self.opened.len() == self.room {
+                            self.compact();
+                        }
+                        if let Some(q) = self.queries[slot].as_mut() {
+                            q.opened = Some(self.opened.len());
+                            q.open_time = time;
+                            q.open_area = self.area;
+                            self.opened.push((time, slot));
+                            self.live += 1;
+                        }
                     }
                 }
                 CLOSE_END => {
                     if let Some(q) = self.queries[slot].take() {
                         self.free.push(slot);
+                        let mut open_area = q.open_area;
                         if let Some(p) = q.opened {
-                            self.opened.swap_remove(p);
-                            if let Some(&moved) = self.opened.get(p)
-                                && let Some(m) = self.queries[moved].as_mut()
-                            {
-                                m.opened = Some(p);
-                            }
+                            self.opened[p].1 = GONE;
+                            self.live -= 1;
+                            open_area -= self.late_at(p, q.open_time);
                         }
                         self.last_close = time;
                         let len = time - q.open_time;
                         let mean = if len > 0 {
                             // Through i64 when it fits: the same rounding, cheaper.
-                            let area = self.area - q.open_area;
+                            let area = self.area - open_area;
                             i64::try_from(area).map_or_else(|_| area as f64, |a| a as f64)
                                 / len as f64
                         } else {
@@ -292,6 +322,80 @@ impl<T> Sweep<T> {
                 _ => self.open -= 1,
             }
         }
+    }
+
+    /// Adds a request open over `[start, upto]`, behind the sweep's position (`upto` at most
+    /// `now`), to the decodes in progress: each gets its overlap with its own `[open, now]`,
+    /// `upto - max(start, open)` when positive. As the open times never decrease along
+    /// `opened`, that is `upto - start` for a prefix of it, `upto - open` for the range after,
+    /// and nothing beyond: two range updates of the Fenwick tree, O(log n) whatever the
+    /// number of decodes in progress (a log far out of order keeps many open).
+    fn add_late(&mut self, start: i64, upto: i64) {
+        #[cfg(test)]
+        if self.linear {
+            return;
+        }
+        if upto <= start || self.live == 0 {
+            return;
+        }
+        if self.late_area.is_empty() {
+            self.late_area = vec![(0, 0); self.room + 1];
+        }
+        let k1 = self.opened.partition_point(|e| e.0 <= start);
+        let k2 = self.opened.partition_point(|e| e.0 < upto);
+        self.fenwick_add(0, ((upto - start) as i128, 0));
+        self.fenwick_add(k1, (start as i128, -1));
+        self.fenwick_add(k2, (-(upto as i128), 1));
+    }
+
+    /// Adds `d` to the differences at place `p` (so to every place from `p` on).
+    fn fenwick_add(&mut self, p: usize, d: (i128, i128)) {
+        let mut i = p + 1;
+        while let Some(e) = self.late_area.get_mut(i) {
+            e.0 += d.0;
+            e.1 += d.1;
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The area late requests added to the decode at place `p` of `opened`, which began at
+    /// `open`.
+    fn late_at(&self, p: usize, open: i64) -> i128 {
+        if self.late_area.is_empty() {
+            return 0;
+        }
+        let (mut c, mut k) = (0, 0);
+        let mut i = p + 1;
+        while i > 0 {
+            let e = self.late_area[i];
+            c += e.0;
+            k += e.1;
+            i &= i - 1;
+        }
+        c + k * open as i128
+    }
+
+    /// Drops the closed entries of `opened`: the late area of each decode in progress is
+    /// moved into its query, and the room doubles when more than half of it is in use.
+    fn compact(&mut self) {
+        let mut kept = Vec::with_capacity(self.room);
+        for p in 0..self.opened.len() {
+            let (open, slot) = self.opened[p];
+            if slot == GONE {
+                continue;
+            }
+            let late = self.late_at(p, open);
+            if let Some(q) = self.queries[slot].as_mut() {
+                q.open_area -= late;
+                q.opened = Some(kept.len());
+            }
+            kept.push((open, slot));
+        }
+        self.opened = kept;
+        if self.live * 2 > self.room {
+            self.room *= 2;
+        }
+        self.late_area.clear();
     }
 
     /// Sweeps everything still pending (the input ended).
@@ -487,6 +591,61 @@ mod tests {
         assert!(got.iter().all(|g| g.0.is_finite() && g.0 >= 0.0));
         assert!(sweep.late > 0, "{}", sweep.late);
         assert!(sweep.pending() == 0);
+    }
+
+    /// Runs `reqs` through a sweep in `order`, the late ones added by the Fenwick tree or
+    /// (`linear`) decode by decode; returns (request, mean) in the order reported.
+    fn sweep_all(
+        reqs: &[(i64, i64, Option<i64>)],
+        order: &[usize],
+        max_pending: usize,
+        linear: bool,
+    ) -> (Vec<(usize, f64)>, u64) {
+        let mut sweep = Sweep::new(max_pending);
+        sweep.linear = linear;
+        let mut got = vec![];
+        for &i in order {
+            let (s, e, d) = reqs[i];
+            sweep.push(s, e, d.map(|d| (d, i)));
+            got.extend(sweep.drain().map(|(m, i)| (i, m)));
+        }
+        sweep.finish();
+        got.extend(sweep.drain().map(|(m, i)| (i, m)));
+        (got, sweep.late)
+    }
+
+    #[test]
+    fn late_requests_add_to_open_decodes_as_the_plain_loop_does() {
+        // A log cut in blocks written one after the other with the same times (a file
+        // concatenated to itself, replicas' logs one after another): from the second block
+        // on, every request starts behind the sweep, and decodes pile up in progress.
+        let mut rng = Lcg(5);
+        let mut block = vec![];
+        for i in 0..1500i64 {
+            let t = i * 200_000_000 + rng.next(100_000_000);
+            let len = 1 + rng.next(20_000_000_000);
+            let dec = (rng.next(5) != 0).then(|| rng.next(len as u64 + 1));
+            block.push((t, t + len, dec));
+        }
+        block.sort_by_key(|r| r.1);
+        let reqs: Vec<_> = (0..6).flat_map(|_| block.iter().copied()).collect();
+        let in_order: Vec<usize> = (0..reqs.len()).collect();
+        let keys: Vec<i64> = reqs.iter().map(|_| rng.next(1 << 40)).collect();
+        let mut shuffled = in_order.clone();
+        shuffled.sort_by_key(|&i| keys[i]);
+        for order in [&in_order, &shuffled] {
+            for max_pending in [64, 4096, MAX_PENDING] {
+                let fast = sweep_all(&reqs, order, max_pending, false);
+                let plain = sweep_all(&reqs, order, max_pending, true);
+                assert!(fast.1 > 1000, "{}", fast.1);
+                assert_eq!(fast.1, plain.1);
+                assert_eq!(fast.0.len(), plain.0.len());
+                for (f, p) in fast.0.iter().zip(&plain.0) {
+                    assert_eq!(f.0, p.0);
+                    assert_eq!(f.1.to_bits(), p.1.to_bits(), "request {}", f.0);
+                }
+            }
+        }
     }
 
     #[test]
