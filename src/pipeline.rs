@@ -811,6 +811,43 @@ impl Processor {
     /// Explodes a line of a format with records into its requests (a cold path: it builds a
     /// `serde_json::Value` of the line).
     fn read_records(&mut self, format: usize, line: &[u8]) -> Kind {
+        let mut recs = std::mem::take(&mut self.record_buf);
+        recs.clear();
+        let spec = self.formats.spec(format);
+        let raw = match (&spec.records, std::str::from_utf8(line)) {
+            (Some(crate::format::RecordSource::Each(patterns)), Ok(text)) if !self.reference => {
+                crate::records::collect_raw(
+                    text,
+                    patterns,
+                    spec.record_window.as_ref(),
+                    &spec.record_carry,
+                    &mut recs,
+                )
+                .ok()
+            }
+            _ => None,
+        };
+        match raw {
+            Some(outside) => self.outside_window += outside,
+            None => {
+                recs.clear();
+                if let Err(kind) = self.records_by_value(format, line, &mut recs) {
+                    self.record_buf = recs;
+                    return kind;
+                }
+            }
+        }
+        self.claim_records(format, line, recs)
+    }
+
+    /// The records of `line` through a `serde_json::Value` of it (columns, the reference path,
+    /// and lines the raw walk cannot read).
+    fn records_by_value(
+        &mut self,
+        format: usize,
+        line: &[u8],
+        recs: &mut Vec<Vec<u8>>,
+    ) -> Result<(), Kind> {
         let value = match serde_json::from_slice::<serde_json::Value>(line) {
             Ok(v) => v,
             // Valid JSON that serde_json will not hold as a value (a number beyond f64, a lone
@@ -823,22 +860,26 @@ impl Processor {
                     .flatten()
                 {
                     Some(v) => v,
-                    None => return Kind::Invalid("not readable as records".into()),
+                    None => return Err(Kind::Invalid("not readable as records".into())),
                 }
             }
         };
-        let Some(source) = self.formats.spec(format).records.clone() else {
-            return Kind::NoTiming;
+        let spec = self.formats.spec(format);
+        let Some(source) = &spec.records else {
+            return Err(Kind::NoTiming);
         };
-        let mut recs = std::mem::take(&mut self.record_buf);
-        recs.clear();
         self.outside_window += crate::records::collect(
             &value,
-            &source,
-            self.formats.spec(format).record_window.as_ref(),
-            &self.formats.spec(format).record_carry,
-            &mut recs,
+            source,
+            spec.record_window.as_ref(),
+            &spec.record_carry,
+            recs,
         );
+        Ok(())
+    }
+
+    /// Hands each record to the first format with records that reads a request from it.
+    fn claim_records(&mut self, format: usize, line: &[u8], recs: Vec<Vec<u8>>) -> Kind {
         // Every format with records whose line markers hold may claim a record (vLLM's spans
         // and other GenAI spans can share one OTLP export), the detected one first.
         let candidates: Vec<usize> = std::iter::once(format)

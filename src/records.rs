@@ -2,12 +2,18 @@
 //! a benchmark result with one array per metric, a report with nested request lists).
 //!
 //! Owns the walk from a line's JSON to each request's own JSON object, which the format's
-//! fields then read as if it were a line. This path builds a `serde_json::Value` of the line:
-//! it runs only for lines already attributed (by their cheap markers) to a format with
-//! records, never on the common one-request-per-line path. No I/O.
+//! fields then read as if it were a line. It runs only for lines already attributed (by their
+//! cheap markers) to a format with records, never on the common one-request-per-line path.
+//! Records found by a pattern ([`collect_raw`], OTLP exports) are cut from the line's text (which
+//! the fast scanner has checked) as borrowed slices, each object on the way split one level
+//! deep, and written out with only their OTLP attribute lists rewritten; columns ([`collect`], benchmark result
+//! files, small) go through a `serde_json::Value`. The two give the same records: a test
+//! checks the first against the second. No I/O.
 
 use crate::format::{RecordSource, RecordWindow};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 /// Appends to `out` the JSON text of each record of `line` (a parsed JSON value) as `source`
 /// says, in document order, and returns how many records fell outside `window`.
@@ -202,6 +208,459 @@ fn unwrap_any_value(v: &Value) -> Value {
     v.clone()
 }
 
+/// [`collect`] for a [`RecordSource::Each`] source, reading `line` (JSON text the caller has
+/// checked) without building a `serde_json::Value` of it: appends each record's JSON text to
+/// `out` and returns how many fell outside `window`. The records read as [`collect`]'s do (the
+/// same members and values; numbers keep their text, members their order). An error when a
+/// key or an attribute name is not decodable (a lone surrogate escape) or the text is not
+/// valid JSON after all: the caller then takes the `Value` path.
+pub fn collect_raw(
+    line: &str,
+    patterns: &[Vec<String>],
+    window: Option<&RecordWindow>,
+    carry: &[String],
+    out: &mut Vec<Vec<u8>>,
+) -> Result<u64, NotRaw> {
+    let root = line.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    let index = Index::new(root)?;
+    let ix = &index;
+    let root_members = members(ix, root)?.unwrap_or_default();
+    let carried: Vec<(&str, &str)> = carry
+        .iter()
+        .filter_map(|k| Some((k.as_str(), last(&root_members, k)?)))
+        .collect();
+    let mut outside = 0;
+    let mut found = Vec::new();
+    for pattern in patterns {
+        found.clear();
+        walk_raw(ix, root, pattern, None, &mut found)?;
+        let parent = pattern
+            .iter()
+            .rev()
+            .find(|s| *s != "*")
+            .cloned()
+            .unwrap_or_default();
+        for &(group, rec) in &found {
+            if let Some(w) = window
+                && !contains_raw(ix, w, group, rec)
+            {
+                outside += 1;
+                continue;
+            }
+            let mut text = Vec::with_capacity(rec.len() + 32);
+            match members(ix, rec)? {
+                Some(ms) => {
+                    text.push(b'{');
+                    let mut first = true;
+                    for (k, v) in &ms {
+                        if k == "$parent" {
+                            continue;
+                        }
+                        comma(&mut text, &mut first);
+                        write_key(&mut text, k);
+                        write_member(ix, v, &mut text)?;
+                    }
+                    comma(&mut text, &mut first);
+                    write_key(&mut text, "$parent");
+                    write_string(&mut text, &parent);
+                    for &(k, v) in &carried {
+                        if k != "$parent" && last(&ms, k).is_none() {
+                            text.push(b',');
+                            write_key(&mut text, k);
+                            text.extend_from_slice(v.as_bytes());
+                        }
+                    }
+                    text.push(b'}');
+                }
+                None => write_value(ix, rec, &mut text)?,
+            }
+            out.push(text);
+        }
+    }
+    Ok(outside)
+}
+
+/// [`collect_raw`] could not read the line (see there).
+#[derive(Debug)]
+pub struct NotRaw;
+
+/// Where each object and array of the line closes, found in one pass, so that skipping a value
+/// costs a lookup instead of a walk over it (the records walk splits the same text once per
+/// level it descends).
+struct Index<'a> {
+    line: &'a str,
+    /// (opening bracket, index after the closing one), in order of the opening ones.
+    close: Vec<(usize, usize)>,
+}
+
+impl<'a> Index<'a> {
+    fn new(line: &'a str) -> Result<Self, NotRaw> {
+        let b = line.as_bytes();
+        let mut close = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b'"' => {
+                    i = string_end(b, i)?;
+                    continue;
+                }
+                b'{' | b'[' => {
+                    open.push(close.len());
+                    close.push((i, 0));
+                }
+                b'}' | b']' => close[open.pop().ok_or(NotRaw)?].1 = i + 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        if !open.is_empty() {
+            return Err(NotRaw);
+        }
+        Ok(Index { line, close })
+    }
+
+    /// The index in `b` after the object or array opening at `b[i]`, when `b` is part of the
+    /// line.
+    fn end(&self, b: &[u8], i: usize) -> Option<usize> {
+        let base = self.line.as_ptr() as usize;
+        let at = (b.as_ptr() as usize).checked_sub(base)?;
+        if at + b.len() > self.line.len() {
+            return None;
+        }
+        let k = self.close.binary_search_by_key(&(at + i), |e| e.0).ok()?;
+        Some(self.close[k].1 - at)
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the string whose opening quote is at `i`.
+fn string_end(b: &[u8], mut i: usize) -> Result<usize, NotRaw> {
+    i += 1;
+    loop {
+        let at = i + memchr::memchr2(b'"', b'\\', b.get(i..).ok_or(NotRaw)?).ok_or(NotRaw)?;
+        if b[at] == b'"' {
+            return Ok(at + 1);
+        }
+        i = at + 2;
+    }
+}
+
+/// The index after the value that starts at `i` (the text is valid JSON: brackets are only
+/// counted, scalars run to the next delimiter).
+fn value_end(ix: &Index, b: &[u8], i: usize) -> Result<usize, NotRaw> {
+    match b.get(i) {
+        Some(b'"') => string_end(b, i),
+        Some(b'{' | b'[') if let Some(end) = ix.end(b, i) => Ok(end),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                match b.get(j).ok_or(NotRaw)? {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        Some(_) => {
+            let mut j = i;
+            while b
+                .get(j)
+                .is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+            {
+                j += 1;
+            }
+            Ok(j)
+        }
+        None => Err(NotRaw),
+    }
+}
+
+/// An object's members in document order: each key (decoded) and its value's text.
+type Members<'a> = Vec<(Cow<'a, str>, &'a str)>;
+
+/// The members of `v` (a value's text) when it is an object.
+fn members<'a>(ix: &Index, v: &'a str) -> Result<Option<Members<'a>>, NotRaw> {
+    let b = v.as_bytes();
+    if b.first() != Some(&b'{') {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    let mut i = ws(b, 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(Some(out));
+    }
+    loop {
+        let key_end = string_end(b, i)?;
+        let key = decode_string(v.get(i..key_end).ok_or(NotRaw)?)?;
+        i = ws(b, ws(b, key_end) + 1);
+        let end = value_end(ix, b, i)?;
+        out.push((key, v.get(i..end).ok_or(NotRaw)?));
+        i = ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = ws(b, i + 1),
+            Some(b'}') => return Ok(Some(out)),
+            _ => return Err(NotRaw),
+        }
+    }
+}
+
+/// The elements' texts of `v` when it is an array.
+fn elements<'a>(ix: &Index, v: &'a str) -> Result<Option<Vec<&'a str>>, NotRaw> {
+    let b = v.as_bytes();
+    if b.first() != Some(&b'[') {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    let mut i = ws(b, 1);
+    if b.get(i) == Some(&b']') {
+        return Ok(Some(out));
+    }
+    loop {
+        let end = value_end(ix, b, i)?;
+        out.push(v.get(i..end).ok_or(NotRaw)?);
+        i = ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = ws(b, i + 1),
+            Some(b']') => return Ok(Some(out)),
+            _ => return Err(NotRaw),
+        }
+    }
+}
+
+/// A JSON string's text (quotes included) decoded; borrowed when it has no escapes.
+fn decode_string(text: &str) -> Result<Cow<'_, str>, NotRaw> {
+    let inner = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .ok_or(NotRaw)?;
+    if !inner.contains('\\') {
+        return Ok(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(text)
+        .map(Cow::Owned)
+        .map_err(|_| NotRaw)
+}
+
+/// The value of the last member named `key` (the one a `Value` keeps).
+fn last<'a>(ms: &[(Cow<'a, str>, &'a str)], key: &str) -> Option<&'a str> {
+    ms.iter().rev().find(|(k, _)| k == key).map(|&(_, v)| v)
+}
+
+/// [`walk`] over text: `*` over an object takes its members in key order, each key once (the
+/// last), as a `Value`'s map holds them.
+fn walk_raw<'a>(
+    ix: &Index,
+    v: &'a str,
+    pattern: &[String],
+    group: Option<&'a str>,
+    found: &mut Vec<(Option<&'a str>, &'a str)>,
+) -> Result<(), NotRaw> {
+    let Some((seg, rest)) = pattern.split_first() else {
+        found.push((group, v));
+        return Ok(());
+    };
+    if seg == "*" {
+        if let Some(items) = elements(ix, v)? {
+            for i in items {
+                walk_raw(ix, i, rest, group.or(Some(i)), found)?;
+            }
+        } else if let Some(ms) = members(ix, v)? {
+            let sorted: BTreeMap<Cow<str>, &str> = ms.into_iter().collect();
+            for (_, i) in sorted {
+                walk_raw(ix, i, rest, group.or(Some(i)), found)?;
+            }
+        }
+    } else if let Some(next) = members(ix, v)?.and_then(|ms| last(&ms, seg)) {
+        walk_raw(ix, next, rest, group, found)?;
+    }
+    Ok(())
+}
+
+/// [`RecordWindow::contains`] over text.
+fn contains_raw(ix: &Index, w: &RecordWindow, group: Option<&str>, record: &str) -> bool {
+    let num = |v: Option<&str>, path: &[String]| -> Option<f64> {
+        let mut v = v?;
+        for k in path {
+            v = last(&members(ix, v).ok()??, k)?;
+        }
+        serde_json::from_str::<Value>(v).ok()?.as_f64()
+    };
+    let (Some(ws), Some(we)) = (num(group, &w.start), num(group, &w.end)) else {
+        return true;
+    };
+    let (Some(rs), Some(re)) = (
+        num(Some(record), &w.record_start),
+        num(Some(record), &w.record_end),
+    ) else {
+        return false;
+    };
+    re >= ws && rs <= we
+}
+
+fn comma(out: &mut Vec<u8>, first: &mut bool) {
+    if !*first {
+        out.push(b',');
+    }
+    *first = false;
+}
+
+fn write_string(out: &mut Vec<u8>, k: &str) {
+    // Writing a string to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, k);
+}
+
+fn write_key(out: &mut Vec<u8>, k: &str) {
+    write_string(out, k);
+    out.push(b':');
+}
+
+/// Writes `v` normalized as [`normalize_otlp`] leaves a value it recurses into: objects and
+/// arrays are walked, every object member written by [`write_member`].
+fn write_value(ix: &Index, v: &str, out: &mut Vec<u8>) -> Result<(), NotRaw> {
+    if let Some(ms) = members(ix, v)? {
+        out.push(b'{');
+        let mut first = true;
+        for (k, m) in &ms {
+            comma(out, &mut first);
+            write_key(out, k);
+            write_member(ix, m, out)?;
+        }
+        out.push(b'}');
+    } else if let Some(items) = elements(ix, v)? {
+        out.push(b'[');
+        let mut first = true;
+        for i in items {
+            comma(out, &mut first);
+            write_value(ix, i, out)?;
+        }
+        out.push(b']');
+    } else {
+        out.extend_from_slice(v.as_bytes());
+    }
+    Ok(())
+}
+
+/// Writes an object member's value: an OTLP key-value list as an object (each value unwrapped
+/// and written as a member in turn), anything else as [`write_value`] does.
+fn write_member(ix: &Index, v: &str, out: &mut Vec<u8>) -> Result<(), NotRaw> {
+    let Some(pairs) = kv_list_raw(ix, v)? else {
+        return write_value(ix, v, out);
+    };
+    out.push(b'{');
+    let mut first = true;
+    for (k, value) in pairs {
+        comma(out, &mut first);
+        write_key(out, &k);
+        match value.map(|u| unwrap_any_raw(ix, u)).transpose()? {
+            None => out.extend_from_slice(b"null"),
+            Some(Cow::Borrowed(r)) => write_member(ix, r, out)?,
+            Some(Cow::Owned(text)) => write_member(ix, &text, out)?,
+        }
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// An OTLP key-value list's pairs.
+type Pairs<'a> = Vec<(Cow<'a, str>, Option<&'a str>)>;
+
+/// [`kv_list_to_object`] over text: the (key, value) pairs of `v` when it is a non-empty array
+/// of objects each with a string `key`.
+fn kv_list_raw<'a>(ix: &Index, v: &'a str) -> Result<Option<Pairs<'a>>, NotRaw> {
+    let Some(items) = elements(ix, v)? else {
+        return Ok(None);
+    };
+    if items.is_empty() {
+        return Ok(None);
+    }
+    let mut pairs = Vec::with_capacity(items.len());
+    for item in items {
+        let Some(ms) = members(ix, item)? else {
+            return Ok(None);
+        };
+        let Some(key) = last(&ms, "key").filter(|k| k.starts_with('"')) else {
+            return Ok(None);
+        };
+        pairs.push((decode_string(key)?, last(&ms, "value")));
+    }
+    Ok(Some(pairs))
+}
+
+/// [`unwrap_any_value`] over text: a slice of `v`, or text built for it.
+fn unwrap_any_raw<'a>(ix: &Index, v: &'a str) -> Result<Cow<'a, str>, NotRaw> {
+    let Some(ms) = members(ix, v)? else {
+        return Ok(Cow::Borrowed(v));
+    };
+    if let Some(x) = last(&ms, "arrayValue") {
+        let values = match members(ix, x)?.and_then(|xm| last(&xm, "values")) {
+            Some(vals) => elements(ix, vals)?.unwrap_or_default(),
+            None => Vec::new(),
+        };
+        let mut text = String::from("[");
+        for (n, item) in values.into_iter().enumerate() {
+            if n > 0 {
+                text.push(',');
+            }
+            text.push_str(&unwrap_any_raw(ix, item)?);
+        }
+        text.push(']');
+        return Ok(Cow::Owned(text));
+    }
+    if let Some(x) = last(&ms, "kvlistValue") {
+        let list = members(ix, x)?.and_then(|xm| last(&xm, "values"));
+        let Some(pairs) = list.map(|l| kv_list_raw(ix, l)).transpose()?.flatten() else {
+            return Ok(Cow::Borrowed("null"));
+        };
+        let mut text = Vec::new();
+        text.push(b'{');
+        let mut first = true;
+        for (k, value) in pairs {
+            comma(&mut text, &mut first);
+            write_key(&mut text, &k);
+            match value.map(|u| unwrap_any_raw(ix, u)).transpose()? {
+                None => text.extend_from_slice(b"null"),
+                Some(u) => text.extend_from_slice(u.as_bytes()),
+            }
+        }
+        text.push(b'}');
+        return String::from_utf8(text).map(Cow::Owned).map_err(|_| NotRaw);
+    }
+    for k in [
+        "stringValue",
+        "intValue",
+        "doubleValue",
+        "boolValue",
+        "bytesValue",
+    ] {
+        if let Some(x) = last(&ms, k) {
+            return Ok(Cow::Borrowed(x));
+        }
+    }
+    Ok(Cow::Borrowed(v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +692,115 @@ mod tests {
         assert_eq!(recs[0]["attributes"]["x"], json!(["stop"]));
         assert_eq!(recs[2]["name"], "c");
         assert_eq!(recs[2]["$parent"], "spans");
+    }
+
+    /// Both walks over `line` with `patterns`: the records as values, and the counts outside.
+    fn both(
+        line: &str,
+        patterns: &[&str],
+        window: Option<&RecordWindow>,
+        carry: &[&str],
+    ) -> ((Vec<Value>, u64), (Vec<Value>, u64)) {
+        let patterns: Vec<Vec<String>> = patterns
+            .iter()
+            .map(|p| p.split('.').map(String::from).collect())
+            .collect();
+        let carry: Vec<String> = carry.iter().map(|c| c.to_string()).collect();
+        let parse = |out: Vec<Vec<u8>>| -> Vec<Value> {
+            out.iter()
+                .map(|b| serde_json::from_slice(b).expect("a record is JSON"))
+                .collect()
+        };
+        let mut by_value = vec![];
+        let value: Value = serde_json::from_str(line).unwrap();
+        let n = collect(
+            &value,
+            &RecordSource::Each(patterns.clone()),
+            window,
+            &carry,
+            &mut by_value,
+        );
+        let mut raw = vec![];
+        let m = collect_raw(line, &patterns, window, &carry, &mut raw).expect("readable");
+        ((parse(by_value), n), (parse(raw), m))
+    }
+
+    #[test]
+    fn the_text_walk_gives_the_records_the_value_walk_gives() {
+        let window = RecordWindow {
+            start: vec!["start_time".into()],
+            end: vec!["end_time".into()],
+            record_start: vec!["info".into(), "start".into()],
+            record_end: vec!["info".into(), "end".into()],
+        };
+        let cases: &[(&str, &[&str], bool, &[&str])] = &[
+            // OTLP: attribute lists, nested AnyValues, events with their own attributes.
+            (
+                r#" {"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"v"}}]},
+                  "scopeSpans":[{"spans":[{"name":"a","attributes":[
+                    {"key":"gen_ai.usage.input_tokens","value":{"intValue":"12"}},
+                    {"key":"x","value":{"arrayValue":{"values":[{"stringValue":"stop"},{"intValue":"3"},
+                        {"kvlistValue":{"values":[{"key":"k","value":{"boolValue":true}}]}}]}}},
+                    {"key":"kv","value":{"kvlistValue":{"values":[{"key":"in","value":{"doubleValue":0.5}}]}}},
+                    {"key":"nokv","value":{"kvlistValue":{}}},
+                    {"key":"empty","value":{}},
+                    {"key":"novalue"},
+                    {"key":"x","value":{"stringValue":"duplicate: the last wins"}},
+                    {"key":"esc\u00e9\"q","value":{"bytesValue":"AAE="}}],
+                   "events":[{"name":"e","attributes":[{"key":"t","value":{"intValue":"1"}}]}],
+                   "links":[], "status":{}, "$parent":"mine", "n": 1.50e3},
+                   {"name":"b","attributes":[]}, 7, [1, {"attributes":[{"key":"z","value":{"intValue":"2"}}]}]]}]},
+                  {"scopeSpans":[{"spans":[{"name":"c"}]}]}]} "#,
+                &["resourceSpans.*.scopeSpans.*.spans.*"],
+                false,
+                &["resourceSpans", "absent", "$parent"],
+            ),
+            // Not kv lists: a key that is no string, an element that is no object.
+            (
+                r#"{"recs":[{"attributes":[{"key":1,"value":2}],"b":[{"key":"k"},3],"c":[[{"key":"k","value":{"intValue":"1"}}]]}]}"#,
+                &["recs.*"],
+                false,
+                &[],
+            ),
+            // `*` over an object's members (key order, a duplicate key once), a named segment
+            // taken from the last duplicate, a window per group.
+            (
+                r#"{"benchmarks":{"zz":{"start_time":10,"end_time":20,"requests":{"ok":[
+                      {"info":{"start":5,"end":9}},{"info":{"start":9,"end":12}},{"info":{"start":21,"end":25}},
+                      {"info":{"start":15}}, {"info":{"start":"12","end":"15"}}]}},
+                    "aa":{"requests":{"ok":[{"info":{}}]}, "requests":{"ok":[{"info":{"start":1,"end":2}}]}},
+                    "aa":{"start_time":0,"end_time":1,"requests":{"errored":[{"info":{"start":0,"end":3}}]}}},
+                  "model":"m"}"#,
+                &[
+                    "benchmarks.*.requests.ok.*",
+                    "benchmarks.*.requests.errored.*",
+                ],
+                true,
+                &["model"],
+            ),
+        ];
+        for (line, patterns, windowed, carry) in cases {
+            let w = windowed.then_some(&window);
+            let (by_value, raw) = both(line, patterns, w, carry);
+            assert!(!by_value.0.is_empty());
+            assert_eq!(by_value, raw, "{line}");
+        }
+    }
+
+    #[test]
+    fn an_undecodable_key_sends_the_line_to_the_value_walk() {
+        let line = r#"{"spans":[{"\ud800":1}]}"#;
+        let mut out = vec![];
+        assert!(
+            collect_raw(
+                line,
+                &[vec!["spans".into(), "*".into()]],
+                None,
+                &[],
+                &mut out
+            )
+            .is_err()
+        );
     }
 
     #[test]
