@@ -277,6 +277,9 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         return Ok(ExitCode::Usage);
     }
     let cov = worker.coverage().cloned().unwrap_or_default();
+    if cov.requests == 0 && cov.lines > 0 {
+        crate::diag!("tokentime: {}", summary::NO_REQUESTS);
+    }
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
         crate::diag!(
             "tokentime: --strict: {} invalid and {} too-long lines",

@@ -103,6 +103,9 @@ pub struct LineReader<R> {
     max_line: usize,
     line_no: u64,
     first: bool,
+    /// A read error met with part of a line read: that part is returned as the last line
+    /// first (nothing read is lost), then this.
+    failed: Option<io::Error>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -118,6 +121,7 @@ impl<R: Read> LineReader<R> {
             max_line: max_line.max(1),
             line_no: 0,
             first: true,
+            failed: None,
         }
     }
 
@@ -132,7 +136,9 @@ impl<R: Read> LineReader<R> {
     /// and reported as [`Line::TooLong`].
     ///
     /// # Errors
-    /// The input's read errors, and the callbacks' errors.
+    /// The input's read errors (their message says after which line; the part of a line read
+    /// before one is returned first, as a last line without an ending), and the callbacks'
+    /// errors.
     pub fn next_line(
         &mut self,
         before_read: &mut dyn FnMut() -> io::Result<()>,
@@ -155,7 +161,13 @@ impl<R: Read> LineReader<R> {
             scanned = self.end - self.start;
             if self.eof {
                 if self.start == self.end {
-                    return Ok(None);
+                    return match self.failed.take() {
+                        Some(e) => Err(io::Error::new(
+                            e.kind(),
+                            format!("after line {}: {e}", self.line_no),
+                        )),
+                        None => Ok(None),
+                    };
                 }
                 if self.end - self.start > self.max_line {
                     self.line_no += 1;
@@ -216,7 +228,11 @@ impl<R: Read> LineReader<R> {
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    self.eof = true;
+                    self.failed = Some(e);
+                    return Ok(());
+                }
             }
         }
     }

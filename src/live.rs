@@ -524,6 +524,9 @@ pub fn run_summary(
     };
     out.flush().map_err(Error::Output)?;
     lock(&sh.diags).finish();
+    if fin.cov.requests == 0 && fin.cov.lines > 0 && sc.report.output != SummaryOutput::Table {
+        crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+    }
     if fin.cov.read_errors > 0 {
         return Ok(ExitCode::Usage);
     }

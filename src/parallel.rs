@@ -270,6 +270,13 @@ impl Reader<'_> {
         };
         let mut eof = false;
         let mut long = false;
+        // A read error ends the input there: what was read, a part of a line too, is handed
+        // out (nothing read is lost), then the error says after which line.
+        let mut failed: Option<io::Error> = None;
+        let end = |failed: Option<io::Error>, lines: u64| match failed {
+            Some(e) => Err(io::Error::new(e.kind(), format!("after line {lines}: {e}"))),
+            None => Ok(()),
+        };
         loop {
             while c.filled < c.buf.len() && !eof {
                 if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -281,8 +288,8 @@ impl Reader<'_> {
                     Ok(k) => c.filled += k,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        self.send_whole_lines(&mut c, long);
-                        return Err(e);
+                        failed = Some(e);
+                        eof = true;
                     }
                 }
             }
@@ -299,7 +306,7 @@ impl Reader<'_> {
                     }
                 }
             } else if c.filled == 0 {
-                return Ok(());
+                return end(failed, c.lines);
             } else {
                 match memchr::memrchr(b'\n', &c.buf[..c.filled]) {
                     Some(nl) if !eof => self.send(&mut c, nl + 1, Piece::Lines),
@@ -326,7 +333,7 @@ impl Reader<'_> {
                 return Ok(());
             }
             if eof && !long && c.filled == 0 {
-                return Ok(());
+                return end(failed, c.lines);
             }
         }
     }

@@ -1039,12 +1039,7 @@ pub fn write_table(
     }
     writeln!(out, "{head}")?;
     if cov.requests == 0 && cov.lines > 0 {
-        writeln!(
-            out,
-            "no line was recognised as a request: `tokentime formats` lists the formats; try --format NAME, \
-             --root PATH (when the record sits inside each line), --prefix REGEX (when text such as a \
-             syslog header comes before the JSON) or --map for an in-house log"
-        )?;
+        writeln!(out, "{NO_REQUESTS}")?;
     }
     if let Some(h) = &report.headline
         && cov.requests > 0
@@ -1218,6 +1213,13 @@ pub(crate) fn fmt_cell(x: f64) -> String {
         String::from_utf8_lossy(&b).into_owned()
     }
 }
+
+/// What the table says, and stderr in every other mode, when lines were read but none was a
+/// request (a wrong `--format`, `--root` or `--prefix` must not pass silently for an idle
+/// server in a cron job's JSON or Prometheus output).
+pub(crate) const NO_REQUESTS: &str = "no line was recognised as a request: `tokentime formats` lists \
+     the formats; try --format NAME, --root PATH (when the record sits inside each line), --prefix \
+     REGEX (when text such as a syslog header comes before the JSON) or --map for an in-house log";
 
 #[cfg(test)]
 mod tests {

@@ -74,8 +74,10 @@ fn diagnostics_are_capped_then_counted() {
     let input = "{bad\n".repeat(12);
     let out = run(&["--max-diagnostics", "3"], input.as_bytes());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 4, "{err}");
+    // Three shown, the count of the rest, and that no line was a request.
+    assert_eq!(err.lines().count(), 5, "{err}");
     assert!(err.contains("9 more bad lines"));
+    assert!(err.contains("no line was recognised as a request"));
 }
 
 #[test]
@@ -489,4 +491,75 @@ fn a_closed_stderr_changes_neither_output_nor_exit_status() {
     let (code, stdout) = closed(&[bad]);
     assert_eq!(code, Some(0));
     assert_eq!(stdout, run(&[bad], b"").stdout);
+}
+
+/// A read error mid-way (a .gz cut short) loses nothing that was read: the part of a line
+/// decompressed before it is passed on as a last line without an ending, and the message says
+/// after which line the input broke off; the same on one thread and read in parallel chunks.
+#[test]
+fn a_gzip_cut_mid_line_passes_on_what_was_read_and_says_after_which_line() {
+    use std::io::Read;
+    let mut plain = Vec::new();
+    for i in 0..4000u64 {
+        let x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        plain.extend(format!("line {i} of a text log, {x:x} {:x}\n", x >> 7).as_bytes());
+    }
+    let gz = gzip(&plain);
+    let cut = &gz[..gz.len() / 2];
+    // What a gzip reader gets out of the cut file before its error.
+    let mut read = Vec::new();
+    let mut d = flate2::read::GzDecoder::new(cut);
+    let mut buf = [0u8; 997];
+    loop {
+        match d.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => read.extend_from_slice(&buf[..n]),
+        }
+    }
+    assert!(!read.is_empty() && !read.ends_with(b"\n"), "cut mid-line");
+    let lines = read.split(|&b| b == b'\n').count();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut.log.gz");
+    std::fs::write(&path, cut).unwrap();
+    let path = path.to_str().unwrap();
+    for args in [
+        vec!["--threads", "1", path],
+        vec!["--threads", "2", "--chunk-bytes", "4096", path],
+    ] {
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout == read, "{args:?}: every byte read is passed on");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("cut.log.gz: after line {lines}: ")),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Lines read but none a request (a wrong --format or --root): every output says so, the
+/// machine-readable ones and enrich on stderr (their stdout stays parseable), the table on
+/// stdout with the rest of the report.
+#[test]
+fn no_request_recognised_is_said_in_every_mode() {
+    let text = b"plain text log line\n{\"not\": \"a request\"}\n";
+    for (args, in_stdout) in [
+        (vec!["summary"], true),
+        (vec!["summary", "-o", "json"], false),
+        (vec!["summary", "-o", "prometheus"], false),
+        (vec!["summary", "-o", "csv"], false),
+        (vec![], false),
+    ] {
+        let out = run(&args, text);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let said = "no line was recognised as a request";
+        assert_eq!(stdout.contains(said), in_stdout, "{args:?}: {stdout}");
+        assert_eq!(stderr.contains(said), !in_stdout, "{args:?}: {stderr}");
+    }
+    // Nothing to say when there was nothing to read.
+    assert!(run(&["summary", "-o", "json"], b"").stderr.is_empty());
 }
