@@ -236,6 +236,9 @@ pub fn write_prometheus(
         for (l, g) in groups.iter_mut() {
             let d = &mut g.metrics[i].digest;
             if d.count() == 0 {
+                // No value in this group (yet): the series reads 0 rather than going absent.
+                writeln!(out, "{family}_sum{} 0", labels(l))?;
+                writeln!(out, "{family}_count{} 0", labels(l))?;
                 continue;
             }
             for &q in quantiles {
@@ -338,6 +341,23 @@ pub fn write_prometheus(
                 writeln!(
                     out,
                     "tokentime_goodput_requests_per_second{} {}",
+                    labels(&gl),
+                    prom_num(r)
+                )?;
+            }
+            gauge(
+                out,
+                "tokentime_goodput_output_tokens_per_second",
+                "Output tokens of the requests that met every --goodput target, per second of \
+                 the log's time span.",
+            )?;
+            for (l, g) in &groups {
+                let mut gl = l.clone();
+                gl.push(("targets".into(), text.clone()));
+                let r = g.goodput.met_output_tokens as f64 / s;
+                writeln!(
+                    out,
+                    "tokentime_goodput_output_tokens_per_second{} {}",
                     labels(&gl),
                     prom_num(r)
                 )?;

@@ -746,6 +746,64 @@ fn prometheus_says_zero_requests_and_counts_read_errors() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("\ntokentime_read_errors 1\n"));
 }
 
+/// A metric without values in a group still has its `_count` and `_sum` series, at 0 (a series
+/// that goes absent reads as "no data" on a dashboard, not as "none"), and goodput in output
+/// tokens per second is there as in the JSON.
+#[test]
+fn prometheus_keeps_empty_series_at_zero_and_has_goodput_tokens() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let args = [
+        "summary",
+        "-o",
+        "prometheus",
+        "--goodput",
+        "ttft=5s,tpot=200ms",
+        lab.to_str().unwrap(),
+    ];
+    let text = String::from_utf8(run_ok(&args, b"")).unwrap();
+    let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
+    let value = |name: &str, cache: Option<&str>| -> f64 {
+        let s = scrape
+            .samples
+            .iter()
+            .find(|s| {
+                s.metric == name
+                    && s.labels.get("cache") == cache
+                    && s.labels.get("quantile").is_none()
+            })
+            .unwrap_or_else(|| panic!("{name} {cache:?} absent:\n{text}"));
+        match s.value {
+            prometheus_parse::Value::Gauge(v) | prometheus_parse::Value::Untyped(v) => v,
+            prometheus_parse::Value::Summary(ref s) => s.iter().map(|q| q.count).sum(),
+            ref other => panic!("{name}: {other:?}"),
+        }
+    };
+    // The lab's streamed calls have no cached-token count: no TTFT with cache="hit".
+    assert!(
+        text.contains("\ntokentime_ttft_seconds_count{cache=\"hit\"} 0\n"),
+        "{text}"
+    );
+    assert!(text.contains("\ntokentime_ttft_seconds_sum{cache=\"hit\"} 0\n"));
+    assert!(text.contains("\ntokentime_queue_seconds_count 0\n"));
+    let json: serde_json::Value = serde_json::from_slice(&run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--goodput",
+            "ttft=5s,tpot=200ms",
+            lab.to_str().unwrap(),
+        ],
+        b"",
+    ))
+    .unwrap();
+    let want = json["groups"][0]["goodput"]["output_tokens_per_s"]
+        .as_f64()
+        .unwrap();
+    let got = value("tokentime_goodput_output_tokens_per_second", None);
+    assert!((got - want).abs() < 1e-3, "{got} vs {want}");
+}
+
 /// Rows from several inputs say which input each came from (`--fields file`), with line
 /// numbers per input, on one thread, in parallel chunks, and from standard input.
 #[test]
