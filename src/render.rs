@@ -72,7 +72,9 @@ fn group_label(key: &[(String, Option<String>)]) -> String {
 }
 
 /// Writes the summary as CSV or TSV: a header, then one record per group and metric with
-/// `group` (`all`, `cache=hit`, `model=x cache=miss`), `requests`, `errors`, `metric`,
+/// `group` (`all`, `cache=hit`, `model=x cache=miss`), one column per key (the `--by` keys and
+/// `cache`: the group's value, `unknown` when the log does not give it, empty when the group
+/// is not split by it), `requests`, `errors`, `metric`,
 /// `count`, `exact`, `min`, the quantiles, `max`, `mean` and `nulls` (`reason count` pairs
 /// joined by `;`). Durations in ms; an empty cell is a metric without values.
 ///
@@ -84,26 +86,41 @@ pub fn write_delimited(
     summary: &mut Summary,
     quantiles: &[f64],
 ) -> io::Result<()> {
-    let mut header: Vec<String> = ["group", "requests", "errors", "metric", "count", "exact"]
-        .map(String::from)
-        .to_vec();
-    header.push("min".into());
+    // One column per key dimension (the `--by` keys, then `cache`): a consumer filters on
+    // them instead of splitting `group`.
+    let dims = summary.dimensions();
+    let mut groups = summary.groups();
+    let mut header: Vec<String> = vec!["group".into()];
+    header.extend(dims.iter().cloned());
+    header.extend(
+        ["requests", "errors", "metric", "count", "exact", "min"]
+            .map(String::from)
+            .to_vec(),
+    );
     header.extend(quantiles.iter().map(|&q| quantile_name(q)));
     header.extend(["max", "mean", "nulls"].map(String::from));
     d.record(out, &header)?;
-    for (key, g) in summary.groups() {
-        let label = group_label(&key);
+    for (key, g) in groups.iter_mut() {
+        let label = group_label(key);
+        let cells: Vec<String> = dims
+            .iter()
+            .map(|dim| match key.iter().find(|(k, _)| k == dim) {
+                Some((_, v)) => v.clone().unwrap_or_else(|| "unknown".into()),
+                None => String::new(),
+            })
+            .collect();
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
             let dg = &mut st.digest;
-            let mut row = vec![
-                label.clone(),
+            let mut row = vec![label.clone()];
+            row.extend(cells.iter().cloned());
+            row.extend([
                 g.requests.to_string(),
                 g.errors.to_string(),
                 (*name).to_owned(),
                 dg.count().to_string(),
                 dg.is_exact().to_string(),
                 fixed3(dg.min()),
-            ];
+            ]);
             for &q in quantiles {
                 row.push(fixed3(dg.quantile(q)));
             }

@@ -734,6 +734,24 @@ impl Summary {
     }
 
     /// Each grouping's dimension names, by subset.
+    /// The key dimensions groups are split by (the `--by` keys, then `cache`), whether or not
+    /// any group has been seen yet: stable columns for CSV and TSV.
+    pub fn dimensions(&self) -> Vec<String> {
+        let mut dims: Vec<String> = Vec::new();
+        for names in self.subset_names() {
+            for n in names {
+                if !dims.contains(&n) {
+                    dims.push(n);
+                }
+            }
+        }
+        if let Some(i) = dims.iter().position(|d| d == "cache") {
+            let cache = dims.remove(i);
+            dims.push(cache);
+        }
+        dims
+    }
+
     fn subset_names(&self) -> Vec<Vec<String>> {
         self.subsets
             .iter()

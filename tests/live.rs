@@ -226,8 +226,8 @@ fn every_with_csv_separates_whole_documents_by_a_blank_line() {
         .collect();
     assert!(!docs.is_empty());
     for d in docs {
-        assert!(d.trim_start().starts_with("group,requests,"), "{d}");
-        assert_eq!(d.matches("group,requests,").count(), 1, "{d}");
+        assert!(d.trim_start().starts_with("group,cache,requests,"), "{d}");
+        assert_eq!(d.matches("group,cache,requests,").count(), 1, "{d}");
     }
 }
 

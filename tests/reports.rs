@@ -297,17 +297,53 @@ fn csv_and_tsv_summaries_have_a_record_per_group_and_metric() {
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(
         rows[0],
-        "group,requests,errors,metric,count,exact,min,p50,p90,p95,p99,p99.9,max,mean,nulls"
+        "group,cache,requests,errors,metric,count,exact,min,p50,p90,p95,p99,p99.9,max,mean,nulls"
     );
     // 4 groups (all, hit, miss, unknown) x 10 metrics.
     assert_eq!(rows.len(), 1 + 4 * 10);
     assert_eq!(
         rows[1],
         // The n=2 completion (metrics null, usage kept) is an openai-usage request: 5.
-        "all,5,1,ttft_ms,3,true,14.5,22.1,403.7,451.4,489.56,498.146,499.1,178.567,not_logged 1;error 1"
+        "all,,5,1,ttft_ms,3,true,14.5,22.1,403.7,451.4,489.56,498.146,499.1,178.567,not_logged 1;error 1"
+    );
+    let caches: std::collections::BTreeSet<&str> = rows[1..]
+        .iter()
+        .map(|r| r.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        caches.into_iter().collect::<Vec<_>>(),
+        ["", "hit", "miss", "unknown"]
     );
     let tsv = String::from_utf8(run_ok(&["summary", "-o", "tsv"], &input)).unwrap();
     assert_eq!(tsv.replace('\t', ","), csv);
+    // With --by, a column per key before `cache`, empty where the group is not split by it; the
+    // same columns when no request was read (a live interval's document).
+    let by = String::from_utf8(run_ok(
+        &["summary", "-o", "csv", "--by", "model", "--quantiles", "50"],
+        &input,
+    ))
+    .unwrap();
+    // (The sample's model names hold no comma or quote: a plain split reads the cells.)
+    let mut rows = by.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    assert_eq!(
+        header[..5],
+        ["group", "model", "cache", "requests", "errors"]
+    );
+    for r in rows {
+        let group = r[0];
+        let want_model = group
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix("model="))
+            .unwrap_or("");
+        let want_cache = group
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix("cache="))
+            .unwrap_or("");
+        assert_eq!((r[1], r[2]), (want_model, want_cache), "{group}");
+    }
+    let empty = String::from_utf8(run_ok(&["summary", "-o", "csv", "--by", "model"], b"")).unwrap();
+    assert!(empty.starts_with("group,model,cache,requests,"), "{empty}");
 }
 
 #[test]
