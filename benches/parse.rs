@@ -5,7 +5,8 @@
 //! - `extract`: the path extraction alone, fast scanner and serde_json reference;
 //! - `worker`: the whole per-line work of `tokentime summary` and of enrich (to a sink), on
 //!   lines already in memory (no file reading);
-//! - `sweep_overlapping`: the in-flight sweep on a log concatenated to itself (requests/s).
+//! - `sweep_overlapping`, `sweep_reversed`: the in-flight sweep on a log concatenated to
+//!   itself and on one in reverse time order (requests/s).
 //!
 //! The end-to-end numbers (files, stdin, threads, `wc -l`, jq) come from `benches/throughput.sh`.
 
@@ -133,6 +134,29 @@ fn worker_summary(bencher: Bencher, name: &str) {
         .bench_local_values(|mut w| {
             run_lines(&mut w, bytes, lines);
             w
+        });
+}
+
+/// The in-flight sweep over a log in reverse time order (an export sorted newest first): every
+/// event lands behind the sweep. Requests per second.
+#[divan::bench]
+fn sweep_reversed(bencher: Bencher) {
+    let reqs: Vec<(i64, i64, i64)> = (0..400_000i64)
+        .rev()
+        .map(|i| {
+            let t = i * 10_000_000;
+            (t, t + 2_000_000_000 + (i % 7) * 100_000_000, 1_000_000_000)
+        })
+        .collect();
+    bencher
+        .counter(divan::counter::ItemsCount::new(reqs.len()))
+        .bench_local(|| {
+            let mut sweep = tokentime::concurrency::Sweep::new(500_000);
+            for &(s, e, d) in &reqs {
+                sweep.push(s, e, Some((d, ())));
+            }
+            sweep.finish();
+            sweep.drain().count()
         });
 }
 

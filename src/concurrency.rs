@@ -32,7 +32,8 @@
 //! oldest are swept early and counted in [`Sweep::forced`]. Memory: the pending events, at
 //! most `max_pending`.
 
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// How far out of completion order lines may be and still be placed exactly (10 s).
 pub const SLACK_NS: i64 = 10_000_000_000;
@@ -72,8 +73,12 @@ struct Query<T> {
 pub struct Sweep<T> {
     /// Pending events by bucket, unsorted.
     pending: BTreeMap<i64, Vec<(i64, u64)>>,
-    /// The bucket being swept (and any event queued before it), sorted latest first.
+    /// The bucket being swept, sorted latest first.
     ready: Vec<(i64, u64)>,
+    /// Events queued into the bucket being swept or before it once it was sorted (a start
+    /// behind the sweep, clamped to its position): a heap, so that a log far out of order,
+    /// where most events land here, costs O(log n) an event rather than a shift of `ready`.
+    ready_late: BinaryHeap<Reverse<(i64, u64)>>,
     ready_bucket: Option<i64>,
     /// Events waiting, in `pending` and `ready`.
     len: usize,
@@ -119,6 +124,7 @@ impl<T> Sweep<T> {
         Sweep {
             pending: BTreeMap::new(),
             ready: Vec::new(),
+            ready_late: BinaryHeap::new(),
             ready_bucket: None,
             len: 0,
             queries: Vec::new(),
@@ -148,11 +154,7 @@ impl<T> Sweep<T> {
         let b = e.0.div_euclid(BUCKET_NS);
         self.len += 1;
         match self.ready_bucket {
-            Some(rb) if b <= rb => {
-                // Latest first: the insertion point keeps the order.
-                let i = self.ready.partition_point(|x| *x > e);
-                self.ready.insert(i, e);
-            }
+            Some(rb) if b <= rb => self.ready_late.push(Reverse(e)),
             _ => self.pending.entry(b).or_default().push(e),
         }
     }
@@ -249,7 +251,7 @@ impl<T> Sweep<T> {
         self.advance(safe);
         while self.len > self.max_pending {
             self.load_front();
-            let Some(&(time, _)) = self.ready.last() else {
+            let Some((time, _)) = self.next_event() else {
                 break;
             };
             self.advance(time);
@@ -260,20 +262,24 @@ impl<T> Sweep<T> {
     /// Sweeps every event at or before `to`.
     fn advance(&mut self, to: i64) {
         loop {
-            if self.ready.is_empty() {
+            if self.ready.is_empty() && self.ready_late.is_empty() {
                 self.ready_bucket = None;
                 match self.pending.first_key_value() {
                     Some((&b, _)) if b.saturating_mul(BUCKET_NS) <= to => self.load_front(),
                     _ => return,
                 }
             }
-            let Some(&(time, tag)) = self.ready.last() else {
+            let Some((time, tag)) = self.next_event() else {
                 return;
             };
             if time > to {
                 return;
             }
-            self.ready.pop();
+            match (self.ready.last(), self.ready_late.peek()) {
+                (Some(&r), Some(&Reverse(l))) if l < r => self.ready_late.pop().map(|_| ()),
+                (Some(_), _) => self.ready.pop().map(|_| ()),
+                (None, _) => self.ready_late.pop().map(|_| ()),
+            };
             self.len -= 1;
             if self.now != i64::MIN {
                 self.area += self.open as i128 * (time - self.now) as i128;
@@ -396,6 +402,16 @@ impl<T> Sweep<T> {
             self.room *= 2;
         }
         self.late_area.clear();
+    }
+
+    /// The earliest event of the bucket being swept.
+    fn next_event(&self) -> Option<(i64, u64)> {
+        match (self.ready.last(), self.ready_late.peek()) {
+            (Some(&r), Some(&Reverse(l))) => Some(r.min(l)),
+            (Some(&r), None) => Some(r),
+            (None, Some(&Reverse(l))) => Some(l),
+            (None, None) => None,
+        }
     }
 
     /// Sweeps everything still pending (the input ended).

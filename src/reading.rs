@@ -366,8 +366,8 @@ fn reading_text(d: &Decomposition) -> String {
     }
 }
 
-/// Requests placed late, as a share of those in the in-flight table, from which its counts
-/// are not read (one in [`UNRELIABLE_LATE`] or more: the log is out of time order; a few late
+/// Requests placed late (any request, with a TPOT or not: each one's interval counts for the
+/// others), against those in the in-flight table, from which its counts are not read (one in [`UNRELIABLE_LATE`] or more: the log is out of time order; a few late
 /// requests land in a bucket of their own and make a trend of it).
 const UNRELIABLE_LATE: u64 = 100;
 
@@ -378,7 +378,7 @@ fn inflight_text(i: &Inflight) -> String {
         // Far out of order (files newest first, shuffled lines): requests that overlapped
         // were swept apart, so the counts, and any trend read from them, are wrong.
         return format!(
-            "the in-flight counts are unreliable, no trend is read from them: {} of {placed} requests were placed late (the log is out of time order: files given newest first, or shuffled lines); give files oldest first or sort the log by time",
+            "the in-flight counts are unreliable, no trend is read from them: {} requests were placed late, against {placed} in the table (the log is out of time order: files given newest first, or shuffled lines); give files oldest first or sort the log by time",
             i.late
         );
     }
