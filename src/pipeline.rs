@@ -41,6 +41,11 @@ pub enum Kind {
 #[derive(Debug, Default, Clone)]
 struct Joins {
     entries: std::collections::HashMap<String, JoinEntry>,
+    /// The entries' keys by `seq` (insertion order): the oldest is the first.
+    by_seq: std::collections::BTreeMap<u64, String>,
+    /// `(last_seen_ns, seq)` of the entries that have a time: those that timed out are the
+    /// first. With `by_seq`, a full table costs O(log n) a line, not a scan of the table.
+    by_seen: std::collections::BTreeSet<(i64, u64)>,
     max_inflight: usize,
     idle_ns: i64,
     seq: u64,
@@ -53,6 +58,44 @@ struct JoinEntry {
     timeline: crate::metrics::Timeline,
     seq: u64,
     last_seen_ns: Option<i64>,
+}
+
+impl Joins {
+    fn insert(&mut self, key: String, entry: JoinEntry) {
+        self.by_seq.insert(entry.seq, key.clone());
+        if let Some(t) = entry.last_seen_ns {
+            self.by_seen.insert((t, entry.seq));
+        }
+        self.entries.insert(key, entry);
+    }
+
+    fn remove(&mut self, key: &str) -> Option<JoinEntry> {
+        let e = self.entries.remove(key)?;
+        self.by_seq.remove(&e.seq);
+        if let Some(t) = e.last_seen_ns {
+            self.by_seen.remove(&(t, e.seq));
+        }
+        Some(e)
+    }
+
+    /// A later part of the entry at `key` was seen at `seen`.
+    fn seen(&mut self, key: &str, seen: Option<i64>) -> Option<&mut JoinEntry> {
+        let e = self.entries.get_mut(key)?;
+        if let Some(t) = seen {
+            if let Some(old) = e.last_seen_ns {
+                self.by_seen.remove(&(old, e.seq));
+            }
+            e.last_seen_ns = Some(t);
+            self.by_seen.insert((t, e.seq));
+        }
+        Some(e)
+    }
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.by_seq.clear();
+        self.by_seen.clear();
+    }
 }
 
 /// One request's results.
@@ -390,7 +433,7 @@ impl Processor {
     /// than [`Processor::new`], which compiles the formats.
     pub fn fork(&self) -> Processor {
         let mut p = self.clone();
-        p.joins.entries.clear();
+        p.joins.clear();
         p.joins.seq = 0;
         p.joins.latest_ns = 0;
         p.join_counts = Coverage::default();
@@ -697,10 +740,7 @@ impl Processor {
             let start = self.gaps.len();
             let mut timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
             let standalone = self.formats.standalone(d.format, line, &self.slots);
-            match (!standalone)
-                .then(|| self.joins.entries.remove(&key))
-                .flatten()
-            {
+            match (!standalone).then(|| self.joins.remove(&key)).flatten() {
                 Some(entry) => timeline.fill_from(&entry.timeline),
                 None if spec_requires_parts => self.join_counts.join_orphaned += 1,
                 None => {}
@@ -715,14 +755,11 @@ impl Processor {
             }
             self.joins.seq += 1;
             let seq = self.joins.seq;
-            match self.joins.entries.get_mut(&key) {
-                Some(e) => {
-                    e.timeline.fill_from(&part);
-                    e.last_seen_ns = seen.or(e.last_seen_ns);
-                }
+            match self.joins.seen(&key, seen) {
+                Some(e) => e.timeline.fill_from(&part),
                 None => {
                     self.expire_joins();
-                    self.joins.entries.insert(
+                    self.joins.insert(
                         key.clone(),
                         JoinEntry {
                             timeline: part,
@@ -745,20 +782,21 @@ impl Processor {
             return;
         }
         let cutoff = j.latest_ns.saturating_sub(j.idle_ns);
-        let before = j.entries.len();
-        j.entries
-            .retain(|_, e| e.last_seen_ns.is_none_or(|t| t >= cutoff));
-        self.join_counts.join_timed_out += (before - j.entries.len()) as u64;
+        while let Some(&(t, seq)) = j.by_seen.first()
+            && t < cutoff
+        {
+            let Some(key) = j.by_seq.get(&seq).cloned() else {
+                j.by_seen.pop_first();
+                continue;
+            };
+            j.remove(&key);
+            self.join_counts.join_timed_out += 1;
+        }
         while j.entries.len() >= j.max_inflight {
-            let Some(oldest) = j
-                .entries
-                .iter()
-                .min_by_key(|(_, e)| e.seq)
-                .map(|(k, _)| k.clone())
-            else {
+            let Some(oldest) = j.by_seq.first_key_value().map(|(_, k)| k.clone()) else {
                 break;
             };
-            j.entries.remove(&oldest);
+            j.remove(&oldest);
             self.join_counts.join_evicted += 1;
         }
     }
@@ -767,7 +805,7 @@ impl Processor {
     /// counters are added to `cov`.
     pub fn finish(&mut self, cov: &mut Coverage) {
         self.join_counts.join_unfinished += self.joins.entries.len() as u64;
-        self.joins.entries.clear();
+        self.joins.clear();
         // A line split by Docker or the kubelet whose last piece never came.
         for held in &mut self.partials {
             self.join_counts.join_unfinished += u64::from(!held.is_empty());
