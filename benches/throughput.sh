@@ -124,6 +124,7 @@ table() {
     done
     echo
     echo "Peak RSS of \`tokentime summary\`: $(peak_rss "$tt" summary --threads 1 "$file") MiB with --threads 1, $(peak_rss "$tt" summary "$file") MiB with the default threads."
+    echo "With \`--by id\` (a group per request, bounded by --max-groups 1000): $(peak_rss "$tt" summary --by id --threads 1 "$file") MiB with --threads 1, $(peak_rss "$tt" summary --by id "$file") MiB with the default threads."
 }
 
 echo "## tokentime throughput"

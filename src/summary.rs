@@ -635,15 +635,6 @@ impl Summary {
         extra.forced += forced;
     }
 
-    /// The same summary without a bound on the number of groups (for collecting in-flight
-    /// samples apart, to be merged into a bounded one).
-    pub fn unbounded(&self) -> Summary {
-        Summary {
-            max_groups: usize::MAX,
-            ..self.empty_like()
-        }
-    }
-
     /// Every group as (dimension names, values, stats), for saving.
     pub fn raw_groups(&mut self) -> Vec<RawGroup<'_>> {
         let names = self.subset_names();

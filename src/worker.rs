@@ -166,8 +166,10 @@ enum Inflight {
     /// A chunk worker: the sweep's entries, in order, for the caller ([`Worker::take_sweep`]).
     Emit(Vec<SweepInput>),
     /// The caller of chunk workers ([`Worker::sweep_apart`]): the groups stay in the chunk
-    /// workers' parts until the end, so placed decodes go to a summary apart (unbounded),
-    /// merged into the part at the end.
+    /// workers' parts until the end, so placed decodes go to a summary apart, merged into the
+    /// part at the end. It holds at most `--max-groups` groups like any summary (memory must
+    /// not grow with a `--by` key of many values): past that, which keys' samples land in
+    /// `(other)` may differ from the part's choice, as between threads.
     Apart(Box<Sweep<(GroupIds, f64)>>, Box<Summary>),
 }
 
@@ -549,7 +551,7 @@ impl<'p> Worker<'p> {
         {
             *inflight = Inflight::Apart(
                 Box::new(Sweep::new(MAX_PENDING)),
-                Box::new(template.unbounded()),
+                Box::new(template.empty_like()),
             );
         }
     }
