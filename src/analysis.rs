@@ -921,6 +921,49 @@ fn weighted(g: &mut GroupStats, qs: &[f64]) -> Vec<WeightedFinding> {
     out
 }
 
+/// For each group, the groups that extend it ([`extends`]), in group order: found through
+/// each group's sub-keys (one per subset of its dimensions, a handful), so thousands of groups
+/// (`--by id --max-groups 100000`) cost a lookup each rather than a scan of all the others.
+fn children(groups: &[(GroupKey, &mut GroupStats)]) -> Vec<Vec<usize>> {
+    let sorted = |key: &[(String, Option<String>)]| {
+        let mut k = key.to_vec();
+        k.sort();
+        k
+    };
+    let index: std::collections::HashMap<GroupKey, usize> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, (key, _))| (sorted(key), i))
+        .collect();
+    let mut kids = vec![Vec::new(); groups.len()];
+    for (ci, (key, _)) in groups.iter().enumerate() {
+        if key.len() > 12 {
+            // Too many dimensions to list the subsets: the plain scan.
+            for (pi, (parent, _)) in groups.iter().enumerate() {
+                if extends(parent, key).is_some() {
+                    kids[pi].push(ci);
+                }
+            }
+            continue;
+        }
+        let key = sorted(key);
+        let d = key.len();
+        // Every proper subset of the child's dimensions (the empty one too).
+        for mask in 0..(1usize << d) - 1 {
+            let sub: GroupKey = key
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask >> i & 1 == 1)
+                .map(|(_, kv)| kv.clone())
+                .collect();
+            if let Some(&pi) = index.get(&sub) {
+                kids[pi].push(ci);
+            }
+        }
+    }
+    kids
+}
+
 /// The dimensions `child` adds to `parent` when it extends it (same values on `parent`'s
 /// dimensions, more dimensions), else `None`.
 fn extends(parent: &GroupKey, child: &GroupKey) -> Option<(Vec<String>, Vec<Option<String>>)> {
@@ -947,6 +990,7 @@ type Child = (Vec<String>, Vec<Option<String>>, Vec<(f64, f64)>);
 fn splits(
     groups: &mut [(GroupKey, &mut GroupStats)],
     gi: usize,
+    kids: &[usize],
     f: &MultimodalFinding,
 ) -> Vec<Split> {
     let parent = groups[gi].0.clone();
@@ -954,7 +998,8 @@ fn splits(
     let mut by_dims: BTreeMap<Vec<String>, Split> = BTreeMap::new();
     // The children: groups that extend this one, and for TTFT its input-token buckets.
     let mut children: Vec<Child> = vec![];
-    for (key, g) in groups.iter_mut() {
+    for &ci in kids {
+        let (key, g) = &mut groups[ci];
         if let Some((dims, values)) = extends(&parent, key) {
             children.push((dims, values, points(&mut g.metrics[f.metric].digest)));
         }
@@ -1044,15 +1089,17 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         r.weighted = weighted(g, quantiles);
         reports.push(r);
     }
+    let kids = children(&groups);
     for gi in 0..groups.len() {
         let parent = groups[gi].0.clone();
         for fi in 0..reports[gi].multimodal.len() {
             let f = reports[gi].multimodal[fi].clone();
-            reports[gi].multimodal[fi].splits = splits(&mut groups, gi, &f);
+            reports[gi].multimodal[fi].splits = splits(&mut groups, gi, &kids[gi], &f);
         }
         // TTFT by cache class: the groups that add only `cache` to this one.
         let mut by_cache = vec![];
-        for (key, g) in groups.iter_mut() {
+        for &ci in &kids[gi] {
+            let (key, g) = &mut groups[ci];
             if let Some((dims, values)) = extends(&parent, key)
                 && dims == ["cache"]
                 && let Some(class) = values[0].clone()
