@@ -615,13 +615,16 @@ fn write_tick(
     match sc.report.output {
         SummaryOutput::Json => {
             let mut doc = to_json(cov, summary, q, &sc.report.analysis);
-            doc["interval"] = json!({
-                "n": n,
-                "at": rfc3339_ms(now_ns()),
-                "elapsed_s": crate::enrich::round3(elapsed.as_secs_f64()),
-                "window_s": sc.window.map(|w| w as f64 / 1e9),
-            });
-            doc["final"] = json!(false);
+            doc.head.insert(
+                "interval".into(),
+                json!({
+                    "n": n,
+                    "at": rfc3339_ms(now_ns()),
+                    "elapsed_s": crate::enrich::round3(elapsed.as_secs_f64()),
+                    "window_s": sc.window.map(|w| w as f64 / 1e9),
+                }),
+            );
+            doc.head.insert("final".into(), json!(false));
             serde_json::to_writer(&mut *out, &doc)?;
             out.write_all(b"\n")
         }
@@ -713,7 +716,7 @@ pub fn report(
         SummaryOutput::Json => {
             let mut doc = to_json(cov, summary, q, &rc.analysis);
             if !verdicts.is_empty() {
-                doc["slos"] = verdicts
+                let slos = verdicts
                     .iter()
                     .map(|v| {
                         json!({
@@ -728,10 +731,11 @@ pub fn report(
                         })
                     })
                     .collect();
+                doc.head.insert("slos".into(), slos);
             }
             let w = if one_line {
                 // The last of `--every`'s documents, the whole run's (no `interval`).
-                doc["final"] = json!(true);
+                doc.head.insert("final".into(), json!(true));
                 serde_json::to_writer(&mut *out, &doc)
             } else {
                 serde_json::to_writer_pretty(&mut *out, &doc)

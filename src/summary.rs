@@ -854,19 +854,59 @@ fn num(v: Option<f64>) -> Json {
 
 /// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`), with the
 /// analysis of `cfg` ([`crate::analysis`]): a `headline`, and per group its `findings`,
-/// `analysis` and, with `--hist`, a `histogram` per metric.
-pub fn to_json(
+/// `analysis` and, with `--hist`, a `histogram` per metric. The callers add members to
+/// [`JsonDoc::head`]; serializing it writes the members in key order (as a
+/// `serde_json::Value` would) with `groups` made one group at a time, so a report of many
+/// groups (`--by user`) never holds all of them as JSON values at once.
+pub fn to_json<'a>(
     cov: &Coverage,
-    summary: &mut Summary,
+    summary: &'a mut Summary,
     quantiles: &[f64],
     cfg: &AnalysisConfig,
-) -> Json {
+) -> JsonDoc<'a> {
     let span = log_span(summary);
     let targets = summary.targets.clone();
     let report = crate::analysis::analyze(summary, cfg, quantiles);
-    let mut groups = Vec::new();
-    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
-        let mut doc = group_json(&key, g, quantiles, targets.as_ref(), span);
+    let mut head = Map::new();
+    head.insert("schema".into(), json!(SCHEMA));
+    head.insert("coverage".into(), coverage_json(cov));
+    if let Some(h) = &report.headline {
+        head.insert("headline".into(), crate::reading::headline_json(h));
+    }
+    JsonDoc {
+        head,
+        groups: std::cell::RefCell::new(LazyGroups {
+            groups: summary.groups(),
+            reports: report.groups,
+            quantiles: quantiles.to_vec(),
+            targets,
+            span,
+        }),
+    }
+}
+
+/// The summary document of [`to_json`]: its members but `groups`, and the groups, made as they
+/// are written.
+pub struct JsonDoc<'a> {
+    /// Every member but `groups` (`schema`, `coverage`, `headline`; the callers add theirs).
+    pub head: Map<String, Json>,
+    groups: std::cell::RefCell<LazyGroups<'a>>,
+}
+
+struct LazyGroups<'a> {
+    groups: Vec<(GroupKey, &'a mut GroupStats)>,
+    reports: Vec<crate::analysis::GroupReport>,
+    quantiles: Vec<f64>,
+    targets: Option<Targets>,
+    span: Option<f64>,
+}
+
+impl LazyGroups<'_> {
+    /// Group `i`'s JSON object.
+    fn group(&mut self, i: usize) -> Json {
+        let (key, g) = &mut self.groups[i];
+        let r = &self.reports[i];
+        let mut doc = group_json(key, g, &self.quantiles, self.targets.as_ref(), self.span);
         let (findings, analysis) = crate::reading::group_json(r);
         doc["findings"] = findings;
         doc["analysis"] = analysis;
@@ -875,17 +915,42 @@ pub fn to_json(
                 doc["metrics"][*name]["histogram"] = crate::reading::hist_json(h);
             }
         }
-        groups.push(doc);
+        doc
     }
-    let mut doc = json!({
-        "schema": SCHEMA,
-        "coverage": coverage_json(cov),
-        "groups": groups,
-    });
-    if let Some(h) = &report.headline {
-        doc["headline"] = crate::reading::headline_json(h);
+}
+
+impl serde::Serialize for JsonDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.head.len() + 1))?;
+        let mut groups_done = false;
+        for (k, v) in &self.head {
+            if !groups_done && k.as_str() > "groups" {
+                map.serialize_entry("groups", &GroupsSeq(&self.groups))?;
+                groups_done = true;
+            }
+            map.serialize_entry(k, v)?;
+        }
+        if !groups_done {
+            map.serialize_entry("groups", &GroupsSeq(&self.groups))?;
+        }
+        map.end()
     }
-    doc
+}
+
+struct GroupsSeq<'d, 'a>(&'d std::cell::RefCell<LazyGroups<'a>>);
+
+impl serde::Serialize for GroupsSeq<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut lazy = self.0.borrow_mut();
+        let n = lazy.groups.len();
+        let mut seq = s.serialize_seq(Some(n))?;
+        for i in 0..n {
+            seq.serialize_element(&lazy.group(i))?;
+        }
+        seq.end()
+    }
 }
 
 /// The time span of the whole log in seconds (first start to last end over all requests),
