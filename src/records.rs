@@ -402,48 +402,47 @@ type Members<'a> = Vec<(Cow<'a, str>, &'a str)>;
 
 /// The members of `v` (a value's text) when it is an object.
 fn members<'a>(ix: &Index, v: &'a str) -> Result<Option<Members<'a>>, NotRaw> {
-    let b = v.as_bytes();
-    if b.first() != Some(&b'{') {
-        return Ok(None);
-    }
-    let mut out = Vec::new();
-    let mut i = ws(b, 1);
-    if b.get(i) == Some(&b'}') {
-        return Ok(Some(out));
-    }
-    loop {
+    items(v, b'{', b'}', |b, i| {
         let key_end = string_end(b, i)?;
         let key = decode_string(v.get(i..key_end).ok_or(NotRaw)?)?;
-        i = ws(b, ws(b, key_end) + 1);
+        let i = ws(b, ws(b, key_end) + 1);
         let end = value_end(ix, b, i)?;
-        out.push((key, v.get(i..end).ok_or(NotRaw)?));
-        i = ws(b, end);
-        match b.get(i) {
-            Some(b',') => i = ws(b, i + 1),
-            Some(b'}') => return Ok(Some(out)),
-            _ => return Err(NotRaw),
-        }
-    }
+        Ok(((key, v.get(i..end).ok_or(NotRaw)?), end))
+    })
 }
 
 /// The elements' texts of `v` when it is an array.
 fn elements<'a>(ix: &Index, v: &'a str) -> Result<Option<Vec<&'a str>>, NotRaw> {
+    items(v, b'[', b']', |b, i| {
+        let end = value_end(ix, b, i)?;
+        Ok((v.get(i..end).ok_or(NotRaw)?, end))
+    })
+}
+
+/// The items of the container `v` when it opens with `open`: `item` reads one at its first
+/// byte and says where it ends; items are separated by `,` and closed by `close`.
+fn items<T>(
+    v: &str,
+    open: u8,
+    close: u8,
+    mut item: impl FnMut(&[u8], usize) -> Result<(T, usize), NotRaw>,
+) -> Result<Option<Vec<T>>, NotRaw> {
     let b = v.as_bytes();
-    if b.first() != Some(&b'[') {
+    if b.first() != Some(&open) {
         return Ok(None);
     }
     let mut out = Vec::new();
     let mut i = ws(b, 1);
-    if b.get(i) == Some(&b']') {
+    if b.get(i) == Some(&close) {
         return Ok(Some(out));
     }
     loop {
-        let end = value_end(ix, b, i)?;
-        out.push(v.get(i..end).ok_or(NotRaw)?);
+        let (x, end) = item(b, i)?;
+        out.push(x);
         i = ws(b, end);
         match b.get(i) {
             Some(b',') => i = ws(b, i + 1),
-            Some(b']') => return Ok(Some(out)),
+            Some(&c) if c == close => return Ok(Some(out)),
             _ => return Err(NotRaw),
         }
     }

@@ -346,38 +346,27 @@ pub fn write_prometheus(
             }
         }
         if let Some(s) = span.filter(|s| *s > 0.0) {
-            gauge(
-                out,
-                "tokentime_goodput_requests_per_second",
-                "Requests that met every --goodput target per second of the log's time span.",
-            )?;
-            for (l, g) in &groups {
-                let mut gl = l.clone();
-                gl.push(("targets".into(), text.clone()));
-                let r = g.goodput.met as f64 / s;
-                writeln!(
-                    out,
-                    "tokentime_goodput_requests_per_second{} {}",
-                    labels(&gl),
-                    prom_num(r)
-                )?;
-            }
-            gauge(
-                out,
-                "tokentime_goodput_output_tokens_per_second",
-                "Output tokens of the requests that met every --goodput target, per second of \
-                 the log's time span.",
-            )?;
-            for (l, g) in &groups {
-                let mut gl = l.clone();
-                gl.push(("targets".into(), text.clone()));
-                let r = g.goodput.met_output_tokens as f64 / s;
-                writeln!(
-                    out,
-                    "tokentime_goodput_output_tokens_per_second{} {}",
-                    labels(&gl),
-                    prom_num(r)
-                )?;
+            type Rate = fn(&GroupStats) -> f64;
+            let rates: [(&str, &str, Rate); 2] = [
+                (
+                    "tokentime_goodput_requests_per_second",
+                    "Requests that met every --goodput target per second of the log's time span.",
+                    |g| g.goodput.met as f64,
+                ),
+                (
+                    "tokentime_goodput_output_tokens_per_second",
+                    "Output tokens of the requests that met every --goodput target, per second \
+                     of the log's time span.",
+                    |g| g.goodput.met_output_tokens as f64,
+                ),
+            ];
+            for (name, help, amount) in rates {
+                gauge(out, name, help)?;
+                for (l, g) in &groups {
+                    let mut gl = l.clone();
+                    gl.push(("targets".into(), text.clone()));
+                    writeln!(out, "{name}{} {}", labels(&gl), prom_num(amount(g) / s))?;
+                }
             }
         }
     }
