@@ -100,15 +100,22 @@ impl RecordWindow {
         let num = |v: Option<&Value>, path: &[String]| -> Option<f64> {
             path.iter().try_fold(v?, |v, k| v.get(k.as_str()))?.as_f64()
         };
-        let (Some(ws), Some(we)) = (num(group, &self.start), num(group, &self.end)) else {
+        self.holds(|p| num(group, p), |p| num(Some(record), p))
+    }
+
+    /// The rule of [`RecordWindow::contains`] over the numbers at a path of the group and of
+    /// the record.
+    fn holds(
+        &self,
+        group: impl Fn(&[String]) -> Option<f64>,
+        record: impl Fn(&[String]) -> Option<f64>,
+    ) -> bool {
+        let (Some(ws), Some(we)) = (group(&self.start), group(&self.end)) else {
             return true;
         };
         // A record that never ended (a request cancelled at the end of the run) is not in
         // the window.
-        let (Some(rs), Some(re)) = (
-            num(Some(record), &self.record_start),
-            num(Some(record), &self.record_end),
-        ) else {
+        let (Some(rs), Some(re)) = (record(&self.record_start), record(&self.record_end)) else {
             return false;
         };
         re >= ws && rs <= we
@@ -506,16 +513,7 @@ fn contains_raw(ix: &Index, w: &RecordWindow, group: Option<&str>, record: &str)
         }
         serde_json::from_str::<Value>(v).ok()?.as_f64()
     };
-    let (Some(ws), Some(we)) = (num(group, &w.start), num(group, &w.end)) else {
-        return true;
-    };
-    let (Some(rs), Some(re)) = (
-        num(Some(record), &w.record_start),
-        num(Some(record), &w.record_end),
-    ) else {
-        return false;
-    };
-    re >= ws && rs <= we
+    w.holds(|p| num(group, p), |p| num(Some(record), p))
 }
 
 fn comma(out: &mut Vec<u8>, first: &mut bool) {
