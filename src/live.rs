@@ -484,7 +484,11 @@ pub fn run_summary(
         progress.update(sh.bytes.load(Ordering::Relaxed), false);
     }
     progress.finish(sh.bytes.load(Ordering::Relaxed));
-    let mut fin = snapshot(&sh, &total, folded);
+    // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
+    let mut fin = std::mem::replace(&mut total, Part::new(&template, sc));
+    for p in &sh.parts[folded..] {
+        fin.absorb(&lock(p), &sh.template);
+    }
     // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
     fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
     if interrupted {

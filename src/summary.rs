@@ -311,7 +311,8 @@ impl<'a> ByValues<'a> {
 struct Group {
     subset: usize,
     key: Vec<Option<String>>,
-    stats: GroupStats,
+    /// Boxed: a `--bucket` window holds a few groups, and a Vec of them grows by doubling.
+    stats: Box<GroupStats>,
     /// The next group whose key has the same hash.
     next: Option<usize>,
 }
@@ -524,7 +525,7 @@ impl Summary {
         self.groups.push(Group {
             subset,
             key: values.map(|v| v.map(str::to_owned)).collect(),
-            stats: GroupStats::new(self.exact_limit),
+            stats: Box::new(GroupStats::new(self.exact_limit)),
             next: self.index.insert(h, g),
         });
         g
@@ -717,7 +718,7 @@ impl Summary {
             .groups
             .iter()
             .find(|g| g.subset == OVERALL)
-            .map_or_else(|| GroupStats::new(self.exact_limit), |g| g.stats.clone());
+            .map_or_else(|| GroupStats::new(self.exact_limit), |g| (*g.stats).clone());
         for g in self.groups.iter().filter(|g| g.subset == BY_CACHE) {
             all.merge(&g.stats);
         }
