@@ -1061,6 +1061,13 @@ fn splits(
 /// from the all-requests group. `quantiles` are the report's.
 pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -> Report {
     let mut groups = summary.groups();
+    // The sweep's late and early-swept counts are the inputs', kept in the all-requests group:
+    // a log out of time order makes every group's in-flight counts unreliable, not only that
+    // group's.
+    let sweep_counts = groups
+        .iter()
+        .find(|(k, _)| k.is_empty())
+        .map_or((0, 0), |(_, g)| (g.extra.late, g.extra.forced));
     let mut reports = Vec::with_capacity(groups.len());
     for (_, g) in groups.iter_mut() {
         let mut r = GroupReport::default();
@@ -1086,6 +1093,9 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         }
         let tpot_count = g.metrics[1].digest.count();
         r.inflight = inflight(&mut g.extra, tpot_count, quantiles);
+        if let Some(i) = r.inflight.as_mut() {
+            (i.late, i.forced) = sweep_counts;
+        }
         r.weighted = weighted(g, quantiles);
         reports.push(r);
     }

@@ -371,14 +371,20 @@ fn reading_text(d: &Decomposition) -> String {
 /// requests land in a bucket of their own and make a trend of it).
 const UNRELIABLE_LATE: u64 = 100;
 
+/// Whether the in-flight counts are not to be read ([`UNRELIABLE_LATE`]).
+fn unreliable(i: &Inflight) -> bool {
+    let placed: u64 = i.rows.iter().map(|r| r.count).sum();
+    i.late > 0 && i.late.saturating_mul(UNRELIABLE_LATE) >= placed
+}
+
 fn inflight_text(i: &Inflight) -> String {
     let mut s = String::new();
     let placed: u64 = i.rows.iter().map(|r| r.count).sum();
-    if i.late > 0 && i.late.saturating_mul(UNRELIABLE_LATE) >= placed {
+    if unreliable(i) {
         // Far out of order (files newest first, shuffled lines): requests that overlapped
         // were swept apart, so the counts, and any trend read from them, are wrong.
         return format!(
-            "the in-flight counts are unreliable, no trend is read from them: {} requests were placed late, against {placed} in the table (the log is out of time order: files given newest first, or shuffled lines); give files oldest first or sort the log by time",
+            "the in-flight counts are unreliable, no trend is read from them: {} requests of the input were placed late, against {placed} in this table (the log is out of time order: files given newest first, or shuffled lines); give files oldest first or sort the log by time",
             i.late
         );
     }
@@ -578,9 +584,11 @@ pub fn group_json(r: &GroupReport) -> (Json, Json) {
             }),
         );
         if i.rows.len() >= 2 {
+            let reliable = !unreliable(i);
             findings.push(json!({
                 "kind": "tpot_under_load",
-                "slope_ms_per_request": i.slope_ms.map(round3),
+                "reliable": reliable,
+                "slope_ms_per_request": i.slope_ms.filter(|_| reliable).map(round3),
                 "p50_lowest": round3(i.medians[0]),
                 "p50_highest": round3(i.medians[i.medians.len() - 1]),
                 "text": inflight_text(i),

@@ -599,6 +599,35 @@ fn in_flight_counts_of_a_log_out_of_time_order_are_called_unreliable() {
     let out = text(&lab);
     assert!(out.contains("tpot_ms grows"), "{out}");
     assert!(!out.contains("unreliable"), "{out}");
+    // Every group's table, not only the all-requests one: the late counts are the input's.
+    let json: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--by", "model"],
+        &swapped,
+    ))
+    .unwrap();
+    let mut tables = 0;
+    for g in json["groups"].as_array().unwrap() {
+        let Some(t) = g["analysis"].get("tpot_by_in_flight") else {
+            continue;
+        };
+        tables += 1;
+        assert_eq!(
+            t["late"],
+            json["groups"][0]["analysis"]["tpot_by_in_flight"]["late"]
+        );
+        for f in g["findings"].as_array().unwrap() {
+            if f["kind"] == "tpot_under_load" {
+                assert_eq!(f["reliable"], false, "{}", g["key"]);
+                assert_eq!(f["slope_ms_per_request"], Value::Null);
+            }
+        }
+    }
+    assert!(tables >= 4, "all, a model, its cache classes: {tables}");
+    let by_model = String::from_utf8(run_ok(&["summary", "--by", "model"], &swapped)).unwrap();
+    assert!(
+        !by_model.contains("per extra request in flight"),
+        "{by_model}"
+    );
 }
 
 /// A TTFT that runs from `scheduled` (llama.cpp's timings: no arrival time) is prefill only;
