@@ -183,6 +183,12 @@ fn vllm_otlp() -> FormatSpec {
             ),
         ],
         error_when: vec![Cond::Equals(p("status.code"), "2".into())],
+        // A failed request's span need not carry the latency attributes: its name and error
+        // status make it one (counted as an error, not dropped as a non-request span).
+        error_markers: vec![
+            Cond::Equals(p("name"), "\"llm_request\"".into()),
+            Cond::Equals(p("status.code"), "2".into()),
+        ],
         id_paths: vec![vec!["attributes".into(), "gen_ai.request.id".into()]],
         model_paths: vec![vec!["attributes".into(), "gen_ai.response.model".into()]],
         ..FormatSpec::default()

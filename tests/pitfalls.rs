@@ -533,3 +533,24 @@ fn litellm_times_as_iso_strings_or_epoch_floats() {
         assert_eq!(m["tpot_ms"], 125.0);
     }
 }
+
+#[test]
+fn pitfall_11b_a_failed_vllm_span_without_latencies_is_an_error() {
+    // A request that failed carries its name and an error status but none of the
+    // gen_ai.latency.* attributes: it is a request, counted as an error, not dropped.
+    let ok = sample_line("vllm_otlp_traces.jsonl", 1);
+    let failed = r#"{"traceId":"aa","spanId":"bb","name":"llm_request","kind":2,"startTimeUnixNano":"1787334732002580736","endTimeUnixNano":"1787334732102580736","attributes":[{"key":"gen_ai.request.id","value":{"stringValue":"chatcmpl-x"}},{"key":"gen_ai.usage.prompt_tokens","value":{"intValue":"12"}}],"status":{"code":2,"message":"engine dead: request aborted"}}"#;
+    // Into the first scope's spans, after the two that succeeded.
+    let at = ok.find("\"spans\":[").unwrap() + "\"spans\":[".len();
+    let line = format!("{}{failed},{}", &ok[..at], &ok[at..]);
+    let m = metrics(&[], &line);
+    let spans = m[0].as_ref().unwrap().as_array().unwrap().clone();
+    assert_eq!(spans.len(), 3);
+    assert_eq!(spans[0]["outcome"], "error");
+    assert_eq!(spans[0]["input_tokens"], 12);
+    assert_eq!(spans[0]["ttft_ms"], Value::Null);
+    let s: Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], line.as_bytes())).unwrap();
+    assert_eq!(s["coverage"]["requests"], 3);
+    assert_eq!(s["coverage"]["errors"], 1);
+}
