@@ -412,6 +412,7 @@ pub fn run_summary(
     let mut sliding = sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w)));
     let mut ticks = 0u64;
     let mut interrupted = false;
+    let mut said_no_requests = false;
     while finished < n {
         let mut wait = Duration::from_millis(100);
         if let Some(t) = next_tick {
@@ -466,6 +467,17 @@ pub fn run_summary(
                     (snap.cov, snap.summary)
                 }
             };
+            // Said once, as soon as it shows (a live `tail -F` may never end): lines read since
+            // the start, none a request. (The table says it in every report.)
+            if !said_no_requests
+                && sliding.is_none()
+                && cov.requests == 0
+                && cov.lines > 0
+                && sc.report.output != SummaryOutput::Table
+            {
+                crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+                said_no_requests = true;
+            }
             let header = tick_header(config, sc, ticks, start.elapsed(), sliding.as_ref());
             write_tick(
                 out,
@@ -528,7 +540,11 @@ pub fn run_summary(
     };
     out.flush().map_err(Error::Output)?;
     lock(&sh.diags).finish();
-    if fin.cov.requests == 0 && fin.cov.lines > 0 && sc.report.output != SummaryOutput::Table {
+    if fin.cov.requests == 0
+        && fin.cov.lines > 0
+        && sc.report.output != SummaryOutput::Table
+        && !said_no_requests
+    {
         crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
     }
     if fin.cov.read_errors > 0 {

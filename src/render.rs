@@ -250,6 +250,11 @@ pub fn write_prometheus(
         let scale = if name.ends_with("_ms") { 1e-3 } else { 1.0 };
         writeln!(out, "# HELP {family} {}", prom_help(name))?;
         writeln!(out, "# TYPE {family} summary")?;
+        if groups.is_empty() {
+            // No request read: the all-requests series read 0 rather than going absent.
+            writeln!(out, "{family}_sum 0")?;
+            writeln!(out, "{family}_count 0")?;
+        }
         for (l, g) in groups.iter_mut() {
             let d = &mut g.metrics[i].digest;
             if d.count() == 0 {

@@ -262,3 +262,45 @@ fn sigterm_without_every_prints_the_final_table_and_judges_slos() {
     assert!(rest.starts_with("lines 5  requests 5"), "{rest}");
     assert!(err.contains("SLO ttft:p99<=100ms BROKEN"), "{err}");
 }
+
+/// Under `--every`, a wrong format must not wait for the end of a `tail -F` that never ends:
+/// the machine-readable outputs say on stderr, once, that no line was a request, while the
+/// input is still open.
+#[test]
+fn every_says_no_request_was_recognised_while_input_is_open() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(["summary", "--every", "200ms", "-o", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stderr).lines() {
+            let Ok(l) = l else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    stdin.write_all(b"plain text, no request here\n").unwrap();
+    stdin.flush().unwrap();
+    let line = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the notice before the input ends");
+    assert!(
+        line.contains("no line was recognised as a request"),
+        "{line}"
+    );
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    // Once: not again at the end.
+    let rest: Vec<String> = rx.iter().collect();
+    assert!(
+        rest.iter().all(|l| !l.contains("no line was recognised")),
+        "{rest:?}"
+    );
+}

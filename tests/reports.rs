@@ -757,6 +757,7 @@ fn prometheus_says_zero_requests_and_counts_read_errors() {
         "tokentime_request_errors",
         "tokentime_read_errors",
     ] {
+        // (And the metric families' all-requests _count and _sum, checked below.)
         let s = scrape
             .samples
             .iter()
@@ -774,6 +775,10 @@ fn prometheus_says_zero_requests_and_counts_read_errors() {
         .map(|h| h.split_once(' ').unwrap().1)
         .collect();
     assert_eq!(unique.len(), helps.len(), "a help text used twice:\n{text}");
+    for family in ["tokentime_ttft_seconds", "tokentime_output_tokens"] {
+        assert!(text.contains(&format!("\n{family}_count 0\n")), "{text}");
+        assert!(text.contains(&format!("\n{family}_sum 0\n")), "{text}");
+    }
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.gz");
     std::fs::write(&cut, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]).unwrap();
