@@ -93,6 +93,17 @@ pub enum Line<'a> {
     TooLong,
 }
 
+/// A read error that ended an input after `line` lines, the last of them `cut` short by it:
+/// the message says where.
+pub fn read_error(e: io::Error, line: u64, cut: bool) -> io::Error {
+    let at = if cut {
+        format!("line {line} was cut short")
+    } else {
+        format!("after line {line}")
+    };
+    io::Error::new(e.kind(), format!("{at}: {e}"))
+}
+
 /// Reads lines from `R` into a reused buffer.
 pub struct LineReader<R> {
     inner: R,
@@ -103,9 +114,9 @@ pub struct LineReader<R> {
     max_line: usize,
     line_no: u64,
     first: bool,
-    /// A read error met with part of a line read: that part is returned as the last line
-    /// first (nothing read is lost), then this.
-    failed: Option<io::Error>,
+    /// A read error, and whether part of a line had been read before it: that part is
+    /// returned as the last line first (nothing read is lost), then this.
+    failed: Option<(io::Error, bool)>,
 }
 
 impl<R: Read> LineReader<R> {
@@ -162,10 +173,7 @@ impl<R: Read> LineReader<R> {
             if self.eof {
                 if self.start == self.end {
                     return match self.failed.take() {
-                        Some(e) => Err(io::Error::new(
-                            e.kind(),
-                            format!("after line {}: {e}", self.line_no),
-                        )),
+                        Some((e, cut)) => Err(read_error(e, self.line_no, cut)),
                         None => Ok(None),
                     };
                 }
@@ -230,7 +238,7 @@ impl<R: Read> LineReader<R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     self.eof = true;
-                    self.failed = Some(e);
+                    self.failed = Some((e, self.end > self.start));
                     return Ok(());
                 }
             }

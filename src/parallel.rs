@@ -272,9 +272,9 @@ impl Reader<'_> {
         let mut long = false;
         // A read error ends the input there: what was read, a part of a line too, is handed
         // out (nothing read is lost), then the error says after which line.
-        let mut failed: Option<io::Error> = None;
-        let end = |failed: Option<io::Error>, lines: u64| match failed {
-            Some(e) => Err(io::Error::new(e.kind(), format!("after line {lines}: {e}"))),
+        let mut failed: Option<(io::Error, bool)> = None;
+        let end = |failed: Option<(io::Error, bool)>, lines: u64| match failed {
+            Some((e, cut)) => Err(crate::lines::read_error(e, lines, cut)),
             None => Ok(()),
         };
         loop {
@@ -288,7 +288,8 @@ impl Reader<'_> {
                     Ok(k) => c.filled += k,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        failed = Some(e);
+                        let cut = c.filled > 0 && c.buf[c.filled - 1] != b'\n' || long;
+                        failed = Some((e, cut));
                         eof = true;
                     }
                 }

@@ -531,7 +531,7 @@ fn a_gzip_cut_mid_line_passes_on_what_was_read_and_says_after_which_line() {
         assert!(out.stdout == read, "{args:?}: every byte read is passed on");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains(&format!("cut.log.gz: after line {lines}: ")),
+            err.contains(&format!("cut.log.gz: line {lines} was cut short: ")),
             "{args:?}: {err}"
         );
     }
