@@ -240,7 +240,16 @@ pub fn write_prometheus(
         .map(|(key, g)| {
             let l = key
                 .iter()
-                .map(|(k, v)| (label_name(k), v.clone().unwrap_or_else(|| "unknown".into())))
+                .map(|(k, v)| {
+                    // An empty label value is no label in Prometheus: `{model=""}` would be the
+                    // all-requests series again.
+                    let v = match v.as_deref() {
+                        None => "unknown".to_owned(),
+                        Some("") => "(empty)".to_owned(),
+                        Some(s) => s.to_owned(),
+                    };
+                    (label_name(k), v)
+                })
                 .collect();
             (l, g)
         })

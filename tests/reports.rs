@@ -845,6 +845,28 @@ fn prometheus_keeps_empty_series_at_zero_and_has_goodput_tokens() {
     assert!((got - want).abs() < 1e-3, "{got} vs {want}");
 }
 
+/// An empty `--by` value is the label `(empty)`: `{model=""}` would be read as no label, the
+/// all-requests series a second time.
+#[test]
+fn prometheus_labels_an_empty_key_value() {
+    let line = |model: &str| {
+        format!(
+            "{{\"id\":\"a\",\"call_type\":\"acompletion\",\"model\":\"{model}\",\"startTime\":1.0,\"endTime\":2.0,\"completionStartTime\":1.5,\"status\":\"success\",\"prompt_tokens\":3,\"completion_tokens\":4}}\n"
+        )
+    };
+    let input = line("") + &line("m");
+    let text = String::from_utf8(run_ok(
+        &["summary", "-o", "prometheus", "--by", "model"],
+        input.as_bytes(),
+    ))
+    .unwrap();
+    assert!(
+        text.contains("tokentime_requests{model=\"(empty)\"} 1"),
+        "{text}"
+    );
+    assert!(!text.contains("model=\"\""), "{text}");
+}
+
 /// Rows from several inputs say which input each came from (`--fields file`), with line
 /// numbers per input, on one thread, in parallel chunks, and from standard input.
 #[test]
