@@ -607,12 +607,9 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         ),
         None => None,
     };
-    let join_timeout_ns = parse_cli_duration(&c.join_timeout).ok_or_else(|| {
-        format!(
-            "--join-timeout {}: expected a duration like 10m, 90s, 1h",
-            c.join_timeout
-        )
-    })?;
+    // The one duration parser of every flag (`d` included, as the README lists).
+    let join_timeout_ns = crate::window::parse_flag_duration(&c.join_timeout)
+        .map_err(|e| format!("--join-timeout: {e}"))?;
     Ok(Config {
         command,
         prefix,
@@ -632,27 +629,4 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         reference_parser: c.reference_parser,
         chunk_bytes: c.chunk_bytes.max(1),
     })
-}
-
-/// Parses a duration given on the command line: a number with `ns`, `us`, `ms`, `s`, `m` or
-/// `h` (`10m`, `1.5s`). Returns nanoseconds.
-pub fn parse_cli_duration(s: &str) -> Option<i64> {
-    let s = s.trim();
-    let (num, mult) = if let Some(n) = s.strip_suffix('h') {
-        (n, 3_600_000_000_000f64)
-    } else if let Some(n) = s.strip_suffix("ms") {
-        (n, 1e6)
-    } else if let Some(n) = s.strip_suffix("ns") {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix("us") {
-        (n, 1e3)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60e9)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1e9)
-    } else {
-        return None;
-    };
-    let v: f64 = num.parse().ok()?;
-    (v.is_finite() && v >= 0.0).then(|| (v * mult).round() as i64)
 }

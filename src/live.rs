@@ -524,8 +524,9 @@ pub fn run_summary(
             write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
             if b.unplaced > 0 {
                 crate::diag!(
-                    "tokentime: {} requests without an end time are in no --bucket window",
-                    b.unplaced
+                    "tokentime: {} without an end time {} in no --bucket window",
+                    crate::summary::plural(b.unplaced, "request"),
+                    if b.unplaced == 1 { "is" } else { "are" }
                 );
             }
             report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0

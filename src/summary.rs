@@ -1239,7 +1239,7 @@ pub fn write_table(
     Ok(())
 }
 
-fn plural(n: u64, word: &str) -> String {
+pub(crate) fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {

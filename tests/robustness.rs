@@ -563,3 +563,19 @@ fn no_request_recognised_is_said_in_every_mode() {
     // Nothing to say when there was nothing to read.
     assert!(run(&["summary", "-o", "json"], b"").stderr.is_empty());
 }
+
+/// Every duration flag takes the same units, `d` included (`--join-timeout 1d` was refused
+/// while `--bucket 1d` was taken), and says the same thing of a bad one.
+#[test]
+fn duration_flags_share_their_units() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let lab = lab.to_str().unwrap();
+    for flag in ["--join-timeout", "--bucket", "--every"] {
+        let ok = run(&["summary", "-o", "json", flag, "1d", lab], b"");
+        assert_eq!(ok.status.code(), Some(0), "{flag} 1d");
+        let bad = run(&["summary", flag, "1x", lab], b"");
+        assert_eq!(bad.status.code(), Some(2), "{flag} 1x");
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(err.contains("is not a duration"), "{flag}: {err}");
+    }
+}
