@@ -102,7 +102,10 @@ fn bucket_leaves_requests_without_an_end_out_and_says_so() {
     let out = run(&["summary", "--bucket", "5m"], log.as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("1 requests without an end time"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("1 request without an end time is in no --bucket window")
+    );
 }
 
 fn slo_log() -> String {
