@@ -142,8 +142,9 @@ fn read_id_model(
     )
 }
 
-/// Held pieces of split lines (Docker, CRI) at the most, per stream.
-const MAX_HELD: usize = 64 << 20;
+/// Held pieces of split lines (Docker, CRI) at the most, per stream, by default (a worker
+/// sets `--max-line-bytes`: [`Processor::set_max_line`]).
+const MAX_HELD: usize = 16 << 20;
 
 /// A Kubernetes CRI log line (`2025-03-14T10:02:11.48Z stdout F {...}`): its stream (0
 /// stdout, 1 stderr), whether it is a partial piece (`P`), and its text.
@@ -331,6 +332,8 @@ pub struct Processor {
     docker_stream: Option<usize>,
     inner: Vec<u8>,
     partials: [Vec<u8>; 2],
+    /// The longest split line held whole ([`MAX_HELD`], or `--max-line-bytes`).
+    max_held: usize,
     /// In a chunk worker: the streams whose split lines no longer depend on the chunk before.
     settled: [bool; 2],
     /// In a chunk worker: the stream whose held pieces go with the line just deferred.
@@ -400,6 +403,7 @@ impl Processor {
             docker_stream,
             inner: Vec::new(),
             partials: [Vec::new(), Vec::new()],
+            max_held: MAX_HELD,
             settled: [false; 2],
             handover: None,
             requests: Vec::new(),
@@ -609,13 +613,16 @@ impl Processor {
         self.partials[stream] = pieces;
     }
 
-    /// Holds a piece of a split line (bounded: past [`MAX_HELD`] the held text is dropped and
+    /// Holds a piece of a split line (bounded: past `max_held` the held text is dropped and
     /// the line counted invalid).
     fn hold(&mut self, stream: usize, piece: &[u8]) -> Kind {
         let held = &mut self.partials[stream];
-        if held.len() + piece.len() > MAX_HELD {
+        if held.len() + piece.len() > self.max_held {
             held.clear();
-            return Kind::Invalid(format!("a split line longer than {MAX_HELD} bytes"));
+            return Kind::Invalid(format!(
+                "a split line longer than --max-line-bytes ({} bytes)",
+                self.max_held
+            ));
         }
         held.extend_from_slice(piece);
         Kind::Part
@@ -714,6 +721,12 @@ impl Processor {
     /// Sets `--prefix`: text matching `re` at the start of a line is skipped before the JSON.
     pub fn set_prefix(&mut self, re: Option<regex::bytes::Regex>) {
         self.prefix = re;
+    }
+
+    /// Holds a line split by Docker or the kubelet up to `bytes` (`--max-line-bytes`), as a
+    /// line read whole is.
+    pub fn set_max_line(&mut self, bytes: usize) {
+        self.max_held = bytes.max(1);
     }
 
     /// Sets the bounds of the join table: at most `max_inflight` requests in flight, each

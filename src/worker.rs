@@ -658,6 +658,7 @@ fn processor(config: &Config, key: Option<&str>, by: &[Vec<String>]) -> Processo
     );
     proc.set_prefix(config.prefix.clone());
     proc.set_join_limits(config.max_inflight, config.join_timeout_ns);
+    proc.set_max_line(config.max_line_bytes);
     if config.reference_parser {
         proc.use_reference_parser();
     }

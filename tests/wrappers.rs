@@ -150,5 +150,20 @@ fn lines_split_by_docker_and_the_kubelet_are_joined_back() {
             joined, pieces_held,
             "{name}: every piece held is a joined line"
         );
+        // A joined line is held up to --max-line-bytes, as a line read whole is: the longest
+        // lab line (about 40 KB) is over a 20,000-byte limit, and the rest are under it.
+        let longest = lines.iter().map(|l| l.len()).max().unwrap();
+        assert!(longest > 20_000);
+        let over = lines.iter().filter(|l| l.len() > 20_000).count();
+        let s: serde_json::Value = serde_json::from_slice(&run_ok(
+            &["summary", "-o", "json", "--max-line-bytes", "20000"],
+            input,
+        ))
+        .unwrap();
+        assert_eq!(
+            s["coverage"]["invalid"].as_u64().unwrap() as usize,
+            over,
+            "{name}"
+        );
     }
 }
