@@ -12,7 +12,9 @@ use crate::digest::{Digest, Exported, Values};
 use crate::metrics::NullReason;
 use crate::pipeline::Coverage;
 use crate::slo::{Targets, metric_index};
-use crate::summary::{GroupStats, METRICS, Summary, coverage_json};
+use crate::summary::{
+    GroupStats, GroupsDoc, METRICS, MakeGroups, RawGroup, Summary, coverage_json,
+};
 use serde_json::{Map, Value as Json, json};
 use std::io::Write;
 use std::path::Path;
@@ -20,21 +22,42 @@ use std::path::Path;
 /// The version of the digest file schema.
 pub const SCHEMA: &str = "tokentime.digest/v1";
 
-/// The summary and coverage as a digest file document.
-pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
+/// The summary and coverage as a digest file document, its groups made as it is written.
+pub fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedGroups<'a>> {
     let goodput = summary.targets().map(|t| {
         t.0.iter()
             .map(|&(m, ms)| (METRICS[m].to_owned(), json!(ms)))
             .collect::<Map<_, _>>()
     });
-    let by = summary.by().to_vec();
-    let max_groups = summary.max_groups();
-    let mut groups = Vec::new();
-    for (names, values, g) in summary.raw_groups() {
+    let head = json!({
+        "schema": SCHEMA,
+        "by": summary.by().to_vec(),
+        "max_groups": summary.max_groups(),
+        "exact_limit": summary.exact_limit(),
+        "goodput": goodput,
+        "cache_hit_ratio": summary.hit_ratio(),
+        "coverage": coverage_json(cov),
+    });
+    let Json::Object(head) = head else {
+        unreachable!("json! of an object literal is an object")
+    };
+    GroupsDoc::new(head, SavedGroups(summary.raw_groups()))
+}
+
+/// The groups of a digest file, made one at a time ([`to_json`]).
+pub struct SavedGroups<'a>(Vec<RawGroup<'a>>);
+
+impl MakeGroups for SavedGroups<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn group(&mut self, i: usize) -> Json {
+        let (names, values, g) = &mut self.0[i];
         let key: Map<String, Json> = names
-            .into_iter()
-            .zip(values)
-            .map(|(n, v)| (n, v.map(Json::String).unwrap_or(Json::Null)))
+            .iter()
+            .zip(values.iter())
+            .map(|(n, v)| (n.clone(), v.clone().map(Json::String).unwrap_or(Json::Null)))
             .collect();
         let mut metrics = Map::new();
         for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
@@ -47,7 +70,7 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
             m["nulls"] = Json::Object(nulls);
             metrics.insert((*name).to_owned(), m);
         }
-        groups.push(json!({
+        json!({
             "key": key,
             "requests": g.requests,
             "errors": g.errors,
@@ -59,18 +82,8 @@ pub fn to_json(cov: &Coverage, summary: &mut Summary) -> Json {
             "ttft_origins": g.ttft_origins,
             "metrics": metrics,
             "analysis": g.extra.save_json(),
-        }));
+        })
     }
-    json!({
-        "schema": SCHEMA,
-        "by": by,
-        "max_groups": max_groups,
-        "exact_limit": summary.exact_limit(),
-        "goodput": goodput,
-        "cache_hit_ratio": summary.hit_ratio(),
-        "coverage": coverage_json(cov),
-        "groups": groups,
-    })
 }
 
 /// A digest as saved: `count`, `sum`, `min`, `max`, and `exact` (every value) or

@@ -874,27 +874,52 @@ pub fn to_json<'a>(
     if let Some(h) = &report.headline {
         head.insert("headline".into(), crate::reading::headline_json(h));
     }
-    JsonDoc {
+    GroupsDoc::new(
         head,
-        groups: std::cell::RefCell::new(LazyGroups {
+        LazyGroups {
             groups: summary.groups(),
             reports: report.groups,
             quantiles: quantiles.to_vec(),
             targets,
             span,
-        }),
-    }
+        },
+    )
 }
 
 /// The summary document of [`to_json`]: its members but `groups`, and the groups, made as they
 /// are written.
-pub struct JsonDoc<'a> {
-    /// Every member but `groups` (`schema`, `coverage`, `headline`; the callers add theirs).
+pub type JsonDoc<'a> = GroupsDoc<LazyGroups<'a>>;
+
+/// A JSON document whose `groups` array is made one element at a time while it is written:
+/// `head` holds the other members (the callers may add theirs); serializing writes them all in
+/// key order, as a `serde_json::Value` would (a report or digest file of many groups never
+/// holds all of them as values at once).
+pub struct GroupsDoc<G> {
+    /// Every member but `groups`.
     pub head: Map<String, Json>,
-    groups: std::cell::RefCell<LazyGroups<'a>>,
+    groups: std::cell::RefCell<G>,
 }
 
-struct LazyGroups<'a> {
+/// The groups of a [`GroupsDoc`], made on demand.
+pub trait MakeGroups {
+    /// How many groups.
+    fn len(&self) -> usize;
+    /// Group `i`'s JSON object.
+    fn group(&mut self, i: usize) -> Json;
+}
+
+impl<G: MakeGroups> GroupsDoc<G> {
+    /// A document of `head` and the groups `groups` makes.
+    pub fn new(head: Map<String, Json>, groups: G) -> Self {
+        GroupsDoc {
+            head,
+            groups: std::cell::RefCell::new(groups),
+        }
+    }
+}
+
+/// The groups of a summary report ([`to_json`]).
+pub struct LazyGroups<'a> {
     groups: Vec<(GroupKey, &'a mut GroupStats)>,
     reports: Vec<crate::analysis::GroupReport>,
     quantiles: Vec<f64>,
@@ -902,8 +927,11 @@ struct LazyGroups<'a> {
     span: Option<f64>,
 }
 
-impl LazyGroups<'_> {
-    /// Group `i`'s JSON object.
+impl MakeGroups for LazyGroups<'_> {
+    fn len(&self) -> usize {
+        self.groups.len()
+    }
+
     fn group(&mut self, i: usize) -> Json {
         let (key, g) = &mut self.groups[i];
         let r = &self.reports[i];
@@ -920,7 +948,7 @@ impl LazyGroups<'_> {
     }
 }
 
-impl serde::Serialize for JsonDoc<'_> {
+impl<G: MakeGroups> serde::Serialize for GroupsDoc<G> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = s.serialize_map(Some(self.head.len() + 1))?;
@@ -939,16 +967,16 @@ impl serde::Serialize for JsonDoc<'_> {
     }
 }
 
-struct GroupsSeq<'d, 'a>(&'d std::cell::RefCell<LazyGroups<'a>>);
+struct GroupsSeq<'d, G>(&'d std::cell::RefCell<G>);
 
-impl serde::Serialize for GroupsSeq<'_, '_> {
+impl<G: MakeGroups> serde::Serialize for GroupsSeq<'_, G> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let mut lazy = self.0.borrow_mut();
-        let n = lazy.groups.len();
+        let mut groups = self.0.borrow_mut();
+        let n = groups.len();
         let mut seq = s.serialize_seq(Some(n))?;
         for i in 0..n {
-            seq.serialize_element(&lazy.group(i))?;
+            seq.serialize_element(&groups.group(i))?;
         }
         seq.end()
     }
