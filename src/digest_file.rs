@@ -48,7 +48,7 @@ pub fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedG
 pub struct SavedGroups<'a>(Vec<RawGroup<'a>>);
 
 impl MakeGroups for SavedGroups<'_> {
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.0.len()
     }
 

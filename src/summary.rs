@@ -903,7 +903,7 @@ pub struct GroupsDoc<G> {
 /// The groups of a [`GroupsDoc`], made on demand.
 pub trait MakeGroups {
     /// How many groups.
-    fn len(&self) -> usize;
+    fn count(&self) -> usize;
     /// Group `i`'s JSON object.
     fn group(&mut self, i: usize) -> Json;
 }
@@ -928,7 +928,7 @@ pub struct LazyGroups<'a> {
 }
 
 impl MakeGroups for LazyGroups<'_> {
-    fn len(&self) -> usize {
+    fn count(&self) -> usize {
         self.groups.len()
     }
 
@@ -973,7 +973,7 @@ impl<G: MakeGroups> serde::Serialize for GroupsSeq<'_, G> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let mut groups = self.0.borrow_mut();
-        let n = groups.len();
+        let n = groups.count();
         let mut seq = s.serialize_seq(Some(n))?;
         for i in 0..n {
             seq.serialize_element(&groups.group(i))?;
