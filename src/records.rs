@@ -49,12 +49,7 @@ pub fn collect(
             for pattern in patterns {
                 let mut found = Vec::new();
                 walk(line, pattern, None, &mut found);
-                let parent = pattern
-                    .iter()
-                    .rev()
-                    .find(|s| *s != "*")
-                    .cloned()
-                    .unwrap_or_default();
+                let parent = parent_name(pattern);
                 for (group, v) in found {
                     if let Some(w) = window
                         && !w.contains(group, v)
@@ -120,6 +115,17 @@ impl RecordWindow {
         };
         re >= ws && rs <= we
     }
+}
+
+/// The `"$parent"` of the records a pattern finds: the key of the array or object that held
+/// them (its last segment that is not `*`).
+fn parent_name(pattern: &[String]) -> String {
+    pattern
+        .iter()
+        .rev()
+        .find(|s| *s != "*")
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// Collects the values at `pattern` below `v`, each with its group (the element the first
@@ -241,12 +247,7 @@ pub fn collect_raw(
     for pattern in patterns {
         found.clear();
         walk_raw(ix, root, pattern, None, &mut found)?;
-        let parent = pattern
-            .iter()
-            .rev()
-            .find(|s| *s != "*")
-            .cloned()
-            .unwrap_or_default();
+        let parent = parent_name(pattern);
         for &(group, rec) in &found {
             if let Some(w) = window
                 && !contains_raw(ix, w, group, rec)
