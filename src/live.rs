@@ -46,6 +46,8 @@ struct Shared {
     chunked: AtomicUsize,
     sc: SummaryConfig,
     template: Summary,
+    /// The processor every input's worker starts from (formats compiled once).
+    proto: crate::pipeline::Processor,
     parts: Vec<Mutex<Part>>,
     next: AtomicUsize,
     stop: AtomicBool,
@@ -108,7 +110,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     };
     let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
     let part = &sh.parts[i];
-    let mut worker = Worker::shared(cfg, &sh.sc, sh.template.clone(), part);
+    let mut worker = Worker::shared_from(&sh.proto, &sh.sc, sh.template.clone(), part);
     let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
     let mut line_no = 0u64;
     match crate::document::detect(&mut reader) {
@@ -372,6 +374,7 @@ pub fn run_summary(
             .map(|_| Mutex::new(Part::new(&template, sc)))
             .collect(),
         template: template.clone(),
+        proto: Worker::summary_processor(config, sc),
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
         bytes: Arc::new(AtomicU64::new(0)),

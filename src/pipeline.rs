@@ -436,6 +436,14 @@ impl Processor {
     /// ([`Processor::defer_joins`]): for a thread that reads a chunk of a file. Much cheaper
     /// than [`Processor::new`], which compiles the formats.
     pub fn fork(&self) -> Processor {
+        let mut p = self.fresh();
+        p.defer_joins = true;
+        p
+    }
+
+    /// A processor like this one (same formats, paths and settings) with nothing in flight and
+    /// nothing counted: for the next input, without compiling the formats again.
+    pub fn fresh(&self) -> Processor {
         let mut p = self.clone();
         p.joins.clear();
         p.joins.seq = 0;
@@ -445,7 +453,6 @@ impl Processor {
         p.partials = [Vec::new(), Vec::new()];
         p.settled = [false; 2];
         p.handover = None;
-        p.defer_joins = true;
         p
     }
 

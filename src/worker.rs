@@ -332,16 +332,41 @@ impl<'p> Worker<'p> {
         Worker::summary(config, sc, template, PartRef::Shared(part))
     }
 
+    /// [`Worker::shared`] with a fresh copy of `proto`'s processor instead of one compiled
+    /// from the configuration (the formats are compiled once per run, not once per FILE).
+    pub fn shared_from(
+        proto: &Processor,
+        sc: &SummaryConfig,
+        template: Summary,
+        part: &'p Mutex<Part>,
+    ) -> Worker<'p> {
+        Worker::summary_with(proto.fresh(), sc, template, PartRef::Shared(part))
+    }
+
+    /// The processor a summary worker of `config` reads with ([`Worker::shared_from`]).
+    pub fn summary_processor(config: &Config, sc: &SummaryConfig) -> Processor {
+        let by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
+        // A summary reads the original fields of an enriched line like any other: no key.
+        processor(config, None, &by)
+    }
+
     fn summary(
         config: &Config,
         sc: &SummaryConfig,
         template: Summary,
         part: PartRef<'p>,
     ) -> Worker<'p> {
-        let by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
-        // A summary reads the original fields of an enriched line like any other: no key.
+        Worker::summary_with(Worker::summary_processor(config, sc), sc, template, part)
+    }
+
+    fn summary_with(
+        proc: Processor,
+        sc: &SummaryConfig,
+        template: Summary,
+        part: PartRef<'p>,
+    ) -> Worker<'p> {
         Worker {
-            proc: processor(config, None, &by),
+            proc,
             sink: Sink::Summary {
                 part,
                 empty: Box::new(Part::new(&template, sc)),
