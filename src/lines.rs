@@ -263,6 +263,10 @@ impl<R: Read> LineReader<R> {
                 return Ok(());
             }
             self.refill(before_read)?;
+            // A read error here cut the long line short, whatever the buffer holds.
+            if let Some((_, cut)) = self.failed.as_mut() {
+                *cut = true;
+            }
         }
     }
 }
@@ -358,5 +362,55 @@ mod tests {
             }
         }
         assert_eq!(n, 10_001);
+    }
+}
+
+#[cfg(test)]
+mod read_error_tests {
+    use super::*;
+
+    /// Gives `data` in reads of at most 7 bytes, then fails.
+    struct Failing<'a>(&'a [u8]);
+
+    impl Read for Failing<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::other("disk gone"));
+            }
+            let n = buf.len().min(7).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    fn error_after(data: &[u8], max: usize) -> (u64, String) {
+        let mut r = LineReader::new(Failing(data), max);
+        let mut lines = 0;
+        loop {
+            match r.next_line(&mut || Ok(()), &mut |_| Ok(())) {
+                Ok(Some(_)) => lines += 1,
+                Ok(None) => panic!("the error was lost"),
+                Err(e) => return (lines, e.to_string()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_says_which_line_it_cut_or_followed() {
+        assert_eq!(
+            error_after(b"{}\n{}\n", 64),
+            (2, "after line 2: disk gone".to_owned())
+        );
+        // The part read is the last line, cut short.
+        assert_eq!(
+            error_after(b"{}\n{\"a\":", 64),
+            (2, "line 2 was cut short: disk gone".to_owned())
+        );
+        // Also when the cut line was too long to hold.
+        assert_eq!(
+            error_after(b"{}\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", 8),
+            (2, "line 2 was cut short: disk gone".to_owned())
+        );
     }
 }

@@ -110,7 +110,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     };
     let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
     let part = &sh.parts[i];
-    let mut worker = Worker::shared_from(&sh.proto, &sh.sc, sh.template.clone(), part);
+    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), part);
     let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
     let mut line_no = 0u64;
     match crate::document::detect(&mut reader) {

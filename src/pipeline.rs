@@ -78,6 +78,16 @@ impl Joins {
         Some(e)
     }
 
+    /// Removes the entry inserted as `seq` (the key moves out of `by_seq`, no copy).
+    fn remove_seq(&mut self, seq: u64) -> Option<JoinEntry> {
+        let key = self.by_seq.remove(&seq)?;
+        let e = self.entries.remove(&key)?;
+        if let Some(t) = e.last_seen_ns {
+            self.by_seen.remove(&(t, e.seq));
+        }
+        Some(e)
+    }
+
     /// A later part of the entry at `key` was seen at `seen`.
     fn seen(&mut self, key: &str, seen: Option<i64>) -> Option<&mut JoinEntry> {
         let e = self.entries.get_mut(key)?;
@@ -805,18 +815,18 @@ impl Processor {
         while let Some(&(t, seq)) = j.by_seen.first()
             && t < cutoff
         {
-            let Some(key) = j.by_seq.get(&seq).cloned() else {
+            if j.remove_seq(seq).is_none() {
+                // (Not reached: the indexes hold the same entries.)
                 j.by_seen.pop_first();
                 continue;
-            };
-            j.remove(&key);
+            }
             self.join_counts.join_timed_out += 1;
         }
         while j.entries.len() >= j.max_inflight {
-            let Some(oldest) = j.by_seq.first_key_value().map(|(_, k)| k.clone()) else {
+            let Some(&oldest) = j.by_seq.keys().next() else {
                 break;
             };
-            j.remove(&oldest);
+            j.remove_seq(oldest);
             self.join_counts.join_evicted += 1;
         }
     }

@@ -186,6 +186,15 @@ fn kv_list_to_object(v: &Value) -> Option<Value> {
     Some(Value::Object(out))
 }
 
+/// The members of an OTLP `AnyValue` that hold a scalar, in the order they are tried.
+const SCALAR_VALUES: [&str; 5] = [
+    "stringValue",
+    "intValue",
+    "doubleValue",
+    "boolValue",
+    "bytesValue",
+];
+
 /// An OTLP `AnyValue` (`{"stringValue":"x"}`, `{"intValue":"128"}`, `{"doubleValue":0.5}`,
 /// `{"boolValue":true}`, `{"arrayValue":{"values":[...]}}`) as a plain JSON value. 64-bit
 /// integers stay decimal strings, so they are exact beyond 2^53.
@@ -207,13 +216,7 @@ fn unwrap_any_value(v: &Value) -> Value {
             .and_then(kv_list_to_object)
             .unwrap_or(Value::Null);
     }
-    for k in [
-        "stringValue",
-        "intValue",
-        "doubleValue",
-        "boolValue",
-        "bytesValue",
-    ] {
+    for k in SCALAR_VALUES {
         if let Some(x) = obj.get(k) {
             return x.clone();
         }
@@ -645,13 +648,7 @@ fn unwrap_any_raw<'a>(ix: &Index, v: &'a str) -> Result<Cow<'a, str>, NotRaw> {
         text.push(b'}');
         return String::from_utf8(text).map(Cow::Owned).map_err(|_| NotRaw);
     }
-    for k in [
-        "stringValue",
-        "intValue",
-        "doubleValue",
-        "boolValue",
-        "bytesValue",
-    ] {
+    for k in SCALAR_VALUES {
         if let Some(x) = last(&ms, k) {
             return Ok(Cow::Borrowed(x));
         }

@@ -322,19 +322,10 @@ impl Worker<'static> {
 }
 
 impl<'p> Worker<'p> {
-    /// A summary worker that adds its lines to `part`, shared with the thread that prints.
+    /// A summary worker that adds its lines to `part`, shared with the thread that prints,
+    /// reading with a fresh copy of `proto` (the formats are compiled once per run, not once
+    /// per FILE: [`Worker::summary_processor`]).
     pub fn shared(
-        config: &Config,
-        sc: &SummaryConfig,
-        template: Summary,
-        part: &'p Mutex<Part>,
-    ) -> Worker<'p> {
-        Worker::summary(config, sc, template, PartRef::Shared(part))
-    }
-
-    /// [`Worker::shared`] with a fresh copy of `proto`'s processor instead of one compiled
-    /// from the configuration (the formats are compiled once per run, not once per FILE).
-    pub fn shared_from(
         proto: &Processor,
         sc: &SummaryConfig,
         template: Summary,
@@ -343,7 +334,7 @@ impl<'p> Worker<'p> {
         Worker::summary_with(proto.fresh(), sc, template, PartRef::Shared(part))
     }
 
-    /// The processor a summary worker of `config` reads with ([`Worker::shared_from`]).
+    /// The processor a summary worker of `config` reads with ([`Worker::shared`]).
     pub fn summary_processor(config: &Config, sc: &SummaryConfig) -> Processor {
         let by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
         // A summary reads the original fields of an enriched line like any other: no key.

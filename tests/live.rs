@@ -9,6 +9,20 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
+/// The lines of `r` (a child's stdout or stderr), read by a thread of their own, as they come.
+fn lines_of(r: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(r).lines() {
+            let Ok(l) = l else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 /// A running tokentime whose stdout lines arrive on a channel.
 struct Live {
     child: Child,
@@ -26,16 +40,7 @@ impl Live {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(stdout).lines() {
-                let Ok(l) = l else { break };
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = lines_of(child.stdout.take().unwrap());
         Live {
             child,
             stdin,
@@ -276,16 +281,7 @@ fn every_says_no_request_was_recognised_while_input_is_open() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stderr).lines() {
-            let Ok(l) = l else { break };
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(child.stderr.take().unwrap());
     stdin.write_all(b"plain text, no request here\n").unwrap();
     stdin.flush().unwrap();
     let line = rx

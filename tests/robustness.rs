@@ -168,10 +168,9 @@ fn gzip_and_zstd_inputs_give_the_same_output() {
 #[test]
 fn a_truncated_gzip_among_inputs_is_reported_and_the_rest_summarized() {
     let plain = std::fs::read(testdata().join("samples/llamacpp.jsonl")).unwrap();
-    let gz = gzip(&plain);
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl.gz");
-    std::fs::write(&bad, &gz[..gz.len() / 2]).unwrap();
+    write_cut_gzip(&bad, &plain);
     let good = testdata().join("samples/vllm_response_metrics.jsonl");
     let out = run(
         &[
@@ -463,9 +462,8 @@ fn nul_bytes_before_a_line_are_its_prefix() {
 fn a_closed_stderr_changes_neither_output_nor_exit_status() {
     let dir = tempfile::tempdir().unwrap();
     let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
-    let gz = gzip(&lab);
     let trunc = dir.path().join("cut.jsonl.gz");
-    std::fs::write(&trunc, &gz[..gz.len() / 2]).unwrap();
+    write_cut_gzip(&trunc, &lab);
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(
         &bad,

@@ -143,6 +143,12 @@ pub fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
+/// Writes `data` gzipped and cut in half (a .gz whose writer died mid-way) at `path`.
+pub fn write_cut_gzip(path: &std::path::Path, data: &[u8]) {
+    let gz = gzip(data);
+    std::fs::write(path, &gz[..gz.len() / 2]).unwrap();
+}
+
 /// `data` as one gzip member.
 pub fn gzip(data: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
