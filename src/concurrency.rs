@@ -494,6 +494,14 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             ((self.0 >> 33) % n) as i64
         }
+
+        /// `0..n` in a random order.
+        fn shuffled(&mut self, n: usize) -> Vec<usize> {
+            let keys: Vec<i64> = (0..n).map(|_| self.next(1 << 40)).collect();
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by_key(|&i| keys[i]);
+            order
+        }
     }
 
     /// Runs `reqs` through a sweep of `max_pending` events in `order`, the late ones added by
@@ -604,9 +612,7 @@ mod tests {
             reqs.push((t, t + len, Some(rng.next(len as u64 + 1))));
         }
         // Fully shuffled: nothing like completion order.
-        let keys: Vec<i64> = reqs.iter().map(|_| rng.next(1 << 40)).collect();
-        let mut order: Vec<usize> = (0..reqs.len()).collect();
-        order.sort_by_key(|&i| keys[i]);
+        let order = rng.shuffled(reqs.len());
         let (got, sweep) = sweep_all(&reqs, &order, 64, false);
         let mut ids: Vec<usize> = got.iter().map(|g| g.0).collect();
         ids.sort_unstable();
@@ -632,9 +638,7 @@ mod tests {
         block.sort_by_key(|r| r.1);
         let reqs: Vec<_> = (0..6).flat_map(|_| block.iter().copied()).collect();
         let in_order: Vec<usize> = (0..reqs.len()).collect();
-        let keys: Vec<i64> = reqs.iter().map(|_| rng.next(1 << 40)).collect();
-        let mut shuffled = in_order.clone();
-        shuffled.sort_by_key(|&i| keys[i]);
+        let shuffled = rng.shuffled(reqs.len());
         for order in [&in_order, &shuffled] {
             for max_pending in [64, 4096, MAX_PENDING] {
                 let fast = sweep_all(&reqs, order, max_pending, false);
