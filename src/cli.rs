@@ -76,8 +76,9 @@ struct Common {
     /// The request record sits at this dotted path inside each line (e.g. `response`).
     #[arg(long, value_name = "PATH")]
     root: Option<String>,
-    /// Longer lines are passed through and counted, never held whole.
-    #[arg(long, default_value_t = 16 * 1024 * 1024, value_name = "BYTES")]
+    /// Longer lines are passed through and counted, never held whole (a number of bytes, or
+    /// with K, M or G: KiB, MiB, GiB).
+    #[arg(long, default_value = "16M", value_name = "BYTES", value_parser = parse_bytes)]
     max_line_bytes: usize,
     /// Prompt share served from the prefix cache at which a request counts as a cache hit.
     #[arg(long, default_value_t = 0.5, value_name = "RATIO")]
@@ -115,7 +116,7 @@ struct Common {
     #[arg(long, hide = true)]
     reference_parser: bool,
     /// Bytes per chunk of a file read in parallel (tests use small chunks).
-    #[arg(long, hide = true, default_value_t = 256 << 10, value_name = "BYTES")]
+    #[arg(long, hide = true, default_value = "256K", value_name = "BYTES", value_parser = parse_bytes)]
     chunk_bytes: usize,
 }
 
@@ -486,6 +487,39 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
+/// Parses a size in bytes: a whole number, optionally with `K`, `M` or `G` (powers of 1024;
+/// `KiB`, `MiB`, `GiB` and `KB`, `MB`, `GB` are read the same), saturating at `usize::MAX`.
+///
+/// # Errors
+/// A message when the text is not such a size.
+fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let (num, unit) = t.split_at(digits);
+    let shift = match unit.trim_start().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        _ => {
+            return Err(format!(
+                "{s:?} is not a size (bytes, or a number with K, M or G)"
+            ));
+        }
+    };
+    let n: usize = match num.parse() {
+        Ok(n) => n,
+        // More digits than a usize holds.
+        Err(_) if !num.is_empty() => usize::MAX,
+        Err(_) => {
+            return Err(format!(
+                "{s:?} is not a size (bytes, or a number with K, M or G)"
+            ));
+        }
+    };
+    Ok(n.saturating_mul(1 << shift))
+}
+
 /// `--threads N`: N, or one per core for 0.
 fn threads(n: usize) -> usize {
     match n {
@@ -629,4 +663,23 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         reference_parser: c.reference_parser,
         chunk_bytes: c.chunk_bytes.max(1),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("1K"), Ok(1024));
+        assert_eq!(parse_bytes("16M"), Ok(16 << 20));
+        assert_eq!(parse_bytes("16 MiB"), Ok(16 << 20));
+        assert_eq!(parse_bytes("2gb"), Ok(2 << 30));
+        assert_eq!(parse_bytes(&format!("{}0", usize::MAX)), Ok(usize::MAX));
+        assert_eq!(parse_bytes(&format!("{}G", usize::MAX)), Ok(usize::MAX));
+        for bad in ["", "M", "1.5M", "-1", "1T", "1 K B"] {
+            assert!(parse_bytes(bad).is_err(), "{bad:?}");
+        }
+    }
 }

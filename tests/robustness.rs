@@ -577,3 +577,18 @@ fn duration_flags_share_their_units() {
         assert!(err.contains("is not a duration"), "{flag}: {err}");
     }
 }
+
+/// `--max-line-bytes` takes binary units: `1K` is 1024 bytes.
+#[test]
+fn max_line_bytes_takes_units() {
+    let line = format!("{{\"pad\":\"{}\"}}\n", "x".repeat(1100));
+    let out = run(&["--max-line-bytes", "1K"], line.as_bytes());
+    assert_eq!(out.stdout, line.as_bytes(), "passed through");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("longer than"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(&["--max-line-bytes", "2K"], line.as_bytes());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("longer than"));
+}
