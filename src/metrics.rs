@@ -278,6 +278,14 @@ pub fn cache_class(input: Option<u64>, cached: Option<u64>, hit_ratio: f64) -> O
     }
 }
 
+/// `b - a` (ns) for two instants whose difference is past `i64` (a year 1700 and a year 2200
+/// timestamp), positive or negative all the same: in `i128`, whose conversion to `f64` is
+/// slow, so it is kept off the common path (where the `i64` difference rounds the same).
+#[cold]
+fn wide_interval(a: i64, b: i64) -> Value {
+    Ok((i128::from(b) - i128::from(a)) as f64)
+}
+
 /// Derives every metric of one request (SPEC section 2).
 ///
 /// Each interval is taken from the logged duration when there is one, else from the two
@@ -306,20 +314,19 @@ pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     // Measured instants are preferred over logged durations, which some producers only
     // approximate; a logged duration fills in where the instants are missing.
     let mut interval = |from: Option<i64>, to: Option<i64>, logged: Option<i64>| -> Value {
-        // In i128: two far-apart i64 instants (a year 1700 and a year 2200 timestamp) have a
-        // difference past i64, positive or negative all the same.
         let v = match (from, to) {
-            (Some(a), Some(b)) => Some(i128::from(b) - i128::from(a)),
-            _ => logged.map(i128::from),
+            (Some(a), Some(b)) => match b.checked_sub(a) {
+                Some(d) => Ok(d as f64),
+                None => wide_interval(a, b),
+            },
+            _ => logged.map(|v| v as f64).ok_or(NullReason::NotLogged),
         };
         match v {
-            None => Err(NullReason::NotLogged),
-            Some(v) if v < 0 => {
+            Ok(v) if v < 0.0 => {
                 negative = true;
                 Err(NullReason::NegativeInterval)
             }
-            // Through i64 when it fits: the same rounding, without i128's slow conversion.
-            Some(v) => Ok(i64::try_from(v).map_or_else(|_| v as f64, |v| v as f64)),
+            v => v,
         }
     };
     let mut queue = interval(arrival, t.scheduled, t.queue);

@@ -374,6 +374,30 @@ pub struct Summary {
     /// The overall group as reported ([`Summary::groups`], [`Summary::raw_groups`]), made
     /// afresh for each report: see [`Summary::overall`].
     view: Box<GroupStats>,
+    /// The groups every request goes to, by [`cache_slot`]: the overall one and the one of
+    /// each cache class, once found (`u32::MAX` before). Groups are never removed or moved,
+    /// so a request finds them without hashing its key.
+    cache_groups: [u32; CACHE_SLOTS],
+}
+
+/// Slots of [`Summary`]'s `cache_groups`: the overall group, then one per cache class and
+/// one for requests without one.
+const CACHE_SLOTS: usize = 6;
+
+/// The slot in `cache_groups` of grouping `subset` for a request of cache class `cache`, when
+/// that grouping is the overall one or the one by cache alone.
+fn cache_slot(subset: usize, cache: Option<CacheClass>) -> Option<usize> {
+    match subset {
+        OVERALL => Some(0),
+        BY_CACHE => Some(match cache {
+            Some(CacheClass::Hit) => 1,
+            Some(CacheClass::Partial) => 2,
+            Some(CacheClass::Miss) => 3,
+            Some(CacheClass::Response) => 4,
+            None => 5,
+        }),
+        _ => None,
+    }
 }
 
 impl Summary {
@@ -397,6 +421,7 @@ impl Summary {
             targets: None,
             hit_ratio: None,
             view: Box::default(),
+            cache_groups: [u32::MAX; CACHE_SLOTS],
         }
     }
 
@@ -455,6 +480,7 @@ impl Summary {
             targets: self.targets.clone(),
             hit_ratio: self.hit_ratio,
             view: Box::default(),
+            cache_groups: [u32::MAX; CACHE_SLOTS],
         }
     }
 
@@ -591,22 +617,32 @@ impl Summary {
     ) -> GroupIds {
         let mut ids = [u32::MAX; 4];
         for (si, id) in ids.iter_mut().enumerate().take(self.subsets.len()) {
-            let dims = std::mem::take(&mut self.subsets[si]);
-            let values = dims.iter().map(|&d| {
-                if d == 0 {
-                    cache.map(|c| c.as_str())
-                } else {
-                    by.get(d - 1)
+            let slot = cache_slot(si, cache);
+            let g = match slot.map(|c| self.cache_groups[c]) {
+                Some(g) if g != u32::MAX => g as usize,
+                _ => {
+                    let dims = std::mem::take(&mut self.subsets[si]);
+                    let values = dims.iter().map(|&d| {
+                        if d == 0 {
+                            cache.map(|c| c.as_str())
+                        } else {
+                            by.get(d - 1)
+                        }
+                    });
+                    let g = self.group_index(si, values);
+                    self.subsets[si] = dims;
+                    if let Some(c) = slot {
+                        self.cache_groups[c] = g as u32;
+                    }
+                    g
                 }
-            });
-            let g = self.group_index(si, values);
+            };
             // The overall group is the sum of the per-cache groups (every request is in
             // exactly one): made at report time, not added to here.
             if si != OVERALL {
                 f(&mut self.groups[g].stats);
             }
             *id = g as u32;
-            self.subsets[si] = dims;
         }
         ids
     }

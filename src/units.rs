@@ -164,9 +164,9 @@ pub(crate) fn decode_ns_bytes(raw: &[u8], unit: Unit) -> Option<i64> {
                     0
                 }
             };
-            // The common short form is split once, then scaled twice.
+            // The common short form is split once, its magnitude read off its integer part.
             if let Some(p) = short_parts(text) {
-                return p.scaled(scale(p.scaled(0)?.unsigned_abs()));
+                return p.scaled(scale(p.rounded));
             }
             let magnitude = decimal_scaled(text, 0)?.unsigned_abs();
             decimal_scaled(text, scale(magnitude))
@@ -235,12 +235,14 @@ fn decimal_scaled_short(b: &[u8], scale: i32) -> Option<Option<i64>> {
 }
 
 /// A decimal number of at most 18 digits and no exponent, as its sign, its digits as one
-/// integer, and the number of them after the point: `-12.50` is `(true, 1250, 2)`.
+/// integer, and the number of them after the point: `-12.50` is `(true, 1250, 2)`; also its
+/// absolute value rounded to an integer, half up (`13`).
 #[derive(Clone, Copy)]
 struct ShortDecimal {
     neg: bool,
     m: u64,
     frac_digits: i32,
+    rounded: u64,
 }
 
 /// Splits `b` into a [`ShortDecimal`]; `None` when it is not one.
@@ -251,28 +253,48 @@ fn short_parts(b: &[u8]) -> Option<ShortDecimal> {
         Some((b'+', rest)) => (false, rest),
         _ => (false, b),
     };
-    let (mut m, mut digits, mut frac) = (0u64, 0usize, None::<usize>);
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'0'..=b'9' => {
-                m = m * 10 + (c - b'0') as u64;
-                digits += 1;
-                if digits > 18 {
-                    return None;
-                }
-            }
-            b'.' if frac.is_none() => frac = Some(i + 1),
-            _ => return None,
-        }
+    // 18 digits and a point at most: longer text is no short decimal (and 19 digits still
+    // fit the u64 below, before they are refused).
+    if b.len() > 19 {
+        return None;
     }
-    if digits == 0 {
+    let mut m = 0u64;
+    let int_digits = read_digits(b, &mut m);
+    let int = m;
+    let mut half = false;
+    if let Some((&point, frac)) = b[int_digits..].split_first() {
+        if point != b'.' || read_digits(frac, &mut m) != frac.len() {
+            return None;
+        }
+        half = frac.first().is_some_and(|&c| c >= b'5');
+    }
+    let frac_digits = b.len() - int_digits - usize::from(int_digits < b.len());
+    let digits = int_digits + frac_digits;
+    if digits == 0 || digits > 18 {
         return None;
     }
     Some(ShortDecimal {
         neg,
         m,
-        frac_digits: frac.map_or(0, |f| b.len() - f) as i32,
+        frac_digits: frac_digits as i32,
+        rounded: int + u64::from(half),
     })
+}
+
+/// Reads the ASCII digits at the start of `b` into `m` (`m = m * 10 + digit` for each);
+/// returns how many it read. The caller bounds their number so that `m` cannot overflow.
+#[inline]
+fn read_digits(b: &[u8], m: &mut u64) -> usize {
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *m = *m * 10 + u64::from(d);
+        i += 1;
+    }
+    i
 }
 
 impl ShortDecimal {
@@ -795,7 +817,47 @@ mod short_path_tests {
                 .and_then(|(v, exact)| u64::try_from(v).ok().filter(|_| exact));
             assert_eq!(decode_count(&s), general, "{s:?}");
         }
+        // EpochAuto's magnitude taken from the split parts, against the general path.
+        for _ in 0..50_000 {
+            let r = next();
+            let int_digits = (r % 19) as usize;
+            let frac_digits = ((r >> 8) % 8) as usize;
+            let mut s: String = (0..int_digits)
+                .map(|_| (b'0' + (next() % 10) as u8) as char)
+                .collect();
+            // Just below the thresholds: 99999999999.5 rounds up into milliseconds.
+            if (r >> 16) % 4 == 0 {
+                s = "9".repeat(int_digits);
+            }
+            if frac_digits > 0 {
+                s.push('.');
+                s.extend((0..frac_digits).map(|_| (b'0' + (next() % 10) as u8) as char));
+            }
+            let general = decimal(s.as_bytes(), 0).and_then(|(m, _)| {
+                let m = m.unsigned_abs();
+                let scale = match m {
+                    _ if m < 100_000_000_000 => 9,
+                    _ if m < 100_000_000_000_000 => 6,
+                    _ if m < 100_000_000_000_000_000 => 3,
+                    _ => 0,
+                };
+                decimal(s.as_bytes(), scale).map(|(v, _)| v)
+            });
+            assert_eq!(decode_ns(&s, Unit::EpochAuto), general, "{s:?}");
+        }
         assert_eq!(decimal_scaled_short(b"1e3", 0), None);
+        // A byte just outside the digits ends them, wherever it is.
+        for pos in 0..16 {
+            for bad in [b'/', b':', b' ', b'\x7f', b'e'] {
+                let mut s = b"1234567890123456".to_vec();
+                s[pos] = bad;
+                let mut m = 0;
+                assert_eq!(read_digits(&s, &mut m), pos, "{s:?}");
+                let want = std::str::from_utf8(&s[..pos]).unwrap().parse().unwrap_or(0);
+                assert_eq!(m, want);
+                assert_eq!(short_parts(&s).map(|p| p.m), None);
+            }
+        }
         assert_eq!(
             decimal_scaled(b"1795964927.0283072", 9),
             Some(1_795_964_927_028_307_200)
