@@ -5,9 +5,11 @@
 #   benches/throughput.sh [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq]
 #
 # Generates (once, then reuses) a LiteLLM log of --size bytes with examples/genlog.rs, and a
-# 100 MB file of the real lab LiteLLM log (testdata/lab) repeated. For each command it reports
-# the median wall time of --runs runs (default 3), MB/s (10^6 bytes per second of input), and
-# the ratio of that to `wc -l`'s MB/s on the same file in the same run (and the median CPU
+# 100 MB file of the real lab LiteLLM log (testdata/lab) repeated. Besides tokentime's own
+# commands it times examples/parse_floor.rs: reading the file and checking each line as JSON
+# while picking the fields the formats read, nothing else (the floor under summary's time on
+# one thread). For each command it reports the median wall time of --runs runs (default 3),
+# MB/s (10^6 bytes per second of input), and the ratio of that to `wc -l`'s MB/s on the same file in the same run (and the median CPU
 # time, all threads, to show what a busy machine did to the wall time); then the peak RSS of
 # `tokentime summary` (GNU time's maximum resident set size). With --rss-4g it also generates
 # a 4 GiB log, measures summary's peak RSS on it, and deletes it.
@@ -36,8 +38,9 @@ done
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-cargo build --release --quiet --bin tokentime --example genlog
+cargo build --release --quiet --bin tokentime --example genlog --example parse_floor
 tt="$root/target/release/tokentime"
+floor="$root/target/release/examples/parse_floor"
 genlog="$root/target/release/examples/genlog"
 mkdir -p "$dir"
 
@@ -111,6 +114,7 @@ table() {
             printf "| %s | %.3f | %.3f | %.0f | %.3f |\n", n, x[1], x[2], b / x[1] / 1e6, w / x[1] }'
     }
     row '`wc -l FILE`' "wc -l '$file'" "$wc_t"
+    row 'floor: JSON read alone, one thread (`examples/parse_floor.rs`)' "'$floor' '$file'"
     row '`tokentime summary --threads 1 FILE`' "'$tt' summary --threads 1 '$file'"
     row '`tokentime summary FILE`' "'$tt' summary '$file'"
     row '`tokentime --threads 1 FILE > /dev/null`' "'$tt' --threads 1 '$file'"

@@ -167,7 +167,9 @@ impl Digest {
             .atoms
             .take()
             .and_then(|a| merge_atoms(&a, &runs(&values)));
-        self.exact = Vec::with_capacity(PENDING);
+        // Grown as values come (a window of `--bucket` that got a few more holds a few, not
+        // a batch's 32 KB).
+        self.exact = Vec::new();
         self.td = Some(td.merge_sorted(values));
     }
 
