@@ -12,8 +12,8 @@
 # MB/s (10^6 bytes per second of input), and the ratio of that to `wc -l`'s MB/s on the same
 # file in the same run (and the median CPU time, all threads, to show what a busy machine did
 # to the wall time); then the peak RSS of `tokentime summary` (GNU time's maximum resident set
-# size). With --rss-4g it also generates
-# a 4 GiB log, measures summary's peak RSS on it, and deletes it.
+# size). With --rss-4g it also generates a 4 GiB log, measures summary's peak RSS on it, and
+# deletes it.
 #
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
