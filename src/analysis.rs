@@ -407,7 +407,11 @@ impl ShareHist {
 pub struct Extra {
     limit: usize,
     decomposition: BTreeMap<i32, Parts>,
-    ttft_by_input: BTreeMap<u32, Digest>,
+    /// TTFT (ms) by input-token bucket ([`input_bucket`]), indexed by the bucket: `None` where
+    /// no request came. A direct index, not a map: one lookup per request and group.
+    ttft_by_input: Vec<Option<Digest>>,
+    /// Buckets past [`INPUT_BUCKETS`], which only a digest file can hold: kept as read.
+    ttft_by_input_beyond: BTreeMap<u32, Digest>,
     inflight: BTreeMap<u32, InflightBucket>,
     /// Requests whose in-flight events came after the sweep had passed them (per input).
     pub late: u64,
@@ -432,6 +436,9 @@ fn input_bucket(tokens: u64) -> u32 {
     (64 - tokens.leading_zeros()).saturating_sub(7)
 }
 
+/// Input-token buckets a prompt can fall in: [`input_bucket`] of `u64::MAX` is 57.
+const INPUT_BUCKETS: usize = 58;
+
 fn input_bucket_range(b: u32) -> (u64, Option<u64>) {
     match b {
         0 => (0, Some(127)),
@@ -453,7 +460,8 @@ impl Extra {
         Extra {
             limit,
             decomposition: BTreeMap::new(),
-            ttft_by_input: BTreeMap::new(),
+            ttft_by_input: Vec::new(),
+            ttft_by_input_beyond: BTreeMap::new(),
             inflight: BTreeMap::new(),
             late: 0,
             forced: 0,
@@ -486,11 +494,7 @@ impl Extra {
             });
         }
         if let (Some(t), Some(n)) = (ttft, m.input_tokens) {
-            let limit = self.limit;
-            self.ttft_by_input
-                .entry(input_bucket(n))
-                .or_insert_with(|| Digest::with_limit(limit))
-                .add(t);
+            self.ttft_digest(input_bucket(n)).add(t);
         }
         let tpot = ms(m.tpot);
         if let (Some(t), Some(n)) = (tpot, m.output_tokens) {
@@ -514,6 +518,28 @@ impl Extra {
                 self.e2e_ms += e;
             }
         }
+    }
+
+    /// The TTFT digest of input-token bucket `b`, created if new.
+    #[inline]
+    fn ttft_digest(&mut self, b: u32) -> &mut Digest {
+        let limit = self.limit;
+        let new = || Digest::with_limit(limit);
+        let i = b as usize;
+        if i >= INPUT_BUCKETS {
+            return self.ttft_by_input_beyond.entry(b).or_insert_with(new);
+        }
+        if i >= self.ttft_by_input.len() {
+            self.ttft_by_input.resize_with(i + 1, || None);
+        }
+        self.ttft_by_input[i].get_or_insert_with(new)
+    }
+
+    /// The TTFT digests by input-token bucket, in bucket order.
+    fn ttft_by_input_mut(&mut self) -> impl Iterator<Item = (u32, &mut Digest)> {
+        let dense = self.ttft_by_input.iter_mut().enumerate();
+        let dense = dense.filter_map(|(b, d)| Some((b as u32, d.as_mut()?)));
+        dense.chain(self.ttft_by_input_beyond.iter_mut().map(|(&b, d)| (b, d)))
     }
 
     /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
@@ -546,7 +572,7 @@ impl Extra {
             "ttft_decomposition": self.decomposition.iter().map(|(b, p)| json!(
                 [b, p.n, p.ttft, p.queue, p.prefill, p.with_tokens, p.tokens]
             )).collect::<Vec<_>>(),
-            "ttft_by_input_tokens": self.ttft_by_input.iter_mut()
+            "ttft_by_input_tokens": self.ttft_by_input_mut()
                 .map(|(b, d)| json!([b, digest_json(d)])).collect::<Vec<_>>(),
             "tpot_by_in_flight": self.inflight.iter_mut()
                 .map(|(b, x)| json!([b, x.sum_inflight, digest_json(&mut x.tpot)])).collect::<Vec<_>>(),
@@ -599,8 +625,7 @@ impl Extra {
         };
         for row in arr("ttft_by_input_tokens")? {
             let b = bucket(&row[0], "ttft_by_input_tokens")?;
-            e.ttft_by_input
-                .insert(b, digest_from_json(&row[1], "ttft_by_input_tokens")?);
+            *e.ttft_digest(b) = digest_from_json(&row[1], "ttft_by_input_tokens")?;
         }
         for row in arr("tpot_by_in_flight")? {
             let b = bucket(&row[0], "tpot_by_in_flight")?;
@@ -654,13 +679,12 @@ impl Extra {
         for (k, p) in &o.decomposition {
             self.decomposition.entry(*k).or_default().add(p);
         }
-        let limit = self.limit;
-        for (k, d) in &o.ttft_by_input {
-            self.ttft_by_input
-                .entry(*k)
-                .or_insert_with(|| Digest::with_limit(limit))
-                .merge(d);
+        let theirs = o.ttft_by_input.iter().enumerate();
+        let theirs = theirs.filter_map(|(b, d)| Some((b as u32, d.as_ref()?)));
+        for (b, d) in theirs.chain(o.ttft_by_input_beyond.iter().map(|(&b, d)| (b, d))) {
+            self.ttft_digest(b).merge(d);
         }
+        let limit = self.limit;
         for (k, b) in &o.inflight {
             let mine = self.inflight.entry(*k).or_insert_with(|| InflightBucket {
                 tpot: Digest::with_limit(limit),
@@ -1134,7 +1158,7 @@ fn splits(
         }
     }
     if f.metric == 0 {
-        for (&b, d) in groups[gi].1.extra.ttft_by_input.iter_mut() {
+        for (b, d) in groups[gi].1.extra.ttft_by_input_mut() {
             children.push((
                 vec!["input_tokens".to_owned()],
                 vec![Some(input_bucket_label(b))],
@@ -1210,7 +1234,7 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         }
         r.decomposition = decomposition(&g.extra);
         let limit_q = quantiles.to_vec();
-        for (&b, d) in g.extra.ttft_by_input.iter_mut() {
+        for (b, d) in g.extra.ttft_by_input_mut() {
             r.ttft_by_input.push(BucketRow {
                 label: input_bucket_label(b),
                 range: input_bucket_range(b),
@@ -1416,6 +1440,21 @@ mod tests {
             .collect();
         let want: Vec<_> = reference(&vs).into_iter().collect();
         assert_eq!(bits(&w.sorted_bins()), bits(&want));
+    }
+
+    #[test]
+    fn input_buckets_keep_their_order_past_those_a_prompt_can_fall_in() {
+        let mut e = Extra::default();
+        for (b, v) in [(70, 1.0), (3, 2.0), (0, 3.0), (57, 4.0)] {
+            e.ttft_digest(b).add(v);
+        }
+        let mut loaded = Extra::load_json(&e.save_json()).unwrap();
+        loaded.merge(&e);
+        let got: Vec<(u32, u64)> = loaded
+            .ttft_by_input_mut()
+            .map(|(b, d)| (b, d.count()))
+            .collect();
+        assert_eq!(got, [(0, 2), (3, 2), (57, 2), (70, 2)]);
     }
 
     #[test]
