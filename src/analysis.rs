@@ -294,20 +294,26 @@ impl Weighted {
         self.sparse_recentred = self.sparse.len();
     }
 
-    /// The bins in value order: (index, (weight, weighted sum)).
-    fn sorted_bins(&self) -> Vec<(i32, (f64, f64))> {
+    /// The bins in no particular order: (index, (weight, weighted sum)).
+    fn bins(&self) -> impl Iterator<Item = (i32, (f64, f64))> + '_ {
         let dense = (i64::from(self.lo)..).zip(&self.dense);
         let dense = dense.filter(|(_, b)| !is_empty_bin(b));
-        let mut v: Vec<(i32, (f64, f64))> = dense.map(|(i, &b)| (i as i32, b)).collect();
-        v.extend(self.sparse.iter().map(|(&i, &b)| (i, b)));
+        let dense = dense.map(|(i, &b)| (i as i32, b));
+        dense.chain(self.sparse.iter().map(|(&i, &b)| (i, b)))
+    }
+
+    /// The bins in value order: (index, (weight, weighted sum)).
+    fn sorted_bins(&self) -> Vec<(i32, (f64, f64))> {
+        let mut v: Vec<(i32, (f64, f64))> = self.bins().collect();
         v.sort_unstable_by_key(|&(i, _)| i);
         v
     }
 
+    /// Adds `o`'s bins to these, bin by bin (the order they come in changes no sum).
     fn merge(&mut self, o: &Weighted) {
         self.total += o.total;
         self.zero += o.zero;
-        for (i, (w, s)) in o.sorted_bins() {
+        for (i, (w, s)) in o.bins() {
             let b = self.bin(i);
             b.0 += w;
             b.1 += s;
