@@ -17,8 +17,7 @@ use crate::metrics::{Metrics, NullReason, Origin};
 use crate::modes::{self, Modality};
 use crate::summary::{GroupKey, GroupStats, Summary};
 use serde_json::{Value as Json, json};
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 
 /// Default reading speed, tokens per second: 238 words per minute, the mean silent reading
 /// rate of English non-fiction by adults (Brysbaert 2019, "How many words do we read per
@@ -124,30 +123,52 @@ struct InflightBucket {
 
 /// Weighted quantiles in constant memory: weights (and weighted sums of the values) in bins
 /// of relative width 1% (values `<= 0` in one bin of their own).
+///
+/// A bin is `(weight, weighted sum)`, created at `(0, 0)` by the first value it gets. The bins
+/// of the common range sit in a dense vector (one bounds check per value, no hashing, the
+/// neighbouring bins of the mode in the same cache lines); the others in an ordered map.
+/// Where a bin sits changes no sum: each bin adds its values in the order they come.
 #[derive(Debug, Clone, Default)]
 pub struct Weighted {
-    /// Bin index -> (weight, weighted sum). Hashed, not ordered: two lookups per request and
-    /// group are on the summary's hot path; the few readers sort ([`Weighted::sorted_bins`]).
-    bins: HashMap<i32, (f64, f64), BuildHasherDefault<BinHasher>>,
+    /// The index of the first bin of `dense`.
+    lo: i32,
+    /// Bins `lo..lo + dense.len()`; [`EMPTY_BIN`] where no value came yet.
+    dense: Vec<(f64, f64)>,
+    /// Bins of `dense` that are not [`EMPTY_BIN`].
+    dense_bins: usize,
+    /// The bins outside the dense range: bin index -> (weight, weighted sum).
+    sparse: BTreeMap<i32, (f64, f64)>,
+    /// Bins in `sparse` after the last [`Weighted::recentre`].
+    sparse_recentred: usize,
     zero: f64,
     total: f64,
 }
 
-/// A hasher for small integer keys: one multiply (Fibonacci hashing), no SipHash rounds.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct BinHasher(u64);
+/// A dense slot no value came to: a weight no bin has (a signalling NaN, which no arithmetic
+/// yields and a digest file, JSON, cannot hold), told apart by its bits ([`is_empty_bin`]).
+const EMPTY_BIN: (f64, f64) = (f64::from_bits(0x7FF0_0000_0000_0001), 0.0);
 
-impl Hasher for BinHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_i32(&mut self, i: i32) {
-        self.0 = (i as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// Whether a dense slot is [`EMPTY_BIN`].
+fn is_empty_bin(b: &(f64, f64)) -> bool {
+    b.0.to_bits() == EMPTY_BIN.0.to_bits()
+}
+
+/// The dense range of a [`Weighted`] may span this many bins whatever it holds (16 bytes
+/// each: 1 KiB)...
+const DENSE_MIN_SPAN: i64 = 64;
+
+/// ... or this many bins per bin in use (so a group with a few far-apart values keeps them in
+/// the map, not in a long, mostly empty vector).
+const DENSE_SPAN_PER_BIN: i64 = 4;
+
+/// `x.floor() as i32`, without the libm call `floor` is on x86-64 without SSE4.1: the same
+/// result for every `x` (saturating at the `i32` bounds, 0 for NaN).
+fn floor_i32(x: f64) -> i32 {
+    let t = x as i32;
+    if f64::from(t) > x {
+        t.saturating_sub(1)
+    } else {
+        t
     }
 }
 
@@ -161,25 +182,139 @@ impl Weighted {
         if v <= 0.0 {
             self.zero += w;
         } else {
-            let i = (v.ln() / WEIGHTED_GAMMA.ln()).floor() as i32;
-            let b = self.bins.entry(i).or_default();
+            let b = self.bin(floor_i32(v.ln() / WEIGHTED_GAMMA.ln()));
             b.0 += w;
             b.1 += w * v;
         }
     }
 
+    /// Bin `i`, created at `(0, 0)` if new.
+    #[inline]
+    fn bin(&mut self, i: i32) -> &mut (f64, f64) {
+        // Below `lo` wraps to a huge offset: out of range, as above the end.
+        let k = (i64::from(i) - i64::from(self.lo)) as usize;
+        if k < self.dense.len() && !is_empty_bin(&self.dense[k]) {
+            return &mut self.dense[k];
+        }
+        self.new_bin(i)
+    }
+
+    /// [`Weighted::bin`] for a bin not in the dense vector yet: placed there (growing the
+    /// vector when the span it would cover allows it, [`DENSE_MIN_SPAN`] and
+    /// [`DENSE_SPAN_PER_BIN`]), else in the map (which, grown to twice what it held after
+    /// the last [`Weighted::recentre`], recentres the vector on the bins).
+    #[cold]
+    fn new_bin(&mut self, i: i32) -> &mut (f64, f64) {
+        if !self.covers(i) && !self.grow_to(i) {
+            let n = self.sparse.len();
+            self.sparse.entry(i).or_default();
+            let limit = DENSE_MIN_SPAN.max(2 * self.sparse_recentred as i64);
+            if self.sparse.len() > n && self.sparse.len() as i64 >= limit {
+                self.recentre();
+            }
+            if !self.covers(i) {
+                return self.sparse.entry(i).or_default();
+            }
+        }
+        let k = (i64::from(i) - i64::from(self.lo)) as usize;
+        if is_empty_bin(&self.dense[k]) {
+            self.dense[k] = (0.0, 0.0);
+            self.dense_bins += 1;
+        }
+        &mut self.dense[k]
+    }
+
+    /// Whether bin `i` is in the dense range.
+    fn covers(&self, i: i32) -> bool {
+        let k = (i64::from(i) - i64::from(self.lo)) as usize;
+        k < self.dense.len()
+    }
+
+    /// Grows the dense range to cover bin `i`, if the span allows it; false if not.
+    fn grow_to(&mut self, i: i32) -> bool {
+        let (i, lo) = (i64::from(i), i64::from(self.lo));
+        let hi = lo + self.dense.len() as i64;
+        let (need_lo, need_hi) = if self.dense.is_empty() {
+            (i, i + 1)
+        } else {
+            (lo.min(i), hi.max(i + 1))
+        };
+        let bins = (self.dense_bins + self.sparse.len() + 1) as i64;
+        if need_hi - need_lo > DENSE_MIN_SPAN.max(DENSE_SPAN_PER_BIN * bins) {
+            return false;
+        }
+        // At least double the range (toward `i`), so that values coming in ascending or
+        // descending order grow it a logarithmic number of times.
+        let len = (need_hi - need_lo).max(2 * self.dense.len() as i64);
+        let range = if self.dense.is_empty() || i >= hi {
+            (need_lo, need_lo + len)
+        } else {
+            (need_hi - len, need_hi)
+        };
+        self.place(range);
+        true
+    }
+
+    /// Makes `lo..hi` (clamped to the `i32` bins) the dense range, with every bin in it,
+    /// and the others in the map.
+    fn place(&mut self, (lo, hi): (i64, i64)) {
+        let (lo, hi) = (lo.max(i64::from(i32::MIN)), hi.min(i64::from(i32::MAX) + 1));
+        let old_lo = i64::from(self.lo);
+        let old = std::mem::replace(&mut self.dense, vec![EMPTY_BIN; (hi - lo) as usize]);
+        let old = (old_lo..).zip(old).filter(|(_, b)| !is_empty_bin(b));
+        let sparse = std::mem::take(&mut self.sparse);
+        self.lo = lo as i32;
+        self.dense_bins = 0;
+        for (j, b) in old.chain(sparse.into_iter().map(|(j, b)| (i64::from(j), b))) {
+            if (lo..hi).contains(&j) {
+                self.dense[(j - lo) as usize] = b;
+                self.dense_bins += 1;
+            } else {
+                self.sparse.insert(j as i32, b);
+            }
+        }
+    }
+
+    /// Moves the dense range onto the bins: the middle 80 % of them (in index order) with
+    /// half its span again on either side, at most what [`DENSE_SPAN_PER_BIN`] allows around
+    /// the median bin. The range a first, outlying value set thus follows the values.
+    fn recentre(&mut self) {
+        let all = self.sorted_bins();
+        let n = all.len();
+        let at = |q: usize| i64::from(all[q].0);
+        let (a, b) = (at(n / 10), at(n - 1 - n / 10));
+        let half = (b - a) / 2 + 1;
+        let (mut lo, mut hi) = (a - half, b + half + 1);
+        let cap = DENSE_MIN_SPAN.max(DENSE_SPAN_PER_BIN * n as i64);
+        if hi - lo > cap {
+            lo = at(n / 2) - cap / 2;
+            hi = lo + cap;
+        }
+        self.place((lo, hi));
+        self.sparse_recentred = self.sparse.len();
+    }
+
+    /// The bins in no particular order: (index, (weight, weighted sum)).
+    fn bins(&self) -> impl Iterator<Item = (i32, (f64, f64))> + '_ {
+        let dense = (i64::from(self.lo)..).zip(&self.dense);
+        let dense = dense.filter(|(_, b)| !is_empty_bin(b));
+        let dense = dense.map(|(i, &b)| (i as i32, b));
+        dense.chain(self.sparse.iter().map(|(&i, &b)| (i, b)))
+    }
+
     /// The bins in value order: (index, (weight, weighted sum)).
     fn sorted_bins(&self) -> Vec<(i32, (f64, f64))> {
-        let mut v: Vec<(i32, (f64, f64))> = self.bins.iter().map(|(&i, &b)| (i, b)).collect();
+        let mut v: Vec<(i32, (f64, f64))> = self.bins().collect();
         v.sort_unstable_by_key(|&(i, _)| i);
         v
     }
 
+    /// Adds `o`'s bins to these, bin by bin (the order they come in changes no sum).
     fn merge(&mut self, o: &Weighted) {
         self.total += o.total;
         self.zero += o.zero;
-        for (i, (w, s)) in &o.bins {
-            let b = self.bins.entry(*i).or_default();
+        for (i, (w, s)) in o.bins() {
+            let b = self.bin(i);
             b.0 += w;
             b.1 += s;
         }
@@ -278,7 +413,11 @@ impl ShareHist {
 pub struct Extra {
     limit: usize,
     decomposition: BTreeMap<i32, Parts>,
-    ttft_by_input: BTreeMap<u32, Digest>,
+    /// TTFT (ms) by input-token bucket ([`input_bucket`]), indexed by the bucket: `None` where
+    /// no request came. A direct index, not a map: one lookup per request and group.
+    ttft_by_input: Vec<Option<Digest>>,
+    /// Buckets past [`INPUT_BUCKETS`], which only a digest file can hold: kept as read.
+    ttft_by_input_beyond: BTreeMap<u32, Digest>,
     inflight: BTreeMap<u32, InflightBucket>,
     /// Requests whose in-flight events came after the sweep had passed them (per input).
     pub late: u64,
@@ -303,6 +442,9 @@ fn input_bucket(tokens: u64) -> u32 {
     (64 - tokens.leading_zeros()).saturating_sub(7)
 }
 
+/// Input-token buckets a prompt can fall in: [`input_bucket`] of `u64::MAX` is 57.
+const INPUT_BUCKETS: usize = 58;
+
 fn input_bucket_range(b: u32) -> (u64, Option<u64>) {
     match b {
         0 => (0, Some(127)),
@@ -324,7 +466,8 @@ impl Extra {
         Extra {
             limit,
             decomposition: BTreeMap::new(),
-            ttft_by_input: BTreeMap::new(),
+            ttft_by_input: Vec::new(),
+            ttft_by_input_beyond: BTreeMap::new(),
             inflight: BTreeMap::new(),
             late: 0,
             forced: 0,
@@ -357,11 +500,7 @@ impl Extra {
             });
         }
         if let (Some(t), Some(n)) = (ttft, m.input_tokens) {
-            let limit = self.limit;
-            self.ttft_by_input
-                .entry(input_bucket(n))
-                .or_insert_with(|| Digest::with_limit(limit))
-                .add(t);
+            self.ttft_digest(input_bucket(n)).add(t);
         }
         let tpot = ms(m.tpot);
         if let (Some(t), Some(n)) = (tpot, m.output_tokens) {
@@ -385,6 +524,28 @@ impl Extra {
                 self.e2e_ms += e;
             }
         }
+    }
+
+    /// The TTFT digest of input-token bucket `b`, created if new.
+    #[inline]
+    fn ttft_digest(&mut self, b: u32) -> &mut Digest {
+        let limit = self.limit;
+        let new = || Digest::with_limit(limit);
+        let i = b as usize;
+        if i >= INPUT_BUCKETS {
+            return self.ttft_by_input_beyond.entry(b).or_insert_with(new);
+        }
+        if i >= self.ttft_by_input.len() {
+            self.ttft_by_input.resize_with(i + 1, || None);
+        }
+        self.ttft_by_input[i].get_or_insert_with(new)
+    }
+
+    /// The TTFT digests by input-token bucket, in bucket order.
+    fn ttft_by_input_mut(&mut self) -> impl Iterator<Item = (u32, &mut Digest)> {
+        let dense = self.ttft_by_input.iter_mut().enumerate();
+        let dense = dense.filter_map(|(b, d)| Some((b as u32, d.as_mut()?)));
+        dense.chain(self.ttft_by_input_beyond.iter_mut().map(|(&b, d)| (b, d)))
     }
 
     /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
@@ -417,7 +578,7 @@ impl Extra {
             "ttft_decomposition": self.decomposition.iter().map(|(b, p)| json!(
                 [b, p.n, p.ttft, p.queue, p.prefill, p.with_tokens, p.tokens]
             )).collect::<Vec<_>>(),
-            "ttft_by_input_tokens": self.ttft_by_input.iter_mut()
+            "ttft_by_input_tokens": self.ttft_by_input_mut()
                 .map(|(b, d)| json!([b, digest_json(d)])).collect::<Vec<_>>(),
             "tpot_by_in_flight": self.inflight.iter_mut()
                 .map(|(b, x)| json!([b, x.sum_inflight, digest_json(&mut x.tpot)])).collect::<Vec<_>>(),
@@ -470,8 +631,7 @@ impl Extra {
         };
         for row in arr("ttft_by_input_tokens")? {
             let b = bucket(&row[0], "ttft_by_input_tokens")?;
-            e.ttft_by_input
-                .insert(b, digest_from_json(&row[1], "ttft_by_input_tokens")?);
+            *e.ttft_digest(b) = digest_from_json(&row[1], "ttft_by_input_tokens")?;
         }
         for row in arr("tpot_by_in_flight")? {
             let b = bucket(&row[0], "tpot_by_in_flight")?;
@@ -500,7 +660,7 @@ impl Extra {
                 .ok_or_else(|| format!("analysis.{k}.bins must be an array"))?
             {
                 let i = b[0].as_i64().ok_or("weighted bins are integers")?;
-                w.bins.insert(i as i32, (num(&b[1], k)?, num(&b[2], k)?));
+                *w.bin(i as i32) = (num(&b[1], k)?, num(&b[2], k)?);
             }
         }
         let bins = j["decode_share"]
@@ -525,13 +685,12 @@ impl Extra {
         for (k, p) in &o.decomposition {
             self.decomposition.entry(*k).or_default().add(p);
         }
-        let limit = self.limit;
-        for (k, d) in &o.ttft_by_input {
-            self.ttft_by_input
-                .entry(*k)
-                .or_insert_with(|| Digest::with_limit(limit))
-                .merge(d);
+        let theirs = o.ttft_by_input.iter().enumerate();
+        let theirs = theirs.filter_map(|(b, d)| Some((b as u32, d.as_ref()?)));
+        for (b, d) in theirs.chain(o.ttft_by_input_beyond.iter().map(|(&b, d)| (b, d))) {
+            self.ttft_digest(b).merge(d);
         }
+        let limit = self.limit;
         for (k, b) in &o.inflight {
             let mine = self.inflight.entry(*k).or_insert_with(|| InflightBucket {
                 tpot: Digest::with_limit(limit),
@@ -1005,7 +1164,7 @@ fn splits(
         }
     }
     if f.metric == 0 {
-        for (&b, d) in groups[gi].1.extra.ttft_by_input.iter_mut() {
+        for (b, d) in groups[gi].1.extra.ttft_by_input_mut() {
             children.push((
                 vec!["input_tokens".to_owned()],
                 vec![Some(input_bucket_label(b))],
@@ -1081,7 +1240,7 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         }
         r.decomposition = decomposition(&g.extra);
         let limit_q = quantiles.to_vec();
-        for (&b, d) in g.extra.ttft_by_input.iter_mut() {
+        for (b, d) in g.extra.ttft_by_input_mut() {
             r.ttft_by_input.push(BucketRow {
                 label: input_bucket_label(b),
                 range: input_bucket_range(b),
@@ -1161,5 +1320,161 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
         consumer: cfg.consumer,
         chat,
         agent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bins as a plain ordered map, added to as [`Weighted`] adds.
+    fn reference(values: &[(f64, f64)]) -> BTreeMap<i32, (f64, f64)> {
+        let mut bins: BTreeMap<i32, (f64, f64)> = BTreeMap::new();
+        for &(v, w) in values {
+            if v.is_finite() && w.is_finite() && w > 0.0 && v > 0.0 {
+                let b = bins
+                    .entry((v.ln() / WEIGHTED_GAMMA.ln()).floor() as i32)
+                    .or_default();
+                b.0 += w;
+                b.1 += w * v;
+            }
+        }
+        bins
+    }
+
+    fn bits(bins: &[(i32, (f64, f64))]) -> Vec<(i32, u64, u64)> {
+        bins.iter()
+            .map(|&(i, (w, s))| (i, w.to_bits(), s.to_bits()))
+            .collect()
+    }
+
+    /// Values clustered around a mode, with far outliers, in random, ascending and
+    /// descending runs: whatever lands in the dense vector or the map, the bins are the map's.
+    fn values(seed: u64) -> Vec<(f64, f64)> {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut out = vec![];
+        for k in 0..3000 {
+            let v = match k % 10 {
+                0 => 10f64.powf(next() * 600.0 - 300.0),
+                1 => 1e-3 * (1.0 + k as f64),
+                2 => 1e6 / (1.0 + k as f64),
+                3 => [0.0, -1.0, f64::MIN_POSITIVE / 4.0, f64::MAX, f64::NAN][k / 10 % 5],
+                _ => 30.0 * (next() * 3.0).exp(),
+            };
+            out.push((v, (next() * 200.0).floor()));
+        }
+        out
+    }
+
+    #[test]
+    fn floor_i32_is_floor_as_i32() {
+        for x in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.5,
+            -2.5,
+            1e10,
+            -1e10,
+            2147483647.5,
+            -2147483648.5,
+            -2147483649.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+        ] {
+            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
+        }
+    }
+
+    #[test]
+    fn weighted_bins_match_a_map() {
+        for seed in 1..20 {
+            let vs = values(seed);
+            let mut w = Weighted::default();
+            vs.iter().for_each(|&(v, x)| w.add(v, x));
+            let want: Vec<_> = reference(&vs).into_iter().collect();
+            assert_eq!(bits(&w.sorted_bins()), bits(&want));
+            // Both places hold bins: the outliers in the map, the mode in the vector.
+            assert!(!w.sparse.is_empty() && w.dense_bins > 300);
+            // Merged halves: each bin adds the second half's sum to the first's.
+            let (a, b) = vs.split_at(vs.len() / 3);
+            let (mut wa, mut wb) = (Weighted::default(), Weighted::default());
+            a.iter().for_each(|&(v, x)| wa.add(v, x));
+            b.iter().for_each(|&(v, x)| wb.add(v, x));
+            wa.merge(&wb);
+            let mut ra = reference(a);
+            for (i, (x, s)) in reference(b) {
+                let e = ra.entry(i).or_default();
+                e.0 += x;
+                e.1 += s;
+            }
+            let want: Vec<_> = ra.into_iter().collect();
+            assert_eq!(bits(&wa.sorted_bins()), bits(&want));
+        }
+    }
+
+    #[test]
+    fn weighted_bins_move_from_the_map_when_the_range_grows_over_them() {
+        let mut w = Weighted::default();
+        let at = |i: i32| WEIGHTED_GAMMA.powf(f64::from(i) + 0.5);
+        w.add(at(0), 1.0);
+        w.add(at(100), 2.0);
+        assert_eq!(w.sparse.len(), 1);
+        for i in 1..=40 {
+            w.add(at(i), 1.0);
+        }
+        w.add(at(70), 1.0);
+        assert!(w.sparse.is_empty());
+        assert_eq!(w.dense_bins, 43);
+        let vs: Vec<(f64, f64)> = [0, 100]
+            .into_iter()
+            .chain(1..=40)
+            .chain([70])
+            .map(|i| (at(i), if i == 100 { 2.0 } else { 1.0 }))
+            .collect();
+        let want: Vec<_> = reference(&vs).into_iter().collect();
+        assert_eq!(bits(&w.sorted_bins()), bits(&want));
+    }
+
+    #[test]
+    fn input_buckets_keep_their_order_past_those_a_prompt_can_fall_in() {
+        let mut e = Extra::default();
+        for (b, v) in [(70, 1.0), (3, 2.0), (0, 3.0), (57, 4.0)] {
+            e.ttft_digest(b).add(v);
+        }
+        let mut loaded = Extra::load_json(&e.save_json()).unwrap();
+        loaded.merge(&e);
+        let got: Vec<(u32, u64)> = loaded
+            .ttft_by_input_mut()
+            .map(|(b, d)| (b, d.count()))
+            .collect();
+        assert_eq!(got, [(0, 2), (3, 2), (57, 2), (70, 2)]);
+    }
+
+    #[test]
+    fn weighted_bins_set_from_a_file_are_kept_as_given() {
+        let mut w = Weighted::default();
+        for (i, b) in [
+            (5, (0.0, 0.0)),
+            (-3, (-0.0, 1.0)),
+            (90000, (2.0, 3.0)),
+            (5, (1.0, 7.0)),
+        ] {
+            *w.bin(i) = b;
+        }
+        let want = [(-3, (-0.0, 1.0)), (5, (1.0, 7.0)), (90000, (2.0, 3.0))];
+        assert_eq!(bits(&w.sorted_bins()), bits(&want));
     }
 }

@@ -637,12 +637,14 @@ impl Summary {
                     g
                 }
             };
+            // Stored before `f` adds to the group: read back as a whole for the return right
+            // after the last `f`, a narrow store still in flight stalls the load.
+            *id = g as u32;
             // The overall group is the sum of the per-cache groups (every request is in
             // exactly one): made at report time, not added to here.
             if si != OVERALL {
                 f(&mut self.groups[g].stats);
             }
-            *id = g as u32;
         }
         ids
     }
