@@ -30,7 +30,8 @@
 //! already reported, or its own decode began before the sweep's position (then measured from
 //! there), it is counted in [`Sweep::late`]. When more than `max_pending` events wait, the
 //! oldest are swept early and counted in [`Sweep::forced`]. Memory: the pending events, at
-//! most `max_pending`.
+//! most `max_pending`, and a ring of slots for the payloads of the decodes waiting, at most
+//! 8/3 of their peak number.
 
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
@@ -754,6 +755,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_slot_ring_goes_round_past_a_taken_slot_and_stays_near_the_decodes_waiting() {
+        const S: i64 = 1_000_000_000;
+        // A small buffer, so that the sweep keeps up and the ring goes round many times; one
+        // long request keeps its slot taken all along.
+        let mut s = Sweep::new(1000);
+        s.push(0, 1000 * S, Some((1, usize::MAX)));
+        let (mut peak, mut got) = (0, vec![]);
+        for i in 0..20_000i64 {
+            let t = S + i * 5_000_000;
+            s.push(t, t + S, Some((S / 2, i as usize)));
+            peak = peak.max(s.taken);
+            got.extend(s.drain().map(|d| d.1));
+        }
+        assert!(
+            s.payloads.len() * 3 <= peak * 8,
+            "{} {peak}",
+            s.payloads.len()
+        );
+        assert!(peak < 1000, "{peak}");
+        s.finish();
+        got.extend(s.drain().map(|d| d.1));
+        assert_eq!(got.pop(), Some(usize::MAX));
+        assert_eq!(got, (0..20_000).collect::<Vec<_>>());
     }
 
     #[test]
