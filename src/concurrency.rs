@@ -30,7 +30,8 @@
 //! already reported, or its own decode began before the sweep's position (then measured from
 //! there), it is counted in [`Sweep::late`]. When more than `max_pending` events wait, the
 //! oldest are swept early and counted in [`Sweep::forced`]. Memory: the pending events, at
-//! most `max_pending`.
+//! most `max_pending`, and a ring of slots for the payloads of the decodes waiting, at most
+//! 8/3 of their peak number.
 
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
@@ -45,21 +46,38 @@ pub const MAX_PENDING: usize = 500_000;
 
 // An event is its time and a tag that orders the events of one instant: starts, then
 // decodes opening, then ends (those closing a decode first, so that a request is counted
-// during its own zero-length decode), and names the decode's slot. 16 bytes, so the heap
-// stays small.
+// during its own zero-length decode), and names the decode's slot (32 bits). 34 bits, so
+// that a pending event is one word (see `pack`).
 const START: u64 = 0;
-const OPEN: u64 = 1 << 61;
-const CLOSE_END: u64 = 2 << 61;
-const END: u64 = 3 << 61;
-const SLOT: u64 = (1 << 61) - 1;
+const OPEN: u64 = 1 << 32;
+const CLOSE_END: u64 = 2 << 32;
+const END: u64 = 3 << 32;
+const SLOT: u64 = (1 << 32) - 1;
+const TAG_BITS: u32 = 34;
 
 /// The slot of a closed entry of `Sweep::opened`.
-const GONE: usize = usize::MAX;
+const GONE: u32 = u32::MAX;
 
 /// Width of the buckets pending events wait in (1 s of log time): a small map of short
 /// unsorted lists, each sorted once when the sweep reaches it, is several times cheaper than
 /// one large heap.
 const BUCKET_NS: i64 = 1_000_000_000;
+
+/// A pending event as one word: its time's offset into its bucket (ns, below 2^30) above its
+/// tag, so that the words of a bucket sort as the events do, as plain integers, in half the
+/// memory of a pair.
+fn pack(time: i64, bucket: i64, tag: u64) -> u64 {
+    ((time.wrapping_sub(bucket.wrapping_mul(BUCKET_NS)) as u64) << TAG_BITS) | tag
+}
+
+/// The event (time, tag) packed as `word` in the bucket starting at `base` (epoch ns).
+fn unpack(word: u64, base: i64) -> (i64, u64) {
+    // The time fits an i64, so wrapping gives it exactly, even for a base that does not.
+    (
+        base.wrapping_add((word >> TAG_BITS) as i64),
+        word & ((1 << TAG_BITS) - 1),
+    )
+}
 
 /// A hasher for bucket numbers: one multiply (Fibonacci hashing). Every event looks up its
 /// bucket; an ordered map's search cost several times more.
@@ -80,36 +98,71 @@ impl Hasher for BucketHasher {
     }
 }
 
-#[derive(Debug)]
-struct Query<T> {
-    payload: T,
-    /// Its place in `Sweep::opened` once its decode has begun.
-    opened: Option<usize>,
-    open_time: i64,
-    open_area: i128,
+/// A decode begun, an entry of `Sweep::opened`: 32 bytes, two to a cache line (the area is
+/// kept as two halves so that the entry needs no 16-byte alignment).
+#[derive(Debug, Clone, Copy)]
+struct Opened {
+    /// When it began (epoch ns).
+    time: i64,
+    /// `Sweep::area` when it began (request-ns), less what late requests added to it before
+    /// the last compaction: low and high 64 bits.
+    area_lo: u64,
+    area_hi: i64,
+    /// Its slot in `Sweep::payloads`, [`GONE`] once closed.
+    slot: u32,
+}
+
+impl Opened {
+    fn new(time: i64, area: i128, slot: u32) -> Self {
+        Opened {
+            time,
+            area_lo: area as u64,
+            area_hi: (area >> 64) as i64,
+            slot,
+        }
+    }
+
+    fn area(&self) -> i128 {
+        (i128::from(self.area_hi) << 64) | i128::from(self.area_lo)
+    }
+
+    fn set_area(&mut self, area: i128) {
+        *self = Opened::new(self.time, area, self.slot);
+    }
 }
 
 /// The sweep of one input (one server or gateway log).
 #[derive(Debug)]
 pub struct Sweep<T> {
-    /// Pending events by bucket, unsorted.
-    pending: HashMap<i64, Vec<(i64, u64)>, BuildHasherDefault<BucketHasher>>,
+    /// Pending events by bucket, unsorted, packed ([`pack`]).
+    pending: HashMap<i64, Vec<u64>, BuildHasherDefault<BucketHasher>>,
     /// The buckets of `pending`, earliest first.
     pending_order: BinaryHeap<Reverse<i64>>,
-    /// The bucket being swept, sorted latest first.
-    ready: Vec<(i64, u64)>,
+    /// The bucket being swept, sorted latest first, packed.
+    ready: Vec<u64>,
     /// Events queued into the bucket being swept or before it once it was sorted (a start
     /// behind the sweep, clamped to its position): a heap, so that a log far out of order,
     /// where most events land here, costs O(log n) an event rather than a shift of `ready`.
     ready_late: BinaryHeap<Reverse<(i64, u64)>>,
     ready_bucket: Option<i64>,
+    /// The start of the bucket being swept (epoch ns, wrapped).
+    ready_base: i64,
     /// Events waiting, in `pending` and `ready`.
     len: usize,
-    queries: Vec<Option<Query<T>>>,
-    free: Vec<usize>,
+    /// The payloads of the decodes not yet reported, by slot (the slot is in their events'
+    /// tags): a ring, taken in turn from `cursor` on (skipping the slots still taken), so
+    /// that requests pushed together sit together and those ending together are near.
+    payloads: Vec<Option<T>>,
+    /// The next slot to try.
+    cursor: usize,
+    /// Slots taken.
+    taken: usize,
+    /// By slot: the place in `opened` of the decode, once it has begun. Apart from the
+    /// payloads and 4 bytes a slot, so that the event that begins a decode touches little.
+    places: Vec<u32>,
     /// The decodes begun since the last compaction, in the order they began (so their open
-    /// times never decrease): (open time, slot), the slot [`GONE`] once closed.
-    opened: Vec<(i64, usize)>,
+    /// times never decrease).
+    opened: Vec<Opened>,
     /// Entries of `opened` still in progress.
     live: usize,
     /// Room in `opened` before it is compacted (and in `late_area`).
@@ -142,7 +195,8 @@ pub struct Sweep<T> {
 }
 
 impl<T> Sweep<T> {
-    /// An empty sweep holding at most `max_pending` events (at least 16).
+    /// An empty sweep holding at most `max_pending` events (at least 16, at most 2^29: slots
+    /// and places are 32-bit).
     pub fn new(max_pending: usize) -> Self {
         Sweep {
             pending: HashMap::default(),
@@ -150,9 +204,12 @@ impl<T> Sweep<T> {
             ready: Vec::new(),
             ready_late: BinaryHeap::new(),
             ready_bucket: None,
+            ready_base: 0,
             len: 0,
-            queries: Vec::new(),
-            free: Vec::new(),
+            payloads: Vec::new(),
+            cursor: 0,
+            taken: 0,
+            places: Vec::new(),
             opened: Vec::new(),
             live: 0,
             room: 1024,
@@ -165,7 +222,7 @@ impl<T> Sweep<T> {
             watermark: i64::MIN,
             longest: 0,
             last_close: i64::MIN,
-            max_pending: max_pending.max(16),
+            max_pending: max_pending.clamp(16, 1 << 29),
             done: Vec::new(),
             late: 0,
             forced: 0,
@@ -174,18 +231,21 @@ impl<T> Sweep<T> {
 
     /// Queues an event, never before the sweep's position.
     fn event(&mut self, time: i64, tag: u64) {
-        let e = (time.max(self.now), tag);
-        let b = e.0.div_euclid(BUCKET_NS);
+        let time = time.max(self.now);
+        let b = time.div_euclid(BUCKET_NS);
         self.len += 1;
         match self.ready_bucket {
-            Some(rb) if b <= rb => self.ready_late.push(Reverse(e)),
-            _ => match self.pending.entry(b) {
-                Entry::Occupied(o) => o.into_mut().push(e),
-                Entry::Vacant(v) => {
-                    self.pending_order.push(Reverse(b));
-                    v.insert(vec![e]);
+            Some(rb) if b <= rb => self.ready_late.push(Reverse((time, tag))),
+            _ => {
+                let word = pack(time, b, tag);
+                match self.pending.entry(b) {
+                    Entry::Occupied(o) => o.into_mut().push(word),
+                    Entry::Vacant(v) => {
+                        self.pending_order.push(Reverse(b));
+                        v.insert(vec![word]);
+                    }
                 }
-            },
+            }
         }
     }
 
@@ -198,6 +258,7 @@ impl<T> Sweep<T> {
             events.sort_unstable_by(|a, b| b.cmp(a));
             self.ready = events;
             self.ready_bucket = Some(b);
+            self.ready_base = b.wrapping_mul(BUCKET_NS);
         }
     }
 
@@ -220,22 +281,7 @@ impl<T> Sweep<T> {
                 late = true;
                 open = self.now;
             }
-            let q = Query {
-                payload,
-                opened: None,
-                open_time: 0,
-                open_area: 0,
-            };
-            let slot = match self.free.pop() {
-                Some(s) => {
-                    self.queries[s] = Some(q);
-                    s
-                }
-                None => {
-                    self.queries.push(Some(q));
-                    self.queries.len() - 1
-                }
-            };
+            let slot = self.take_slot(payload);
             self.event(open, OPEN | slot as u64);
             close = Some(slot);
         }
@@ -247,12 +293,10 @@ impl<T> Sweep<T> {
             let upto = end.min(self.now);
             #[cfg(test)]
             if self.linear {
-                for &(_, slot) in &self.opened {
-                    if let Some(q) = self.queries.get_mut(slot).and_then(Option::as_mut) {
-                        let overlap = upto - start.max(q.open_time);
-                        if overlap > 0 {
-                            q.open_area -= overlap as i128;
-                        }
+                for o in self.opened.iter_mut().filter(|o| o.slot != GONE) {
+                    let overlap = upto - start.max(o.time);
+                    if overlap > 0 {
+                        o.set_area(o.area() - overlap as i128);
                     }
                 }
                 self.late_area.clear();
@@ -282,12 +326,41 @@ impl<T> Sweep<T> {
         self.advance(safe);
         while self.len > self.max_pending {
             self.load_front();
-            let Some((time, _)) = self.next_event() else {
+            let Some(((time, _), _)) = self.next_event() else {
                 break;
             };
             self.advance(time);
             self.forced += 1;
         }
+    }
+
+    /// Stores `payload` in the next free slot of the ring and returns it. The ring doubles
+    /// when more than three quarters of it are taken, so that a free slot is found within a
+    /// few (at most `max_pending` + 1 decodes are waiting, each with its end pending: slots
+    /// stay below 2^32).
+    fn take_slot(&mut self, payload: T) -> u32 {
+        let len = self.payloads.len();
+        if self.taken * 4 >= len * 3 {
+            let grown = (len * 2).max(64);
+            self.payloads.resize_with(grown, || None);
+            self.places.resize(grown, GONE);
+            // The new half is free: go on from there.
+            self.cursor = len;
+        }
+        while self.payloads[self.cursor].is_some() {
+            self.cursor += 1;
+            if self.cursor == self.payloads.len() {
+                self.cursor = 0;
+            }
+        }
+        let slot = self.cursor;
+        self.payloads[slot] = Some(payload);
+        self.taken += 1;
+        self.cursor += 1;
+        if self.cursor == self.payloads.len() {
+            self.cursor = 0;
+        }
+        slot as u32
     }
 
     /// Sweeps every event at or before `to`.
@@ -300,50 +373,48 @@ impl<T> Sweep<T> {
                     _ => return,
                 }
             }
-            let Some((time, tag)) = self.next_event() else {
+            let Some(((time, tag), late)) = self.next_event() else {
                 return;
             };
             if time > to {
                 return;
             }
-            match (self.ready.last(), self.ready_late.peek()) {
-                (Some(&r), Some(&Reverse(l))) if l < r => self.ready_late.pop().map(|_| ()),
-                (Some(_), _) => self.ready.pop().map(|_| ()),
-                (None, _) => self.ready_late.pop().map(|_| ()),
-            };
+            if late {
+                self.ready_late.pop();
+            } else {
+                self.ready.pop();
+            }
             self.len -= 1;
             if self.now != i64::MIN {
                 self.area += self.open as i128 * (time - self.now) as i128;
             }
             self.now = time;
-            let slot = (tag & SLOT) as usize;
+            // Slots are below 2^32 (see `push`).
+            let slot = (tag & SLOT) as u32;
             match tag & !SLOT {
                 START => self.open += 1,
                 OPEN => {
-                    if self.queries[slot].is_some() {
-                        if self.opened.len() == self.room {
-                            self.compact();
-                        }
-                        if let Some(q) = self.queries[slot].as_mut() {
-                            q.opened = Some(self.opened.len());
-                            q.open_time = time;
-                            q.open_area = self.area;
-                            self.opened.push((time, slot));
-                            self.live += 1;
-                        }
+                    // A decode's opening is swept before its closing (it is queued with it,
+                    // no later and ordered first), and its slot is freed only then.
+                    if self.opened.len() == self.room {
+                        self.compact();
                     }
+                    // Below `room`, itself 32-bit (see `new`).
+                    self.places[slot as usize] = self.opened.len() as u32;
+                    self.opened.push(Opened::new(time, self.area, slot));
+                    self.live += 1;
                 }
                 CLOSE_END => {
-                    if let Some(q) = self.queries[slot].take() {
-                        self.free.push(slot);
-                        let mut open_area = q.open_area;
-                        if let Some(p) = q.opened {
-                            self.opened[p].1 = GONE;
-                            self.live -= 1;
-                            open_area -= self.late_at(p, q.open_time);
-                        }
+                    if let Some(payload) = self.payloads[slot as usize].take() {
+                        self.taken -= 1;
+                        let p = self.places[slot as usize] as usize;
+                        let o = &mut self.opened[p];
+                        o.slot = GONE;
+                        let (open_time, open_area) = (o.time, o.area());
+                        self.live -= 1;
+                        let open_area = open_area - self.late_at(p, open_time);
                         self.last_close = time;
-                        let len = time - q.open_time;
+                        let len = time - open_time;
                         let mean = if len > 0 {
                             // Through i64 when it fits: the same rounding, cheaper.
                             let area = self.area - open_area;
@@ -352,7 +423,7 @@ impl<T> Sweep<T> {
                         } else {
                             self.open as f64
                         };
-                        self.done.push((mean, q.payload));
+                        self.done.push((mean, payload));
                     }
                     self.open -= 1;
                 }
@@ -379,8 +450,8 @@ impl<T> Sweep<T> {
             // Zeroed afresh after each compaction, in the buffer already there.
             self.late_area.resize(self.room + 1, (0, 0));
         }
-        let k1 = self.opened.partition_point(|e| e.0 <= start);
-        let k2 = self.opened.partition_point(|e| e.0 < upto);
+        let k1 = self.opened.partition_point(|e| e.time <= start);
+        let k2 = self.opened.partition_point(|e| e.time < upto);
         self.fenwick_add(0, ((upto - start) as i128, 0));
         self.fenwick_add(k1, (start as i128, -1));
         self.fenwick_add(k2, (-(upto as i128), 1));
@@ -413,35 +484,36 @@ impl<T> Sweep<T> {
         c + k * open as i128
     }
 
-    /// Drops the closed entries of `opened`: the late area of each decode in progress is
-    /// moved into its query, and the room doubles when more than half of it is in use.
+    /// Drops the closed entries of `opened`, in place: the late area of each decode in
+    /// progress is moved into its entry, and the room doubles when more than half of it is in
+    /// use.
     fn compact(&mut self) {
-        let mut kept = Vec::with_capacity(self.room);
+        let mut kept = 0;
         for p in 0..self.opened.len() {
-            let (open, slot) = self.opened[p];
-            if slot == GONE {
+            let mut o = self.opened[p];
+            if o.slot == GONE {
                 continue;
             }
-            let late = self.late_at(p, open);
-            if let Some(q) = self.queries[slot].as_mut() {
-                q.open_area -= late;
-                q.opened = Some(kept.len());
-            }
-            kept.push((open, slot));
+            o.set_area(o.area() - self.late_at(p, o.time));
+            self.places[o.slot as usize] = kept as u32;
+            self.opened[kept] = o;
+            kept += 1;
         }
-        self.opened = kept;
+        self.opened.truncate(kept);
         if self.live * 2 > self.room {
             self.room *= 2;
         }
         self.late_area.clear();
     }
 
-    /// The earliest event of the bucket being swept.
-    fn next_event(&self) -> Option<(i64, u64)> {
-        match (self.ready.last(), self.ready_late.peek()) {
-            (Some(&r), Some(&Reverse(l))) => Some(r.min(l)),
-            (Some(&r), None) => Some(r),
-            (None, Some(&Reverse(l))) => Some(l),
+    /// The earliest event of the bucket being swept, (time, tag), and whether it is in
+    /// `ready_late` (rather than `ready`).
+    fn next_event(&self) -> Option<((i64, u64), bool)> {
+        let r = self.ready.last().map(|&w| unpack(w, self.ready_base));
+        match (r, self.ready_late.peek()) {
+            (Some(r), Some(&Reverse(l))) => Some(if l < r { (l, true) } else { (r, false) }),
+            (Some(r), None) => Some((r, false)),
+            (None, Some(&Reverse(l))) => Some((l, true)),
             (None, None) => None,
         }
     }
@@ -683,6 +755,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_slot_ring_goes_round_past_a_taken_slot_and_stays_near_the_decodes_waiting() {
+        const S: i64 = 1_000_000_000;
+        // A small buffer, so that the sweep keeps up and the ring goes round many times; one
+        // long request keeps its slot taken all along.
+        let mut s = Sweep::new(1000);
+        s.push(0, 1000 * S, Some((1, usize::MAX)));
+        let (mut peak, mut got) = (0, vec![]);
+        for i in 0..20_000i64 {
+            let t = S + i * 5_000_000;
+            s.push(t, t + S, Some((S / 2, i as usize)));
+            peak = peak.max(s.taken);
+            got.extend(s.drain().map(|d| d.1));
+        }
+        assert!(
+            s.payloads.len() * 3 <= peak * 8,
+            "{} {peak}",
+            s.payloads.len()
+        );
+        assert!(peak < 1000, "{peak}");
+        s.finish();
+        got.extend(s.drain().map(|d| d.1));
+        assert_eq!(got.pop(), Some(usize::MAX));
+        assert_eq!(got, (0..20_000).collect::<Vec<_>>());
     }
 
     #[test]
