@@ -80,6 +80,8 @@ pub struct AnalysisConfig {
     pub consumer: Consumer,
     /// `--reading-speed`, tokens per second.
     pub reading_speed: f64,
+    /// Threads the groups' findings are worked out on (`--threads`).
+    pub threads: usize,
 }
 
 impl Default for AnalysisConfig {
@@ -88,6 +90,7 @@ impl Default for AnalysisConfig {
             hist: false,
             consumer: Consumer::Both,
             reading_speed: DEFAULT_READING_SPEED,
+            threads: 1,
         }
     }
 }
@@ -1215,6 +1218,86 @@ fn splits(
     out
 }
 
+/// Each group's own findings ([`group_report`]), in the order of `groups`: on up to
+/// `cfg.threads` threads, the groups dealt out in turn (the mixture fits of the multimodality
+/// check are most of a report's time, and each group's are its own).
+fn group_reports(
+    groups: &mut [(GroupKey, &mut GroupStats)],
+    cfg: &AnalysisConfig,
+    quantiles: &[f64],
+    sweep_counts: (u64, u64),
+) -> Vec<GroupReport> {
+    let threads = cfg.threads.clamp(1, groups.len().max(1));
+    if threads == 1 {
+        return groups
+            .iter_mut()
+            .map(|(_, g)| group_report(g, cfg, quantiles, sweep_counts))
+            .collect();
+    }
+    let mut reports: Vec<GroupReport> = Vec::new();
+    reports.resize_with(groups.len(), GroupReport::default);
+    let mut parts: Vec<Vec<(usize, &mut GroupStats)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, (_, g)) in groups.iter_mut().enumerate() {
+        parts[i % threads].push((i, &mut **g));
+    }
+    std::thread::scope(|scope| {
+        let running: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                scope.spawn(move || {
+                    part.into_iter()
+                        .map(|(i, g)| (i, group_report(g, cfg, quantiles, sweep_counts)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for r in running {
+            for (i, report) in r.join().expect("an analysis thread panicked") {
+                reports[i] = report;
+            }
+        }
+    });
+    reports
+}
+
+/// One group's own findings: multimodal metrics, histograms, the TTFT decomposition and
+/// by input tokens, TPOT by requests in flight (with the input's late and early-swept counts,
+/// `sweep_counts`), the weighted views.
+fn group_report(
+    g: &mut GroupStats,
+    cfg: &AnalysisConfig,
+    quantiles: &[f64],
+    sweep_counts: (u64, u64),
+) -> GroupReport {
+    let mut r = GroupReport::default();
+    for (i, st) in g.metrics.iter_mut().enumerate() {
+        if let Some(f) = multimodal(i, &mut st.digest) {
+            r.multimodal.push(f);
+        }
+        if cfg.hist {
+            r.hist.push(hist::build(&points(&mut st.digest)));
+        }
+    }
+    r.decomposition = decomposition(&g.extra);
+    for (b, d) in g.extra.ttft_by_input_mut() {
+        r.ttft_by_input.push(BucketRow {
+            label: input_bucket_label(b),
+            range: input_bucket_range(b),
+            count: d.count(),
+            mean_key: None,
+            quantiles: quantiles_of(d, quantiles),
+            exact: d.is_exact(),
+        });
+    }
+    let tpot_count = g.metrics[1].digest.count();
+    r.inflight = inflight(&mut g.extra, tpot_count, quantiles);
+    if let Some(i) = r.inflight.as_mut() {
+        (i.late, i.forced) = sweep_counts;
+    }
+    r.weighted = weighted(g, quantiles);
+    r
+}
+
 /// Analyzes every group of `summary`: modes, decomposition, TTFT by input tokens and cache,
 /// TPOT by requests in flight, token weighting, histograms (with `cfg.hist`), and the headline
 /// from the all-requests group. `quantiles` are the report's.
@@ -1227,37 +1310,7 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         .iter()
         .find(|(k, _)| k.is_empty())
         .map_or((0, 0), |(_, g)| (g.extra.late, g.extra.forced));
-    let mut reports = Vec::with_capacity(groups.len());
-    for (_, g) in groups.iter_mut() {
-        let mut r = GroupReport::default();
-        for (i, st) in g.metrics.iter_mut().enumerate() {
-            if let Some(f) = multimodal(i, &mut st.digest) {
-                r.multimodal.push(f);
-            }
-            if cfg.hist {
-                r.hist.push(hist::build(&points(&mut st.digest)));
-            }
-        }
-        r.decomposition = decomposition(&g.extra);
-        let limit_q = quantiles.to_vec();
-        for (b, d) in g.extra.ttft_by_input_mut() {
-            r.ttft_by_input.push(BucketRow {
-                label: input_bucket_label(b),
-                range: input_bucket_range(b),
-                count: d.count(),
-                mean_key: None,
-                quantiles: quantiles_of(d, &limit_q),
-                exact: d.is_exact(),
-            });
-        }
-        let tpot_count = g.metrics[1].digest.count();
-        r.inflight = inflight(&mut g.extra, tpot_count, quantiles);
-        if let Some(i) = r.inflight.as_mut() {
-            (i.late, i.forced) = sweep_counts;
-        }
-        r.weighted = weighted(g, quantiles);
-        reports.push(r);
-    }
+    let mut reports = group_reports(&mut groups, cfg, quantiles, sweep_counts);
     let kids = children(&groups);
     for gi in 0..groups.len() {
         let parent = groups[gi].0.clone();

@@ -116,7 +116,7 @@ struct Common {
     #[arg(long, hide = true)]
     reference_parser: bool,
     /// Bytes per chunk of a file read in parallel (tests use small chunks).
-    #[arg(long, hide = true, default_value = "256K", value_name = "BYTES", value_parser = parse_bytes)]
+    #[arg(long, hide = true, default_value = "512K", value_name = "BYTES", value_parser = parse_bytes)]
     chunk_bytes: usize,
 }
 
@@ -390,6 +390,8 @@ impl ReportArgs {
                     _ => Consumer::Both,
                 },
                 reading_speed: self.reading_speed,
+                // Set from --threads with the rest of the configuration.
+                threads: 1,
             },
         })
     }
@@ -440,7 +442,7 @@ impl Common {
             line_buffered: false,
             threads: 1,
             reference_parser: false,
-            chunk_bytes: 256 << 10,
+            chunk_bytes: 512 << 10,
         }
     }
 }
@@ -644,6 +646,14 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
     // The one duration parser of every flag (`d` included, as the README lists).
     let join_timeout_ns = crate::window::parse_flag_duration(&c.join_timeout)
         .map_err(|e| format!("--join-timeout: {e}"))?;
+    let mut command = command;
+    // The report's analysis works out the groups' findings on as many threads as the reading.
+    let threads = threads(c.threads);
+    match &mut command {
+        Command::Summary(sc) => sc.report.analysis.threads = threads,
+        Command::Merge(mc) => mc.report.analysis.threads = threads,
+        Command::Enrich(_) | Command::Formats(_) => {}
+    }
     Ok(Config {
         command,
         prefix,
@@ -659,7 +669,7 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         stdout_is_terminal: std::io::stdout().is_terminal(),
         line_buffered: c.line_buffered || std::io::stdout().is_terminal(),
         stdin_is_file: stdin_is_file(),
-        threads: threads(c.threads),
+        threads,
         reference_parser: c.reference_parser,
         chunk_bytes: c.chunk_bytes.max(1),
     })

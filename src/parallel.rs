@@ -1,7 +1,7 @@
 //! Parallel reading of one file: chunks of whole lines, one [`Worker`] per thread, results put
 //! back in input order.
 //!
-//! Shape: a reader thread reads the file in chunks (`--chunk-bytes`, 256 KiB) into reused
+//! Shape: a reader thread reads the file in chunks (`--chunk-bytes`, 512 KiB) into reused
 //! buffers, cut after the last newline, numbers their lines, and hands them out round-robin to
 //! the workers; each worker frames and handles the lines of its chunks exactly as the
 //! one-thread path does and returns, per chunk, the enrich output and its bad lines; the
