@@ -1043,7 +1043,9 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         "met": g.goodput.met,
         "unknown": g.goodput.unknown,
         "missed": g.requests - g.goodput.met - g.goodput.unknown,
-        "share": if g.requests > 0 { json!(round3(g.goodput.met as f64 / g.requests as f64 * 100.0) / 100.0) } else { Json::Null },
+        // A share to 5 decimals (a percentage to 3), divided once so that it prints as such
+        // (0.31741, not 0.31740999999999997).
+        "share": if g.requests > 0 { json!((g.goodput.met as f64 / g.requests as f64 * 1e5).round() / 1e5) } else { Json::Null },
         "span_s": span_s.map(round3),
         "requests_per_s": rate(g.goodput.met),
         "output_tokens_per_s": rate(g.goodput.met_output_tokens),

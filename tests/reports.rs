@@ -179,6 +179,27 @@ fn slo_met_exits_0_and_broken_exits_3_with_a_verdict_per_slo() {
     assert_eq!(j["slos"][0]["value"], 910.0);
 }
 
+/// The goodput share prints with 5 decimals as written (93 of 293 lab requests met the target:
+/// 0.31741), not as the nearest double of a percentage divided by 100 (0.31740999999999997).
+#[test]
+fn goodput_share_prints_as_rounded() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let out = run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--goodput",
+            "ttft=5s",
+            lab.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("0.31741,"), "{text}");
+    assert!(!text.contains("0.3174099"), "{text}");
+}
+
 #[test]
 fn goodput_counts_requests_meeting_every_target_over_the_log_span() {
     let log = slo_log();
