@@ -161,8 +161,8 @@ struct ReportArgs {
     #[arg(long, value_name = "FILE")]
     save_digest: Option<PathBuf>,
     /// Draw a log-scaled histogram of each metric under its group's table (and list its bins
-    /// in --output json).
-    #[arg(long)]
+    /// in --output json; not with --bucket, whose lines carry no histogram).
+    #[arg(long, conflicts_with = "bucket")]
     hist: bool,
     /// Whose headline leads the report: chat (TTFT first, and the share of requests decoding
     /// slower than --reading-speed), agent (E2E first, and how much of it is decode), or both.
@@ -209,7 +209,7 @@ struct SummaryArgs {
     every: Option<String>,
     /// With --every: each summary covers the last DURATION of wall time (rounded up to whole
     /// intervals) instead of everything so far. The final summary covers everything.
-    #[arg(long, value_name = "DURATION", requires = "every")]
+    #[arg(long, value_name = "DURATION", requires = "every", conflicts_with = "bucket")]
     window: Option<String>,
     /// Cut the input into windows of log time (by request end, aligned on the epoch) and
     /// print one JSON line per window and group, e.g. --bucket 5m.

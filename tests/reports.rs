@@ -956,3 +956,23 @@ fn merge_keeps_the_runs_exact_limit() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("saved with --exact-limit 10000"));
 }
+
+/// Flags `--bucket` has no use for are refused, not ignored: `--every`, `--window` (found by a
+/// helper's trial: its requirement of `--every` was not checked beside `--bucket`), `--hist`.
+#[test]
+fn bucket_refuses_the_flags_it_would_ignore() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let lab = lab.to_str().unwrap();
+    for extra in [&["--every", "1s"][..], &["--window", "5m"], &["--hist"]] {
+        let mut args = vec!["summary", "--bucket", "10m"];
+        args.extend_from_slice(extra);
+        args.push(lab);
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot be used with"),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
