@@ -209,7 +209,12 @@ struct SummaryArgs {
     every: Option<String>,
     /// With --every: each summary covers the last DURATION of wall time (rounded up to whole
     /// intervals) instead of everything so far. The final summary covers everything.
-    #[arg(long, value_name = "DURATION", requires = "every", conflicts_with = "bucket")]
+    #[arg(
+        long,
+        value_name = "DURATION",
+        requires = "every",
+        conflicts_with = "bucket"
+    )]
     window: Option<String>,
     /// Cut the input into windows of log time (by request end, aligned on the epoch) and
     /// print one JSON line per window and group, e.g. --bucket 5m.

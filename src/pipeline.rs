@@ -553,6 +553,9 @@ impl Processor {
         if held.is_empty() {
             return self.process_object(body);
         }
+        if held.len() + body.len() > self.max_held {
+            return self.split_too_long(stream);
+        }
         let mut whole = std::mem::take(held);
         let held = whole.len();
         whole.extend_from_slice(body);
@@ -576,6 +579,10 @@ impl Processor {
                 return Kind::NoTiming;
             }
             return self.hold(stream, text.as_bytes());
+        }
+        let last = text.trim_end().len();
+        if !self.partials[stream].is_empty() && self.partials[stream].len() + last > self.max_held {
+            return self.split_too_long(stream);
         }
         let mut inner = std::mem::take(&mut self.inner);
         inner.clear();
@@ -633,16 +640,21 @@ impl Processor {
     /// Holds a piece of a split line (bounded: past `max_held` the held text is dropped and
     /// the line counted invalid).
     fn hold(&mut self, stream: usize, piece: &[u8]) -> Kind {
-        let held = &mut self.partials[stream];
-        if held.len() + piece.len() > self.max_held {
-            held.clear();
-            return Kind::Invalid(format!(
-                "a split line longer than --max-line-bytes ({} bytes)",
-                self.max_held
-            ));
+        if self.partials[stream].len() + piece.len() > self.max_held {
+            return self.split_too_long(stream);
         }
-        held.extend_from_slice(piece);
+        self.partials[stream].extend_from_slice(piece);
         Kind::Part
+    }
+
+    /// Drops the pieces held for `stream`: with the piece that came, the split line is longer
+    /// than `max_held` (the last piece counts as the others do).
+    fn split_too_long(&mut self, stream: usize) -> Kind {
+        self.partials[stream].clear();
+        Kind::Invalid(format!(
+            "a split line longer than --max-line-bytes ({} bytes)",
+            self.max_held
+        ))
     }
 
     /// Where what `--prefix` matches at the start of `content` ends; `None` without a match

@@ -165,5 +165,23 @@ fn lines_split_by_docker_and_the_kubelet_are_joined_back() {
             over,
             "{name}"
         );
+        // The last piece counts too (found by a helper's trial: a line whose pieces before the
+        // last fit was joined whatever its length). The limit is on the joined text, newline
+        // excluded: the longest line (`longest - 1` bytes of JSON) is over a limit one byte
+        // shorter than that, and within one of that length.
+        for (limit, invalid) in [(longest - 2, 1), (longest - 1, 0)] {
+            let s: serde_json::Value = serde_json::from_slice(&run_ok(
+                &[
+                    "summary",
+                    "-o",
+                    "json",
+                    "--max-line-bytes",
+                    &limit.to_string(),
+                ],
+                input,
+            ))
+            .unwrap();
+            assert_eq!(s["coverage"]["invalid"], invalid, "{name}, limit {limit}");
+        }
     }
 }
