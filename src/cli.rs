@@ -495,10 +495,10 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 }
 
 /// Parses a size in bytes: a whole number, optionally with `K`, `M` or `G` (powers of 1024;
-/// `KiB`, `MiB`, `GiB` and `KB`, `MB`, `GB` are read the same), saturating at `usize::MAX`.
+/// `KiB`, `MiB`, `GiB` and `KB`, `MB`, `GB` are read the same).
 ///
 /// # Errors
-/// A message when the text is not such a size.
+/// A message when the text is not such a size, or one past `usize::MAX` bytes.
 fn parse_bytes(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
@@ -514,17 +514,17 @@ fn parse_bytes(s: &str) -> Result<usize, String> {
             ));
         }
     };
+    let too_large = || format!("{s:?} is more bytes than this machine can address");
     let n: usize = match num.parse() {
         Ok(n) => n,
-        // More digits than a usize holds.
-        Err(_) if !num.is_empty() => usize::MAX,
+        Err(_) if !num.is_empty() => return Err(too_large()),
         Err(_) => {
             return Err(format!(
                 "{s:?} is not a size (bytes, or a number with K, M or G)"
             ));
         }
     };
-    Ok(n.saturating_mul(1 << shift))
+    n.checked_mul(1 << shift).ok_or_else(too_large)
 }
 
 /// `--threads N`: N, or one per core for 0.
@@ -691,8 +691,9 @@ mod tests {
         assert_eq!(parse_bytes("16M"), Ok(16 << 20));
         assert_eq!(parse_bytes("16 MiB"), Ok(16 << 20));
         assert_eq!(parse_bytes("2gb"), Ok(2 << 30));
-        assert_eq!(parse_bytes(&format!("{}0", usize::MAX)), Ok(usize::MAX));
-        assert_eq!(parse_bytes(&format!("{}G", usize::MAX)), Ok(usize::MAX));
+        assert_eq!(parse_bytes(&usize::MAX.to_string()), Ok(usize::MAX));
+        assert!(parse_bytes(&format!("{}0", usize::MAX)).is_err());
+        assert!(parse_bytes(&format!("{}G", usize::MAX)).is_err());
         for bad in ["", "M", "1.5M", "-1", "1T", "1 K B"] {
             assert!(parse_bytes(bad).is_err(), "{bad:?}");
         }
