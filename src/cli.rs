@@ -162,7 +162,7 @@ struct ReportArgs {
     save_digest: Option<PathBuf>,
     /// Draw a log-scaled histogram of each metric under its group's table (and list its bins
     /// in --output json; not with --bucket, whose lines carry no histogram).
-    #[arg(long, conflicts_with = "bucket")]
+    #[arg(long)]
     hist: bool,
     /// Whose headline leads the report: chat (TTFT first, and the share of requests decoding
     /// slower than --reading-speed), agent (E2E first, and how much of it is decode), or both.
@@ -303,6 +303,12 @@ impl Cli {
                     && !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json)
                 {
                     return Err("--bucket prints JSON lines; it takes no other --output".into());
+                }
+                // (Checked here, not by clap: --hist is also `merge`'s, which has no --bucket.)
+                if bucket.is_some() && report.analysis.hist {
+                    return Err(
+                        "--hist cannot be used with --bucket: its lines carry no histogram".into(),
+                    );
                 }
                 let progress = match s.progress.as_str() {
                     "always" => Some(std::time::Duration::ZERO),
@@ -682,7 +688,16 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bytes;
+    use super::{Cli, parse_bytes};
+
+    /// clap's own checks of the argument definitions (they run in debug builds only, at the
+    /// first parse: a `conflicts_with` naming an argument one subcommand lacks panicked
+    /// there while release builds ran).
+    #[test]
+    fn argument_definitions_pass_clap_checks() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 
     #[test]
     fn sizes_take_binary_units() {
