@@ -17,8 +17,12 @@ fn main() -> std::io::Result<()> {
         eprintln!("usage: parse_floor FILE");
         std::process::exit(2);
     };
+    // The line paths of `--format auto` as `Processor::new` sets them up: the enrich key, the
+    // Docker wrapper's `log` and `stream`, then the built-in formats'.
     let mut paths = PathSet::default();
-    paths.add(&["tokentime"]);
+    for p in ["tokentime", "log", "stream"] {
+        paths.add(&[p]);
+    }
     let _ = Formats::compile(builtin(), &[], &mut paths);
     let mut slots = Slots::default();
     let mut file = std::fs::File::open(path)?;

@@ -553,10 +553,10 @@ impl Processor {
         if held.is_empty() {
             return self.process_object(body);
         }
-        if held.len() + body.len() > self.max_held {
+        if self.over_limit(stream, body.len()) {
             return self.split_too_long(stream);
         }
-        let mut whole = std::mem::take(held);
+        let mut whole = std::mem::take(&mut self.partials[stream]);
         let held = whole.len();
         whole.extend_from_slice(body);
         let kind = self.process_object(&whole);
@@ -580,15 +580,15 @@ impl Processor {
             }
             return self.hold(stream, text.as_bytes());
         }
-        let last = text.trim_end().len();
-        if !self.partials[stream].is_empty() && self.partials[stream].len() + last > self.max_held {
+        let last = text.trim_end().as_bytes();
+        if !self.partials[stream].is_empty() && self.over_limit(stream, last.len()) {
             return self.split_too_long(stream);
         }
         let mut inner = std::mem::take(&mut self.inner);
         inner.clear();
         inner.append(&mut self.partials[stream]);
         let held = inner.len();
-        inner.extend_from_slice(text.trim_end().as_bytes());
+        inner.extend_from_slice(last);
         let kind = if inner.first() == Some(&b'{') {
             match self.process_object(&inner) {
                 Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
@@ -640,11 +640,17 @@ impl Processor {
     /// Holds a piece of a split line (bounded: past `max_held` the held text is dropped and
     /// the line counted invalid).
     fn hold(&mut self, stream: usize, piece: &[u8]) -> Kind {
-        if self.partials[stream].len() + piece.len() > self.max_held {
+        if self.over_limit(stream, piece.len()) {
             return self.split_too_long(stream);
         }
         self.partials[stream].extend_from_slice(piece);
         Kind::Part
+    }
+
+    /// Whether the pieces held for `stream` and one more of `piece` bytes (held, or the last,
+    /// that completes the line) are longer than `max_held`.
+    fn over_limit(&self, stream: usize, piece: usize) -> bool {
+        self.partials[stream].len() + piece > self.max_held
     }
 
     /// Drops the pieces held for `stream`: with the piece that came, the split line is longer
