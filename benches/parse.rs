@@ -15,9 +15,9 @@ use clap::Parser;
 use divan::Bencher;
 use divan::counter::BytesCount;
 use std::sync::OnceLock;
-use tokentime::format::{Formats, builtin};
-use tokentime::record::{PathSet, Slots};
-use tokentime::worker::Worker;
+use tokentime::Worker;
+use tokentime::{Formats, builtins};
+use tokentime::{PathSet, Slots};
 
 #[path = "../examples/genlog.rs"]
 #[allow(dead_code)]
@@ -67,7 +67,7 @@ fn corpus(name: &str) -> &'static Corpus {
 fn auto_paths() -> PathSet {
     let mut paths = PathSet::default();
     paths.add(&["tokentime"]);
-    let _ = Formats::compile(builtin(), &[], &mut paths);
+    let _ = Formats::compile(builtins(), &[], &mut paths);
     paths
 }
 
@@ -110,7 +110,7 @@ fn extract_reference(bencher: Bencher, name: &str) {
 }
 
 fn worker(args: &[&str]) -> Worker<'static> {
-    let config = tokentime::cli::Cli::try_parse_from(args)
+    let config = tokentime::Cli::try_parse_from(args)
         .expect("valid arguments")
         .resolve()
         .expect("a valid configuration");
@@ -152,7 +152,7 @@ fn sweep_reversed(bencher: Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(reqs.len()))
         .bench_local(|| {
-            let mut sweep = tokentime::concurrency::Sweep::new(500_000);
+            let mut sweep = tokentime::Sweep::new(500_000);
             for &(s, e, d) in &reqs {
                 sweep.push(s, e, Some((d, ())));
             }
@@ -183,7 +183,7 @@ fn sweep_overlapping(bencher: Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(block.len() * 20))
         .bench_local(|| {
-            let mut sweep = tokentime::concurrency::Sweep::new(500_000);
+            let mut sweep = tokentime::Sweep::new(500_000);
             for _ in 0..20 {
                 for &(s, e, d) in &block {
                     sweep.push(s, e, Some((d, ())));
@@ -221,7 +221,7 @@ fn sweep_start_ordered(bencher: Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(reqs.len()))
         .bench_local(|| {
-            let mut sweep = tokentime::concurrency::Sweep::new(500_000);
+            let mut sweep = tokentime::Sweep::new(500_000);
             let mut sum = 0u64;
             for (i, &(s, e, d)) in reqs.iter().enumerate() {
                 let payload = ([i as u32; 4], i as u64, 0.5f64);

@@ -9,8 +9,8 @@
 //! Prints the number of lines and of JSON objects among them.
 
 use std::io::Read;
-use tokentime::format::{Formats, builtin};
-use tokentime::record::{PathSet, Slots};
+use tokentime::{Formats, builtins};
+use tokentime::{PathSet, Slots};
 
 fn main() -> std::io::Result<()> {
     let Some(path) = std::env::args_os().nth(1) else {
@@ -23,7 +23,7 @@ fn main() -> std::io::Result<()> {
     for p in ["tokentime", "log", "stream"] {
         paths.add(&[p]);
     }
-    let _ = Formats::compile(builtin(), &[], &mut paths);
+    let _ = Formats::compile(builtins(), &[], &mut paths);
     let mut slots = Slots::default();
     let mut file = std::fs::File::open(path)?;
     // Reads of 1 MiB into a buffer that keeps the partial last line for the next read.

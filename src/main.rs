@@ -3,8 +3,8 @@
 
 use clap::Parser;
 use std::process::ExitCode as ProcessExit;
-use tokentime::cli::Cli;
-use tokentime::error::ExitCode;
+use tokentime::Cli;
+use tokentime::ExitCode;
 
 fn main() -> ProcessExit {
     let cli = match Cli::try_parse() {

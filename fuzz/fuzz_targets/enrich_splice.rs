@@ -16,8 +16,8 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use tokentime::config::Config;
-use tokentime::error::ExitCode;
+use tokentime::Config;
+use tokentime::ExitCode;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -55,7 +55,7 @@ fn config_for(config: u8, only_requests: bool) -> Config {
         args.push("--only-requests".to_owned());
     }
     args.push(input_path().display().to_string());
-    tokentime::cli::config_from_args(args).expect("a valid configuration")
+    tokentime::config_from_args(args).expect("a valid configuration")
 }
 
 fn run(config: u8, only_requests: bool) -> Vec<u8> {

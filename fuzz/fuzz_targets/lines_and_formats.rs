@@ -13,11 +13,11 @@
 use libfuzzer_sys::fuzz_target;
 use serde::de::IgnoredAny;
 use std::io::{self, Read};
-use tokentime::format;
-use tokentime::lines::{Line, LineReader};
-use tokentime::pipeline::{Coverage, Kind, Processor};
-use tokentime::record::neutralize_non_finite;
-use tokentime::summary::{Summary, to_json};
+use tokentime::{builtins, custom_format};
+use tokentime::{Line, LineReader};
+use tokentime::{Coverage, Kind, Processor};
+use tokentime::neutralize_non_finite;
+use tokentime::{Summary, to_json};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -91,10 +91,10 @@ fn reference(data: &[u8], max_line: usize) -> Vec<Framed> {
 
 fn processor(config: u8) -> Processor {
     let formats = match config % 5 {
-        0 => format::builtin(),
-        i @ 1..=3 => vec![format::builtin().swap_remove(usize::from(i) - 1)],
+        0 => builtins(),
+        i @ 1..=3 => vec![builtins().swap_remove(usize::from(i) - 1)],
         _ => vec![
-            format::custom(&[
+            custom_format(&[
                 "arrival=req.t0:epoch".into(),
                 "first_token=req.t1:epoch".into(),
                 "end=req.t2:epoch".into(),
@@ -196,7 +196,7 @@ fuzz_target!(|input: &[u8]| {
         max_line,
     );
     let mut proc = processor(*config);
-    let mut summary = Summary::new(vec!["model".into()], 4, tokentime::digest::EXACT_LIMIT);
+    let mut summary = Summary::new(vec!["model".into()], 4, tokentime::EXACT_LIMIT);
     let mut cov = Coverage::default();
     let mut got = Vec::new();
     let mut long = Vec::new();

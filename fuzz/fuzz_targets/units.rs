@@ -11,8 +11,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tokentime::enrich::{round3, write_fixed3};
-use tokentime::units::{Unit, decode_count, decode_ns, parse_duration_str, parse_rfc3339};
+use tokentime::{round3, write_fixed3};
+use tokentime::{Unit, decode_count, decode_ns, parse_duration_str, parse_rfc3339};
 
 /// `text` (a decimal number, `[+-]digits[.digits][(e|E)[+-]digits]`) times `10^scale`, rounded
 /// half away from zero, or `None` when it is no such number or does not fit an `i64`.

@@ -110,7 +110,7 @@ impl PathSet {
                     let parent = &mut self.nodes[node];
                     parent.children.push(((*seg).into(), n));
                     parent.index_last();
-                    if let Some(i) = crate::format::index_segment(seg) {
+                    if let Some(i) = index_segment(seg) {
                         parent.elements.push((i, n));
                     }
                     n
@@ -340,13 +340,13 @@ impl<'de> Visitor<'de> for NodeSeed<'_> {
         let indexed = |want: i64| {
             node.children
                 .iter()
-                .filter(move |(k, _)| crate::format::index_segment(k) == Some(want))
+                .filter(move |(k, _)| index_segment(k) == Some(want))
                 .map(|&(_, n)| n)
         };
         if !node
             .children
             .iter()
-            .any(|(k, _)| crate::format::index_segment(k).is_some())
+            .any(|(k, _)| index_segment(k).is_some())
         {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             return Ok(());
@@ -588,6 +588,11 @@ pub fn neutralize_undecodable(line: &mut [u8]) -> bool {
         }
     }
     changed
+}
+
+/// The array index a path segment names (`[0]` -> 0, `[-1]` -> -1), if it is one.
+pub fn index_segment(seg: &str) -> Option<i64> {
+    seg.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
 }
 
 #[cfg(test)]

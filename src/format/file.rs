@@ -1,5 +1,5 @@
 //! Formats files (`--formats FILE`): user-defined format tables in TOML or JSON, with the same
-//! power as the built-in ones ([`crate::format_tables`]).
+//! power as the built-in ones ([`crate::format::builtin::tables`]).
 //!
 //! Owns the file schema, its deserialization into [`FormatSpec`]s and their validation. Reads
 //! one file; does nothing else. The schema (TOML shown; JSON is the same tree, e.g.
@@ -44,9 +44,9 @@
 //! rules for one field: the first that yields a value wins. Paths are dotted, `\.` for a dot
 //! in a key, `[0]` / `[-1]` for the first / last array element.
 
+use crate::format::units::Unit;
 use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
 use crate::metrics::Origin;
-use crate::units::Unit;
 use serde::{Deserialize, Deserializer};
 use std::path::Path;
 

@@ -33,10 +33,10 @@
 //! come out as they come in), nor for a JSON document, an array or pretty-printed objects (its
 //! records are not lines).
 
-use crate::config::Config;
-use crate::input::Source;
-use crate::lines::{ReadBuf, frame};
-use crate::worker::{Handled, SweepInput, Worker};
+use crate::app::worker::{Handled, SweepInput, Worker};
+use crate::cli::config::Config;
+use crate::input::lines::{ReadBuf, frame};
+use crate::input::source::Source;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::sync::Mutex;
@@ -274,7 +274,7 @@ impl Reader<'_> {
         // out (nothing read is lost), then the error says after which line.
         let mut failed: Option<(io::Error, bool)> = None;
         let end = |failed: Option<(io::Error, bool)>, lines: u64| match failed {
-            Some((e, cut)) => Err(crate::lines::read_error(e, lines, cut)),
+            Some((e, cut)) => Err(crate::input::lines::read_error(e, lines, cut)),
             None => Ok(()),
         };
         loop {

@@ -39,7 +39,7 @@ pub fn parse_flag_duration(s: &str) -> Result<i64, String> {
     } else if let Some(n) = t.strip_suffix('m') {
         scaled(n, 60e9)?
     } else {
-        crate::units::parse_duration_str(t).ok_or_else(bad)?
+        crate::format::units::parse_duration_str(t).ok_or_else(bad)?
     };
     Ok(ns)
 }
@@ -72,7 +72,7 @@ pub fn format_duration(ns: i64) -> String {
     }
     for (size, unit) in UNITS[3..].iter() {
         if ns.abs() >= *size {
-            return format!("{}{unit}", crate::enrich::round3(ns as f64 / *size as f64));
+            return format!("{}{unit}", crate::number::round3(ns as f64 / *size as f64));
         }
     }
     format!("{ns}ns")
@@ -162,7 +162,7 @@ impl Buckets {
 /// window rounded up to whole intervals).
 #[derive(Debug)]
 pub struct Sliding {
-    slices: VecDeque<(crate::pipeline::Coverage, Summary)>,
+    slices: VecDeque<(crate::classify::Coverage, Summary)>,
     keep: usize,
 }
 
@@ -185,9 +185,9 @@ impl Sliding {
     /// and returns the window's coverage and summary.
     pub fn push(
         &mut self,
-        cov: crate::pipeline::Coverage,
+        cov: crate::classify::Coverage,
         slice: Summary,
-    ) -> (crate::pipeline::Coverage, Summary) {
+    ) -> (crate::classify::Coverage, Summary) {
         self.slices.push_back((cov, slice));
         while self.slices.len() > self.keep {
             self.slices.pop_front();
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn buckets_align_on_the_epoch() {
-        let t = Summary::new(vec![], 10, crate::digest::EXACT_LIMIT);
+        let t = Summary::new(vec![], 10, crate::summary::digest::EXACT_LIMIT);
         let mut b = Buckets::new(60_000_000_000);
         assert!(b.window(None, &t).is_none());
         b.window(Some(119_999_999_999), &t);

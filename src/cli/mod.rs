@@ -3,16 +3,18 @@
 //! Owns flag names, defaults and help text. Nothing is read from the environment or the
 //! terminal except here, while resolving.
 
+pub mod config;
+
 use crate::analysis::{AnalysisConfig, Consumer};
-use crate::config::{
+use crate::cli::config::{
     Command, Config, EnrichConfig, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput,
 };
-use crate::format::{FormatSpec, builtin, custom, map_help, parse_path};
-use crate::input::Source;
-use crate::render::{Delimited, Rows, parse_fields};
-use crate::slo::{parse_goodput, parse_slo};
+use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
+use crate::input::source::Source;
+use crate::output::render::{Delimited, Rows, parse_fields};
 use crate::summary::parse_quantiles;
-use crate::window::parse_positive_duration;
+use crate::summary::slo::{parse_goodput, parse_slo};
+use crate::summary::window::parse_positive_duration;
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -197,7 +199,7 @@ struct SummaryArgs {
     max_groups: usize,
     /// Quantiles are exact while a group's metric holds at most N values, t-digest estimates
     /// beyond (raise it to reproduce a benchmark's own percentiles over many token gaps).
-    #[arg(long, default_value_t = crate::digest::EXACT_LIMIT, value_name = "N")]
+    #[arg(long, default_value_t = crate::summary::digest::EXACT_LIMIT, value_name = "N")]
     exact_limit: usize,
     /// Per-request targets for goodput, e.g. ttft=1s,tpot=50ms: the share of requests that
     /// met every one, and requests/s and output tokens/s over the log's time span.
@@ -465,7 +467,7 @@ impl Common {
 fn by_names(by: &[String]) -> Result<Vec<String>, String> {
     let mut out: Vec<String> = Vec::new();
     for b in by {
-        let name = if crate::render::label_name(b) == "cache" {
+        let name = if crate::output::render::label_name(b) == "cache" {
             crate::diag!(
                 "tokentime: --by {b}: named by_cache (cache is the prefix-cache dimension every summary is split by)"
             );
@@ -473,10 +475,10 @@ fn by_names(by: &[String]) -> Result<Vec<String>, String> {
         } else {
             b.clone()
         };
-        let label = crate::render::label_name(&name);
+        let label = crate::output::render::label_name(&name);
         if let Some(i) = out
             .iter()
-            .position(|o| crate::render::label_name(o) == label)
+            .position(|o| crate::output::render::label_name(o) == label)
         {
             return Err(format!(
                 "--by {b}: its name as a label or column, {label}, is that of --by {}",
@@ -583,11 +585,11 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
     }
     let mut all = Vec::new();
     for path in &c.formats_files {
-        all.extend(crate::format_file::load(path)?);
+        all.extend(crate::format::file::load(path)?);
     }
     // A format of a formats file named like a built-in one replaces it (said on stderr, so
     // that a typo'd copy of a built-in is not mistaken for the real thing).
-    for b in builtin() {
+    for b in builtins() {
         if all.iter().any(|f: &FormatSpec| f.name == b.name) {
             crate::diag!(
                 "tokentime: --formats: format {:?} replaces the built-in format of that name",
@@ -620,9 +622,9 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             None => {
                 let mut names: Vec<String> = Vec::new();
                 for path in &c.formats_files {
-                    names.extend(crate::format_file::load(path)?.into_iter().map(|f| f.name));
+                    names.extend(crate::format::file::load(path)?.into_iter().map(|f| f.name));
                 }
-                names.extend(builtin().into_iter().map(|f| f.name));
+                names.extend(builtins().into_iter().map(|f| f.name));
                 return Err(format!(
                     "--format {}: unknown format (known: auto, {})",
                     c.format,
@@ -655,7 +657,7 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
         None => None,
     };
     // The one duration parser of every flag (`d` included, as the README lists).
-    let join_timeout_ns = crate::window::parse_flag_duration(&c.join_timeout)
+    let join_timeout_ns = crate::summary::window::parse_flag_duration(&c.join_timeout)
         .map_err(|e| format!("--join-timeout: {e}"))?;
     let mut command = command;
     // The report's analysis works out the groups' findings on as many threads as the reading.

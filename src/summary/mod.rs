@@ -5,16 +5,21 @@
 //! `cache`), the bound on the number of groups, and the null-reason counts. Receives derived
 //! [`Metrics`]; writes only to the writer it is given.
 
-use crate::analysis::AnalysisConfig;
-use crate::digest::Digest;
-use crate::enrich::round3;
+pub mod accumulators;
+pub mod digest;
+pub mod digest_file;
+pub mod slo;
+pub mod window;
+
+use crate::classify::{ByValues, Coverage, Request};
 use crate::metrics::{CacheClass, Metrics, NullReason, Outcome};
-use crate::pipeline::{Coverage, Request};
-use crate::slo::Targets;
+use crate::number::round3;
+use crate::summary::digest::Digest;
+use crate::summary::slo::Targets;
 use serde_json::{Map, Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
-use std::io::{self, Write};
+use std::io::Write;
 
 /// The version of the JSON summary schema.
 pub const SCHEMA: &str = "tokentime.summary/v1";
@@ -124,7 +129,7 @@ pub struct GroupStats {
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
     pub span: Option<(i64, i64)>,
     /// The analysis accumulators ([`crate::analysis`]).
-    pub extra: crate::analysis::Extra,
+    pub extra: crate::summary::accumulators::Extra,
 }
 
 /// Goodput counts of a group (`--goodput`).
@@ -145,7 +150,7 @@ impl GroupStats {
         for m in &mut g.metrics {
             m.digest = Digest::with_limit(exact_limit);
         }
-        g.extra = crate::analysis::Extra::new(exact_limit);
+        g.extra = crate::summary::accumulators::Extra::new(exact_limit);
         g
     }
 
@@ -255,56 +260,6 @@ pub type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);
 /// The groups one request was added to: per grouping, its index in the summary's groups
 /// (`u32::MAX` past the groupings there are).
 pub type GroupIds = [u32; 4];
-
-/// The `--by` values of one request (`None` where the log does not say): borrowed from
-/// buffers that are reused from line to line, so reading them allocates nothing in steady
-/// state.
-#[derive(Debug, Clone, Copy)]
-pub struct ByValues<'a>(ByRepr<'a>);
-
-#[derive(Debug, Clone, Copy)]
-enum ByRepr<'a> {
-    Split(&'a [String], &'a [bool]),
-    Options(&'a [Option<String>]),
-}
-
-impl Default for ByValues<'_> {
-    fn default() -> Self {
-        ByValues(ByRepr::Options(&[]))
-    }
-}
-
-impl<'a> ByValues<'a> {
-    /// Value `i` is `text[i]` where `present[i]`, absent elsewhere (and past the end).
-    pub fn new(text: &'a [String], present: &'a [bool]) -> Self {
-        ByValues(ByRepr::Split(text, present))
-    }
-
-    /// The values of a slice.
-    pub fn options(values: &'a [Option<String>]) -> Self {
-        ByValues(ByRepr::Options(values))
-    }
-
-    /// Value `i`, `None` when absent (or out of range).
-    pub fn get(&self, i: usize) -> Option<&'a str> {
-        match self.0 {
-            ByRepr::Split(text, present) => match present.get(i) {
-                Some(true) => text.get(i).map(String::as_str),
-                _ => None,
-            },
-            ByRepr::Options(v) => v.get(i)?.as_deref(),
-        }
-    }
-
-    /// The values, owned.
-    pub fn to_vec(&self) -> Vec<Option<String>> {
-        let n = match self.0 {
-            ByRepr::Split(_, present) => present.len(),
-            ByRepr::Options(v) => v.len(),
-        };
-        (0..n).map(|i| self.get(i).map(str::to_owned)).collect()
-    }
-}
 
 /// One group: which subset of dimensions it is keyed by, its values, its statistics.
 #[derive(Debug, Clone)]
@@ -887,46 +842,19 @@ pub fn quantile_name(q: f64) -> String {
     }
 }
 
-fn num(v: Option<f64>) -> Json {
-    v.map(|x| json!(round3(x))).unwrap_or(Json::Null)
+/// The time span of the whole log in seconds (first start to last end over all requests),
+/// `None` when no request logs a time.
+pub fn log_span(summary: &mut Summary) -> Option<f64> {
+    let (a, b) = summary.overall().span?;
+    Some((b - a) as f64 / 1e9)
 }
 
-/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`), with the
-/// analysis of `cfg` ([`crate::analysis`]): a `headline`, and per group its `findings`,
-/// `analysis` and, with `--hist`, a `histogram` per metric. The callers add members to
-/// [`JsonDoc::head`]; serializing it writes the members in key order (as a
-/// `serde_json::Value` would) with `groups` made one group at a time, so a report of many
-/// groups (`--by user`) never holds all of them as JSON values at once.
-pub fn to_json<'a>(
-    cov: &Coverage,
-    summary: &'a mut Summary,
-    quantiles: &[f64],
-    cfg: &AnalysisConfig,
-) -> JsonDoc<'a> {
-    let span = log_span(summary);
-    let targets = summary.targets.clone();
-    let report = crate::analysis::analyze(summary, cfg, quantiles);
-    let mut head = Map::new();
-    head.insert("schema".into(), json!(SCHEMA));
-    head.insert("coverage".into(), coverage_json(cov));
-    if let Some(h) = &report.headline {
-        head.insert("headline".into(), crate::reading::headline_json(h));
-    }
-    GroupsDoc::new(
-        head,
-        LazyGroups {
-            groups: summary.groups(),
-            reports: report.groups,
-            quantiles: quantiles.to_vec(),
-            targets,
-            span,
-        },
-    )
-}
-
-/// The summary document of [`to_json`]: its members but `groups`, and the groups, made as they
-/// are written.
-pub type JsonDoc<'a> = GroupsDoc<LazyGroups<'a>>;
+/// What the table says, and stderr in every other mode, when lines were read but none was a
+/// request (a wrong `--format`, `--root` or `--prefix` must not pass silently for an idle
+/// server in a cron job's JSON or Prometheus output).
+pub(crate) const NO_REQUESTS: &str = "no line was recognised as a request: `tokentime formats` lists \
+     the formats; try --format NAME, --root PATH (when the record sits inside each line), --prefix \
+     REGEX (when text such as a syslog header comes before the JSON) or --map for an in-house log";
 
 /// A JSON document whose `groups` array is made one element at a time while it is written:
 /// `head` holds the other members (the callers may add theirs); serializing writes them all in
@@ -953,36 +881,6 @@ impl<G: MakeGroups> GroupsDoc<G> {
             head,
             groups: std::cell::RefCell::new(groups),
         }
-    }
-}
-
-/// The groups of a summary report ([`to_json`]).
-pub struct LazyGroups<'a> {
-    groups: Vec<(GroupKey, &'a mut GroupStats)>,
-    reports: Vec<crate::analysis::GroupReport>,
-    quantiles: Vec<f64>,
-    targets: Option<Targets>,
-    span: Option<f64>,
-}
-
-impl MakeGroups for LazyGroups<'_> {
-    fn count(&self) -> usize {
-        self.groups.len()
-    }
-
-    fn group(&mut self, i: usize) -> Json {
-        let (key, g) = &mut self.groups[i];
-        let r = &self.reports[i];
-        let mut doc = group_json(key, g, &self.quantiles, self.targets.as_ref(), self.span);
-        let (findings, analysis) = crate::reading::group_json(r);
-        doc["findings"] = findings;
-        doc["analysis"] = analysis;
-        for (name, h) in METRICS.iter().zip(&r.hist) {
-            if let Some(h) = h {
-                doc["metrics"][*name]["histogram"] = crate::reading::hist_json(h);
-            }
-        }
-        doc
     }
 }
 
@@ -1020,100 +918,6 @@ impl<G: MakeGroups> serde::Serialize for GroupsSeq<'_, G> {
     }
 }
 
-/// The time span of the whole log in seconds (first start to last end over all requests),
-/// `None` when no request logs a time.
-pub fn log_span(summary: &mut Summary) -> Option<f64> {
-    let (a, b) = summary.overall().span?;
-    Some((b - a) as f64 / 1e9)
-}
-
-/// A group's goodput as JSON: targets, counts, share, and rates over `span_s`.
-fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json {
-    let t: Map<String, Json> = targets
-        .0
-        .iter()
-        .map(|&(m, ms)| (METRICS[m].to_owned(), json!(round3(ms))))
-        .collect();
-    let rate = |n: u64| match span_s {
-        Some(s) if s > 0.0 => json!(round3(n as f64 / s)),
-        _ => Json::Null,
-    };
-    json!({
-        "targets": t,
-        "met": g.goodput.met,
-        "unknown": g.goodput.unknown,
-        "missed": g.requests - g.goodput.met - g.goodput.unknown,
-        // A share to 5 decimals (a percentage to 3), divided once so that it prints as such
-        // (0.31741, not 0.31740999999999997).
-        "share": if g.requests > 0 { json!((g.goodput.met as f64 / g.requests as f64 * 1e5).round() / 1e5) } else { Json::Null },
-        "span_s": span_s.map(round3),
-        "requests_per_s": rate(g.goodput.met),
-        "output_tokens_per_s": rate(g.goodput.met_output_tokens),
-    })
-}
-
-/// One group as the JSON of a `groups` entry: key, counts, metrics, and goodput when there
-/// are targets (rates over `span_s`, the log's time span).
-pub fn group_json(
-    key: &GroupKey,
-    g: &mut GroupStats,
-    quantiles: &[f64],
-    targets: Option<&Targets>,
-    span_s: Option<f64>,
-) -> Json {
-    {
-        let mut k = Map::new();
-        for (name, v) in key {
-            k.insert(
-                name.clone(),
-                v.clone().map(Json::String).unwrap_or(Json::Null),
-            );
-        }
-        let mut metrics = Map::new();
-        let origins: Map<String, Json> = g
-            .ttft_origins
-            .iter()
-            .map(|(o, n)| ((*o).to_owned(), json!(n)))
-            .collect();
-        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
-            let mut qs = Map::new();
-            for &q in quantiles {
-                qs.insert(quantile_name(q), num(st.digest.quantile(q)));
-            }
-            let nulls: Map<String, Json> = st
-                .nulls
-                .iter()
-                .map(|(r, n)| (r.as_str().to_owned(), json!(n)))
-                .collect();
-            let mut entry = json!({
-                "count": st.digest.count(),
-                "nulls": nulls,
-                "exact": st.digest.is_exact(),
-                "min": num(st.digest.min()),
-                "max": num(st.digest.max()),
-                "mean": num(st.digest.mean()),
-                "quantiles": qs,
-            });
-            if *name == "ttft_ms" {
-                entry["origins"] = Json::Object(origins.clone());
-            }
-            metrics.insert((*name).to_owned(), entry);
-        }
-        let mut doc = json!({
-            "key": k,
-            "requests": g.requests,
-            "errors": g.errors,
-            "cancelled": g.cancelled,
-            "response_cache": g.response_cache,
-            "metrics": metrics,
-        });
-        if let Some(t) = targets {
-            doc["goodput"] = goodput_json(g, t, span_s);
-        }
-        doc
-    }
-}
-
 /// The coverage block of the JSON summary.
 pub fn coverage_json(cov: &Coverage) -> Json {
     json!({
@@ -1139,230 +943,6 @@ pub fn coverage_json(cov: &Coverage) -> Json {
         "formats": cov.formats,
     })
 }
-
-/// Writes the summary as an aligned text table.
-///
-/// # Errors
-/// The writer's.
-pub fn write_table(
-    out: &mut impl Write,
-    cov: &Coverage,
-    summary: &mut Summary,
-    quantiles: &[f64],
-    cfg: &AnalysisConfig,
-) -> io::Result<()> {
-    let report = crate::analysis::analyze(summary, cfg, quantiles);
-    let mut head = format!(
-        "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
-        cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
-    );
-    for (label, n) in [
-        ("too long", cov.too_long),
-        ("cancelled", cov.cancelled),
-        ("response cache", cov.response_cache),
-        ("negative intervals", cov.negative_interval),
-        ("unparseable", cov.unparseable),
-        ("inputs not read to their end", cov.read_errors),
-        ("multi-line requests unfinished", cov.join_unfinished),
-        ("evicted", cov.join_evicted),
-        ("timed out", cov.join_timed_out),
-        ("orphaned", cov.join_orphaned),
-    ] {
-        if n > 0 {
-            head.push_str(&format!("  {label} {n}"));
-        }
-    }
-    if !cov.formats.is_empty() {
-        let formats: Vec<String> = cov
-            .formats
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        head.push_str(&format!("  formats: {}", formats.join(", ")));
-    }
-    writeln!(out, "{head}")?;
-    if cov.requests == 0 && cov.lines > 0 {
-        writeln!(out, "{NO_REQUESTS}")?;
-    }
-    if let Some(h) = &report.headline
-        && cov.requests > 0
-    {
-        crate::reading::write_headline(out, h)?;
-    }
-    let span = log_span(summary);
-    let targets = summary.targets.clone();
-    let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
-    header.extend(quantiles.iter().map(|&q| quantile_name(q)));
-    header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
-    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
-        let label = if key.is_empty() {
-            "all requests".to_owned()
-        } else {
-            key.iter()
-                .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("unknown")))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        writeln!(out)?;
-        let mut extra = String::new();
-        if g.cancelled > 0 {
-            extra.push_str(&format!(", {} cancelled", g.cancelled));
-        }
-        if g.response_cache > 0 {
-            extra.push_str(&format!(", {} response cache", g.response_cache));
-        }
-        writeln!(
-            out,
-            "{label}: {}, {}{extra}",
-            plural(g.requests, "request"),
-            plural(g.errors, "error")
-        )?;
-        if let Some(t) = &targets {
-            writeln!(out, "{}", goodput_line(g, t, span))?;
-        }
-        let mut rows = vec![header.clone()];
-        let mut absent = vec![];
-        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
-            let nulls: Vec<String> = st
-                .nulls
-                .iter()
-                .map(|(r, n)| format!("{} {n}", r.as_str()))
-                .collect();
-            if st.digest.count() == 0 {
-                absent.push(format!("{name} ({})", nulls.join(", ")));
-                continue;
-            }
-            let cell = |v: Option<f64>| v.map(fmt_cell).unwrap_or_else(|| "-".to_owned());
-            let mut row = vec![
-                (*name).to_owned(),
-                st.digest.count().to_string(),
-                cell(st.digest.min()),
-            ];
-            for &q in quantiles {
-                row.push(cell(st.digest.quantile(q)));
-            }
-            row.push(cell(st.digest.max()));
-            row.push(cell(st.digest.mean()));
-            row.push(nulls.join(", "));
-            if !st.digest.is_exact() {
-                row[0].push('~');
-            }
-            rows.push(row);
-        }
-        let ncols = header.len();
-        let widths: Vec<usize> = (0..ncols)
-            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-            .collect();
-        for r in &rows {
-            let mut line = String::new();
-            for (c, cell) in r.iter().enumerate() {
-                let w = widths[c];
-                if c == 0 || c == ncols - 1 {
-                    line.push_str(&format!("{cell:<w$}"));
-                } else {
-                    line.push_str(&format!("{cell:>w$}"));
-                }
-                if c + 1 < ncols {
-                    line.push_str("  ");
-                }
-            }
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        if g.ttft_origins.len() > 1 {
-            let mixed: Vec<String> = g
-                .ttft_origins
-                .iter()
-                .map(|(o, n)| format!("{o} {n}"))
-                .collect();
-            writeln!(
-                out,
-                "note: ttft_ms mixes origins ({}): a TTFT from `scheduled` leaves the queue out; compare like with like",
-                mixed.join(", ")
-            )?;
-        }
-        // The full analysis for all requests and the --by groups; the cache classes (the
-        // default breakdown) only say which metrics are multimodal (JSON has everything).
-        let full = !key.iter().any(|(k, _)| k == "cache");
-        if full && g.ttft_from_scheduled_only() {
-            writeln!(
-                out,
-                "note: ttft_ms runs from `scheduled` (the server's slot start): the log has no arrival time, so the queue before it is left out"
-            )?;
-        }
-        if !absent.is_empty() {
-            writeln!(out, "no values: {}", absent.join(", "))?;
-        }
-        crate::reading::write_group(out, r, widths[0], full)?;
-        if cfg.hist {
-            let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
-            crate::reading::write_hists(out, r, &means, widths[0])?;
-        }
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "durations in ms; quantiles exact (linear interpolation, numpy's default) up to {} values, t-digest estimates past that (marked ~)",
-        summary.exact_limit
-    )?;
-    Ok(())
-}
-
-pub(crate) fn plural(n: u64, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
-
-fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
-    let share = if g.requests > 0 {
-        format!(
-            " ({:.1}%)",
-            g.goodput.met as f64 / g.requests as f64 * 100.0
-        )
-    } else {
-        String::new()
-    };
-    let unknown = if g.goodput.unknown > 0 {
-        format!(", {} unknown", g.goodput.unknown)
-    } else {
-        String::new()
-    };
-    let rates = match span_s {
-        Some(s) if s > 0.0 => format!(
-            "; {} requests/s, {} output tokens/s over {} s",
-            round3(g.goodput.met as f64 / s),
-            round3(g.goodput.met_output_tokens as f64 / s),
-            round3(s)
-        ),
-        _ => String::new(),
-    };
-    format!(
-        "goodput {}: {} of {} requests{share}{unknown}{rates}",
-        t.text(),
-        g.goodput.met,
-        g.requests
-    )
-}
-
-/// A number as the table prints it: one decimal from 100 up, three below.
-pub(crate) fn fmt_cell(x: f64) -> String {
-    if x.abs() >= 100.0 {
-        format!("{x:.1}")
-    } else {
-        let mut b = Vec::new();
-        let _ = crate::enrich::write_fixed3(&mut b, x);
-        String::from_utf8_lossy(&b).into_owned()
-    }
-}
-
-/// What the table says, and stderr in every other mode, when lines were read but none was a
-/// request (a wrong `--format`, `--root` or `--prefix` must not pass silently for an idle
-/// server in a cron job's JSON or Prometheus output).
-pub(crate) const NO_REQUESTS: &str = "no line was recognised as a request: `tokentime formats` lists \
-     the formats; try --format NAME, --root PATH (when the record sits inside each line), --prefix \
-     REGEX (when text such as a syslog header comes before the JSON) or --map for an in-house log";
 
 #[cfg(test)]
 mod tests {

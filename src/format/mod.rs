@@ -6,9 +6,13 @@
 //! Field facts and sources are in FORMATS.md (LiteLLM section 3a, llama.cpp section 5, vLLM
 //! section 2b). No I/O here.
 
+pub mod builtin;
+pub mod file;
+pub mod units;
+
+use crate::format::units::{Unit, decode_count_bytes, decode_ns, decode_ns_bytes};
+use crate::json::{PathSet, SlotId, Slots, index_segment};
 use crate::metrics::{Origin, Outcome, Timeline};
-use crate::record::{PathSet, SlotId, Slots};
-use crate::units::{Unit, decode_count_bytes, decode_ns, decode_ns_bytes};
 
 /// A canonical field a format can fill (SPEC section 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,9 +128,9 @@ impl Field {
 
 /// A condition on a line. In a formats file: `{present = "a.b"}`, `{path = "a.b", equals =
 /// VALUE}`, `{path = "a.b", differs = VALUE}`, `{path = "a.b", at_least = NUMBER}`, `{not =
-/// COND}` (see [`crate::format_file`]).
+/// COND}` (see [`crate::format::file`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-#[serde(try_from = "crate::format_file::CondDef")]
+#[serde(try_from = "crate::format::file::CondDef")]
 pub enum Cond {
     /// The path has a non-null value.
     Present(Vec<String>),
@@ -147,7 +151,7 @@ pub enum Cond {
 /// When several rules fill the same field, the first that yields a value wins (Helicone:
 /// `total_tokens - completion_tokens`, else `prompt_tokens`).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-#[serde(try_from = "crate::format_file::FieldRuleDef")]
+#[serde(try_from = "crate::format::file::FieldRuleDef")]
 pub struct FieldRule {
     /// The canonical field.
     pub field: Field,
@@ -257,7 +261,7 @@ pub struct JoinSpec {
 }
 
 /// One log format as data. A formats file (`--formats FILE`) holds the same tables; the
-/// member names below are its keys (see [`crate::format_file`] for the schema).
+/// member names below are its keys (see [`crate::format::file`] for the schema).
 #[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FormatSpec {
@@ -292,7 +296,7 @@ pub struct FormatSpec {
     #[serde(default)]
     pub streamed_when: Option<Cond>,
     /// What the format's arrival instant is (`Arrival` for a server, `Gateway` for a gateway).
-    #[serde(default, deserialize_with = "crate::format_file::de_origin")]
+    #[serde(default, deserialize_with = "crate::format::file::de_origin")]
     pub arrival_origin: Origin,
     /// What its TTFT is measured from, for `tokentime formats`.
     #[serde(default)]
@@ -306,14 +310,14 @@ pub struct FormatSpec {
     #[serde(
         default,
         rename = "id",
-        deserialize_with = "crate::format_file::de_paths"
+        deserialize_with = "crate::format::file::de_paths"
     )]
     pub id_paths: Vec<Vec<String>>,
     /// Where the model name is read.
     #[serde(
         default,
         rename = "model",
-        deserialize_with = "crate::format_file::de_paths"
+        deserialize_with = "crate::format::file::de_paths"
     )]
     pub model_paths: Vec<Vec<String>>,
     /// Tried only after every other format failed to match, in table order, and never first by
@@ -394,11 +398,6 @@ pub fn parse_path(s: &str) -> Vec<String> {
     out
 }
 
-/// The array index a path segment names (`[0]` -> 0, `[-1]` -> -1), if it is one.
-pub fn index_segment(seg: &str) -> Option<i64> {
-    seg.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
-}
-
 /// A path as `parse_path` reads it back (dots between keys, `[i]` for elements, `\` before a
 /// dot or `[` inside a key).
 pub fn path_str(path: &[String]) -> String {
@@ -422,10 +421,10 @@ pub fn path_str(path: &[String]) -> String {
 }
 
 /// The built-in formats, in detection order.
-pub fn builtin() -> Vec<FormatSpec> {
+pub fn builtins() -> Vec<FormatSpec> {
     let mut all = vec![litellm(), llamacpp(), vllm()];
-    all.extend(crate::format_tables::tables());
-    all.extend(crate::format_records::tables());
+    all.extend(crate::format::builtin::tables::tables());
+    all.extend(crate::format::builtin::records::tables());
     all
 }
 

@@ -4,10 +4,10 @@
 //!
 //! Owns cell quoting, label escaping and metric names. Writes only to the writer it is given.
 
-use crate::enrich::{round3, write_fixed3, write_json_str_body};
+use crate::classify::{Coverage, Request};
 use crate::metrics::Metrics;
-use crate::pipeline::{Coverage, Request};
-use crate::slo::Verdict;
+use crate::output::enrich::{round3, write_fixed3, write_json_str_body};
+use crate::summary::slo::Verdict;
 use crate::summary::{GroupStats, METRICS, Summary, log_span, quantile_name};
 use std::io::{self, Write};
 
@@ -67,7 +67,7 @@ fn group_label(key: &[(String, Option<String>)]) -> String {
     if key.is_empty() {
         "all".into()
     } else {
-        crate::slo::group_label(key)
+        crate::summary::slo::group_label(key)
     }
 }
 
@@ -549,12 +549,12 @@ impl Rows {
                 RowField::Id => ctx.id.map_or(Cell::Null, |s| Cell::Str(s.to_owned())),
                 RowField::Model => ctx.model.map_or(Cell::Null, |s| Cell::Str(s.to_owned())),
                 RowField::Format => Cell::Str(ctx.format.to_owned()),
-                RowField::Start => r
-                    .start_ns
-                    .map_or(Cell::Null, |t| Cell::Str(crate::window::rfc3339_ms(t))),
-                RowField::End => r
-                    .end_ns
-                    .map_or(Cell::Null, |t| Cell::Str(crate::window::rfc3339_ms(t))),
+                RowField::Start => r.start_ns.map_or(Cell::Null, |t| {
+                    Cell::Str(crate::summary::window::rfc3339_ms(t))
+                }),
+                RowField::End => r.end_ns.map_or(Cell::Null, |t| {
+                    Cell::Str(crate::summary::window::rfc3339_ms(t))
+                }),
                 RowField::Metric(i) => metric_cell(m, i),
                 RowField::Cache => m
                     .cache
@@ -611,7 +611,7 @@ impl Rows {
 pub fn write_request_rows(
     out: &mut impl Write,
     rows: &Rows,
-    proc: &crate::pipeline::Processor,
+    proc: &crate::classify::Processor,
     content: &[u8],
     line: u64,
 ) -> io::Result<()> {

@@ -2,11 +2,11 @@
 //! benchmark result files (FORMATS.md sections 2c, 2d, 6; realdata/README.md). Each is data:
 //! line markers, where the records are, and the fields of one record.
 
+use crate::format::units::Unit;
 use crate::format::{
     Combine, Cond, Field, FormatSpec, JoinSpec, RecordSource, RecordWindow, p, rule,
 };
 use crate::metrics::Origin;
-use crate::units::Unit;
 
 /// The formats of this module, in detection order.
 pub fn tables() -> Vec<FormatSpec> {

@@ -2,9 +2,9 @@
 //! [`crate::cli`].
 
 use crate::format::FormatSpec;
-use crate::input::Source;
-use crate::render::Rows;
-use crate::slo::{Slo, Targets};
+use crate::input::source::Source;
+use crate::output::render::Rows;
+use crate::summary::slo::{Slo, Targets};
 use std::path::PathBuf;
 
 /// Everything a run needs, already checked.

@@ -5,13 +5,14 @@
 //!
 //! Takes a finished [`Report`](crate::analysis::Report); writes only to the writer it is given.
 
+use crate::analysis::hist::{self, Histogram};
 use crate::analysis::{
     BucketRow, Decomposition, EXPLAINED_PURITY, GroupReport, Headline, Inflight, MultimodalFinding,
     Region,
 };
-use crate::enrich::round3;
-use crate::hist::{self, Histogram};
-use crate::summary::{METRICS, fmt_cell, quantile_name};
+use crate::output::enrich::round3;
+use crate::output::summary::fmt_cell;
+use crate::summary::{METRICS, quantile_name};
 use serde_json::{Map, Value as Json, json};
 use std::io::{self, Write};
 

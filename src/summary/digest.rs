@@ -278,7 +278,7 @@ impl Digest {
         }
     }
 
-    /// The digest's contents for saving ([`crate::digest_file`]): count, sum, min, max and
+    /// The digest's contents for saving ([`crate::summary::digest_file`]): count, sum, min, max and
     /// either every value (sorted, while exact) or the t-digest's centroids as
     /// `(mean, weight)` pairs.
     pub fn export(&mut self) -> Exported {

@@ -12,19 +12,23 @@
 //!
 //! `--threads N` threads read the inputs: up to N files at once, and, when there are fewer
 //! files than threads (and no `--every`), each file in chunks by its share of the threads
-//! ([`crate::parallel`]; the chunk workers' parts are folded into the file's part, in order,
+//! ([`crate::app::parallel`]; the chunk workers' parts are folded into the file's part, in order,
 //! when it is done).
 
-use crate::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
-use crate::document::{Document, Item, Objects};
-use crate::error::{Error, ExitCode};
-use crate::input::Source;
-use crate::lines::{Line, LineReader};
-use crate::pipeline::Coverage;
-use crate::summary::{Summary, group_json, to_json, write_table};
-use crate::window::{Buckets, Sliding, format_duration, rfc3339_ms};
-use crate::worker::{Handled, Part, Worker};
-use crate::{Diagnostics, digest_file, parallel, render, slo};
+use crate::app::Diagnostics;
+use crate::app::error::{Error, ExitCode};
+use crate::app::parallel;
+use crate::app::worker::{Handled, Part, Worker};
+use crate::classify::Coverage;
+use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
+use crate::input::document::{Document, Item, Objects};
+use crate::input::lines::{Line, LineReader};
+use crate::input::source::Source;
+use crate::output::render;
+use crate::output::summary::{group_json, to_json, write_table};
+use crate::summary::Summary;
+use crate::summary::window::{Buckets, Sliding, format_duration, rfc3339_ms};
+use crate::summary::{digest_file, slo};
 use serde_json::json;
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -47,7 +51,7 @@ struct Shared {
     sc: SummaryConfig,
     template: Summary,
     /// The processor every input's worker starts from (formats compiled once).
-    proto: crate::pipeline::Processor,
+    proto: crate::classify::Processor,
     parts: Vec<Mutex<Part>>,
     next: AtomicUsize,
     stop: AtomicBool,
@@ -75,7 +79,7 @@ fn open(source: &Source, bytes: &Arc<AtomicU64>) -> io::Result<Box<dyn Read + Se
     match source {
         Source::Stdin => source.open(),
         // A small buffer for peeking at the first bytes: bigger reads go straight through.
-        Source::Path(p) => crate::input::decompress(io::BufReader::with_capacity(
+        Source::Path(p) => crate::input::source::decompress(io::BufReader::with_capacity(
             32 * 1024,
             Counting {
                 inner: std::fs::File::open(p)?,
@@ -113,7 +117,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), part);
     let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
     let mut line_no = 0u64;
-    match crate::document::detect(&mut reader) {
+    match crate::input::document::detect(&mut reader) {
         Err(e) => {
             fail(e);
             return Ok(());
@@ -129,7 +133,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
                 }
                 Ok(())
             };
-            if let Err(msg) = crate::document::for_each_element(reader, &mut each) {
+            if let Err(msg) = crate::input::document::for_each_element(reader, &mut each) {
                 worker.count_invalid();
                 report(line_no + 1, &format!("invalid JSON document: {msg}"));
             }
@@ -342,7 +346,7 @@ pub fn run_summary(
         digest_file::check_writable(path)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
-    let template = crate::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
+    let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
     let n = config.inputs.len();
     // Live input is read all at once (each `tail -F` on its own thread); batch input by
     // `--threads` threads, a file in chunks when there are fewer files than threads.
@@ -528,7 +532,7 @@ pub fn run_summary(
             if b.unplaced > 0 {
                 crate::diag!(
                     "tokentime: {} without an end time {} in no --bucket window",
-                    crate::summary::plural(b.unplaced, "request"),
+                    crate::output::summary::plural(b.unplaced, "request"),
                     if b.unplaced == 1 { "is" } else { "are" }
                 );
             }
@@ -644,7 +648,7 @@ fn write_tick(
                 json!({
                     "n": n,
                     "at": rfc3339_ms(now_ns()),
-                    "elapsed_s": crate::enrich::round3(elapsed.as_secs_f64()),
+                    "elapsed_s": crate::output::enrich::round3(elapsed.as_secs_f64()),
                     "window_s": sc.window.map(|w| w as f64 / 1e9),
                 }),
             );
@@ -749,7 +753,7 @@ pub fn report(
                             "quantile": crate::summary::quantile_name(v.slo.quantile),
                             "bound": v.slo.bound,
                             "group": v.slo.group.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-                            "value": v.value.map(crate::enrich::round3),
+                            "value": v.value.map(crate::output::enrich::round3),
                             "count": v.count,
                             "met": v.met,
                         })

@@ -1,6 +1,6 @@
 //! More built-in format tables: servers, gateways and provider responses whose one line is one
 //! request (FORMATS.md sections 1, 7a, 7b, 8a-8d, 8f). Each is data ([`FormatSpec`]); see
-//! [`crate::format`] for the rules and [`crate::format_file`] for the same tables as a file.
+//! [`crate::format`] for the rules and [`crate::format::file`] for the same tables as a file.
 //!
 //! Decisions that the tables encode (each also in the format's `ttft_doc`/`cache_doc`, shown by
 //! `tokentime formats`):
@@ -19,9 +19,9 @@
 //!   `cache_read + cache_creation` to `input_tokens`; Helicone and Langfuse take the total
 //!   minus the output, since their prompt count excludes the cache for some providers only.
 
+use crate::format::units::Unit;
 use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
 use crate::metrics::Origin;
-use crate::units::Unit;
 
 /// The formats of this module, in detection order (after litellm, llamacpp, vllm). The
 /// fallback formats come last.

@@ -8,10 +8,10 @@
 //! used (its feature pins old proc-macro crates, and a digest serialized before `flush()` does
 //! not read back). Reads and writes only the files it is given.
 
-use crate::digest::{Digest, Exported, Values};
+use crate::classify::Coverage;
 use crate::metrics::NullReason;
-use crate::pipeline::Coverage;
-use crate::slo::{Targets, metric_index};
+use crate::summary::digest::{Digest, Exported, Values};
+use crate::summary::slo::{Targets, metric_index};
 use crate::summary::{
     GroupStats, GroupsDoc, METRICS, MakeGroups, RawGroup, Summary, coverage_json,
 };
@@ -277,7 +277,7 @@ pub fn from_json(doc: &Json) -> Result<Loaded, String> {
     };
     // Files from before it was saved: the default.
     let exact_limit = match &doc["exact_limit"] {
-        Json::Null => crate::digest::EXACT_LIMIT,
+        Json::Null => crate::summary::digest::EXACT_LIMIT,
         v => v.as_u64().ok_or("\"exact_limit\" must be a count")? as usize,
     };
     let mut summary = Summary::new(by, max_groups, exact_limit)
@@ -354,7 +354,7 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
     // Files saved before the analysis member existed have none: the analysis tables stay
     // empty.
     if !g["analysis"].is_null() {
-        st.extra = crate::analysis::Extra::load_json(&g["analysis"])?;
+        st.extra = crate::summary::accumulators::Extra::load_json(&g["analysis"])?;
     }
     for (name, m) in METRICS.iter().zip(st.metrics.iter_mut()) {
         let j = &g["metrics"][*name];

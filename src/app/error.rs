@@ -1,7 +1,7 @@
 //! Errors and exit codes.
 //!
 //! A fatal [`Error`] stops the run (I/O, configuration); bad input lines are never errors:
-//! they are counted in [`crate::pipeline::Coverage`] and reported as diagnostics.
+//! they are counted in [`crate::classify::Coverage`] and reported as diagnostics.
 
 use std::io;
 

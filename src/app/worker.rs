@@ -5,16 +5,17 @@
 //! Owns a [`Processor`], the counters and the reused buffers, so one line costs no allocation
 //! in steady state. Writes what enrich outputs to the writer it is given; returns why a line is
 //! bad to its caller (who numbers and reports it) and never prints. Used line by line by
-//! [`crate::run`] and [`crate::live`], and chunk by chunk by [`crate::parallel`].
+//! [`crate::run`] and [`crate::app::summarize`], and chunk by chunk by [`crate::app::parallel`].
 
-use crate::concurrency::{MAX_PENDING, Sweep};
-use crate::config::{Command, Config, EnrichConfig, SummaryConfig};
-use crate::enrich;
+use crate::classify::ByValues;
+use crate::classify::{Coverage, Kind, Processor, Request};
+use crate::cli::config::{Command, Config, EnrichConfig, SummaryConfig};
 use crate::metrics::CacheClass;
-use crate::pipeline::{Coverage, Kind, Processor, Request};
-use crate::render::{self, Rows};
-use crate::summary::{ByValues, GroupIds, Summary};
-use crate::window::Buckets;
+use crate::metrics::sweep::{MAX_PENDING, Sweep};
+use crate::output::enrich;
+use crate::output::render::{self, Rows};
+use crate::summary::window::Buckets;
+use crate::summary::{GroupIds, Summary};
 use std::io::{self, Write};
 use std::sync::{Mutex, MutexGuard};
 

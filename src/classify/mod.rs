@@ -2,14 +2,19 @@
 //!
 //! Owns the [`Processor`] (the compiled formats, the path trie, the reused slot buffer and
 //! scratch line) and the [`Coverage`] counters. Sees one line's bytes at a time; writes
-//! nothing. The sinks ([`crate::enrich`], [`crate::summary`]) decide what to do with the result.
+//! nothing. The sinks ([`crate::output::enrich`], [`crate::summary`]) decide what to do with the result.
+
+mod by_values;
+pub mod records;
+
+pub use by_values::ByValues;
 
 use crate::format::{FormatSpec, Formats};
-use crate::metrics::{Metrics, Outcome, derive};
-use crate::record::{
+use crate::json::{
     PathSet, ReadError, Slots, neutralize_non_finite, neutralize_undecodable, raw_str,
 };
-use crate::summary::ByValues;
+use crate::metrics::{Metrics, Outcome, derive};
+
 use std::collections::BTreeMap;
 
 /// What one line turned out to be.
@@ -469,7 +474,7 @@ impl Processor {
     /// Makes a line of a format whose requests span several lines come back as
     /// [`Kind::Deferred`], untouched and uncounted, instead of entering the join table: a
     /// thread that reads a chunk of a file leaves such lines to the one that sees them all in
-    /// input order ([`crate::parallel`]). So are the pieces of a line split by Docker or the
+    /// input order ([`crate::app::parallel`]). So are the pieces of a line split by Docker or the
     /// kubelet that may continue pieces held before the chunk ([`Processor::new_chunk`]).
     pub fn defer_joins(&mut self) {
         self.defer_joins = true;
@@ -902,7 +907,7 @@ impl Processor {
         let spec = self.formats.spec(format);
         let raw = match (&spec.records, std::str::from_utf8(line)) {
             (Some(crate::format::RecordSource::Each(patterns)), Ok(text)) if !self.reference => {
-                crate::records::collect_raw(
+                crate::classify::records::collect_raw(
                     text,
                     patterns,
                     spec.record_window.as_ref(),
@@ -954,7 +959,7 @@ impl Processor {
         let Some(source) = &spec.records else {
             return Err(Kind::NoTiming);
         };
-        self.outside_window += crate::records::collect(
+        self.outside_window += crate::classify::records::collect(
             &value,
             source,
             spec.record_window.as_ref(),

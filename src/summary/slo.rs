@@ -6,8 +6,8 @@
 //! SLO against a finished [`Summary`]. Writes nothing; the caller prints the verdicts.
 
 use crate::metrics::{Metrics, NullReason, Outcome};
+use crate::summary::window::{format_duration, parse_flag_duration};
 use crate::summary::{GroupKey, METRICS, Summary, quantile_name};
-use crate::window::{format_duration, parse_flag_duration};
 
 /// Index into [`METRICS`] of a metric named as on the command line: `ttft`, `ttft_ms`,
 /// `tpot`, `e2e`, `queue`, `prefill`, `decode`, `input_tokens`, `cached_tokens`,
@@ -122,7 +122,7 @@ impl Verdict {
             ""
         };
         let q = quantile_name(self.slo.quantile);
-        let bound = crate::enrich::round3(self.slo.bound);
+        let bound = crate::number::round3(self.slo.bound);
         match self.value {
             None => format!(
                 "SLO {} BROKEN: no {} values in group {}",
@@ -144,7 +144,7 @@ impl Verdict {
 
 fn fixed3(v: f64) -> String {
     let mut b = Vec::new();
-    let _ = crate::enrich::write_fixed3(&mut b, v);
+    let _ = crate::number::write_fixed3(&mut b, v);
     String::from_utf8_lossy(&b).into_owned()
 }
 
@@ -177,7 +177,7 @@ pub fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
                 slo: slo.clone(),
                 value,
                 count,
-                met: value.is_some_and(|v| crate::enrich::round3(v) <= slo.bound),
+                met: value.is_some_and(|v| crate::number::round3(v) <= slo.bound),
             }
         })
         .collect()

@@ -1,0 +1,4 @@
+//! The built-in formats.
+
+pub mod records;
+pub mod tables;

@@ -1,0 +1,7 @@
+//! Metrics: one request's timeline and the pure derivation of its metrics, and the in-flight
+//! sweep over many requests.
+
+mod derive;
+pub mod sweep;
+
+pub use derive::*;
