@@ -18,6 +18,8 @@
 //! 10. `cli/`: clap arguments resolved into an immutable `Config`.
 //! 11. `app/`: the driver that reads every input, the commands on top of it, the threads.
 
+#![warn(unreachable_pub)]
+
 /// `eprintln!` that never fails: a message to stderr, dropped when stderr is closed (`2>&1 |
 /// head`). `eprintln!` panics then, which ended a thread before it counted a failed input
 /// (and so the exit status); a diagnostic must never change what the run does.

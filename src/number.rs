@@ -82,7 +82,7 @@ pub(crate) fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 }
 
 /// Appends `s` JSON-escaped (without quotes).
-pub fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
     if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
         out.extend_from_slice(s.as_bytes());
         return;

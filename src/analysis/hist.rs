@@ -13,14 +13,14 @@
 use std::io::{self, Write};
 
 /// Most bins a histogram has between its smallest and largest positive value.
-pub const MAX_BINS: usize = 24;
+pub(crate) const MAX_BINS: usize = 24;
 
 /// Characters of the longest bar.
-pub const BAR_WIDTH: usize = 40;
+pub(crate) const BAR_WIDTH: usize = 40;
 
 /// One bin: values in `[lo, hi)` and their weight (count).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bin {
+pub(crate) struct Bin {
     /// Lower edge (inclusive).
     pub lo: f64,
     /// Upper edge (exclusive).
@@ -31,7 +31,7 @@ pub struct Bin {
 
 /// A log-scaled histogram.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Histogram {
+pub(crate) struct Histogram {
     /// Bins per decade.
     pub per_decade: u32,
     /// The bins from the smallest to the largest positive value, empty ones included.
@@ -51,7 +51,7 @@ pub struct Histogram {
 /// assert_eq!(h.nonpositive, 1.0);
 /// assert_eq!(h.bins.iter().map(|b| b.count).sum::<f64>(), 4.0);
 /// ```
-pub fn build(points: &[(f64, f64)]) -> Option<Histogram> {
+pub(crate) fn build(points: &[(f64, f64)]) -> Option<Histogram> {
     let total: f64 = points.iter().map(|p| p.1).sum();
     if total <= 0.0 {
         return None;
@@ -112,7 +112,7 @@ fn bar(eighths: usize) -> String {
 }
 
 /// A number as a histogram edge: three significant digits, no exponent.
-pub fn edge(x: f64) -> String {
+pub(crate) fn edge(x: f64) -> String {
     if x >= 100.0 {
         format!("{x:.0}")
     } else if x >= 10.0 {
@@ -131,7 +131,7 @@ pub fn edge(x: f64) -> String {
 ///
 /// # Errors
 /// The writer's.
-pub fn write(
+pub(crate) fn write(
     out: &mut impl Write,
     name: &str,
     h: &Histogram,

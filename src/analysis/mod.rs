@@ -10,8 +10,8 @@
 //! I/O. The methods and their parameters are documented in the README section "Reading the
 //! report" and on each item here.
 
-pub mod hist;
-pub mod modes;
+pub(crate) mod hist;
+pub(crate) mod modes;
 
 use crate::metrics::sweep::bucket_label;
 use crate::summary::accumulators::{Extra, Parts, input_bucket_label, input_bucket_range};
@@ -26,24 +26,24 @@ use std::collections::BTreeMap;
 /// minute? A review and meta-analysis of reading rate", Journal of Memory and Language 109),
 /// at 0.75 words per token (OpenAI's rule of thumb for English text):
 /// 238 / 60 / 0.75 = 5.3.
-pub const DEFAULT_READING_SPEED: f64 = 5.3;
+pub(crate) const DEFAULT_READING_SPEED: f64 = 5.3;
 
 /// Token- and request-weighted quantiles "differ" when they are this far apart (relative).
-pub const WEIGHTED_DIFFERENCE: f64 = 0.10;
+pub(crate) const WEIGHTED_DIFFERENCE: f64 = 0.10;
 
 /// A split by a grouping "explains" modes when this share of the values sits in the mode
 /// most of its group's values sit in.
-pub const EXPLAINED_PURITY: f64 = 0.9;
+pub(crate) const EXPLAINED_PURITY: f64 = 0.9;
 
 /// The TTFT growth from p50 to p99 must be this much queueing (or prefill) to be read as a
 /// capacity (or prompt) problem.
-pub const READING_SHARE: f64 = 0.6;
+pub(crate) const READING_SHARE: f64 = 0.6;
 
 /// The quantiles of the headline and of the analysis tables in text (all in JSON).
 const HEADLINE_QUANTILES: [f64; 3] = [0.5, 0.9, 0.99];
 
 /// Fewest requests a bucket of the TPOT-by-in-flight table needs to count in the slope.
-pub const MIN_BUCKET: u64 = 5;
+pub(crate) const MIN_BUCKET: u64 = 5;
 
 /// Who reads the headline (`--for`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +93,7 @@ impl Default for AnalysisConfig {
 
 /// A digest's values as `(value, weight)` points: every value while exact, the centroids
 /// beyond.
-pub fn points(d: &mut Digest) -> Vec<(f64, f64)> {
+pub(crate) fn points(d: &mut Digest) -> Vec<(f64, f64)> {
     let e = d.export();
     match (e.values, e.atoms) {
         (Values::Exact(v), _) => v.into_iter().map(|x| (x, 1.0)).collect(),
@@ -114,7 +114,7 @@ fn share_above(points: &[(f64, f64)], x: f64) -> f64 {
 
 /// How well one grouping separates the modes of a metric.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Split {
+pub(crate) struct Split {
     /// The dimensions the groups add (e.g. `["cache"]`).
     pub dims: Vec<String>,
     /// Share of the values that sit in their group's dominant mode.
@@ -129,7 +129,7 @@ pub struct Split {
 
 /// A multimodal metric of a group.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MultimodalFinding {
+pub(crate) struct MultimodalFinding {
     /// Index into [`METRICS`](crate::summary::METRICS).
     pub metric: usize,
     /// The modes.
@@ -148,7 +148,7 @@ pub struct MultimodalFinding {
 
 /// One region of the TTFT distribution in the decomposition.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Region {
+pub(crate) struct Region {
     /// `"p50"` (requests ranked between the 40th and 60th percentile) or `"p99"` (the
     /// slowest 1 %), by TTFT bins of 1/20 decade.
     pub at: &'static str,
@@ -168,7 +168,7 @@ pub struct Region {
 
 /// The TTFT decomposition of a group: where its TTFT goes, at p50 and p99.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decomposition {
+pub(crate) struct Decomposition {
     /// Requests with TTFT, queue and prefill.
     pub count: f64,
     /// The p50 and p99 regions.
@@ -181,7 +181,7 @@ pub struct Decomposition {
 
 /// One bucket of a table keyed by a count (in-flight requests, input tokens).
 #[derive(Debug, Clone, PartialEq)]
-pub struct BucketRow {
+pub(crate) struct BucketRow {
     /// Its label (`3-4`, `1024-2047`).
     pub label: String,
     /// Its bounds (inclusive; no upper bound for an open one).
@@ -198,7 +198,7 @@ pub struct BucketRow {
 
 /// TPOT per bucket of requests in flight.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Inflight {
+pub(crate) struct Inflight {
     /// The buckets, fewest in flight first.
     pub rows: Vec<BucketRow>,
     /// Median TPOT of each bucket, for the slope.
@@ -217,7 +217,7 @@ pub struct Inflight {
 
 /// Token- against request-weighted quantiles of one metric.
 #[derive(Debug, Clone, PartialEq)]
-pub struct WeightedFinding {
+pub(crate) struct WeightedFinding {
     /// Index into [`METRICS`](crate::summary::METRICS).
     pub metric: usize,
     /// What each value is weighted by.
@@ -230,7 +230,7 @@ pub struct WeightedFinding {
 
 /// The analysis of one group.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct GroupReport {
+pub(crate) struct GroupReport {
     /// Multimodal metrics.
     pub multimodal: Vec<MultimodalFinding>,
     /// A histogram per metric (with `--hist`).
@@ -249,7 +249,7 @@ pub struct GroupReport {
 
 /// The headline for a chat consumer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChatHeadline {
+pub(crate) struct ChatHeadline {
     /// TTFT values.
     pub ttft_count: u64,
     /// TTFT quantiles `(q, ms)`.
@@ -269,7 +269,7 @@ pub struct ChatHeadline {
 
 /// The headline for an agent consumer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AgentHeadline {
+pub(crate) struct AgentHeadline {
     /// E2E values.
     pub e2e_count: u64,
     /// E2E quantiles `(q, ms)`.
@@ -284,7 +284,7 @@ pub struct AgentHeadline {
 
 /// The headline of the report (from the all-requests group).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Headline {
+pub(crate) struct Headline {
     /// For whom.
     pub consumer: Consumer,
     /// The chat headline (for `chat` and `both`).
@@ -296,7 +296,7 @@ pub struct Headline {
 /// The analysis of a summary: a headline and one report per group, in the order of
 /// [`Summary::groups`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     /// The headline.
     pub headline: Option<Headline>,
     /// Per group.
@@ -680,7 +680,7 @@ fn group_report(
 /// Analyzes every group of `summary`: modes, decomposition, TTFT by input tokens and cache,
 /// TPOT by requests in flight, token weighting, histograms (with `cfg.hist`), and the headline
 /// from the all-requests group. `quantiles` are the report's.
-pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -> Report {
+pub(crate) fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -> Report {
     let mut groups = summary.groups();
     // The sweep's late and early-swept counts are the inputs', kept in the all-requests group:
     // a log out of time order makes every group's in-flight counts unreliable, not only that

@@ -35,19 +35,19 @@
 //! tests together (`tests/analysis.rs` checks 20 seeds).
 
 /// Fewest positive values a distribution needs before modes are looked for.
-pub const MIN_VALUES: f64 = 30.0;
+pub(crate) const MIN_VALUES: f64 = 30.0;
 /// Bins of the log values the mixtures are fitted to.
-pub const BINS: usize = 128;
+pub(crate) const BINS: usize = 128;
 /// Smallest share a mode may hold.
-pub const MIN_SHARE: f64 = 0.05;
+pub(crate) const MIN_SHARE: f64 = 0.05;
 /// Smallest Ashman's D between neighbouring modes.
-pub const MIN_ASHMAN_D: f64 = 2.0;
+pub(crate) const MIN_ASHMAN_D: f64 = 2.0;
 /// Smallest drop of BIC for one more mode.
-pub const MIN_DELTA_BIC: f64 = 10.0;
+pub(crate) const MIN_DELTA_BIC: f64 = 10.0;
 /// Smallest standard deviation of a component, in natural-log units (2 % of the value).
-pub const MIN_SIGMA: f64 = 0.02;
+pub(crate) const MIN_SIGMA: f64 = 0.02;
 /// Deepest a valley may be relative to the lower of its two peaks (density ratio).
-pub const MAX_VALLEY: f64 = 0.8;
+pub(crate) const MAX_VALLEY: f64 = 0.8;
 /// EM iterations at most per start.
 const MAX_ITER: usize = 150;
 /// EM stops when the log-likelihood per value improves by less than this.
@@ -55,7 +55,7 @@ const TOLERANCE: f64 = 1e-7;
 
 /// One mode of a multimodal distribution.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Mode {
+pub(crate) struct Mode {
     /// Its centre: the geometric mean (median) of its values, in the values' unit.
     pub center: f64,
     /// Share of the positive values it holds (0..1).
@@ -66,7 +66,7 @@ pub struct Mode {
 
 /// A multimodal distribution, as [`detect`] finds it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Modality {
+pub(crate) struct Modality {
     /// The modes, lowest first (two or three).
     pub modes: Vec<Mode>,
     /// The valleys between neighbouring modes (one fewer than the modes), in the values' unit.
@@ -354,7 +354,7 @@ fn accept(comps: &[Comp], delta_bic: f64) -> Option<Vec<f64>> {
 /// assert!((m.modes[0].share - 0.6).abs() < 0.01);
 /// assert!(m.antimodes[0] > 100.0 && m.antimodes[0] < 1200.0);
 /// ```
-pub fn detect(points: &[(f64, f64)]) -> Option<Modality> {
+pub(crate) fn detect(points: &[(f64, f64)]) -> Option<Modality> {
     let (pts, width) = binned(points);
     let n: f64 = pts.iter().map(|p| p.1).sum();
     if n < MIN_VALUES {
@@ -391,7 +391,7 @@ pub fn detect(points: &[(f64, f64)]) -> Option<Modality> {
 }
 
 /// Share of the points' weight (positive or not) with a value in `[lo, hi]`.
-pub fn share_within(points: &[(f64, f64)], lo: f64, hi: f64) -> f64 {
+pub(crate) fn share_within(points: &[(f64, f64)], lo: f64, hi: f64) -> f64 {
     let total: f64 = points.iter().map(|p| p.1).sum();
     if total <= 0.0 {
         return 0.0;

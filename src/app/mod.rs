@@ -1,10 +1,10 @@
 //! The application: the commands on top of the reading pipeline, the threads that run them,
 //! and the diagnostics a run prints on stderr.
 
-pub mod error;
-pub mod parallel;
-pub mod summarize;
-pub mod worker;
+pub(crate) mod error;
+pub(crate) mod parallel;
+pub(crate) mod summarize;
+pub(crate) mod worker;
 
 use crate::cli::config::{Command, Config};
 use crate::input::document;

@@ -47,7 +47,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 /// of more than one chunk (or standard input that is a regular file), and some format in use
 /// that does not join lines. (A JSON document is told apart by the caller, which peeks
 /// at it.)
-pub fn applies(config: &Config, source: &Source) -> bool {
+pub(crate) fn applies(config: &Config, source: &Source) -> bool {
     let chunks = match source {
         Source::Path(p) => std::fs::metadata(p).is_ok_and(|m| m.len() > config.chunk_bytes as u64),
         Source::Stdin => config.stdin_is_file,
@@ -106,7 +106,7 @@ struct Done {
 }
 
 /// What [`run_file`] leaves to its caller.
-pub struct Finished {
+pub(crate) struct Finished {
     /// The chunk workers, whose counters and summaries the caller merges.
     pub workers: Vec<Worker<'static>>,
     /// The input's read error, when reading stopped on one (the lines before it were read).
@@ -122,7 +122,7 @@ pub struct Finished {
 /// # Errors
 /// `w`'s (or `seq`'s writing) errors.
 #[allow(clippy::too_many_arguments)]
-pub fn run_file(
+pub(crate) fn run_file(
     config: &Config,
     mut input: Box<dyn Read + Send>,
     make: &(dyn Fn() -> Worker<'static> + Sync),

@@ -306,7 +306,7 @@ impl Progress {
 }
 
 /// `1.5 MiB`, `320 B`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if n < 1024 {
         return format!("{n} B");
@@ -326,7 +326,7 @@ pub fn human_bytes(n: u64) -> String {
 /// # Errors
 /// An input that cannot be opened or read, output that cannot be written, a digest file
 /// that cannot be saved.
-pub fn run_summary(
+pub(crate) fn run_summary(
     config: &Config,
     sc: &SummaryConfig,
     out: &mut impl Write,
@@ -731,7 +731,7 @@ fn report_slos_and_digest(
 ///
 /// # Errors
 /// Output that cannot be written, a digest file that cannot be saved.
-pub fn report(
+pub(crate) fn report(
     out: &mut impl Write,
     rc: &ReportConfig,
     cov: &Coverage,
@@ -786,7 +786,7 @@ pub fn report(
 /// # Errors
 /// A digest file that cannot be read or does not line up with the first ([`Error::Config`]);
 /// output that cannot be written.
-pub fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
+pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
     let (cov, mut summary) = digest_file::merge_files(&mc.files).map_err(Error::Config)?;
     let broken = report(out, &mc.report, &cov, &mut summary, false)?;
     out.flush().map_err(Error::Output)?;

@@ -69,7 +69,7 @@ impl Part {
 
 /// The empty summary a summary run starts from: its `--by` keys, `--max-groups`,
 /// `--exact-limit` and `--goodput` targets.
-pub fn template(sc: &SummaryConfig) -> Summary {
+pub(crate) fn template(sc: &SummaryConfig) -> Summary {
     Summary::new(
         sc.by.iter().map(|(n, _)| n.clone()).collect(),
         sc.max_groups,
@@ -196,14 +196,18 @@ impl Inflight {
                 decode.map(|(d, tpot)| {
                     (
                         d,
-                        (ids, slice.then(|| Box::new((cache, by.to_vec()))), tpot),
+                        (
+                            ids,
+                            slice.then(|| Box::new((cache, by.to_owned_values()))),
+                            tpot,
+                        ),
                     )
                 }),
             ),
             Inflight::Emit(v) => v.push(SweepInput {
                 start,
                 end,
-                decode: decode.map(|(d, tpot)| (d, cache, by.to_vec(), tpot)),
+                decode: decode.map(|(d, tpot)| (d, cache, by.to_owned_values(), tpot)),
             }),
             Inflight::Apart(sw, side) => {
                 let decode = decode.map(|(d, tpot)| (d, (side.group_ids(cache, by), tpot)));

@@ -41,7 +41,7 @@ impl<'a> ByValues<'a> {
     }
 
     /// The values, owned.
-    pub fn to_vec(&self) -> Vec<Option<String>> {
+    pub fn to_owned_values(self) -> Vec<Option<String>> {
         let n = match self.0 {
             ByRepr::Split(_, present) => present.len(),
             ByRepr::Options(v) => v.len(),

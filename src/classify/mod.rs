@@ -5,9 +5,9 @@
 //! nothing. The sinks ([`crate::output::enrich`], [`crate::summary`]) decide what to do with the result.
 
 mod by_values;
-pub mod records;
+pub(crate) mod records;
 
-pub use by_values::ByValues;
+pub(crate) use by_values::ByValues;
 
 use crate::format::{FormatSpec, Formats};
 use crate::json::{
@@ -469,15 +469,6 @@ impl Processor {
         p.settled = [false; 2];
         p.handover = None;
         p
-    }
-
-    /// Makes a line of a format whose requests span several lines come back as
-    /// [`Kind::Deferred`], untouched and uncounted, instead of entering the join table: a
-    /// thread that reads a chunk of a file leaves such lines to the one that sees them all in
-    /// input order ([`crate::app::parallel`]). So are the pieces of a line split by Docker or the
-    /// kubelet that may continue pieces held before the chunk ([`Processor::new_chunk`]).
-    pub fn defer_joins(&mut self) {
-        self.defer_joins = true;
     }
 
     fn extract(&mut self, line: &[u8]) -> Result<(), ReadError> {

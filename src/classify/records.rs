@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 /// objects (`{"K":"3"}`), so a format reads `attributes.K`. Each record found by a pattern
 /// gets a member `"$parent"`: the key of the array or object that held it (`"spans"`,
 /// `"errored"`), so a format can tell records of different lists apart.
-pub fn collect(
+pub(crate) fn collect(
     line: &Value,
     source: &RecordSource,
     window: Option<&RecordWindow>,
@@ -230,7 +230,7 @@ fn unwrap_any_value(v: &Value) -> Value {
 /// same members and values; numbers keep their text, members their order). An error when a
 /// key or an attribute name is not decodable (a lone surrogate escape) or the text is not
 /// valid JSON after all: the caller then takes the `Value` path.
-pub fn collect_raw(
+pub(crate) fn collect_raw(
     line: &str,
     patterns: &[Vec<String>],
     window: Option<&RecordWindow>,
@@ -293,7 +293,7 @@ pub fn collect_raw(
 
 /// [`collect_raw`] could not read the line (see there).
 #[derive(Debug)]
-pub struct NotRaw;
+pub(crate) struct NotRaw;
 
 /// Where each object and array of the line closes, found in one pass, so that skipping a value
 /// costs a lookup instead of a walk over it (the records walk splits the same text once per

@@ -3,7 +3,7 @@
 //! Owns flag names, defaults and help text. Nothing is read from the environment or the
 //! terminal except here, while resolving.
 
-pub mod config;
+pub(crate) mod config;
 
 use crate::analysis::{AnalysisConfig, Consumer};
 use crate::cli::config::{

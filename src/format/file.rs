@@ -64,7 +64,7 @@ struct FormatsFile {
 /// A message naming the file for an I/O error, a syntax error (with its position), an unknown
 /// key, field, unit or combine, a clock-domain mismatch, a format without markers, or a
 /// duplicate name.
-pub fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
+pub(crate) fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("--formats {}: {e}", path.display()))?;
     parse(&text).map_err(|e| format!("--formats {}: {e}", path.display()))
@@ -74,7 +74,7 @@ pub fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
 ///
 /// # Errors
 /// As [`load`], without the file name.
-pub fn parse(text: &str) -> Result<Vec<FormatSpec>, String> {
+pub(crate) fn parse(text: &str) -> Result<Vec<FormatSpec>, String> {
     let file: FormatsFile = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|e| e.to_string())?
     } else {
@@ -97,7 +97,7 @@ pub fn parse(text: &str) -> Result<Vec<FormatSpec>, String> {
 ///
 /// # Errors
 /// A message naming the format and the problem.
-pub fn validate(f: &FormatSpec) -> Result<(), String> {
+pub(crate) fn validate(f: &FormatSpec) -> Result<(), String> {
     if f.name.is_empty() || f.name == "auto" {
         return Err(format!("format name {:?} is not allowed", f.name));
     }
@@ -176,7 +176,7 @@ impl OneOrMany {
 ///
 /// # Errors
 /// The deserializer's, for anything but a string or a list of strings.
-pub fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::Error> {
+pub(crate) fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::Error> {
     Ok(OneOrMany::deserialize(d)?.paths())
 }
 
@@ -184,7 +184,7 @@ pub fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::
 ///
 /// # Errors
 /// An unknown name.
-pub fn de_origin<'de, D: Deserializer<'de>>(d: D) -> Result<Origin, D::Error> {
+pub(crate) fn de_origin<'de, D: Deserializer<'de>>(d: D) -> Result<Origin, D::Error> {
     let s = String::deserialize(d)?;
     match s.as_str() {
         "arrival" => Ok(Origin::Arrival),

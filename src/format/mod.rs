@@ -6,9 +6,9 @@
 //! Field facts and sources are in FORMATS.md (LiteLLM section 3a, llama.cpp section 5, vLLM
 //! section 2b). No I/O here.
 
-pub mod builtin;
-pub mod file;
-pub mod units;
+pub(crate) mod builtin;
+pub(crate) mod file;
+pub(crate) mod units;
 
 use crate::format::units::{Unit, decode_count_bytes, decode_ns, decode_ns_bytes};
 use crate::json::{PathSet, SlotId, Slots, index_segment};
@@ -369,7 +369,7 @@ pub(crate) fn rule(field: Field, unit: Unit, paths: &[&str]) -> FieldRule {
 /// assert_eq!(parse_path("a.b[-1].c"), ["a", "b", "[-1]", "c"]);
 /// assert_eq!(parse_path(r"gen_ai\.usage.x"), ["gen_ai.usage", "x"]);
 /// ```
-pub fn parse_path(s: &str) -> Vec<String> {
+pub(crate) fn parse_path(s: &str) -> Vec<String> {
     let mut out = vec![String::new()];
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -400,7 +400,7 @@ pub fn parse_path(s: &str) -> Vec<String> {
 
 /// A path as `parse_path` reads it back (dots between keys, `[i]` for elements, `\` before a
 /// dot or `[` inside a key).
-pub fn path_str(path: &[String]) -> String {
+pub(crate) fn path_str(path: &[String]) -> String {
     let mut s = String::new();
     for (i, seg) in path.iter().enumerate() {
         if index_segment(seg).is_some() {
@@ -558,7 +558,7 @@ impl std::fmt::Display for Cond {
 
 /// Where and how format `f` reads `field` (`startTime as epoch_s`; alternatives joined by
 /// `|`), for a diagnostic about a value it could not read.
-pub fn field_source(f: &FormatSpec, field: &str) -> String {
+pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
     let rules: Vec<String> = f
         .fields
         .iter()
@@ -578,7 +578,7 @@ pub fn field_source(f: &FormatSpec, field: &str) -> String {
 /// Describes a format for `tokentime formats`: what it is, how a line is recognized, which
 /// outcome rules apply, its TTFT origin and cache signal, and each field with its unit and
 /// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).
-pub fn describe(f: &FormatSpec) -> String {
+pub(crate) fn describe(f: &FormatSpec) -> String {
     use std::fmt::Write as _;
     let conds = |cs: &[Cond], sep: &str| {
         cs.iter()
@@ -699,7 +699,7 @@ fn names<T: Copy, const N: usize>(
 
 /// The help text of `--map`, with every name it accepts and every unit, from [`Field::ALL`]
 /// and [`Unit::ALL`] (so the list cannot drift from what [`custom`] reads).
-pub fn map_help() -> String {
+pub(crate) fn map_help() -> String {
     format!(
         "Custom format field: NAME=PATH[:UNIT], repeatable (e.g. arrival=req.t0:epoch_s). \
          Names: {} (instants; logged_at is when the line was written, taken as the end where \

@@ -22,7 +22,7 @@ use std::io::{self, BufRead};
 ///
 /// # Errors
 /// The reader's.
-pub fn is_array_document(r: &mut impl BufRead) -> io::Result<bool> {
+pub(crate) fn is_array_document(r: &mut impl BufRead) -> io::Result<bool> {
     let buf = r.fill_buf()?;
     Ok(opens_with(buf, b'[', b"{]"))
 }

@@ -14,7 +14,7 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// (what a `copytruncate` log rotation leaves before the writer's next line: the file is cut,
 /// and the writer goes on at its old offset), then a byte-order mark (the input's, or, mid-stream,
 /// a file concatenated onto it: `cat a.jsonl b.jsonl`).
-pub fn frame(raw: &[u8]) -> (&[u8], &[u8], &[u8]) {
+pub(crate) fn frame(raw: &[u8]) -> (&[u8], &[u8], &[u8]) {
     let nuls = raw.iter().take_while(|&&b| b == 0).count();
     let bom = if raw[nuls..].starts_with(UTF8_BOM) {
         UTF8_BOM.len()
@@ -95,7 +95,7 @@ pub enum Line<'a> {
 
 /// A read error that ended an input after `line` lines, the last of them `cut` short by it:
 /// the message says where.
-pub fn read_error(e: io::Error, line: u64, cut: bool) -> io::Error {
+pub(crate) fn read_error(e: io::Error, line: u64, cut: bool) -> io::Error {
     let at = if cut {
         format!("line {line} was cut short")
     } else {

@@ -1,5 +1,5 @@
 //! Input: the byte sources (files, stdin, gzip, zstd), line framing, and JSON documents.
 
-pub mod document;
-pub mod lines;
-pub mod source;
+pub(crate) mod document;
+pub(crate) mod lines;
+pub(crate) mod source;

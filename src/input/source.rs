@@ -76,7 +76,9 @@ fn unsupported(head: &[u8]) -> Option<(&'static str, &'static str)> {
 /// A read error while peeking, the zstd decoder's setup error, or
 /// [`io::ErrorKind::InvalidData`] when the input is xz, bzip2 or lz4 (not decoded here: the
 /// message says how to decompress it first).
-pub fn decompress<R: BufRead + Send + 'static>(mut r: R) -> io::Result<Box<dyn Read + Send>> {
+pub(crate) fn decompress<R: BufRead + Send + 'static>(
+    mut r: R,
+) -> io::Result<Box<dyn Read + Send>> {
     let head = peek(&mut r)?;
     if head.starts_with(GZIP) {
         Ok(Box::new(Gzip::new(r)))

@@ -27,7 +27,7 @@ use std::fmt;
 mod scan;
 
 /// Index of a path in a [`PathSet`]; also the index of its value in [`Slots`].
-pub type SlotId = usize;
+pub(crate) type SlotId = usize;
 
 #[derive(Debug, Default, Clone)]
 struct Node {
@@ -468,7 +468,7 @@ impl<'de> Visitor<'de> for KeySeed {
 
 /// Decodes the raw JSON text of a string value (quotes and escapes), borrowing when it has no
 /// escapes. Returns `None` when the raw text is not a string.
-pub fn raw_str(raw: &str) -> Option<Cow<'_, str>> {
+pub(crate) fn raw_str(raw: &str) -> Option<Cow<'_, str>> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
     if !inner.contains('\\') {
         return Some(Cow::Borrowed(inner));
@@ -525,7 +525,7 @@ pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
 /// lone UTF-16 surrogate becomes `\ufffd` (U+FFFD, the replacement character). Such a line is
 /// valid JSON, so reading its records must not fail on a value tokentime may not even read.
 /// Returns `false` when there was nothing to replace.
-pub fn neutralize_undecodable(line: &mut [u8]) -> bool {
+pub(crate) fn neutralize_undecodable(line: &mut [u8]) -> bool {
     let hex4 = |b: &[u8]| -> Option<u32> {
         let t = std::str::from_utf8(b.get(..4)?).ok()?;
         u32::from_str_radix(t, 16).ok()
@@ -591,7 +591,7 @@ pub fn neutralize_undecodable(line: &mut [u8]) -> bool {
 }
 
 /// The array index a path segment names (`[0]` -> 0, `[-1]` -> -1), if it is one.
-pub fn index_segment(seg: &str) -> Option<i64> {
+pub(crate) fn index_segment(seg: &str) -> Option<i64> {
     seg.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
 }
 

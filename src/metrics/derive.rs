@@ -195,7 +195,7 @@ impl NullReason {
 }
 
 /// A metric value in nanoseconds (fractional for TPOT), or why it is null.
-pub type Value = Result<f64, NullReason>;
+pub(crate) type Value = Result<f64, NullReason>;
 
 /// Prefix-cache class of a request (SPEC section 2, `cache`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -265,7 +265,11 @@ pub struct Metrics {
 /// assert_eq!(cache_class(Some(56), Some(0), 0.5), Some(CacheClass::Miss));
 /// assert_eq!(cache_class(Some(56), None, 0.5), None);
 /// ```
-pub fn cache_class(input: Option<u64>, cached: Option<u64>, hit_ratio: f64) -> Option<CacheClass> {
+pub(crate) fn cache_class(
+    input: Option<u64>,
+    cached: Option<u64>,
+    hit_ratio: f64,
+) -> Option<CacheClass> {
     let cached = cached?;
     if cached == 0 {
         return Some(CacheClass::Miss);
@@ -305,7 +309,7 @@ fn wide_interval(a: i64, b: i64) -> Value {
 /// assert_eq!(m.ttft_origin, Some(Origin::Scheduled));
 /// assert_eq!(m.tpot, Ok(1_157_628_000.0 / 63.0));
 /// ```
-pub fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
+pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     let mut negative = false;
     let first_token_seen = t.streamed != Some(false);
     // A log that gives the end and the E2E duration also gives the arrival (Ollama:

@@ -2,6 +2,6 @@
 //! sweep over many requests.
 
 mod derive;
-pub mod sweep;
+pub(crate) mod sweep;
 
-pub use derive::*;
+pub(crate) use derive::*;

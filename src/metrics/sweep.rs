@@ -39,10 +39,10 @@ use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// How far out of completion order lines may be and still be placed exactly (10 s).
-pub const SLACK_NS: i64 = 10_000_000_000;
+pub(crate) const SLACK_NS: i64 = 10_000_000_000;
 
 /// Pending events held at most by default.
-pub const MAX_PENDING: usize = 500_000;
+pub(crate) const MAX_PENDING: usize = 500_000;
 
 // An event is its time and a tag that orders the events of one instant: starts, then
 // decodes opening, then ends (those closing a decode first, so that a request is counted
@@ -529,7 +529,8 @@ impl<T> Sweep<T> {
     }
 
     /// Events waiting in the buffer.
-    pub fn pending(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn pending(&self) -> usize {
         self.len
     }
 }
@@ -546,7 +547,7 @@ impl<T> Sweep<T> {
 /// assert_eq!(bucket(8.4), 3);
 /// assert_eq!(bucket_label(bucket(8.6)), "9-16");
 /// ```
-pub fn bucket(mean: f64) -> u32 {
+pub(crate) fn bucket(mean: f64) -> u32 {
     let n = if mean.is_finite() {
         (mean + 0.5).floor().max(1.0) as u64
     } else {
@@ -556,7 +557,7 @@ pub fn bucket(mean: f64) -> u32 {
 }
 
 /// The label of bucket `b`: `1`, `2`, `3-4`, `5-8`, ...
-pub fn bucket_label(b: u32) -> String {
+pub(crate) fn bucket_label(b: u32) -> String {
     match b {
         0 => "1".into(),
         1 => "2".into(),

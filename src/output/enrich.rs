@@ -6,11 +6,11 @@
 
 use crate::metrics::{Metrics, NullReason, Value};
 use crate::number::push_u64;
-pub use crate::number::{round3, write_fixed3, write_json_str_body, write_ms};
+pub(crate) use crate::number::{round3, write_fixed3, write_json_str_body, write_ms};
 use std::io::{self, Write};
 
 /// Index of the closing `}` of a JSON object line (the last non-blank byte), if it is one.
-pub fn closing_brace(content: &[u8]) -> Option<usize> {
+pub(crate) fn closing_brace(content: &[u8]) -> Option<usize> {
     let i = content.iter().rposition(|b| !b" \t\r".contains(b))?;
     (content[i] == b'}').then_some(i)
 }
@@ -25,11 +25,11 @@ fn is_empty_object(content: &[u8], close: usize) -> bool {
 }
 
 /// Renders the member for the requests a line completed: `"KEY":{...}` for one request,
-/// `"KEY":[{...},...]` for several (an OTLP line with many spans, say). See [`render`].
+/// `"KEY":[{...},...]` for several (an OTLP line with many spans, say). See [`render_object`].
 ///
 /// # Errors
 /// The writer's.
-pub fn render_all<'a>(
+pub(crate) fn render_all<'a>(
     out: &mut Vec<u8>,
     key: &str,
     requests: &[crate::classify::Request],
@@ -53,26 +53,14 @@ pub fn render_all<'a>(
     Ok(())
 }
 
-/// Renders the metrics object (without a leading comma): `"KEY":{"format":...,...}`.
-///
-/// Members, in this order: `format`, `ttft_ms`, `tpot_ms`, `e2e_ms`, `queue_ms`, `prefill_ms`,
-/// `decode_ms`, `input_tokens`, `cached_tokens`, `output_tokens`, `cache`, `ttft_origin`,
-/// `outcome`, and `nulls` (the reason for each null metric, omitted when none is null).
-///
-/// # Errors
-/// The writer's.
-pub fn render(out: &mut Vec<u8>, key: &str, format: &str, m: &Metrics) -> io::Result<()> {
-    out.push(b'"');
-    write_json_str_body(out, key);
-    out.extend_from_slice(b"\":");
-    render_object(out, format, m)
-}
-
-/// Renders one request's metrics object `{"format":...,...}` (members as in [`render`]).
+/// Renders one request's metrics object `{"format":...,...}` (members, in this order: `format`, `ttft_ms`, `tpot_ms`,
+/// `e2e_ms`, `queue_ms`, `prefill_ms`, `decode_ms`, `input_tokens`, `cached_tokens`,
+/// `output_tokens`, `cache`, `ttft_origin`, `outcome`, and `nulls`: the reason for each null
+/// metric, omitted when none is null).
 ///
 /// # Errors
 /// The writer's.
-pub fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io::Result<()> {
+pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io::Result<()> {
     // Plain byte pushes: this runs once per request, and `write!` costs more than the rest.
     let member = |out: &mut Vec<u8>, name: &str| {
         out.extend_from_slice(b",\"");
@@ -138,13 +126,13 @@ pub fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io::Result
     Ok(())
 }
 
-/// Writes `content` with `object` (already rendered, e.g. by [`render`]) spliced in before its
+/// Writes `content` with `object` (already rendered, e.g. by [`render_all`]) spliced in before its
 /// closing brace, with a comma unless the object is empty. Returns `false`, writing nothing,
 /// when `content` does not end in `}`.
 ///
 /// # Errors
 /// The writer's.
-pub fn splice(out: &mut impl Write, content: &[u8], object: &[u8]) -> io::Result<bool> {
+pub(crate) fn splice(out: &mut impl Write, content: &[u8], object: &[u8]) -> io::Result<bool> {
     let Some(close) = closing_brace(content) else {
         return Ok(false);
     };

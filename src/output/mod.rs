@@ -1,6 +1,6 @@
 //! Output: the enrich splice, number formatting, and the renderings of a finished summary.
 
-pub mod enrich;
-pub mod reading;
-pub mod render;
-pub mod summary;
+pub(crate) mod enrich;
+pub(crate) mod reading;
+pub(crate) mod render;
+pub(crate) mod summary;

@@ -47,7 +47,7 @@ fn key_text(dims: &[String], values: &[Option<String>]) -> String {
 ///
 /// # Errors
 /// The writer's.
-pub fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<()> {
+pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<()> {
     if let Some(c) = &h.chat {
         let ttft = if c.ttft.is_empty() {
             "no TTFT in the log".to_owned()
@@ -251,7 +251,7 @@ fn bucket_table(
 ///
 /// # Errors
 /// The writer's.
-pub fn write_group(
+pub(crate) fn write_group(
     out: &mut impl Write,
     r: &GroupReport,
     indent: usize,
@@ -423,7 +423,7 @@ fn inflight_text(i: &Inflight) -> String {
 ///
 /// # Errors
 /// The writer's.
-pub fn write_hists(
+pub(crate) fn write_hists(
     out: &mut impl Write,
     r: &GroupReport,
     means: &[Option<f64>],
@@ -536,7 +536,7 @@ fn region_json(r: &Region) -> Json {
 
 /// The group's `findings` (structured, each with a `kind` and its `text`) and `analysis`
 /// (the tables behind them) members.
-pub fn group_json(r: &GroupReport) -> (Json, Json) {
+pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
     let mut findings: Vec<Json> = r.multimodal.iter().map(multimodal_json).collect();
     let mut analysis = Map::new();
     if let Some(d) = &r.decomposition {
@@ -622,7 +622,7 @@ pub fn group_json(r: &GroupReport) -> (Json, Json) {
 }
 
 /// A histogram as JSON: bins per decade, the bins, and the count of values `<= 0`.
-pub fn hist_json(h: &Histogram) -> Json {
+pub(crate) fn hist_json(h: &Histogram) -> Json {
     json!({
         "per_decade": h.per_decade,
         "nonpositive": round3(h.nonpositive),
@@ -633,7 +633,7 @@ pub fn hist_json(h: &Histogram) -> Json {
 }
 
 /// The top-level `headline` member.
-pub fn headline_json(h: &Headline) -> Json {
+pub(crate) fn headline_json(h: &Headline) -> Json {
     let mut o = json!({"for": h.consumer.as_str()});
     if let Some(c) = &h.chat {
         o["chat"] = json!({

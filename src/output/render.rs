@@ -80,7 +80,7 @@ fn group_label(key: &[(String, Option<String>)]) -> String {
 ///
 /// # Errors
 /// The writer's.
-pub fn write_delimited(
+pub(crate) fn write_delimited(
     out: &mut impl Write,
     d: Delimited,
     summary: &mut Summary,
@@ -140,7 +140,7 @@ pub fn write_delimited(
 
 /// The Prometheus family name of a summary metric: durations in seconds
 /// (`tokentime_ttft_seconds`), token counts as they are (`tokentime_input_tokens`).
-pub fn prometheus_name(metric: &str) -> String {
+pub(crate) fn prometheus_name(metric: &str) -> String {
     match metric.strip_suffix("_ms") {
         Some(base) => format!("tokentime_{base}_seconds"),
         None => format!("tokentime_{metric}"),
@@ -165,7 +165,7 @@ fn prom_help(metric: &str) -> &'static str {
 
 /// A label name from a `--by` key: characters outside `[A-Za-z0-9_]` become `_`; a name that
 /// would start with a digit or `__`, or be `quantile`, gets a `by_` prefix.
-pub fn label_name(key: &str) -> String {
+pub(crate) fn label_name(key: &str) -> String {
     let mut s: String = key
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -225,7 +225,7 @@ fn prom_num(v: f64) -> String {
 ///
 /// # Errors
 /// The writer's.
-pub fn write_prometheus(
+pub(crate) fn write_prometheus(
     out: &mut impl Write,
     cov: &Coverage,
     summary: &mut Summary,
@@ -430,13 +430,13 @@ pub enum RowField {
 }
 
 /// Field names `--fields` accepts, in the order `--help` lists them.
-pub const ROW_FIELDS: &str = "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, ttft_origin, outcome";
+pub(crate) const ROW_FIELDS: &str = "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, ttft_origin, outcome";
 
 /// Parses a `--fields` list.
 ///
 /// # Errors
 /// A message naming an unknown field.
-pub fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
+pub(crate) fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
     s.split(',')
         .map(|f| {
             let f = f.trim();
@@ -608,7 +608,7 @@ impl Rows {
 ///
 /// # Errors
 /// The writer's.
-pub fn write_request_rows(
+pub(crate) fn write_request_rows(
     out: &mut impl Write,
     rows: &Rows,
     proc: &crate::classify::Processor,

@@ -52,7 +52,7 @@ pub fn to_json<'a>(
 
 /// The summary document of [`to_json`]: its members but `groups`, and the groups, made as they
 /// are written.
-pub type JsonDoc<'a> = GroupsDoc<LazyGroups<'a>>;
+pub(crate) type JsonDoc<'a> = GroupsDoc<LazyGroups<'a>>;
 
 /// The groups of a summary report ([`to_json`]).
 pub struct LazyGroups<'a> {
@@ -111,7 +111,7 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
 
 /// One group as the JSON of a `groups` entry: key, counts, metrics, and goodput when there
 /// are targets (rates over `span_s`, the log's time span).
-pub fn group_json(
+pub(crate) fn group_json(
     key: &GroupKey,
     g: &mut GroupStats,
     quantiles: &[f64],
@@ -175,7 +175,7 @@ pub fn group_json(
 ///
 /// # Errors
 /// The writer's.
-pub fn write_table(
+pub(crate) fn write_table(
     out: &mut impl Write,
     cov: &Coverage,
     summary: &mut Summary,

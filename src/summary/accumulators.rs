@@ -97,7 +97,7 @@ pub(crate) fn floor_i32(x: f64) -> i32 {
 
 impl Weighted {
     /// Adds `v` with weight `w` (ignored unless both are finite and `w > 0`).
-    pub fn add(&mut self, v: f64, w: f64) {
+    pub(crate) fn add(&mut self, v: f64, w: f64) {
         if !(v.is_finite() && w.is_finite() && w > 0.0) {
             return;
         }
@@ -255,7 +255,7 @@ impl Weighted {
     /// assert_eq!(w.quantile(0.5), Some(100.0));
     /// assert_eq!(w.quantile(0.05), Some(10.0));
     /// ```
-    pub fn quantile(&self, q: f64) -> Option<f64> {
+    pub(crate) fn quantile(&self, q: f64) -> Option<f64> {
         if self.total <= 0.0 {
             return None;
         }
@@ -385,7 +385,7 @@ pub(crate) fn input_bucket_label(b: u32) -> String {
 
 impl Extra {
     /// Empty accumulators whose digests stay exact up to `limit` values.
-    pub fn new(limit: usize) -> Self {
+    pub(crate) fn new(limit: usize) -> Self {
         Extra {
             limit,
             decomposition: BTreeMap::new(),
@@ -404,7 +404,7 @@ impl Extra {
 
     /// Adds one request's metrics (errors and response-cache answers carry no latency and add
     /// nothing).
-    pub fn add(&mut self, m: &Metrics) {
+    pub(crate) fn add(&mut self, m: &Metrics) {
         let ms = |v: Result<f64, NullReason>| v.ok().map(|ns| ns / 1e6);
         let (ttft, queue, prefill) = (ms(m.ttft), ms(m.queue), ms(m.prefill));
         if let (Some(t), Some(q), Some(p)) = (ttft, queue, prefill)
@@ -473,7 +473,7 @@ impl Extra {
 
     /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
     /// decode ([`crate::metrics::sweep`]).
-    pub fn add_inflight(&mut self, inflight: f64, tpot_ms: f64) {
+    pub(crate) fn add_inflight(&mut self, inflight: f64, tpot_ms: f64) {
         let limit = self.limit;
         let b = self
             .inflight
@@ -488,7 +488,7 @@ impl Extra {
 
     /// The accumulators as saved in a digest file (the group's `analysis` member, README
     /// "Digest file schema").
-    pub fn save_json(&mut self) -> Json {
+    pub(crate) fn save_json(&mut self) -> Json {
         use crate::summary::digest_file::digest_json;
         let weighted = |w: &Weighted| {
             json!({
@@ -519,7 +519,7 @@ impl Extra {
     ///
     /// # Errors
     /// A message naming the first member that is missing or malformed.
-    pub fn load_json(j: &Json) -> Result<Extra, String> {
+    pub(crate) fn load_json(j: &Json) -> Result<Extra, String> {
         use crate::summary::digest_file::digest_from_json;
         let mut e = Extra::default();
         let arr = |k: &str| {
@@ -604,7 +604,7 @@ impl Extra {
     }
 
     /// Adds everything of `o`.
-    pub fn merge(&mut self, o: &Extra) {
+    pub(crate) fn merge(&mut self, o: &Extra) {
         for (k, p) in &o.decomposition {
             self.decomposition.entry(*k).or_default().add(p);
         }

@@ -43,13 +43,13 @@ pub enum Values {
 pub const EXACT_LIMIT: usize = 10_000;
 
 /// t-digest compression (maximum centroids).
-pub const COMPRESSION: usize = 1000;
+pub(crate) const COMPRESSION: usize = 1000;
 
 /// Values collected before they are folded into the t-digest.
-pub const PENDING: usize = 4096;
+pub(crate) const PENDING: usize = 4096;
 
 /// Distinct values counted past the exact limit (see [`Digest`]).
-pub const ATOM_LIMIT: usize = 256;
+pub(crate) const ATOM_LIMIT: usize = 256;
 
 /// The distribution of one metric.
 ///

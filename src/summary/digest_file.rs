@@ -20,10 +20,10 @@ use std::io::Write;
 use std::path::Path;
 
 /// The version of the digest file schema.
-pub const SCHEMA: &str = "tokentime.digest/v1";
+pub(crate) const SCHEMA: &str = "tokentime.digest/v1";
 
 /// The summary and coverage as a digest file document, its groups made as it is written.
-pub fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedGroups<'a>> {
+pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedGroups<'a>> {
     let goodput = summary.targets().map(|t| {
         t.0.iter()
             .map(|&(m, ms)| (METRICS[m].to_owned(), json!(ms)))
@@ -45,7 +45,7 @@ pub fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedG
 }
 
 /// The groups of a digest file, made one at a time ([`to_json`]).
-pub struct SavedGroups<'a>(Vec<RawGroup<'a>>);
+pub(crate) struct SavedGroups<'a>(Vec<RawGroup<'a>>);
 
 impl MakeGroups for SavedGroups<'_> {
     fn count(&self) -> usize {
@@ -89,7 +89,7 @@ impl MakeGroups for SavedGroups<'_> {
 /// A digest as saved: `count`, `sum`, `min`, `max`, and `exact` (every value) or
 /// `centroids` (`[mean, weight]` pairs), with `atoms` (`[value, count]` pairs of every
 /// distinct value) while the values past the exact limit are few distinct ones.
-pub fn digest_json(d: &mut Digest) -> Json {
+pub(crate) fn digest_json(d: &mut Digest) -> Json {
     let e = d.export();
     let mut m = json!({"count": e.count, "sum": e.sum, "min": e.min, "max": e.max});
     if let Some(a) = &e.atoms {
@@ -123,7 +123,7 @@ fn pairs<T>(
 ///
 /// # Errors
 /// A message naming what is missing or inconsistent.
-pub fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
+pub(crate) fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
     let f = |k: &str| {
         j[k].as_f64()
             .ok_or_else(|| format!("{name}.{k} must be a number"))
@@ -161,7 +161,7 @@ pub fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
 ///
 /// # Errors
 /// The file system's.
-pub fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
+pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
     let doc = to_json(cov, summary);
     let write = |file: std::fs::File| -> std::io::Result<()> {
         let mut w = std::io::BufWriter::new(file);
@@ -206,7 +206,7 @@ fn tmp_path(path: &Path) -> std::path::PathBuf {
 ///
 /// # Errors
 /// The reason, as the file system gives it.
-pub fn check_writable(path: &Path) -> std::io::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::other("is a directory"));
     }
@@ -221,7 +221,7 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
 
 /// One digest file, read back.
 #[derive(Debug)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The coverage counters.
     pub coverage: Coverage,
     /// The summary with every group.
@@ -232,7 +232,7 @@ pub struct Loaded {
 ///
 /// # Errors
 /// A message for a file that is not a `tokentime.digest/v1` document or is inconsistent.
-pub fn load(path: &Path) -> Result<Loaded, String> {
+pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     let name = path.display();
     let text = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let doc: Json = serde_json::from_slice(&text).map_err(|e| {
@@ -247,7 +247,7 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 ///
 /// # Errors
 /// A message naming the first thing wrong.
-pub fn from_json(doc: &Json) -> Result<Loaded, String> {
+pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
     match doc["schema"].as_str() {
         Some(SCHEMA) => {}
         Some(other) => return Err(format!("schema {other:?} is not {SCHEMA:?}")),
@@ -409,7 +409,7 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
 /// # Errors
 /// A message for an unreadable file, or files saved with different `--by` keys or goodput
 /// targets (their groups do not line up).
-pub fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), String> {
+pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), String> {
     let mut acc: Option<(Coverage, Summary)> = None;
     for p in paths {
         let l = load(p)?;

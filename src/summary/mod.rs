@@ -5,11 +5,11 @@
 //! `cache`), the bound on the number of groups, and the null-reason counts. Receives derived
 //! [`Metrics`]; writes only to the writer it is given.
 
-pub mod accumulators;
-pub mod digest;
-pub mod digest_file;
-pub mod slo;
-pub mod window;
+pub(crate) mod accumulators;
+pub(crate) mod digest;
+pub(crate) mod digest_file;
+pub(crate) mod slo;
+pub(crate) mod window;
 
 use crate::classify::{ByValues, Coverage, Request};
 use crate::metrics::{CacheClass, Metrics, NullReason, Outcome};
@@ -19,13 +19,12 @@ use crate::summary::slo::Targets;
 use serde_json::{Map, Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::BuildHasherDefault;
-use std::io::Write;
 
 /// The version of the JSON summary schema.
-pub const SCHEMA: &str = "tokentime.summary/v1";
+pub(crate) const SCHEMA: &str = "tokentime.summary/v1";
 
 /// Metric names of the summary, in output order (the enrich names).
-pub const METRICS: [&str; 10] = [
+pub(crate) const METRICS: [&str; 10] = [
     "ttft_ms",
     "tpot_ms",
     "itl_ms",
@@ -40,7 +39,7 @@ pub const METRICS: [&str; 10] = [
 
 /// One request's value of metric `i` of [`METRICS`]: ms for durations, a count for tokens.
 /// `itl_ms` has no single per-request value (it is every gap): it is `NotLogged` here.
-pub fn request_value(m: &Metrics, i: usize) -> Result<f64, NullReason> {
+pub(crate) fn request_value(m: &Metrics, i: usize) -> Result<f64, NullReason> {
     let count = |v: Option<u64>| v.map(|n| n as f64).ok_or(NullReason::NotLogged);
     match METRICS[i] {
         "ttft_ms" => m.ttft.map(|ns| ns / 1e6),
@@ -57,7 +56,7 @@ pub fn request_value(m: &Metrics, i: usize) -> Result<f64, NullReason> {
 }
 
 /// The value standing for all groups past `--max-groups`.
-pub const OTHER: &str = "(other)";
+pub(crate) const OTHER: &str = "(other)";
 
 /// The grouping of everything (no dimension) in [`Summary`]'s subsets.
 const OVERALL: usize = 0;
@@ -94,11 +93,6 @@ impl NullCounts {
         self.0[Self::slot(r)] = n;
     }
 
-    /// The count for reason `r`.
-    pub fn get(&self, r: NullReason) -> u64 {
-        self.0[Self::slot(r)]
-    }
-
     /// The reasons with a nonzero count, in order, with their counts.
     pub fn iter(&self) -> impl Iterator<Item = (NullReason, u64)> + '_ {
         NullReason::ALL
@@ -129,7 +123,7 @@ pub struct GroupStats {
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
     pub span: Option<(i64, i64)>,
     /// The analysis accumulators ([`crate::analysis`]).
-    pub extra: crate::summary::accumulators::Extra,
+    pub(crate) extra: crate::summary::accumulators::Extra,
 }
 
 /// Goodput counts of a group (`--goodput`).
@@ -252,14 +246,14 @@ fn merge_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)
 }
 
 /// A group's key: dimension names and values (`None` when the log does not say).
-pub type GroupKey = Vec<(String, Option<String>)>;
+pub(crate) type GroupKey = Vec<(String, Option<String>)>;
 
 /// A group as saved: its dimension names, their values, its stats.
-pub type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);
+pub(crate) type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);
 
 /// The groups one request was added to: per grouping, its index in the summary's groups
 /// (`u32::MAX` past the groupings there are).
-pub type GroupIds = [u32; 4];
+pub(crate) type GroupIds = [u32; 4];
 
 /// One group: which subset of dimensions it is keyed by, its values, its statistics.
 #[derive(Debug, Clone)]
@@ -529,14 +523,8 @@ impl Summary {
         })
     }
 
-    /// Adds one request with the values of its `--by` keys; returns the groups it was added
-    /// to.
-    pub fn add(&mut self, m: &Metrics, gaps: &[i64], by_values: ByValues<'_>) -> GroupIds {
-        self.each_group(m.cache, by_values, |g| g.add(m, gaps))
-    }
-
     /// The groups of a request of cache class `cache` with these `--by` values, created as
-    /// needed (as [`Summary::add`] would), without adding anything.
+    /// needed (as [`Summary::add_request`] would), without adding anything.
     pub fn group_ids(&mut self, cache: Option<CacheClass>, by_values: ByValues<'_>) -> GroupIds {
         self.each_group(cache, by_values, |_| {})
     }
@@ -816,7 +804,7 @@ fn cmp_key(a: &[Option<String>], b: &[Option<String>]) -> std::cmp::Ordering {
 ///
 /// # Errors
 /// A message when an entry is not a number in 0..=100.
-pub fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
+pub(crate) fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
     let mut qs: Vec<f64> = s
         .split(',')
         .map(|q| {
@@ -833,7 +821,7 @@ pub fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
 }
 
 /// The output key of a quantile: `p` plus the percentile (`p50`, `p99.9`).
-pub fn quantile_name(q: f64) -> String {
+pub(crate) fn quantile_name(q: f64) -> String {
     let pct = round3(q * 100.0);
     if pct.fract() == 0.0 {
         format!("p{}", pct as i64)
@@ -844,7 +832,7 @@ pub fn quantile_name(q: f64) -> String {
 
 /// The time span of the whole log in seconds (first start to last end over all requests),
 /// `None` when no request logs a time.
-pub fn log_span(summary: &mut Summary) -> Option<f64> {
+pub(crate) fn log_span(summary: &mut Summary) -> Option<f64> {
     let (a, b) = summary.overall().span?;
     Some((b - a) as f64 / 1e9)
 }
@@ -919,7 +907,7 @@ impl<G: MakeGroups> serde::Serialize for GroupsSeq<'_, G> {
 }
 
 /// The coverage block of the JSON summary.
-pub fn coverage_json(cov: &Coverage) -> Json {
+pub(crate) fn coverage_json(cov: &Coverage) -> Json {
     json!({
         "lines": cov.lines,
         "requests": cov.requests,

@@ -12,7 +12,7 @@ use crate::summary::{GroupKey, METRICS, Summary, quantile_name};
 /// Index into [`METRICS`] of a metric named as on the command line: `ttft`, `ttft_ms`,
 /// `tpot`, `e2e`, `queue`, `prefill`, `decode`, `input_tokens`, `cached_tokens`,
 /// `output_tokens`.
-pub fn metric_index(name: &str) -> Option<usize> {
+pub(crate) fn metric_index(name: &str) -> Option<usize> {
     let n = name.trim();
     METRICS
         .iter()
@@ -20,7 +20,7 @@ pub fn metric_index(name: &str) -> Option<usize> {
 }
 
 /// True for the duration metrics (values in ms), false for token counts.
-pub fn is_duration(metric: usize) -> bool {
+pub(crate) fn is_duration(metric: usize) -> bool {
     METRICS[metric].ends_with("_ms")
 }
 
@@ -50,7 +50,7 @@ pub struct Slo {
 ///
 /// # Errors
 /// A message naming what is wrong.
-pub fn parse_slo(text: &str) -> Result<Slo, String> {
+pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
     let err = |why: &str| format!("--slo {text:?}: {why} (want METRIC:pQ<=VALUE[@KEY=VALUE])");
     let (body, group) = match text.split_once('@') {
         Some((b, g)) => (b, parse_group(g).map_err(|e| err(&e))?),
@@ -101,7 +101,7 @@ fn parse_bound(metric: usize, s: &str) -> Result<f64, String> {
 
 /// How one SLO came out.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The SLO.
     pub slo: Slo,
     /// The quantile's value (ms or tokens), `None` when the group has no values.
@@ -115,7 +115,7 @@ pub struct Verdict {
 
 impl Verdict {
     /// One line for stderr: `SLO ttft:p99<=800ms met: p99 612.3 ms <= 800 ms (1040 values)`.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let unit = if is_duration(self.slo.metric) {
             " ms"
         } else {
@@ -149,7 +149,7 @@ fn fixed3(v: f64) -> String {
 }
 
 /// `all requests`, or the group's `key=value` pairs.
-pub fn group_label(group: &[(String, Option<String>)]) -> String {
+pub(crate) fn group_label(group: &[(String, Option<String>)]) -> String {
     if group.is_empty() {
         return "all requests".into();
     }
@@ -161,7 +161,7 @@ pub fn group_label(group: &[(String, Option<String>)]) -> String {
 }
 
 /// Evaluates every SLO on a finished summary.
-pub fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
+pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
     let mut groups = summary.groups();
     slos.iter()
         .map(|slo| {
@@ -200,7 +200,7 @@ pub struct Targets(pub Vec<(usize, f64)>);
 ///
 /// # Errors
 /// A message for an unknown or non-duration metric, or a bad duration.
-pub fn parse_goodput(s: &str) -> Result<Targets, String> {
+pub(crate) fn parse_goodput(s: &str) -> Result<Targets, String> {
     let mut out = Vec::new();
     for part in s.split(',') {
         let err = |why: &str| format!("--goodput {s:?}: {part:?}: {why} (want ttft=1s,tpot=50ms)");

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, VecDeque};
 ///
 /// # Errors
 /// A message when the text is not a positive number with one of those units.
-pub fn parse_flag_duration(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_flag_duration(s: &str) -> Result<i64, String> {
     let t = s.trim();
     let bad = || format!("{s:?} is not a duration (a number and a unit: 800ms, 10s, 5m, 1h, 1d)");
     let scaled = |num: &str, ns: f64| -> Result<i64, String> {
@@ -48,7 +48,7 @@ pub fn parse_flag_duration(s: &str) -> Result<i64, String> {
 ///
 /// # Errors
 /// As [`parse_flag_duration`], and for zero.
-pub fn parse_positive_duration(s: &str) -> Result<i64, String> {
+pub(crate) fn parse_positive_duration(s: &str) -> Result<i64, String> {
     match parse_flag_duration(s)? {
         0 => Err(format!("{s:?}: the duration must be above zero")),
         ns => Ok(ns),
@@ -56,7 +56,7 @@ pub fn parse_positive_duration(s: &str) -> Result<i64, String> {
 }
 
 /// Renders a duration in ns the way the flags take it (`10s`, `1m`, `1.5s`, `800ms`).
-pub fn format_duration(ns: i64) -> String {
+pub(crate) fn format_duration(ns: i64) -> String {
     const UNITS: [(i64, &str); 6] = [
         (86_400_000_000_000, "d"),
         (3_600_000_000_000, "h"),
@@ -85,7 +85,7 @@ pub fn format_duration(ns: i64) -> String {
 /// assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
 /// assert_eq!(rfc3339_ms(1_767_225_660_123_456_789), "2026-01-01T00:01:00.123Z");
 /// ```
-pub fn rfc3339_ms(ns: i64) -> String {
+pub(crate) fn rfc3339_ms(ns: i64) -> String {
     let secs = ns.div_euclid(1_000_000_000);
     let ms = ns.rem_euclid(1_000_000_000) / 1_000_000;
     let days = secs.div_euclid(86_400);
@@ -161,14 +161,14 @@ impl Buckets {
 /// A sliding window of wall time made of the last `slices` intervals (`--every` slices, the
 /// window rounded up to whole intervals).
 #[derive(Debug)]
-pub struct Sliding {
+pub(crate) struct Sliding {
     slices: VecDeque<(crate::classify::Coverage, Summary)>,
     keep: usize,
 }
 
 impl Sliding {
     /// A window of `window` ns made of slices of `every` ns.
-    pub fn new(window: i64, every: i64) -> Self {
+    pub(crate) fn new(window: i64, every: i64) -> Self {
         let keep = ((window + every - 1) / every.max(1)).max(1) as usize;
         Sliding {
             slices: VecDeque::new(),
@@ -177,13 +177,13 @@ impl Sliding {
     }
 
     /// Number of intervals the window spans.
-    pub fn intervals(&self) -> usize {
+    pub(crate) fn intervals(&self) -> usize {
         self.keep
     }
 
     /// Adds the slice of the interval that just ended, dropping the oldest beyond the window,
     /// and returns the window's coverage and summary.
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         cov: crate::classify::Coverage,
         slice: Summary,

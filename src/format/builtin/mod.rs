@@ -1,4 +1,4 @@
 //! The built-in formats.
 
-pub mod records;
-pub mod tables;
+pub(crate) mod records;
+pub(crate) mod tables;

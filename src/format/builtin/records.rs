@@ -9,7 +9,7 @@ use crate::format::{
 use crate::metrics::Origin;
 
 /// The formats of this module, in detection order.
-pub fn tables() -> Vec<FormatSpec> {
+pub(crate) fn tables() -> Vec<FormatSpec> {
     vec![
         vllm_otlp(),
         otlp(),

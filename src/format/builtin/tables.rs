@@ -25,7 +25,7 @@ use crate::metrics::Origin;
 
 /// The formats of this module, in detection order (after litellm, llamacpp, vllm). The
 /// fallback formats come last.
-pub fn tables() -> Vec<FormatSpec> {
+pub(crate) fn tables() -> Vec<FormatSpec> {
     vec![
         tgi(),
         nim(),
