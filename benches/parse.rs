@@ -19,10 +19,6 @@ use tokentime::Worker;
 use tokentime::{Formats, builtins};
 use tokentime::{PathSet, Slots};
 
-#[path = "../examples/genlog.rs"]
-#[allow(dead_code)]
-mod genlog;
-
 fn main() {
     divan::main();
 }

@@ -13,10 +13,6 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-#[path = "../examples/genlog.rs"]
-#[allow(dead_code)]
-mod genlog;
-
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);

@@ -2,14 +2,10 @@
 //! generator put them and nowhere else, the TTFT decomposition's reading, TPOT by requests in
 //! flight against the lab's client-measured truth, histograms, the consumer headline, and
 //! token- against request-weighted quantiles. Generated logs come from the repository's own
-//! generator (`examples/genlog.rs`); every expected value is computed here, from the
+//! generator (the `genlog` crate); every expected value is computed here, from the
 //! generator's parameters or the truth file, never from tokentime's output.
 
 mod common;
-#[allow(dead_code)]
-#[path = "../examples/genlog.rs"]
-mod genlog;
-
 use common::*;
 use genlog::{Growth, Scenario, generate_scenario};
 use serde_json::Value;

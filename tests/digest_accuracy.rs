@@ -5,9 +5,6 @@
 use tokentime::digest::{Digest, quantile_sorted};
 
 // The log generator's SplitMix64 (`Rng::lognormal`).
-#[path = "../examples/genlog.rs"]
-#[allow(dead_code)]
-mod genlog;
 use genlog::Rng;
 
 /// Feeds `n` log-normal values (median `median`, shape `sigma`) to a digest with the default

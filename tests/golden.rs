@@ -10,9 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 mod common;
-#[path = "../examples/genlog.rs"]
-#[allow(dead_code)]
-mod genlog;
 
 /// How one input is run: a name, the arguments before the input, and whether the input comes
 /// as a FILE argument or on stdin.

@@ -8,10 +8,6 @@ use common::*;
 use std::io::Write;
 use std::process::Output;
 
-#[path = "../examples/genlog.rs"]
-#[allow(dead_code)]
-mod genlog;
-
 fn file(bytes: &[u8]) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(bytes).unwrap();

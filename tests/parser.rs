@@ -9,10 +9,6 @@ use tokentime::document::{Document, Item, Objects};
 use tokentime::format::{Formats, builtin};
 use tokentime::record::{PathSet, ReadError, Slots};
 
-#[path = "../examples/genlog.rs"]
-#[allow(dead_code)]
-mod genlog;
-
 /// The paths tokentime reads in `--format auto` mode (with the Docker wrapper's and the
 /// record-level formats' paths), plus a few nested ones the built-in formats do not have (a
 /// path below another path's value, an escaped key, array elements below array elements).
