@@ -1,0 +1,42 @@
+//! The `guidellm` format.
+
+use crate::format::units::Unit;
+use crate::format::{Cond, Field, FormatSpec, RecordSource, RecordWindow, p, rule};
+use crate::metrics::Origin;
+
+/// guidellm benchmark reports (`benchmarks.json`): per-request records under
+/// `benchmarks[].requests.{successful,errored,incomplete}[]`, only those overlapping the
+/// benchmark's measurement window.
+pub(crate) fn spec() -> FormatSpec {
+    FormatSpec {
+        name: "guidellm".into(),
+        about: "guidellm benchmark report: requests.successful/errored/incomplete records in the measurement window".into(),
+        markers: vec![Cond::Present(p("benchmarks"))],
+        records: Some(RecordSource::Each(vec![
+            p("benchmarks.*.requests.successful.*"),
+            p("benchmarks.*.requests.errored.*"),
+            p("benchmarks.*.requests.incomplete.*"),
+        ])),
+        record_markers: vec![Cond::Present(p("prompt_tokens"))],
+        record_window: Some(RecordWindow {
+            start: p("scheduler_metrics.measure_start_time"),
+            end: p("scheduler_metrics.measure_end_time"),
+            record_start: p("info.timings.request_start"),
+            record_end: p("info.timings.request_end"),
+        }),
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): first_token_iteration - request_start".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Arrival, Unit::EpochS, &["info.timings.request_start", "start_time"]),
+            rule(Field::FirstToken, Unit::EpochS, &["info.timings.first_token_iteration", "first_token_time"]),
+            rule(Field::End, Unit::EpochS, &["info.timings.last_token_iteration", "last_token_time"]),
+            rule(Field::OutputTokens, Unit::Count, &["output_tokens", "output_metrics.text_tokens"]),
+            rule(Field::InputTokens, Unit::Count, &["prompt_tokens", "input_metrics.text_tokens"]),
+        ],
+        error_when: vec![Cond::Equals(p("$parent"), "\"errored\"".into())],
+        cancelled_when: vec![Cond::Equals(p("$parent"), "\"incomplete\"".into())],
+        id_paths: vec![p("request_id")],
+        ..FormatSpec::default()
+    }
+}

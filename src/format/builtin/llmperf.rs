@@ -1,0 +1,30 @@
+//! The `llmperf` format.
+
+use crate::format::units::Unit;
+use crate::format::{Cond, Field, FormatSpec, p, rule};
+use crate::metrics::Origin;
+
+/// Ray LLMPerf `*_individual_responses.json`: a JSON array of per-request objects, read element
+/// by element.
+pub(crate) fn spec() -> FormatSpec {
+    FormatSpec {
+        name: "llmperf".into(),
+        about: "LLMPerf individual_responses.json (a JSON array, streamed element by element)"
+            .into(),
+        markers: vec![
+            Cond::Present(p("end_to_end_latency_s")),
+            Cond::Present(p("inter_token_latency_s")),
+        ],
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): ttft_s".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Ttft, Unit::S, &["ttft_s"]),
+            rule(Field::E2e, Unit::S, &["end_to_end_latency_s"]),
+            rule(Field::OutputTokens, Unit::Count, &["number_output_tokens"]),
+            rule(Field::InputTokens, Unit::Count, &["number_input_tokens"]),
+        ],
+        error_when: vec![Cond::Present(p("error_code"))],
+        ..FormatSpec::default()
+    }
+}

@@ -1,0 +1,35 @@
+//! The `vllm-bench` format.
+
+use crate::format::units::Unit;
+use crate::format::{Cond, Field, FormatSpec, RecordSource, p, rule};
+use crate::metrics::Origin;
+
+/// `vllm bench serve` / `benchmark_serving.py --save-result --save-detailed` result files: one
+/// object per run with parallel per-request arrays (FORMATS.md 2d).
+pub(crate) fn spec() -> FormatSpec {
+    FormatSpec {
+        name: "vllm-bench".into(),
+        about: "vLLM benchmark result (ttfts/itls/output_lens arrays, one request per element)"
+            .into(),
+        markers: vec![Cond::Present(p("ttfts")), Cond::Present(p("itls"))],
+        records: Some(RecordSource::Columns(
+            ["ttfts", "itls", "output_lens", "input_lens", "errors"]
+                .map(String::from)
+                .to_vec(),
+        )),
+        record_markers: vec![Cond::Present(p("ttfts"))],
+        record_carry: vec!["model_id".into()],
+        model_paths: vec![p("model_id")],
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): ttfts[i]; decode = sum(itls[i])".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Ttft, Unit::S, &["ttfts"]),
+            rule(Field::Itl, Unit::S, &["itls"]),
+            rule(Field::OutputTokens, Unit::Count, &["output_lens"]),
+            rule(Field::InputTokens, Unit::Count, &["input_lens"]),
+        ],
+        error_when: vec![Cond::Differs(p("errors"), "\"\"".into())],
+        ..FormatSpec::default()
+    }
+}
