@@ -1088,3 +1088,6 @@ impl Processor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

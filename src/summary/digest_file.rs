@@ -456,3 +456,7 @@ pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Sum
     }
     acc.ok_or_else(|| "merge needs at least one digest file".into())
 }
+
+#[cfg(test)]
+#[path = "digest_file_tests.rs"]
+mod tests;

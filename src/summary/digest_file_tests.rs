@@ -1,0 +1,332 @@
+//! Unit tests of digest files (`tokentime.digest/v1`): save then load, merge, and the files
+//! that are refused.
+//!
+//! Summaries are built from vLLM lines through the [`crate::classify::Processor`], whose TTFT
+//! is `queue_time_ms + time_to_first_token_ms` (1 + i ms below); expected quantiles are
+//! worked out by hand or by a naive type-7 quantile of the values sorted.
+
+use super::*;
+use crate::classify::{Kind, Processor};
+use crate::format::builtins;
+use crate::summary::digest::{EXACT_LIMIT, quantile_sorted};
+use serde_json::Value as Json;
+
+/// Index of `ttft_ms` in [`METRICS`].
+const TTFT: usize = 0;
+
+/// A vLLM response of `model` with a TTFT of 1 + `i` ms (queue 1 ms, from scheduling `i` ms)
+/// and a generation of 100 ms for 11 tokens.
+fn vllm(i: u64, model: &str) -> String {
+    format!(
+        r#"{{"id":"r{i}","created":{},"model":"{model}","usage":{{"prompt_tokens":100,"completion_tokens":11,"prompt_tokens_details":{{"cached_tokens":{}}}}},"metrics":{{"time_to_first_token_ms":{i},"generation_time_ms":100.0,"queue_time_ms":1.0}}}}"#,
+        1_741_946_531 + i,
+        // Every third prompt from the cache: groups of two cache classes.
+        if i.is_multiple_of(3) { 90 } else { 0 }
+    )
+}
+
+/// The coverage and summary (by model, digests exact up to `limit` values) of `lines`.
+fn summarize(lines: &[String], limit: usize) -> (Coverage, Summary) {
+    let mut p = Processor::new(builtins(), &[], None, &[vec!["model".into()]], 0.5);
+    let mut s = Summary::new(vec!["model".into()], 100, limit).with_hit_ratio(Some(0.5));
+    let mut cov = Coverage::default();
+    for line in lines {
+        let k = p.process(line.as_bytes());
+        p.count(&k, &mut cov);
+        if let Kind::Requests = k {
+            for (i, r) in p.requests().iter().enumerate() {
+                let gaps = &p.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
+                s.add_request(r, gaps, p.by_values(i));
+            }
+        }
+    }
+    p.finish(&mut cov);
+    (cov, s)
+}
+
+/// The digest file document of a summary, as a JSON value.
+fn doc(cov: &Coverage, s: &mut Summary) -> Json {
+    serde_json::to_value(to_json(cov, s)).unwrap()
+}
+
+/// The overall group's TTFT quantile `q` (ms).
+fn overall_ttft(s: &mut Summary, q: f64) -> f64 {
+    let groups = s.groups();
+    let (key, g) = groups.into_iter().next().unwrap();
+    assert!(key.is_empty(), "the overall group comes first: {key:?}");
+    g.metrics[TTFT].digest.quantile(q).unwrap()
+}
+
+/// Saves to a file in `dir` and loads it back.
+fn save_load(dir: &Path, name: &str, cov: &Coverage, s: &mut Summary) -> Loaded {
+    let path = dir.join(name);
+    save(&path, cov, s).unwrap();
+    load(&path).unwrap()
+}
+
+fn lines(range: std::ops::RangeInclusive<u64>) -> Vec<String> {
+    range
+        .map(|i| vllm(i, if i % 2 == 0 { "a" } else { "b" }))
+        .collect()
+}
+
+#[test]
+fn save_then_load_is_the_same_document_while_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = lines(1..=5);
+    input.push("not json".into());
+    let (cov, mut s) = summarize(&input, EXACT_LIMIT);
+    let mut l = save_load(dir.path(), "d.json", &cov, &mut s);
+    assert_eq!(l.coverage, cov);
+    // 6 lines: 5 requests, 1 non-JSON.
+    assert_eq!(
+        (l.coverage.lines, l.coverage.requests, l.coverage.non_json),
+        (6, 5, 1)
+    );
+    assert_eq!(doc(&l.coverage, &mut l.summary), doc(&cov, &mut s));
+    // TTFTs 1 + (1..=5) = 2, 3, 4, 5, 6 ms: median 4, p90 = 5 + 0.6 x (6 - 5) = 5.6 (type
+    // 7: h = 4 x 0.9 = 3.6).
+    assert_eq!(overall_ttft(&mut l.summary, 0.5), 4.0);
+    assert!((overall_ttft(&mut l.summary, 0.9) - 5.6).abs() < 1e-12);
+    let text = std::fs::read_to_string(dir.path().join("d.json")).unwrap();
+    assert!(
+        text.ends_with("}\n") && text.lines().count() == 1,
+        "one line"
+    );
+    assert!(
+        !dir.path().join("d.json.tmp").exists(),
+        "the temporary file was renamed"
+    );
+}
+
+#[test]
+fn save_then_load_beyond_the_exact_limit_keeps_centroids_close() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1000 distinct TTFTs (past 256 distinct values: no atoms), held exactly up to 50.
+    let (cov, mut s) = summarize(&lines(1..=1000), 50);
+    let mut l = save_load(dir.path(), "d.json", &cov, &mut s);
+    let d = doc(&l.coverage, &mut l.summary);
+    let ttft = &d["groups"][0]["metrics"]["ttft_ms"];
+    assert!(
+        ttft["centroids"].is_array() && ttft["exact"].is_null(),
+        "{ttft}"
+    );
+    // Count, sum, min, max stay exact: TTFT 2..=1001 ms, sum = 1000 x (2 + 1001) / 2 = 501500.
+    assert_eq!(ttft["count"], 1000);
+    assert_eq!(ttft["sum"], 501_500.0);
+    assert_eq!(
+        (&ttft["min"], &ttft["max"]),
+        (&Json::from(2.0), &Json::from(1001.0))
+    );
+    // Quantiles against a naive type-7 over the values sorted (p50: h = 999 x 0.5 = 499.5,
+    // between 501 and 502 = 501.5), within 1%.
+    let values: Vec<f64> = (1..=1000).map(|i| 1.0 + i as f64).collect();
+    for q in [0.5, 0.9, 0.99] {
+        let want = quantile_sorted(&values, q);
+        let got = overall_ttft(&mut l.summary, q);
+        assert!((got - want).abs() <= 0.01 * want, "p{q}: {got} vs {want}");
+        // The loaded digest answers as the saved one did.
+        let before = overall_ttft(&mut s, q);
+        assert!(
+            (got - before).abs() <= 1e-9 * before,
+            "p{q}: {got} vs {before}"
+        );
+    }
+    assert_eq!(quantile_sorted(&values, 0.5), 501.5);
+}
+
+#[test]
+fn merging_two_files_is_one_summary_of_both_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (lines(1..=40), lines(41..=70));
+    let (cov1, mut s1) = summarize(&first, EXACT_LIMIT);
+    let (cov2, mut s2) = summarize(&second, EXACT_LIMIT);
+    let (p1, p2) = (dir.path().join("1.json"), dir.path().join("2.json"));
+    save(&p1, &cov1, &mut s1).unwrap();
+    save(&p2, &cov2, &mut s2).unwrap();
+    let (cov, mut merged) = merge_files(&[p1, p2]).unwrap();
+    let all: Vec<String> = first.into_iter().chain(second).collect();
+    let (cov_all, mut one) = summarize(&all, EXACT_LIMIT);
+    assert_eq!(cov, cov_all);
+    // 40 + 30 requests.
+    assert_eq!(cov.requests, 70);
+    assert_eq!(doc(&cov, &mut merged), doc(&cov_all, &mut one));
+    // TTFT 2..=71 ms: median h = 69 x 0.5 = 34.5, between 36 and 37 = 36.5.
+    assert_eq!(overall_ttft(&mut merged, 0.5), 36.5);
+}
+
+#[test]
+fn merging_beyond_the_exact_limit_stays_close_to_the_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cov1, mut s1) = summarize(&lines(1..=600), 50);
+    let (cov2, mut s2) = summarize(&lines(601..=1500), 50);
+    let (p1, p2) = (dir.path().join("1.json"), dir.path().join("2.json"));
+    save(&p1, &cov1, &mut s1).unwrap();
+    save(&p2, &cov2, &mut s2).unwrap();
+    let (cov, mut merged) = merge_files(&[p1, p2]).unwrap();
+    assert_eq!(cov.requests, 1500);
+    let values: Vec<f64> = (1..=1500).map(|i| 1.0 + i as f64).collect();
+    for q in [0.5, 0.9, 0.99] {
+        let want = quantile_sorted(&values, q);
+        let got = overall_ttft(&mut merged, q);
+        assert!((got - want).abs() <= 0.01 * want, "p{q}: {got} vs {want}");
+    }
+}
+
+#[test]
+fn merge_refuses_files_that_do_not_line_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = lines(1..=3);
+    let (cov, mut by_model) = summarize(&input, EXACT_LIMIT);
+    let mut by_nothing = Summary::new(vec![], 100, EXACT_LIMIT);
+    let mut other_limit = Summary::new(vec!["model".into()], 100, 20);
+    let mut other_ratio =
+        Summary::new(vec!["model".into()], 100, EXACT_LIMIT).with_hit_ratio(Some(0.8));
+    let paths: Vec<_> = ["model.json", "none.json", "limit.json", "ratio.json"]
+        .iter()
+        .map(|n| dir.path().join(n))
+        .collect();
+    save(&paths[0], &cov, &mut by_model).unwrap();
+    save(&paths[1], &cov, &mut by_nothing).unwrap();
+    save(&paths[2], &cov, &mut other_limit).unwrap();
+    save(&paths[3], &cov, &mut other_ratio).unwrap();
+    let err = merge_files(&paths[..2]).unwrap_err();
+    assert!(
+        err.contains("grouped by []") && err.contains("[model]"),
+        "{err}"
+    );
+    let err = merge_files(&[paths[0].clone(), paths[2].clone()]).unwrap_err();
+    assert!(err.contains("--exact-limit 20"), "{err}");
+    let err = merge_files(&[paths[0].clone(), paths[3].clone()]).unwrap_err();
+    assert!(err.contains("--cache-hit-ratio 0.8"), "{err}");
+    let err = merge_files(&[]).unwrap_err();
+    assert!(err.contains("at least one"), "{err}");
+}
+
+/// The document of a small summary, to be edited.
+fn small_doc() -> Json {
+    let (cov, mut s) = summarize(&lines(1..=3), EXACT_LIMIT);
+    doc(&cov, &mut s)
+}
+
+#[test]
+fn other_schemas_are_refused_with_a_clear_error() {
+    let mut d = small_doc();
+    d["schema"] = "tokentime.digest/v2".into();
+    let err = from_json(&d).unwrap_err();
+    assert_eq!(
+        err,
+        r#"schema "tokentime.digest/v2" is not "tokentime.digest/v1""#
+    );
+    // A JSON summary is no digest file.
+    d["schema"] = "tokentime.summary/v1".into();
+    assert!(from_json(&d).unwrap_err().contains("tokentime.summary/v1"));
+    d.as_object_mut().unwrap().remove("schema");
+    let err = from_json(&d).unwrap_err();
+    assert!(err.starts_with("not a digest file"), "{err}");
+    assert!(
+        from_json(&Json::from(3))
+            .unwrap_err()
+            .starts_with("not a digest file")
+    );
+}
+
+#[test]
+fn malformed_or_missing_files_are_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"schema\":\"tokentime.digest/v1\",").unwrap();
+    let err = load(&bad).unwrap_err();
+    assert!(
+        err.starts_with(&format!("{}: not a digest file", bad.display())),
+        "{err}"
+    );
+    let missing = dir.path().join("missing.json");
+    let err = load(&missing).unwrap_err();
+    assert!(err.starts_with(&missing.display().to_string()), "{err}");
+    let err = merge_files(&[missing]).unwrap_err();
+    assert!(err.contains("missing.json"), "{err}");
+}
+
+#[test]
+fn inconsistent_contents_are_refused_naming_what_is_wrong() {
+    let mut d = small_doc();
+    // Three exact TTFTs (2, 3, 4 ms) for a count of 4.
+    d["groups"][0]["metrics"]["ttft_ms"]["count"] = 4.into();
+    let err = from_json(&d).unwrap_err();
+    assert_eq!(err, "group 0: ttft_ms: 3 exact values for a count of 4");
+    let mut d = small_doc();
+    d["groups"][0]["metrics"]
+        .as_object_mut()
+        .unwrap()
+        .remove("tpot_ms");
+    assert_eq!(
+        from_json(&d).unwrap_err(),
+        "group 0: metric tpot_ms missing"
+    );
+    let mut d = small_doc();
+    d["groups"][0]["metrics"]["ttft_ms"]["nulls"] = serde_json::json!({"bored": 1});
+    let err = from_json(&d).unwrap_err();
+    assert!(err.contains("unknown null reason \"bored\""), "{err}");
+    let mut d = small_doc();
+    d["groups"][0]["key"] = serde_json::json!({"weather": "rain"});
+    let err = from_json(&d).unwrap_err();
+    assert!(err.contains("no grouping by [weather]"), "{err}");
+}
+
+/// docs/digests.md: "Members are only ever added, never renamed": a reader of v1 must take a
+/// later v1 file with members it does not know.
+#[test]
+fn unknown_members_are_ignored() {
+    let (cov, mut s) = summarize(&lines(1..=3), EXACT_LIMIT);
+    let want = doc(&cov, &mut s);
+    let mut d = want.clone();
+    d["written_by"] = "tokentime 9.9".into();
+    d["coverage"]["new_counter"] = 7.into();
+    d["groups"][0]["new_member"] = serde_json::json!([1, 2]);
+    d["groups"][0]["metrics"]["ttft_ms"]["p50_hint"] = 3.into();
+    d["groups"][0]["metrics"]["new_metric_ms"] = serde_json::json!({"count": 0});
+    let mut l = from_json(&d).unwrap();
+    assert_eq!(doc(&l.coverage, &mut l.summary), want);
+}
+
+#[test]
+fn older_files_without_later_members_load_with_defaults() {
+    let mut d = small_doc();
+    let o = d.as_object_mut().unwrap();
+    o.remove("exact_limit");
+    o.remove("cache_hit_ratio");
+    let c = d["coverage"].as_object_mut().unwrap();
+    c.remove("joins");
+    c.remove("read_errors");
+    for g in d["groups"].as_array_mut().unwrap() {
+        g.as_object_mut().unwrap().remove("analysis");
+    }
+    let l = from_json(&d).unwrap();
+    assert_eq!(l.summary.exact_limit(), EXACT_LIMIT);
+    assert_eq!(l.summary.hit_ratio(), None);
+    // 3 lines, 3 requests; the counters added later are 0.
+    assert_eq!((l.coverage.lines, l.coverage.requests), (3, 3));
+    assert_eq!(l.coverage.joined_lines + l.coverage.read_errors, 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn save_writes_through_a_symbolic_link_and_check_writable_refuses_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cov, mut s) = summarize(&lines(1..=3), EXACT_LIMIT);
+    let target = dir.path().join("target.json");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    check_writable(&link).unwrap();
+    save(&link, &cov, &mut s).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let l = load(&target).unwrap();
+    assert_eq!(l.coverage.requests, 3);
+    assert!(check_writable(dir.path()).is_err());
+}
