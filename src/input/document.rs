@@ -11,7 +11,7 @@
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 /// True when the input's first non-blank byte (after a UTF-8 BOM) is `[` and the next one is
 /// `{` or `]`: a JSON array document of records (or an empty one). A text line that starts
@@ -70,6 +70,97 @@ pub fn detect(r: &mut impl BufRead) -> io::Result<Option<Document>> {
             .is_some_and(|&b| b == b'\n')
         && opens_with(&buf[i..], b'{', b"\"}");
     Ok(lone.then_some(Document::Object))
+}
+
+/// The kind of document the whole input is, or `None` when it is to be read as lines.
+///
+/// [`detect`] looks at the first bytes only: a first line of `[]`, `[` or `[{...}]` before JSON
+/// lines, or a pretty-printed startup banner before a log, looks like a document there. This
+/// reads ahead and keeps the guess only when what follows parses as the document: one or more
+/// JSON arrays, or one or more JSON objects, with only blanks between and after them, to the
+/// end of the input. At the first byte that does not parse, reading ahead stops and the input
+/// is JSON lines, from its first byte. What was read ahead is handed back in front of the rest
+/// of the input, so nothing is lost.
+///
+/// Reading ahead stops at `cap` bytes too: an input longer than that which parses as far as it
+/// was read is taken for the document it looks like, and its reader reports what goes wrong
+/// past that point.
+///
+/// # Errors
+/// The reader's.
+pub(crate) fn sniff<R: io::Read>(
+    mut r: io::BufReader<R>,
+    cap: usize,
+) -> io::Result<(Option<Document>, io::BufReader<Replay<R>>)> {
+    let guess = detect(&mut r)?;
+    let mut ahead = vec![];
+    let kind = match guess {
+        Some(kind) => read_ahead(&mut r, kind, cap, &mut ahead)?.then_some(kind),
+        None => None,
+    };
+    let capacity = r.capacity();
+    let replay = io::Cursor::new(ahead).chain(r);
+    Ok((kind, io::BufReader::with_capacity(capacity, replay)))
+}
+
+/// What [`sniff`] hands back: the bytes it read ahead, then the rest of the input.
+pub(crate) type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, io::BufReader<R>>;
+
+/// Reads `r` into `ahead` while it parses as a document of `kind`; true when it did to the end
+/// of the input (or past `cap` bytes), false at the first value that is not of the kind or
+/// does not parse.
+fn read_ahead(
+    r: &mut impl BufRead,
+    kind: Document,
+    cap: usize,
+    ahead: &mut Vec<u8>,
+) -> io::Result<bool> {
+    let open = match kind {
+        Document::Array => b'[',
+        Document::Object => b'{',
+    };
+    // Offset of the end of the last whole value parsed: parsing resumes there.
+    let mut done = 0;
+    let mut any = false;
+    // Parsing resumes once this much is read: doubling it keeps a long value that is still
+    // incomplete from being parsed again at every chunk.
+    let mut next_parse = 0;
+    loop {
+        let chunk = r.fill_buf()?;
+        let eof = chunk.is_empty();
+        ahead.extend_from_slice(chunk);
+        let n = chunk.len();
+        r.consume(n);
+        if !eof && ahead.len() < next_parse && ahead.len() <= cap {
+            continue;
+        }
+        next_parse = ahead.len().saturating_mul(2);
+        let start = if done == 0 && ahead.starts_with(UTF8_BOM) {
+            UTF8_BOM.len()
+        } else {
+            done
+        };
+        let mut values =
+            serde_json::Deserializer::from_slice(&ahead[start..]).into_iter::<&RawValue>();
+        loop {
+            match values.next() {
+                None => break,
+                Some(Ok(v)) if v.get().as_bytes().first() == Some(&open) => {
+                    any = true;
+                    done = start + values.byte_offset();
+                }
+                // More input may complete the value.
+                Some(Err(e)) if e.is_eof() && !eof => break,
+                Some(_) => return Ok(false),
+            }
+        }
+        if eof {
+            return Ok(any);
+        }
+        if ahead.len() > cap {
+            return Ok(true);
+        }
+    }
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -389,5 +480,51 @@ mod tests {
         );
         assert_eq!(items(b"{\n\"a\": [1,", 100), vec!["1: {\n\"a\": [1,"]);
         assert_eq!(items(b"", 100), Vec::<String>::new());
+    }
+
+    fn sniffed(input: &[u8], cap: usize) -> (Option<Document>, Vec<u8>) {
+        let (kind, mut r) = sniff(io::BufReader::with_capacity(8, input), cap).unwrap();
+        let mut all = vec![];
+        r.read_to_end(&mut all).unwrap();
+        (kind, all)
+    }
+
+    #[test]
+    fn an_array_first_line_before_json_lines_is_no_document() {
+        let r = br#"{"id":"a"}"#;
+        for first in [&b"[]\n"[..], b"[\n", b"[{\"x\":1}]\n"] {
+            let input = [first, r, b"\n", r, b"\n"].concat();
+            // Everything read ahead comes back, from the first byte.
+            assert_eq!(sniffed(&input, 1 << 20), (None, input.clone()));
+        }
+    }
+
+    #[test]
+    fn a_pretty_banner_before_a_log_is_no_document() {
+        let input = b"{\n \"event\": \"startup\"\n}\n{\"id\":1}\nTraceback (most recent call last):\n{\"id\":2}\n";
+        assert_eq!(sniffed(input, 1 << 20), (None, input.to_vec()));
+    }
+
+    #[test]
+    fn whole_documents_stay_documents() {
+        let array = b"[\n {\"a\": 1},\n {\"a\": 2}\n]\n";
+        assert_eq!(sniffed(array, 1 << 20), (Some(Document::Array), array.to_vec()));
+        let two = b"[{\"a\": 1}]\n[]\n";
+        assert_eq!(sniffed(two, 1 << 20).0, Some(Document::Array));
+        let objects = b"\xEF\xBB\xBF{\n \"a\": 1\n}\n{\n \"b\": 2\n}\n";
+        assert_eq!(sniffed(objects, 1 << 20), (Some(Document::Object), objects.to_vec()));
+        // A compact object after a pretty one is still a sequence of objects.
+        let mixed = b"{\n \"a\": 1\n}\n{\"b\":2}\n";
+        assert_eq!(sniffed(mixed, 1 << 20).0, Some(Document::Object));
+        // Truncated: lines.
+        assert_eq!(sniffed(b"[\n {\"a\": 1},\n", 1 << 20).0, None);
+    }
+
+    #[test]
+    fn past_the_cap_the_guess_stands_and_nothing_is_lost() {
+        let array = b"[\n {\"a\": 1},\n {\"a\": 2}\n]\n";
+        assert_eq!(sniffed(array, 4), (Some(Document::Array), array.to_vec()));
+        let lines = b"{\"a\":1}\n";
+        assert_eq!(sniffed(lines, 4), (None, lines.to_vec()));
     }
 }
