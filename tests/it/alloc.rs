@@ -5,7 +5,8 @@
 //! doubling now and then, past 10,000 values one fold into the t-digest per 8,192 values, a
 //! new log-scaled bin of the analysis, a buffer per second of log time in the in-flight sweep.
 //! Lines that hold several requests as records (an OTLP export) are the exception: they are
-//! read through a `serde_json::Value`.
+//! read through a `serde_json::Value`. Each test counts in a process of its own (see
+//! [`in_own_process`]): the test binary holds the other integration tests too.
 
 use clap::Parser;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -40,6 +41,33 @@ static GLOBAL: Counting = Counting;
 
 /// Tests in this file run one at a time: the counter is global.
 static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Set in the environment of this test binary run again by [`in_own_process`].
+const OWN_PROCESS: &str = "TOKENTIME_ALLOC_OWN_PROCESS";
+
+/// The counter counts the allocations of every thread, and this test binary runs every
+/// integration test: a test of this file measures in a process of its own, the binary run again
+/// with that one test (`--exact`, one thread). Returns true in that process (measure there),
+/// false in the one that started it, after checking that the test ran there and passed.
+fn in_own_process(test: &str) -> bool {
+    if std::env::var_os(OWN_PROCESS).is_some() {
+        return true;
+    }
+    // `it::alloc` -> `alloc::TEST`, the test's name in the harness.
+    let name = format!("{}::{test}", module_path!().split_once("::").unwrap().1);
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([&name, "--exact", "--test-threads", "1", "--nocapture"])
+        .env(OWN_PROCESS, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{name} in its own process:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
 
 /// Allocations made by one run of `tokentime ARGS FILE` (output discarded).
 fn allocations(args: &[&str], input: &[u8]) -> u64 {
@@ -76,6 +104,9 @@ fn extra(args: &[&str], format: &str, n: u64) -> u64 {
 
 #[test]
 fn enrich_allocates_nothing_per_line() {
+    if !in_own_process("enrich_allocates_nothing_per_line") {
+        return;
+    }
     // Not OTLP: an export line holds records (spans), which are read through a
     // `serde_json::Value` of the line, by design (see `src/records.rs`).
     for format in ["litellm", "llamacpp", "vllm"] {
@@ -111,6 +142,9 @@ fn summary_extra(args: &[&str], n: u64) -> u64 {
 
 #[test]
 fn summary_allocates_only_for_digest_growth() {
+    if !in_own_process("summary_allocates_only_for_digest_growth") {
+        return;
+    }
     for args in [&["summary"][..], &["summary", "--by", "model"]] {
         // 3000 more requests into 9 metrics of 7 (25 with --by model) groups: an exact buffer
         // doubles now and then (at most ~2 doublings per buffer here); the analysis adds a

@@ -5,8 +5,7 @@
 //! generator (the `genlog` crate); every expected value is computed here, from the
 //! generator's parameters or the truth file, never from tokentime's output.
 
-mod common;
-use common::*;
+use crate::common::*;
 use genlog::{Growth, Scenario, generate_scenario};
 use serde_json::Value;
 

@@ -1,7 +1,6 @@
 //! A custom format from `--map` (SPEC section 3): an in-house log works without code.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn map_defines_a_format() {

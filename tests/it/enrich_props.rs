@@ -10,8 +10,7 @@
 //! failure names its case number and is reproducible; the fuzz crate (`fuzz/enrich_splice`)
 //! explores the same property without a bound.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::io::Write;
 use tokentime::error::ExitCode;

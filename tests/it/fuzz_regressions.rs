@@ -1,8 +1,7 @@
 //! One test per crash the fuzz targets (`fuzz/`) found, named after the case; each comment
 //! names the target and the minimized input.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// lines_and_formats: `{"event":"startu\xFAp","version":"1.2.3"}` was a JSON object without

@@ -2,14 +2,14 @@
 //! on generated logs, compared byte for byte with what was recorded in `testdata/golden/`.
 //!
 //! Output bytes change only on purpose. When they do, rerun with `TOKENTIME_BLESS=1 cargo test
-//! --test golden` and review the diff of `testdata/golden/` like code. Outputs over 64 KiB are
-//! recorded as their length and FNV-1a hash, the rest in full.
+//! --test it golden::` and review the diff of `testdata/golden/` like code. Outputs over 64
+//! KiB are recorded as their length and FNV-1a hash, the rest in full.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 
 /// How one input is run: a name, the arguments before the input, and whether the input comes
 /// as a FILE argument or on stdin.

@@ -3,8 +3,7 @@
 //! bzip2 and lz4 are refused; several files summarized in parallel give what one stream of
 //! them gives; a progress line on stderr.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn gzip_multi_member(data: &[u8]) -> Vec<u8> {
     // Two gzip members back to back, as `cat a.gz b.gz` or pigz make.

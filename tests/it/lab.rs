@@ -2,8 +2,7 @@
 //! the LiteLLM SDK, with client-measured ground truth in truth.jsonl. Every expected value here
 //! is derived from truth.jsonl, never from tokentime's output.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::collections::HashMap;
 

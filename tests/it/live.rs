@@ -2,8 +2,7 @@
 //! while input keeps coming, `--window` slides, and SIGINT/SIGTERM print the final summary.
 //! Each test drives the binary through pipes it keeps open, as `tail -F` would.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};

@@ -3,8 +3,7 @@
 //! quantiles), whatever the chunk size, including chunks smaller than a line. And the fast
 //! scanner gives byte for byte what the serde_json reference parser gives.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::Write;
 use std::process::Output;
 

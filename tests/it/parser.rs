@@ -3,8 +3,7 @@
 //! the same slots on every testdata line, on generated logs of every format, on random
 //! mutations of them, and on random JSON built around the trie's keys.
 
-mod common;
-use common::*;
+use crate::common::*;
 use tokentime::document::{Document, Item, Objects};
 use tokentime::format::{Formats, builtin};
 use tokentime::record::{PathSet, ReadError, Slots};

@@ -3,8 +3,7 @@
 //! multi-record lines (OTLP spans, vLLM bench arrays) or multi-line joins are written in full
 //! but ignored until those features land.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// The metrics of each output line: the spliced object, an array of them for a line with

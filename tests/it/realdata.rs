@@ -2,8 +2,7 @@
 //! the producers' own aggregates, see its README): read under tokentime's definitions,
 //! `summary` reproduces each producer's numbers where the definitions agree.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn summary(args: &[&str]) -> Value {

@@ -1,8 +1,7 @@
 //! Summaries as reports: `--bucket` windows of log time, SLOs and goodput with their exit
 //! status, CSV/TSV/Prometheus renderings, and digest files merged across runs.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::fmt::Write as _;
 

@@ -1,7 +1,6 @@
 //! Bad input never crashes the tool or loses a line, and exit codes are as documented.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn empty_input_exits_0() {

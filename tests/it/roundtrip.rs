@@ -2,8 +2,7 @@
 //! with `--root response`), the output has as many lines as the input, and cutting the spliced
 //! object out of each line gives the input line back byte for byte.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn jsonl_files() -> Vec<std::path::PathBuf> {
     testdata_files(&["jsonl", "log"])

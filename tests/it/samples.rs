@@ -1,8 +1,7 @@
 //! Every `testdata/**/NAME.expected.jsonl` holds, per line of `NAME.jsonl`, the metrics
 //! computed by hand (the `why` member says how). Reading `NAME.jsonl` alone must give them.
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn check_file(input: &std::path::Path, expected: &std::path::Path) {

@@ -1,8 +1,7 @@
 //! Wrappers around the JSON (SPEC section 3): Docker's json-file driver, the Kubernetes CRI
 //! prefix, and `--prefix REGEX`; and logs of every server concatenated into one stream.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 const LINE: &str = r#"{"timings":{"prompt_ms":5.0,"predicted_n":3,"predicted_ms":10.0}}"#;
 
