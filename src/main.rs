@@ -21,8 +21,9 @@ fn main() -> ProcessExit {
     };
     let config = match cli.resolve() {
         Ok(c) => c,
-        Err(msg) => {
-            tokentime::diag!("tokentime: {msg}");
+        // A `ConfigError`, printed as tokentime always has.
+        Err(err) => {
+            tokentime::diag!("tokentime: {err}");
             return ProcessExit::from(ExitCode::Usage as u8);
         }
     };

@@ -121,17 +121,18 @@ pub struct MergeConfig {
     pub report: ReportConfig,
 }
 
-/// Summary rendering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Summary rendering (`--output`). Its variants are commented, not documented: clap would
+/// list a documented value on a line of its own in `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SummaryOutput {
-    /// Aligned text table.
+    // Aligned text table.
     Table,
-    /// `tokentime.summary/v1` JSON.
+    // `tokentime.summary/v1` JSON.
     Json,
-    /// One CSV record per group and metric.
+    // One CSV record per group and metric.
     Csv,
-    /// One TSV record per group and metric.
+    // One TSV record per group and metric.
     Tsv,
-    /// Prometheus text exposition format.
+    // Prometheus text exposition format.
     Prometheus,
 }

@@ -4,20 +4,25 @@
 //! terminal except here, while resolving.
 
 pub(crate) mod config;
+mod error;
+mod values;
 
-use crate::analysis::{AnalysisConfig, Consumer};
+pub use error::ConfigError;
+
+use crate::analysis::AnalysisConfig;
 use crate::cli::config::{
     Command, Config, EnrichConfig, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput,
 };
 use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
 use crate::input::source::Source;
-use crate::output::render::{Delimited, Rows, parse_fields};
+use crate::output::render::{Rows, parse_fields};
 use crate::summary::parse_quantiles;
 use crate::summary::slo::{parse_goodput, parse_slo};
 use crate::summary::window::parse_positive_duration;
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use values::{EnrichOutput, ForArg, Progress};
 
 const AFTER_HELP: &str = "\
 Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after Ctrl-C or \
@@ -134,8 +139,8 @@ struct EnrichArgs {
     only_requests: bool,
     /// Rendering: enrich (every line with the metrics spliced in), or one row per request
     /// with --fields: csv, tsv (with a header) or jsonl.
-    #[arg(long, short = 'o', default_value = "enrich", value_parser = ["enrich", "csv", "tsv", "jsonl"])]
-    output: String,
+    #[arg(long, short = 'o', default_value = "enrich")]
+    output: EnrichOutput,
     /// Columns of --output csv|tsv|jsonl, comma-separated: line, id, model, format, start,
     /// end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens,
     /// cached_tokens, output_tokens, cache, ttft_origin, outcome.
@@ -152,8 +157,8 @@ struct ReportArgs {
     #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
     quantiles: String,
     /// Rendering: table, json, csv, tsv, or prometheus (text exposition format).
-    #[arg(long, short = 'o', default_value = "table", value_parser = ["table", "json", "csv", "tsv", "prometheus"])]
-    output: String,
+    #[arg(long, short = 'o', default_value = "table")]
+    output: SummaryOutput,
     /// An SLO, repeatable: METRIC:pQ<=VALUE[@KEY=VALUE,...], e.g. 'ttft:p99<=800ms' or
     /// 'e2e:p95<=20s@cache=miss'. Exit status 3 when one is broken (or has no values).
     #[arg(long = "slo", value_name = "SLO")]
@@ -168,8 +173,8 @@ struct ReportArgs {
     hist: bool,
     /// Whose headline leads the report: chat (TTFT first, and the share of requests decoding
     /// slower than --reading-speed), agent (E2E first, and how much of it is decode), or both.
-    #[arg(long = "for", default_value = "both", value_name = "CONSUMER", value_parser = ["chat", "agent", "both"])]
-    consumer: String,
+    #[arg(long = "for", default_value = "both", value_name = "CONSUMER")]
+    consumer: ForArg,
     /// Reading speed for --for chat, in tokens/s. The default, 5.3, is 238 words per minute
     /// (Brysbaert 2019, adult silent reading of English non-fiction) at 0.75 words per token.
     #[arg(long, default_value_t = crate::analysis::DEFAULT_READING_SPEED, value_name = "TOKENS_PER_S")]
@@ -224,22 +229,22 @@ struct SummaryArgs {
     bucket: Option<String>,
     /// Progress line on stderr while reading files: auto (when stderr is a terminal),
     /// always, never.
-    #[arg(long, default_value = "auto", value_name = "WHEN", value_parser = ["auto", "always", "never"])]
-    progress: String,
+    #[arg(long, default_value = "auto", value_name = "WHEN")]
+    progress: Progress,
 }
 
 /// Parses command-line arguments (the first is the program name) into a [`Config`], as the
 /// binary does: for tests and fuzz targets that drive [`crate::run`].
 ///
 /// # Errors
-/// clap's message for bad arguments, or the resolution's.
-pub fn config_from_args<I, T>(args: I) -> Result<Config, String>
+/// clap's message for bad arguments ([`ConfigError::Args`]), or the resolution's.
+pub fn config_from_args<I, T>(args: I) -> Result<Config, ConfigError>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     Cli::try_parse_from(args)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| ConfigError::Args(e.to_string()))?
         .resolve()
 }
 
@@ -247,148 +252,137 @@ impl Cli {
     /// Resolves the arguments into a [`Config`].
     ///
     /// # Errors
-    /// A message for an unknown format, a bad `--map`, an out-of-range ratio or quantile.
-    pub fn resolve(self) -> Result<Config, String> {
+    /// A [`ConfigError`] for an unknown format, a bad `--map`, an out-of-range ratio or
+    /// quantile, flags that do not go together.
+    pub fn resolve(self) -> Result<Config, ConfigError> {
         match self.command {
-            Some(Cmd::Formats(f)) => {
-                let common = Common {
-                    formats_files: f.formats_files,
-                    ..Common::empty()
-                };
-                let config = resolve_common(common, Command::Formats(f.names.clone()))?;
-                if let Some(unknown) = f
-                    .names
-                    .iter()
-                    .find(|n| *n != "custom" && !config.formats.iter().any(|s| &s.name == *n))
-                {
-                    let names: Vec<&str> = config.formats.iter().map(|s| s.name.as_str()).collect();
-                    return Err(format!(
-                        "formats {unknown}: unknown format (known: {})",
-                        names.join(", ")
-                    ));
-                }
-                Ok(config)
-            }
-            Some(Cmd::Merge(m)) => {
-                let report = m.report.resolve()?;
-                resolve_common(
-                    Common::empty(),
-                    Command::Merge(MergeConfig {
-                        files: m.files,
-                        report,
-                    }),
-                )
-            }
-            Some(Cmd::Summary(s)) => {
-                let s = *s;
-                if s.by.iter().any(|b| b.is_empty()) {
-                    return Err("--by needs a path (e.g. --by model)".into());
-                }
-                let names = by_names(&s.by)?;
-                let report = s.report.resolve()?;
-                let by: Vec<(String, Vec<String>)> = names
-                    .iter()
-                    .zip(&s.by)
-                    .map(|(name, b)| (name.clone(), parse_path(b)))
-                    .collect();
-                for slo in &report.slos {
-                    check_slo_group(&slo.text, &slo.group, &names)?;
-                }
-                let flag = |name: &str, v: &Option<String>| {
-                    v.as_deref()
-                        .map(parse_positive_duration)
-                        .transpose()
-                        .map_err(|e| format!("--{name}: {e}"))
-                };
-                let bucket = flag("bucket", &s.bucket)?;
-                if bucket.is_some()
-                    && !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json)
-                {
-                    return Err("--bucket prints JSON lines; it takes no other --output".into());
-                }
-                // (Checked here, not by clap: --hist is also `merge`'s, which has no --bucket.)
-                if bucket.is_some() && report.analysis.hist {
-                    return Err(
-                        "--hist cannot be used with --bucket: its lines carry no histogram".into(),
-                    );
-                }
-                let progress = match s.progress.as_str() {
-                    "always" => Some(std::time::Duration::ZERO),
-                    "never" => None,
-                    _ => std::io::stderr()
-                        .is_terminal()
-                        .then_some(std::time::Duration::from_secs(1)),
-                };
-                let jobs = threads(s.common.threads);
-                resolve_common(
-                    s.common,
-                    Command::Summary(SummaryConfig {
-                        by,
-                        max_groups: s.max_groups,
-                        exact_limit: s.exact_limit,
-                        report,
-                        goodput: s.goodput.as_deref().map(parse_goodput).transpose()?,
-                        every: flag("every", &s.every)?,
-                        window: flag("window", &s.window)?,
-                        bucket,
-                        progress,
-                        jobs,
-                    }),
-                )
-            }
-            None => {
-                let e = self.enrich;
-                if e.key.is_empty() {
-                    return Err("--key must not be empty".into());
-                }
-                let delimited = match e.output.as_str() {
-                    "csv" => Some(Some(Delimited::Csv)),
-                    "tsv" => Some(Some(Delimited::Tsv)),
-                    "jsonl" => Some(None),
-                    _ => None,
-                };
-                let rows = match (delimited, &e.fields) {
-                    (None, Some(_)) => {
-                        return Err("--fields needs --output csv, tsv or jsonl".into());
-                    }
-                    (None, None) => None,
-                    (Some(delimited), fields) => Some(Rows {
-                        fields: parse_fields(fields.as_deref().unwrap_or(DEFAULT_FIELDS))?,
-                        delimited,
-                        input: String::new(),
-                    }),
-                };
-                resolve_common(
-                    e.common,
-                    Command::Enrich(EnrichConfig {
-                        key: e.key,
-                        only_requests: e.only_requests,
-                        rows,
-                    }),
-                )
-            }
+            Some(Cmd::Formats(f)) => f.resolve(),
+            Some(Cmd::Merge(m)) => m.resolve(),
+            Some(Cmd::Summary(s)) => s.resolve(),
+            None => self.enrich.resolve(),
         }
     }
 }
 
-impl ReportArgs {
-    fn resolve(self) -> Result<ReportConfig, String> {
-        let output = match self.output.as_str() {
-            "json" => SummaryOutput::Json,
-            "csv" => SummaryOutput::Csv,
-            "tsv" => SummaryOutput::Tsv,
-            "prometheus" => SummaryOutput::Prometheus,
-            _ => SummaryOutput::Table,
+impl FormatsArgs {
+    fn resolve(self) -> Result<Config, ConfigError> {
+        let common = Common {
+            formats_files: self.formats_files,
+            ..Common::empty()
         };
+        let config = resolve_common(common, Command::Formats(self.names.clone()))?;
+        if let Some(unknown) = self
+            .names
+            .iter()
+            .find(|n| *n != "custom" && !config.formats.iter().any(|s| &s.name == *n))
+        {
+            let names: Vec<&str> = config.formats.iter().map(|s| s.name.as_str()).collect();
+            return Err(ConfigError::UnknownFormatsName {
+                name: unknown.clone(),
+                known: names.join(", "),
+            });
+        }
+        Ok(config)
+    }
+}
+
+impl MergeArgs {
+    fn resolve(self) -> Result<Config, ConfigError> {
+        let report = self.report.resolve()?;
+        resolve_common(
+            Common::empty(),
+            Command::Merge(MergeConfig {
+                files: self.files,
+                report,
+            }),
+        )
+    }
+}
+
+/// A duration flag of `summary` that must be above zero (`--every`, `--window`, `--bucket`).
+fn positive_duration(flag: &'static str, v: Option<&str>) -> Result<Option<i64>, ConfigError> {
+    v.map(parse_positive_duration)
+        .transpose()
+        .map_err(ConfigError::flag(flag))
+}
+
+impl SummaryArgs {
+    fn resolve(self) -> Result<Config, ConfigError> {
+        if self.by.iter().any(String::is_empty) {
+            return Err(ConfigError::EmptyBy);
+        }
+        let names = by_names(&self.by)?;
+        let report = self.report.resolve()?;
+        let by: Vec<(String, Vec<String>)> = names
+            .iter()
+            .zip(&self.by)
+            .map(|(name, b)| (name.clone(), parse_path(b)))
+            .collect();
+        for slo in &report.slos {
+            check_slo_group(&slo.text, &slo.group, &names)?;
+        }
+        let bucket = positive_duration("bucket", self.bucket.as_deref())?;
+        if bucket.is_some() && !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json)
+        {
+            return Err(ConfigError::BucketOutput);
+        }
+        // (Checked here, not by clap: --hist is also `merge`'s, which has no --bucket.)
+        if bucket.is_some() && report.analysis.hist {
+            return Err(ConfigError::HistWithBucket);
+        }
+        let progress = self.progress.delay(std::io::stderr().is_terminal());
+        let jobs = threads(self.common.threads);
+        resolve_common(
+            self.common,
+            Command::Summary(SummaryConfig {
+                by,
+                max_groups: self.max_groups,
+                exact_limit: self.exact_limit,
+                report,
+                goodput: self.goodput.as_deref().map(parse_goodput).transpose()?,
+                every: positive_duration("every", self.every.as_deref())?,
+                window: positive_duration("window", self.window.as_deref())?,
+                bucket,
+                progress,
+                jobs,
+            }),
+        )
+    }
+}
+
+impl EnrichArgs {
+    fn resolve(self) -> Result<Config, ConfigError> {
+        if self.key.is_empty() {
+            return Err(ConfigError::EmptyKey);
+        }
+        let rows = match (self.output.rows(), &self.fields) {
+            (None, Some(_)) => return Err(ConfigError::FieldsWithoutRows),
+            (None, None) => None,
+            (Some(delimited), fields) => Some(Rows {
+                fields: parse_fields(fields.as_deref().unwrap_or(DEFAULT_FIELDS))?,
+                delimited,
+                input: String::new(),
+            }),
+        };
+        resolve_common(
+            self.common,
+            Command::Enrich(EnrichConfig {
+                key: self.key,
+                only_requests: self.only_requests,
+                rows,
+            }),
+        )
+    }
+}
+
+impl ReportArgs {
+    fn resolve(self) -> Result<ReportConfig, ConfigError> {
         if !(self.reading_speed.is_finite() && self.reading_speed > 0.0) {
-            return Err(format!(
-                "--reading-speed {}: must be a positive number of tokens/s",
-                self.reading_speed
-            ));
+            return Err(ConfigError::ReadingSpeed(self.reading_speed));
         }
         Ok(ReportConfig {
             quantiles: parse_quantiles(&self.quantiles)?,
-            output,
+            output: self.output,
             slos: self
                 .slos
                 .iter()
@@ -397,11 +391,7 @@ impl ReportArgs {
             save_digest: self.save_digest,
             analysis: AnalysisConfig {
                 hist: self.hist,
-                consumer: match self.consumer.as_str() {
-                    "chat" => Consumer::Chat,
-                    "agent" => Consumer::Agent,
-                    _ => Consumer::Both,
-                },
+                consumer: self.consumer.into(),
                 reading_speed: self.reading_speed,
                 // Set from --threads with the rest of the configuration.
                 threads: 1,
@@ -416,7 +406,7 @@ fn check_slo_group(
     text: &str,
     group: &[(String, Option<String>)],
     by: &[String],
-) -> Result<(), String> {
+) -> Result<(), ConfigError> {
     let mut names: Vec<&str> = group.iter().map(|(k, _)| k.as_str()).collect();
     names.sort_unstable();
     let mut with_cache: Vec<&str> = by.iter().map(String::as_str).chain(["cache"]).collect();
@@ -426,15 +416,15 @@ fn check_slo_group(
     if names.is_empty() || names == ["cache"] || names == by_only || names == with_cache {
         return Ok(());
     }
-    Err(format!(
-        "--slo {text:?}: there is no group by [{}]; groups are all requests, cache{}",
-        names.join(", "),
-        if by.is_empty() {
+    Err(ConfigError::SloGroup {
+        text: text.to_owned(),
+        keys: names.join(", "),
+        groups: if by.is_empty() {
             " (add --by KEY to group by KEY)".to_owned()
         } else {
             format!(", [{}] and [{}, cache]", by.join(", "), by.join(", "))
-        }
-    ))
+        },
+    })
 }
 
 impl Common {
@@ -464,7 +454,7 @@ impl Common {
 /// Prometheus label, a CSV column, a JSON group key), which is tokentime's own prefix-cache
 /// dimension: it is renamed `by_cache` (stderr says so). Two keys whose label names are the
 /// same (`a.b`, `a_b`) are refused.
-fn by_names(by: &[String]) -> Result<Vec<String>, String> {
+fn by_names(by: &[String]) -> Result<Vec<String>, ConfigError> {
     let mut out: Vec<String> = Vec::new();
     for b in by {
         let name = if crate::output::render::label_name(b) == "cache" {
@@ -480,10 +470,11 @@ fn by_names(by: &[String]) -> Result<Vec<String>, String> {
             .iter()
             .position(|o| crate::output::render::label_name(o) == label)
         {
-            return Err(format!(
-                "--by {b}: its name as a label or column, {label}, is that of --by {}",
-                by[i]
-            ));
+            return Err(ConfigError::ByClash {
+                given: b.clone(),
+                label,
+                other: by[i].clone(),
+            });
         }
         out.push(name);
     }
@@ -494,11 +485,11 @@ fn by_names(by: &[String]) -> Result<Vec<String>, String> {
 const MAX_THREADS: usize = 1024;
 
 /// Parses `--threads N`: 0 to [`MAX_THREADS`].
-fn parse_threads(s: &str) -> Result<usize, String> {
+fn parse_threads(s: &str) -> Result<usize, ConfigError> {
     match s.parse::<usize>() {
         Ok(n) if n <= MAX_THREADS => Ok(n),
-        Ok(_) => Err(format!("at most {MAX_THREADS} (0: one per core)")),
-        Err(e) => Err(e.to_string()),
+        Ok(_) => Err(ConfigError::TooManyThreads { max: MAX_THREADS }),
+        Err(e) => Err(ConfigError::NotAThreadCount(e)),
     }
 }
 
@@ -507,7 +498,7 @@ fn parse_threads(s: &str) -> Result<usize, String> {
 ///
 /// # Errors
 /// A message when the text is not such a size, or one past `usize::MAX` bytes.
-fn parse_bytes(s: &str) -> Result<usize, String> {
+fn parse_bytes(s: &str) -> Result<usize, ConfigError> {
     let t = s.trim();
     let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let (num, unit) = t.split_at(digits);
@@ -516,21 +507,13 @@ fn parse_bytes(s: &str) -> Result<usize, String> {
         "K" | "KB" | "KIB" => 10,
         "M" | "MB" | "MIB" => 20,
         "G" | "GB" | "GIB" => 30,
-        _ => {
-            return Err(format!(
-                "{s:?} is not a size (bytes, or a number with K, M or G)"
-            ));
-        }
+        _ => return Err(ConfigError::NotASize(s.to_owned())),
     };
-    let too_large = || format!("{s:?} is more bytes than this machine can address");
+    let too_large = || ConfigError::SizeTooLarge(s.to_owned());
     let n: usize = match num.parse() {
         Ok(n) => n,
         Err(_) if !num.is_empty() => return Err(too_large()),
-        Err(_) => {
-            return Err(format!(
-                "{s:?} is not a size (bytes, or a number with K, M or G)"
-            ));
-        }
+        Err(_) => return Err(ConfigError::NotASize(s.to_owned())),
     };
     n.checked_mul(1 << shift).ok_or_else(too_large)
 }
@@ -560,9 +543,11 @@ fn stdin_is_file() -> bool {
     }
 }
 
-fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
+/// The checks of the common flags that need no format: `--max-line-bytes`, the named files,
+/// `--cache-hit-ratio`.
+fn check_common(c: &Common) -> Result<(), ConfigError> {
     if c.max_line_bytes == 0 {
-        return Err("--max-line-bytes must be at least 1".into());
+        return Err(ConfigError::ZeroMaxLineBytes);
     }
     // Check named files up front, so a typo stops the run before any output (a file that
     // fails later, while being read, is reported and skipped).
@@ -574,17 +559,19 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             } else {
                 String::new()
             };
-            return Err(format!("{name}: no such file{hint}"));
+            return Err(ConfigError::NoSuchFile { name, hint });
         }
     }
     if !(c.cache_hit_ratio > 0.0 && c.cache_hit_ratio <= 1.0) {
-        return Err(format!(
-            "--cache-hit-ratio {}: must be in (0, 1]",
-            c.cache_hit_ratio
-        ));
+        return Err(ConfigError::CacheHitRatio(c.cache_hit_ratio));
     }
+    Ok(())
+}
+
+/// The formats of `--formats` files, then the built-in ones a file does not replace.
+fn available_formats(files: &[PathBuf]) -> Result<Vec<FormatSpec>, ConfigError> {
     let mut all = Vec::new();
-    for path in &c.formats_files {
+    for path in files {
         all.extend(crate::format::file::load(path)?);
     }
     // A format of a formats file named like a built-in one replaces it (said on stderr, so
@@ -599,44 +586,47 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             all.push(b);
         }
     }
-    let formats: Vec<FormatSpec> = if !c.maps.is_empty() {
+    Ok(all)
+}
+
+/// The formats to try: `--map`'s custom one, the one `--format` names, or all.
+fn selected_formats(c: &Common) -> Result<Vec<FormatSpec>, ConfigError> {
+    let all = available_formats(&c.formats_files)?;
+    if !c.maps.is_empty() {
         if c.format != "auto" && c.format != "custom" {
-            return Err(format!(
-                "--map defines a custom format; it cannot be combined with --format {}",
-                c.format
-            ));
+            return Err(ConfigError::MapWithFormat(c.format.clone()));
         }
         if !c.formats_files.is_empty() {
-            return Err("--map and --formats both define formats; use one".into());
+            return Err(ConfigError::MapWithFormatsFile);
         }
-        vec![custom(&c.maps)?]
-    } else if c.format == "custom" {
-        return Err(
-            "--format custom is the format --map defines: give --map NAME=PATH[:UNIT]".into(),
-        );
-    } else if c.format == "auto" {
-        all
-    } else {
-        match all.into_iter().find(|f| f.name == c.format) {
-            Some(f) => vec![f],
+        return Ok(vec![custom(&c.maps)?]);
+    }
+    match c.format.as_str() {
+        "custom" => Err(ConfigError::CustomWithoutMap),
+        "auto" => Ok(all),
+        name => match all.into_iter().find(|f| f.name == name) {
+            Some(f) => Ok(vec![f]),
             None => {
                 let mut names: Vec<String> = Vec::new();
                 for path in &c.formats_files {
                     names.extend(crate::format::file::load(path)?.into_iter().map(|f| f.name));
                 }
                 names.extend(builtins().into_iter().map(|f| f.name));
-                return Err(format!(
-                    "--format {}: unknown format (known: auto, {})",
-                    c.format,
-                    names.join(", ")
-                ));
+                Err(ConfigError::UnknownFormat {
+                    name: c.format.clone(),
+                    known: names.join(", "),
+                })
             }
-        }
-    };
-    let inputs = if c.files.is_empty() {
+        },
+    }
+}
+
+/// The inputs: the files, `-` for standard input (at most once), or standard input alone.
+fn sources(files: Vec<PathBuf>) -> Result<Vec<Source>, ConfigError> {
+    let inputs = if files.is_empty() {
         vec![Source::Stdin]
     } else {
-        c.files
+        files
             .into_iter()
             .map(|p| {
                 if p.as_os_str() == "-" {
@@ -648,18 +638,29 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
             .collect::<Vec<_>>()
     };
     if inputs.iter().filter(|s| matches!(s, Source::Stdin)).count() > 1 {
-        return Err("- (standard input) is given more than once: it can be read only once".into());
+        return Err(ConfigError::StdinTwice);
     }
-    let prefix = match &c.prefix {
-        Some(p) => Some(
-            regex::bytes::Regex::new(&format!("^(?:{p})")).map_err(|e| format!("--prefix: {e}"))?,
-        ),
-        None => None,
-    };
+    Ok(inputs)
+}
+
+/// `--prefix REGEX`, anchored at the start of the line.
+fn prefix_regex(prefix: Option<&str>) -> Result<Option<regex::bytes::Regex>, ConfigError> {
+    prefix
+        .map(|p| {
+            regex::bytes::Regex::new(&format!("^(?:{p})"))
+                .map_err(|e| ConfigError::flag("prefix")(e.to_string()))
+        })
+        .transpose()
+}
+
+fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError> {
+    check_common(&c)?;
+    let formats = selected_formats(&c)?;
+    let inputs = sources(c.files)?;
+    let prefix = prefix_regex(c.prefix.as_deref())?;
     // The one duration parser of every flag (`d` included, as the README lists).
     let join_timeout_ns = crate::summary::window::parse_flag_duration(&c.join_timeout)
-        .map_err(|e| format!("--join-timeout: {e}"))?;
-    let mut command = command;
+        .map_err(ConfigError::flag("join-timeout"))?;
     // The report's analysis works out the groups' findings on as many threads as the reading.
     let threads = threads(c.threads);
     match &mut command {
@@ -690,7 +691,58 @@ fn resolve_common(c: Common, command: Command) -> Result<Config, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Cli, parse_bytes};
+    use super::{Cli, ConfigError, config_from_args, parse_bytes, parse_threads};
+
+    fn error(args: &[&str]) -> ConfigError {
+        config_from_args(std::iter::once("tokentime").chain(args.iter().copied())).unwrap_err()
+    }
+
+    #[test]
+    fn resolution_errors_are_typed() {
+        assert_eq!(error(&["--key", ""]), ConfigError::EmptyKey);
+        assert_eq!(error(&["--fields", "id"]), ConfigError::FieldsWithoutRows);
+        assert_eq!(error(&["summary", "--by", ""]), ConfigError::EmptyBy);
+        assert_eq!(
+            error(&["summary", "--bucket", "5m", "-o", "csv"]),
+            ConfigError::BucketOutput
+        );
+        assert_eq!(
+            error(&["summary", "--bucket", "5m", "--hist"]),
+            ConfigError::HistWithBucket
+        );
+        assert_eq!(
+            error(&["--format", "custom"]),
+            ConfigError::CustomWithoutMap
+        );
+        assert_eq!(error(&["-", "-"]), ConfigError::StdinTwice);
+        assert_eq!(
+            error(&["--cache-hit-ratio", "2"]),
+            ConfigError::CacheHitRatio(2.0)
+        );
+        assert!(matches!(
+            error(&["summary", "--every", "0s"]),
+            ConfigError::Flag { flag: "every", .. }
+        ));
+        assert!(matches!(error(&["-o", "bogus"]), ConfigError::Args(_)));
+        assert_eq!(
+            error(&["summary", "--by", "a.b", "--by", "a_b"]).to_string(),
+            "--by a_b: its name as a label or column, a_b, is that of --by a.b"
+        );
+    }
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        assert_eq!(parse_threads("0"), Ok(0));
+        assert_eq!(parse_threads("1024"), Ok(1024));
+        assert_eq!(
+            parse_threads("1025").unwrap_err().to_string(),
+            "at most 1024 (0: one per core)"
+        );
+        assert_eq!(
+            parse_threads("x").unwrap_err().to_string(),
+            "invalid digit found in string"
+        );
+    }
 
     /// clap's own checks of the argument definitions (they run in debug builds only, at the
     /// first parse: a `conflicts_with` naming an argument one subcommand lacks panicked

@@ -339,156 +339,152 @@ impl ShortDecimal {
 /// result is exact: no non-zero digit was rounded off.
 fn decimal(text: &[u8], scale: i32) -> Option<(i64, bool)> {
     let b = text;
-    let mut i = 0;
-    let neg = match b.first() {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
-    let mut digits: i128 = 0;
-    let mut ndigits = 0usize; // significant digits kept
-    let mut exp: i32 = 0; // power of ten applied to `digits`
-    let mut seen_digit = false;
-    let mut dropped_nonzero = false;
-    let mut first_dropped: u8 = 0;
-    let mut dropped_any = false;
-    while i < b.len() && b[i].is_ascii_digit() {
-        seen_digit = true;
-        push_digit(
-            &mut digits,
-            &mut ndigits,
-            &mut exp,
-            b[i] - b'0',
-            false,
-            &mut dropped_any,
-            &mut first_dropped,
-            &mut dropped_nonzero,
-        );
-        i += 1;
-    }
-    if i < b.len() && b[i] == b'.' {
-        i += 1;
-        while i < b.len() && b[i].is_ascii_digit() {
-            seen_digit = true;
-            push_digit(
-                &mut digits,
-                &mut ndigits,
-                &mut exp,
-                b[i] - b'0',
-                true,
-                &mut dropped_any,
-                &mut first_dropped,
-                &mut dropped_nonzero,
-            );
-            i += 1;
-        }
+    let (neg, i) = sign(b, 0);
+    let mut m = Mantissa::default();
+    let (mut i, mut seen_digit) = m.read(b, i, false);
+    if b.get(i) == Some(&b'.') {
+        let (after, fraction) = m.read(b, i + 1, true);
+        (i, seen_digit) = (after, seen_digit || fraction);
     }
     if !seen_digit {
         return None;
     }
-    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
-        i += 1;
-        let eneg = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        let mut e: i32 = 0;
-        while i < b.len() && b[i].is_ascii_digit() {
-            e = e.saturating_mul(10).saturating_add(i32::from(b[i] - b'0'));
-            i += 1;
-        }
-        if i == start {
-            return None;
-        }
-        exp = exp.saturating_add(if eneg { -e } else { e });
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        let (e, after) = exponent(b, i + 1)?;
+        m.exp = m.exp.saturating_add(e);
+        i = after;
     }
     if i != b.len() {
         return None;
     }
-    let mut e = exp.saturating_add(scale);
-    let mut v = digits;
-    if v == 0 {
-        return Some((0, true));
-    }
-    // Digits past the 36 kept ones are all below the units when the result fits an i64.
-    let mut exact = !(dropped_any && (first_dropped != 0 || dropped_nonzero));
-    while e > 0 {
-        v = v.checked_mul(10)?;
-        if v > i128::from(i64::MAX) {
-            return None;
-        }
-        e -= 1;
-    }
-    let mut round_up = false;
-    if e < 0 {
-        // Drop -e digits, rounding half away from zero on the first dropped digit.
-        let mut last = 0;
-        while e < 0 {
-            if v == 0 {
-                last = 0;
-                break;
-            }
-            last = (v % 10) as u8;
-            exact &= last == 0;
-            v /= 10;
-            e += 1;
-        }
-        round_up = last >= 5;
-    } else if dropped_any {
-        round_up = first_dropped >= 5;
-    }
-    if round_up {
-        v += 1;
-    }
-    let v = i64::try_from(v).ok()?;
+    let (v, exact) = m.scaled(scale)?;
     Some((if neg { -v } else { v }, exact))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn push_digit(
-    digits: &mut i128,
-    ndigits: &mut usize,
-    exp: &mut i32,
-    d: u8,
-    fractional: bool,
-    dropped_any: &mut bool,
-    first_dropped: &mut u8,
-    dropped_nonzero: &mut bool,
-) {
-    // 36 significant digits fit an i128 with room to scale; beyond that the digit is dropped
-    // (it is below a nanosecond for any value that fits i64 ns).
-    if *ndigits < 36 {
-        if *digits != 0 || d != 0 {
-            *ndigits += 1;
+/// An optional sign at `b[i]`: whether it is `-`, and the index after it.
+#[inline]
+fn sign(b: &[u8], i: usize) -> (bool, usize) {
+    match b.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
+/// The exponent after an `e` at `b[i..]`: an optional sign and at least one digit (saturating
+/// at `i32`), and the index after it. `None` without a digit.
+#[inline]
+fn exponent(b: &[u8], i: usize) -> Option<(i32, usize)> {
+    let (neg, start) = sign(b, i);
+    let mut i = start;
+    let mut e: i32 = 0;
+    while i < b.len() && b[i].is_ascii_digit() {
+        e = e.saturating_mul(10).saturating_add(i32::from(b[i] - b'0'));
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    Some((if neg { -e } else { e }, i))
+}
+
+/// The significant digits of a decimal number as [`decimal`] reads them: up to 36 kept in an
+/// `i128` with the power of ten they stand at, the others dropped and remembered for rounding.
+#[derive(Default)]
+struct Mantissa {
+    /// The kept digits, as one integer.
+    digits: i128,
+    /// Significant digits kept (leading zeros are not).
+    ndigits: usize,
+    /// Power of ten applied to `digits`.
+    exp: i32,
+    /// Some digit was dropped.
+    dropped_any: bool,
+    /// The first dropped digit (rounds half away from zero).
+    first_dropped: u8,
+    /// A dropped digit after the first was not zero (the value is not exact).
+    dropped_nonzero: bool,
+}
+
+impl Mantissa {
+    /// Reads the digits at `b[i..]`, of the fraction when `fractional`: the index after them,
+    /// and whether there was one.
+    #[inline]
+    fn read(&mut self, b: &[u8], mut i: usize, fractional: bool) -> (usize, bool) {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            self.push(b[i] - b'0', fractional);
+            i += 1;
         }
-        *digits = *digits * 10 + i128::from(d);
-        if fractional {
-            *exp -= 1;
+        (i, i > start)
+    }
+
+    /// Takes one more digit.
+    #[inline]
+    fn push(&mut self, d: u8, fractional: bool) {
+        // 36 significant digits fit an i128 with room to scale; beyond that the digit is
+        // dropped (it is below a nanosecond for any value that fits i64 ns).
+        if self.ndigits < 36 {
+            if self.digits != 0 || d != 0 {
+                self.ndigits += 1;
+            }
+            self.digits = self.digits * 10 + i128::from(d);
+            if fractional {
+                self.exp -= 1;
+            }
+        } else {
+            if !self.dropped_any {
+                self.first_dropped = d;
+                self.dropped_any = true;
+            } else if d != 0 {
+                self.dropped_nonzero = true;
+            }
+            if !fractional {
+                self.exp += 1;
+            }
         }
-    } else {
-        if !*dropped_any {
-            *first_dropped = d;
-            *dropped_any = true;
-        } else if d != 0 {
-            *dropped_nonzero = true;
+    }
+
+    /// The absolute value times `10^scale`, rounded half away from zero, and whether it is
+    /// exact. `None` past `i64`.
+    #[inline]
+    fn scaled(&self, scale: i32) -> Option<(i64, bool)> {
+        let mut e = self.exp.saturating_add(scale);
+        let mut v = self.digits;
+        if v == 0 {
+            return Some((0, true));
         }
-        if !fractional {
-            *exp += 1;
+        // Digits past the 36 kept ones are all below the units when the result fits an i64.
+        let mut exact = !(self.dropped_any && (self.first_dropped != 0 || self.dropped_nonzero));
+        while e > 0 {
+            v = v.checked_mul(10)?;
+            if v > i128::from(i64::MAX) {
+                return None;
+            }
+            e -= 1;
         }
+        let mut round_up = false;
+        if e < 0 {
+            // Drop -e digits, rounding half away from zero on the first dropped digit.
+            let mut last = 0;
+            while e < 0 {
+                if v == 0 {
+                    last = 0;
+                    break;
+                }
+                last = (v % 10) as u8;
+                exact &= last == 0;
+                v /= 10;
+                e += 1;
+            }
+            round_up = last >= 5;
+        } else if self.dropped_any {
+            round_up = self.first_dropped >= 5;
+        }
+        if round_up {
+            v += 1;
+        }
+        Some((i64::try_from(v).ok()?, exact))
     }
 }
 
@@ -635,6 +631,34 @@ pub fn parse_duration_str(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sign_and_exponent_read_their_part() {
+        assert_eq!(sign(b"-1", 0), (true, 1));
+        assert_eq!(sign(b"+1", 0), (false, 1));
+        assert_eq!(sign(b"1", 0), (false, 0));
+        assert_eq!(exponent(b"1e-3", 2), Some((-3, 4)));
+        assert_eq!(exponent(b"e+12x", 1), Some((12, 4)));
+        assert_eq!(exponent(b"e-", 1), None);
+        assert_eq!(exponent(b"e99999999999", 1), Some((i32::MAX, 12)));
+    }
+
+    #[test]
+    fn mantissa_keeps_36_digits_and_rounds_on_the_rest() {
+        let mut m = Mantissa::default();
+        assert_eq!(m.read(b"12.5", 0, false), (2, true));
+        assert_eq!(m.read(b"12.5", 3, true), (4, true));
+        assert_eq!((m.digits, m.exp), (125, -1));
+        assert_eq!(m.scaled(0), Some((13, false)));
+        assert_eq!(m.scaled(1), Some((125, true)));
+        let mut long = Mantissa::default();
+        let digits = [b'1'; 40];
+        assert_eq!(long.read(&digits, 0, false), (40, true));
+        assert_eq!((long.ndigits, long.exp, long.first_dropped), (36, 4, 1));
+        assert!(long.dropped_any && long.dropped_nonzero);
+        assert_eq!(long.scaled(0), None);
+        assert_eq!(long.scaled(-22), Some((111_111_111_111_111_111, false)));
+    }
 
     #[test]
     fn epoch_seconds_are_exact_to_the_nanosecond() {

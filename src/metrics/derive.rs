@@ -299,6 +299,9 @@ fn wide_interval(a: i64, b: i64) -> Value {
 /// `n - 1`; an error or a response-cache answer has no latency sample; a cancellation keeps
 /// TTFT and nulls the rest.
 ///
+/// The steps below run in this order, each a function of its own; none allocates (this runs
+/// once per request).
+///
 /// ```
 /// use tokentime::metrics::{derive, Timeline, Origin};
 /// // llama.cpp timings: prompt_ms 862.155, predicted_ms 1157.628, predicted_n 64.
@@ -310,209 +313,294 @@ fn wide_interval(a: i64, b: i64) -> Value {
 /// assert_eq!(m.tpot, Ok(1_157_628_000.0 / 63.0));
 /// ```
 pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
-    let mut negative = false;
-    let first_token_seen = t.streamed != Some(false);
-    // A log that gives the end and the E2E duration also gives the arrival (Ollama:
-    // `created_at - total_duration`).
-    let arrival = t.arrival.or_else(|| t.end?.checked_sub(t.e2e?));
-    // Measured instants are preferred over logged durations, which some producers only
-    // approximate; a logged duration fills in where the instants are missing.
-    let mut interval = |from: Option<i64>, to: Option<i64>, logged: Option<i64>| -> Value {
-        let v = match (from, to) {
-            (Some(a), Some(b)) => match b.checked_sub(a) {
-                Some(d) => Ok(d as f64),
-                None => wide_interval(a, b),
-            },
-            _ => logged.map(|v| v as f64).ok_or(NullReason::NotLogged),
-        };
-        match v {
-            Ok(v) if v < 0.0 => {
-                negative = true;
-                Err(NullReason::NegativeInterval)
-            }
-            v => v,
-        }
-    };
-    let mut queue = interval(arrival, t.scheduled, t.queue);
-    if t.unparseable.is_some() && queue == Err(NullReason::NotLogged) {
-        queue = Err(NullReason::Unparseable);
+    let mut d = Draft::measure(t);
+    d.ttft_from_parts(t);
+    d.e2e_from_parts();
+    if d.first_token_seen {
+        d.zero_ttft_is_sentinel();
     }
-    let mut prefill = interval(t.scheduled, t.first_token, t.prefill);
-    let mut ttft = interval(arrival, t.first_token, t.ttft);
-    let mut ttft_origin = t.arrival_origin.or(Some(Origin::Arrival));
-    if ttft == Err(NullReason::NotLogged) {
-        if queue == Err(NullReason::NegativeInterval)
-            || prefill == Err(NullReason::NegativeInterval)
-        {
-            ttft = Err(NullReason::NegativeInterval);
-        } else if let (Ok(q), Ok(p)) = (queue, prefill) {
-            ttft = Ok(q + p);
-        } else if arrival.is_none() && t.queue.is_none() && prefill.is_ok() {
-            ttft = prefill;
-            ttft_origin = Some(Origin::Scheduled);
-        }
-    }
-    let mut decode = interval(t.first_token, t.end, t.decode);
-    let mut e2e = interval(arrival, t.end, t.e2e);
-    if e2e == Err(NullReason::NotLogged)
-        && let (Ok(q), Ok(p), Ok(d)) = (queue, prefill, decode)
-    {
-        e2e = Ok(q + p + d);
-    }
-    // A TTFT of exactly 0 is the producer's "none" (Helicone writes 0 for calls without a
-    // first token): null, and it must not leave the whole E2E as a decode.
-    if first_token_seen && ttft == Ok(0.0) {
-        ttft = Err(NullReason::Sentinel);
-        if decode == Err(NullReason::NotLogged) && e2e.is_ok() {
-            decode = Err(NullReason::Sentinel);
-        }
-    }
-    // TTFT from the request's start plus the decode is the E2E latency (benchmark clients log
-    // the two parts); not from `scheduled`, which would leave the queue out.
-    if e2e == Err(NullReason::NotLogged)
-        && ttft_origin != Some(Origin::Scheduled)
-        && let (Ok(f), Ok(d)) = (ttft, decode)
-    {
-        e2e = Ok(f + d);
-    }
-    // The line's time is the end where no end is logged (`logged_at`): the last source of an
-    // E2E, after the logged one and its parts (the line may be written after the response).
-    if e2e == Err(NullReason::NotLogged) && t.end.is_none() && t.logged_at.is_some() {
-        e2e = interval(t.arrival, t.logged_at, None);
-    }
-    // E2E and TTFT from the same origin leave the decode (Kong, Helicone, NIM, Bedrock).
-    if decode == Err(NullReason::NotLogged)
-        && let (Ok(e), Ok(f)) = (e2e, ttft)
-    {
-        decode = if e >= f {
-            Ok(e - f)
-        } else {
-            negative = true;
-            Err(NullReason::NegativeInterval)
-        };
-    }
-    if !first_token_seen {
-        // The gateway saw no first token; durations an upstream server logged into the same
-        // record (LiteLLM keeps llama.cpp's `timings`) still stand.
-        ttft = Err(NullReason::NotStreamed);
-        let logged = |v: Option<i64>| match v {
-            Some(v) if v >= 0 => Ok(v as f64),
-            _ => Err(NullReason::NotStreamed),
-        };
-        prefill = logged(t.prefill);
-        decode = logged(t.decode);
+    d.e2e_from_ttft_and_decode();
+    d.e2e_from_logged_at(t);
+    d.decode_from_e2e_and_ttft();
+    if d.first_token_seen {
+        d.streamed_sentinels(t);
     } else {
-        if ttft == Ok(0.0) {
-            ttft = Err(NullReason::Sentinel);
-        }
-        if e2e == Ok(0.0) && t.output_tokens != Some(0) {
-            e2e = Err(NullReason::Sentinel);
-        }
-        // A first chunk logged at the very end of a multi-token response is a placeholder.
-        if let (Some(f), Some(e)) = (t.first_token, t.end)
-            && f == e
-            && t.decode.is_none()
-            && t.output_tokens.is_some_and(|n| n > 1)
-        {
-            ttft = Err(NullReason::Sentinel);
-            decode = Err(NullReason::Sentinel);
-        }
+        d.not_streamed(t);
     }
-    if t.unparseable.is_some() {
-        for v in [&mut ttft, &mut prefill, &mut decode, &mut e2e] {
-            if *v == Err(NullReason::NotLogged) {
-                *v = Err(NullReason::Unparseable);
-            }
+    d.unparseable(t);
+    let tpot = tpot(d.decode, t);
+    d.finish(t, tpot, hit_ratio)
+}
+
+/// The metrics of one request while [`derive`] works them out.
+struct Draft {
+    /// The arrival instant: logged, or the end less the logged E2E (Ollama: `created_at -
+    /// total_duration`).
+    arrival: Option<i64>,
+    /// The response was streamed (or the log does not say it was not): a first token exists.
+    first_token_seen: bool,
+    ttft: Value,
+    ttft_origin: Option<Origin>,
+    queue: Value,
+    prefill: Value,
+    decode: Value,
+    e2e: Value,
+    /// Some interval came out negative.
+    negative: bool,
+}
+
+/// `to - from` as a metric, or the logged duration where an instant is missing (measured
+/// instants are preferred over logged durations, which some producers only approximate). A
+/// negative interval is null and sets `negative`.
+#[inline]
+fn interval(from: Option<i64>, to: Option<i64>, logged: Option<i64>, negative: &mut bool) -> Value {
+    let v = match (from, to) {
+        (Some(a), Some(b)) => match b.checked_sub(a) {
+            Some(d) => Ok(d as f64),
+            None => wide_interval(a, b),
+        },
+        _ => logged.map(|v| v as f64).ok_or(NullReason::NotLogged),
+    };
+    match v {
+        Ok(v) if v < 0.0 => {
+            *negative = true;
+            Err(NullReason::NegativeInterval)
         }
+        v => v,
     }
-    let mut tpot = match (decode, t.output_tokens) {
+}
+
+/// TPOT: decode / (output tokens - 1), null with decode's reason, or for want of two tokens.
+#[inline]
+fn tpot(decode: Value, t: &Timeline) -> Value {
+    match (decode, t.output_tokens) {
         (Err(r), _) => Err(r),
         (Ok(_), None) if t.unparseable.is_some() => Err(NullReason::Unparseable),
         (Ok(_), None) => Err(NullReason::NotLogged),
         (Ok(_), Some(n)) if n < 2 => Err(NullReason::OneToken),
         (Ok(d), Some(n)) => Ok(d / (n - 1) as f64),
-    };
-    // A failed call's token counts are the producer's zeros (LiteLLM, Helicone write 0 on
-    // failure), not measurements: neither counts nor a cache class come from them.
-    let failed = matches!(t.outcome, Outcome::Error);
-    let count = |v: Option<u64>| if failed && v == Some(0) { None } else { v };
-    let cached_tokens = t
-        .cached_tokens
-        .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
-    let cache = if t.response_cache {
-        Some(CacheClass::Response)
-    } else {
-        cache_class(count(t.input_tokens), count(cached_tokens), hit_ratio)
-    };
+    }
+}
 
-    let kill = |v: &mut Value, r: NullReason| *v = Err(r);
-    // Output tokens prove the first token came, also where no TTFT is logged (SGLang, TGI).
-    let reached_first = ttft.is_ok() || t.output_tokens.is_some_and(|n| n > 0);
-    match t.outcome {
-        Outcome::Error => {
+impl Draft {
+    /// Every interval from its two instants or its logged duration.
+    #[inline]
+    fn measure(t: &Timeline) -> Draft {
+        let mut negative = false;
+        let arrival = t.arrival.or_else(|| t.end?.checked_sub(t.e2e?));
+        let mut queue = interval(arrival, t.scheduled, t.queue, &mut negative);
+        if t.unparseable.is_some() && queue == Err(NullReason::NotLogged) {
+            queue = Err(NullReason::Unparseable);
+        }
+        Draft {
+            arrival,
+            first_token_seen: t.streamed != Some(false),
+            prefill: interval(t.scheduled, t.first_token, t.prefill, &mut negative),
+            ttft: interval(arrival, t.first_token, t.ttft, &mut negative),
+            ttft_origin: t.arrival_origin.or(Some(Origin::Arrival)),
+            decode: interval(t.first_token, t.end, t.decode, &mut negative),
+            e2e: interval(arrival, t.end, t.e2e, &mut negative),
+            queue,
+            negative,
+        }
+    }
+
+    /// A TTFT not logged is queue + prefill, or the prefill alone from `scheduled` when
+    /// nothing of the queue is known.
+    #[inline]
+    fn ttft_from_parts(&mut self, t: &Timeline) {
+        if self.ttft != Err(NullReason::NotLogged) {
+            return;
+        }
+        if self.queue == Err(NullReason::NegativeInterval)
+            || self.prefill == Err(NullReason::NegativeInterval)
+        {
+            self.ttft = Err(NullReason::NegativeInterval);
+        } else if let (Ok(q), Ok(p)) = (self.queue, self.prefill) {
+            self.ttft = Ok(q + p);
+        } else if self.arrival.is_none() && t.queue.is_none() && self.prefill.is_ok() {
+            self.ttft = self.prefill;
+            self.ttft_origin = Some(Origin::Scheduled);
+        }
+    }
+
+    /// An E2E not logged is queue + prefill + decode.
+    #[inline]
+    fn e2e_from_parts(&mut self) {
+        if self.e2e == Err(NullReason::NotLogged)
+            && let (Ok(q), Ok(p), Ok(d)) = (self.queue, self.prefill, self.decode)
+        {
+            self.e2e = Ok(q + p + d);
+        }
+    }
+
+    /// A TTFT of exactly 0 is the producer's "none" (Helicone writes 0 for calls without a
+    /// first token): null, and it must not leave the whole E2E as a decode.
+    #[inline]
+    fn zero_ttft_is_sentinel(&mut self) {
+        if self.ttft == Ok(0.0) {
+            self.ttft = Err(NullReason::Sentinel);
+            if self.decode == Err(NullReason::NotLogged) && self.e2e.is_ok() {
+                self.decode = Err(NullReason::Sentinel);
+            }
+        }
+    }
+
+    /// TTFT from the request's start plus the decode is the E2E latency (benchmark clients
+    /// log the two parts); not from `scheduled`, which would leave the queue out.
+    #[inline]
+    fn e2e_from_ttft_and_decode(&mut self) {
+        if self.e2e == Err(NullReason::NotLogged)
+            && self.ttft_origin != Some(Origin::Scheduled)
+            && let (Ok(f), Ok(d)) = (self.ttft, self.decode)
+        {
+            self.e2e = Ok(f + d);
+        }
+    }
+
+    /// The line's time is the end where no end is logged (`logged_at`): the last source of
+    /// an E2E, after the logged one and its parts (the line may be written after the
+    /// response).
+    #[inline]
+    fn e2e_from_logged_at(&mut self, t: &Timeline) {
+        if self.e2e == Err(NullReason::NotLogged) && t.end.is_none() && t.logged_at.is_some() {
+            self.e2e = interval(t.arrival, t.logged_at, None, &mut self.negative);
+        }
+    }
+
+    /// E2E and TTFT from the same origin leave the decode (Kong, Helicone, NIM, Bedrock).
+    #[inline]
+    fn decode_from_e2e_and_ttft(&mut self) {
+        if self.decode == Err(NullReason::NotLogged)
+            && let (Ok(e), Ok(f)) = (self.e2e, self.ttft)
+        {
+            self.decode = if e >= f {
+                Ok(e - f)
+            } else {
+                self.negative = true;
+                Err(NullReason::NegativeInterval)
+            };
+        }
+    }
+
+    /// The gateway saw no first token; durations an upstream server logged into the same
+    /// record (LiteLLM keeps llama.cpp's `timings`) still stand.
+    #[inline]
+    fn not_streamed(&mut self, t: &Timeline) {
+        self.ttft = Err(NullReason::NotStreamed);
+        let logged = |v: Option<i64>| match v {
+            Some(v) if v >= 0 => Ok(v as f64),
+            _ => Err(NullReason::NotStreamed),
+        };
+        self.prefill = logged(t.prefill);
+        self.decode = logged(t.decode);
+    }
+
+    /// The producers' placeholders on a streamed response: a TTFT or an E2E of 0, a first
+    /// chunk logged at the very end of a multi-token response.
+    #[inline]
+    fn streamed_sentinels(&mut self, t: &Timeline) {
+        if self.ttft == Ok(0.0) {
+            self.ttft = Err(NullReason::Sentinel);
+        }
+        if self.e2e == Ok(0.0) && t.output_tokens != Some(0) {
+            self.e2e = Err(NullReason::Sentinel);
+        }
+        if let (Some(f), Some(e)) = (t.first_token, t.end)
+            && f == e
+            && t.decode.is_none()
+            && t.output_tokens.is_some_and(|n| n > 1)
+        {
+            self.ttft = Err(NullReason::Sentinel);
+            self.decode = Err(NullReason::Sentinel);
+        }
+    }
+
+    /// A metric not logged is unparseable when some field was present but unreadable.
+    #[inline]
+    fn unparseable(&mut self, t: &Timeline) {
+        if t.unparseable.is_some() {
             for v in [
-                &mut ttft,
-                &mut queue,
-                &mut prefill,
-                &mut decode,
-                &mut tpot,
-                &mut e2e,
+                &mut self.ttft,
+                &mut self.prefill,
+                &mut self.decode,
+                &mut self.e2e,
             ] {
-                kill(v, NullReason::Error);
+                if *v == Err(NullReason::NotLogged) {
+                    *v = Err(NullReason::Unparseable);
+                }
             }
         }
-        Outcome::Cancelled if !reached_first => {
-            for v in [
-                &mut ttft,
-                &mut queue,
-                &mut prefill,
-                &mut decode,
-                &mut tpot,
-                &mut e2e,
-            ] {
-                kill(v, NullReason::Error);
-            }
-        }
-        Outcome::Cancelled => {
-            for v in [&mut decode, &mut tpot, &mut e2e] {
-                kill(v, NullReason::Cancelled);
-            }
-        }
-        Outcome::Ok => {}
     }
-    if t.response_cache {
-        for v in [
-            &mut ttft,
-            &mut queue,
-            &mut prefill,
-            &mut decode,
-            &mut tpot,
-            &mut e2e,
-        ] {
-            kill(v, NullReason::ResponseCache);
-        }
-    }
-    if ttft.is_err() {
-        ttft_origin = None;
-    }
-    Metrics {
-        ttft,
-        ttft_origin,
-        queue,
-        prefill,
-        decode,
-        tpot,
-        e2e,
-        input_tokens: count(t.input_tokens),
-        cached_tokens: count(cached_tokens),
-        output_tokens: count(t.output_tokens),
-        cache,
-        outcome: if t.outcome == Outcome::Cancelled && !reached_first {
-            Outcome::Error
+
+    /// The outcome's and the response cache's nulls, the token counts and the cache class:
+    /// the finished [`Metrics`].
+    #[inline]
+    fn finish(mut self, t: &Timeline, mut tpot: Value, hit_ratio: f64) -> Metrics {
+        // A failed call's token counts are the producer's zeros (LiteLLM, Helicone write 0 on
+        // failure), not measurements: neither counts nor a cache class come from them.
+        let failed = matches!(t.outcome, Outcome::Error);
+        let count = |v: Option<u64>| if failed && v == Some(0) { None } else { v };
+        let cached_tokens = t
+            .cached_tokens
+            .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
+        let cache = if t.response_cache {
+            Some(CacheClass::Response)
         } else {
-            t.outcome
-        },
-        negative_interval: negative,
+            cache_class(count(t.input_tokens), count(cached_tokens), hit_ratio)
+        };
+        // Output tokens prove the first token came, also where no TTFT is logged (SGLang, TGI).
+        let reached_first = self.ttft.is_ok() || t.output_tokens.is_some_and(|n| n > 0);
+        let outcome = match t.outcome {
+            Outcome::Cancelled if !reached_first => Outcome::Error,
+            o => o,
+        };
+        match outcome {
+            Outcome::Error => self.null_all(&mut tpot, NullReason::Error),
+            Outcome::Cancelled => {
+                for v in [&mut self.decode, &mut tpot, &mut self.e2e] {
+                    *v = Err(NullReason::Cancelled);
+                }
+            }
+            Outcome::Ok => {}
+        }
+        if t.response_cache {
+            self.null_all(&mut tpot, NullReason::ResponseCache);
+        }
+        Metrics {
+            ttft: self.ttft,
+            ttft_origin: if self.ttft.is_err() {
+                None
+            } else {
+                self.ttft_origin
+            },
+            queue: self.queue,
+            prefill: self.prefill,
+            decode: self.decode,
+            tpot,
+            e2e: self.e2e,
+            input_tokens: count(t.input_tokens),
+            cached_tokens: count(cached_tokens),
+            output_tokens: count(t.output_tokens),
+            cache,
+            outcome,
+            negative_interval: self.negative,
+        }
+    }
+
+    /// Every latency null for `reason` (a failed request, a response-cache answer).
+    #[inline]
+    fn null_all(&mut self, tpot: &mut Value, reason: NullReason) {
+        for v in [
+            &mut self.ttft,
+            &mut self.queue,
+            &mut self.prefill,
+            &mut self.decode,
+            tpot,
+            &mut self.e2e,
+        ] {
+            *v = Err(reason);
+        }
     }
 }
 
@@ -521,6 +609,43 @@ mod tests {
     use super::*;
 
     const MS: i64 = 1_000_000;
+
+    #[test]
+    fn interval_prefers_instants_and_flags_negatives() {
+        let mut negative = false;
+        assert_eq!(interval(Some(1), Some(4), Some(9), &mut negative), Ok(3.0));
+        assert_eq!(interval(None, Some(4), Some(9), &mut negative), Ok(9.0));
+        assert_eq!(
+            interval(None, None, None, &mut negative),
+            Err(NullReason::NotLogged)
+        );
+        assert!(!negative);
+        assert_eq!(
+            interval(Some(4), Some(1), None, &mut negative),
+            Err(NullReason::NegativeInterval)
+        );
+        assert!(negative);
+    }
+
+    #[test]
+    fn tpot_needs_two_tokens() {
+        let t = |n: Option<u64>| Timeline {
+            output_tokens: n,
+            ..Timeline::default()
+        };
+        assert_eq!(tpot(Ok(90.0), &t(Some(10))), Ok(10.0));
+        assert_eq!(tpot(Ok(90.0), &t(Some(1))), Err(NullReason::OneToken));
+        assert_eq!(tpot(Ok(90.0), &t(None)), Err(NullReason::NotLogged));
+        assert_eq!(
+            tpot(Err(NullReason::Sentinel), &t(Some(10))),
+            Err(NullReason::Sentinel)
+        );
+        let unreadable = Timeline {
+            unparseable: Some("output_tokens"),
+            ..Timeline::default()
+        };
+        assert_eq!(tpot(Ok(1.0), &unreadable), Err(NullReason::Unparseable));
+    }
 
     fn litellm(start: i64, first: i64, end: i64, out: u64, streamed: bool) -> Timeline {
         Timeline {
