@@ -552,7 +552,7 @@ fn splits(
     if f.metric == Metric::Ttft {
         for (b, d) in groups[gi].1.extra.ttft_by_input_mut() {
             children.push((
-                vec!["input_tokens".to_owned()],
+                vec![Metric::InputTokens.json_name().to_owned()],
                 vec![Some(input_bucket_label(b))],
                 points(d),
             ));

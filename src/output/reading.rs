@@ -308,10 +308,10 @@ pub(crate) fn write_group(
         let header = [
             "at",
             "count",
-            "ttft_ms",
-            "queue_ms",
-            "prefill_ms",
-            "input_tokens",
+            Metric::Ttft.json_name(),
+            Metric::Queue.json_name(),
+            Metric::Prefill.json_name(),
+            Metric::InputTokens.json_name(),
             "queueing",
         ]
         .map(String::from)
@@ -321,7 +321,8 @@ pub(crate) fn write_group(
     }
     if r.ttft_by_input.len() >= 2 {
         writeln!(out, "ttft_ms by input_tokens:")?;
-        bucket_table(out, "input_tokens", false, &r.ttft_by_input, indent)?;
+        let key = Metric::InputTokens.json_name();
+        bucket_table(out, key, false, &r.ttft_by_input, indent)?;
     }
     if let Some(i) = &r.inflight
         && i.rows.len() >= 2
