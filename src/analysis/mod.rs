@@ -13,6 +13,7 @@
 pub(crate) mod hist;
 pub(crate) mod modes;
 
+use crate::metrics::Metric;
 use crate::metrics::sweep::bucket_label;
 use crate::summary::accumulators::{Extra, Parts, input_bucket_label, input_bucket_range};
 use crate::summary::digest::{Digest, Values};
@@ -130,8 +131,8 @@ pub(crate) struct Split {
 /// A multimodal metric of a group.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct MultimodalFinding {
-    /// Index into [`METRICS`](crate::summary::METRICS).
-    pub metric: usize,
+    /// The metric.
+    pub metric: Metric,
     /// The modes.
     pub modality: Modality,
     /// The metric's mean.
@@ -218,8 +219,8 @@ pub(crate) struct Inflight {
 /// Token- against request-weighted quantiles of one metric.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WeightedFinding {
-    /// Index into [`METRICS`](crate::summary::METRICS).
-    pub metric: usize,
+    /// The metric.
+    pub metric: Metric,
     /// What each value is weighted by.
     pub weight: &'static str,
     /// `(q, request-weighted, token-weighted)`.
@@ -309,7 +310,7 @@ fn quantiles_of(d: &mut Digest, qs: &[f64]) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn multimodal(metric: usize, d: &mut Digest) -> Option<MultimodalFinding> {
+fn multimodal(metric: Metric, d: &mut Digest) -> Option<MultimodalFinding> {
     if (d.count() as f64) < modes::MIN_VALUES {
         return None;
     }
@@ -434,8 +435,11 @@ fn inflight(e: &mut Extra, tpot_count: u64, qs: &[f64]) -> Option<Inflight> {
 
 fn weighted(g: &mut GroupStats, qs: &[f64]) -> Vec<WeightedFinding> {
     let mut out = vec![];
-    for (metric, weight) in [(1usize, "output_tokens - 1"), (3, "output_tokens")] {
-        let sketch = if metric == 1 {
+    for (metric, weight) in [
+        (Metric::Tpot, "output_tokens - 1"),
+        (Metric::E2e, "output_tokens"),
+    ] {
+        let sketch = if metric == Metric::Tpot {
             &g.extra.weighted_tpot
         } else {
             &g.extra.weighted_e2e
@@ -444,7 +448,7 @@ fn weighted(g: &mut GroupStats, qs: &[f64]) -> Vec<WeightedFinding> {
             continue;
         }
         let sketch = sketch.clone();
-        let d = &mut g.metrics[metric].digest;
+        let d = &mut g.metric(metric).digest;
         let quantiles: Vec<(f64, f64, f64)> = qs
             .iter()
             .filter_map(|&q| Some((q, d.quantile(q)?, sketch.quantile(q)?)))
@@ -542,13 +546,13 @@ fn splits(
     for &ci in kids {
         let (key, g) = &mut groups[ci];
         if let Some((dims, values)) = extends(&parent, key) {
-            children.push((dims, values, points(&mut g.metrics[f.metric].digest)));
+            children.push((dims, values, points(&mut g.metric(f.metric).digest)));
         }
     }
-    if f.metric == 0 {
+    if f.metric == Metric::Ttft {
         for (b, d) in groups[gi].1.extra.ttft_by_input_mut() {
             children.push((
-                vec!["input_tokens".to_owned()],
+                vec![Metric::InputTokens.json_name().to_owned()],
                 vec![Some(input_bucket_label(b))],
                 points(d),
             ));
@@ -649,8 +653,8 @@ fn group_report(
     sweep_counts: (u64, u64),
 ) -> GroupReport {
     let mut r = GroupReport::default();
-    for (i, st) in g.metrics.iter_mut().enumerate() {
-        if let Some(f) = multimodal(i, &mut st.digest) {
+    for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+        if let Some(f) = multimodal(metric, &mut st.digest) {
             r.multimodal.push(f);
         }
         if cfg.hist {
@@ -668,7 +672,7 @@ fn group_report(
             exact: d.is_exact(),
         });
     }
-    let tpot_count = g.metrics[1].digest.count();
+    let tpot_count = g.metric(Metric::Tpot).digest.count();
     r.inflight = inflight(&mut g.extra, tpot_count, quantiles);
     if let Some(i) = r.inflight.as_mut() {
         (i.late, i.forced) = sweep_counts;
@@ -704,9 +708,9 @@ pub(crate) fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[
             if let Some((dims, values)) = extends(&parent, key)
                 && dims == ["cache"]
                 && let Some(class) = values[0].clone()
-                && let Some(p50) = g.metrics[0].digest.quantile(0.5)
+                && let Some(p50) = g.metric(Metric::Ttft).digest.quantile(0.5)
             {
-                by_cache.push((class, g.metrics[0].digest.count(), p50));
+                by_cache.push((class, g.metric(Metric::Ttft).digest.count(), p50));
             }
         }
         if by_cache.len() >= 2 {
@@ -726,23 +730,24 @@ pub(crate) fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[
 fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
     let chat = matches!(cfg.consumer, Consumer::Chat | Consumer::Both).then(|| {
         let threshold = 1000.0 / cfg.reading_speed;
-        let tpot = &mut g.metrics[1].digest;
+        let tpot = &mut g.metric(Metric::Tpot).digest;
         let slower = share_above(&points(tpot), threshold);
         ChatHeadline {
-            ttft_count: g.metrics[0].digest.count(),
-            ttft: quantiles_of(&mut g.metrics[0].digest, &HEADLINE_QUANTILES),
+            ttft_count: g.metric(Metric::Ttft).digest.count(),
+            ttft: quantiles_of(&mut g.metric(Metric::Ttft).digest, &HEADLINE_QUANTILES),
             reading_speed: cfg.reading_speed,
             tpot_threshold_ms: threshold,
-            tpot_count: g.metrics[1].digest.count(),
+            tpot_count: g.metric(Metric::Tpot).digest.count(),
             slower_than_reading: slower,
             ttft_from_scheduled: g.ttft_from_scheduled_only(),
         }
     });
     let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {
+        let e2e = &mut g.metrics[Metric::E2e.index()].digest;
         let e = &mut g.extra;
         AgentHeadline {
-            e2e_count: g.metrics[3].digest.count(),
-            e2e: quantiles_of(&mut g.metrics[3].digest, &HEADLINE_QUANTILES),
+            e2e_count: e2e.count(),
+            e2e: quantiles_of(e2e, &HEADLINE_QUANTILES),
             decode_count: e.decode_share.n,
             decode_share_total: (e.e2e_ms > 0.0).then(|| e.decode_ms / e.e2e_ms),
             decode_share_median: e.decode_share.median(),

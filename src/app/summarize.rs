@@ -749,7 +749,7 @@ pub(crate) fn report(
                     .map(|v| {
                         json!({
                             "slo": v.slo.text,
-                            "metric": crate::summary::METRICS[v.slo.metric],
+                            "metric": v.slo.metric.json_name(),
                             "quantile": crate::summary::quantile_name(v.slo.quantile),
                             "bound": v.slo.bound,
                             "group": v.slo.group.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),

@@ -4,9 +4,9 @@
 //! unchanged up to the line's closing `}`; the metrics object is inserted before it; the rest
 //! (the `}`, trailing blanks, the line ending) follows unchanged. Nothing is re-serialized.
 
-use crate::metrics::{Metrics, NullReason, Value};
-use crate::number::push_u64;
-pub(crate) use crate::number::{round3, write_fixed3, write_json_str_body, write_ms};
+use crate::metrics::{Metric, Metrics, Sample};
+pub(crate) use crate::number::round3;
+use crate::number::{push_u64, write_json_str_body, write_ms};
 use std::io::{self, Write};
 
 /// Index of the closing `}` of a JSON object line (the last non-blank byte), if it is one.
@@ -78,30 +78,12 @@ pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io:
     out.extend_from_slice(b"{\"format\":\"");
     write_json_str_body(out, format);
     out.push(b'"');
-    let durations: [(&str, Value); 6] = [
-        ("ttft_ms", m.ttft),
-        ("tpot_ms", m.tpot),
-        ("e2e_ms", m.e2e),
-        ("queue_ms", m.queue),
-        ("prefill_ms", m.prefill),
-        ("decode_ms", m.decode),
-    ];
-    for (name, v) in durations {
-        member(out, name);
-        match v {
-            Ok(ns) => write_ms(out, ns)?,
-            Err(_) => out.extend_from_slice(b"null"),
-        }
-    }
-    for (name, v) in [
-        ("input_tokens", m.input_tokens),
-        ("cached_tokens", m.cached_tokens),
-        ("output_tokens", m.output_tokens),
-    ] {
-        member(out, name);
-        match v {
-            Some(n) => push_u64(out, n),
-            None => out.extend_from_slice(b"null"),
+    for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {
+        member(out, metric.json_name());
+        match metric.sample(m) {
+            Sample::Ns(Ok(ns)) => write_ms(out, ns)?,
+            Sample::Tokens(Some(n)) => push_u64(out, n),
+            _ => out.extend_from_slice(b"null"),
         }
     }
     member(out, "cache");
@@ -110,16 +92,22 @@ pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io:
     text(out, m.ttft_origin.map(|o| o.as_str()));
     member(out, "outcome");
     text(out, Some(m.outcome.as_str()));
-    let nulls = durations
-        .iter()
-        .filter_map(|(n, v)| v.err().map(|r: NullReason| (*n, r)));
-    for (i, (n, r)) in nulls.enumerate() {
-        out.extend_from_slice(if i == 0 { b",\"nulls\":{\"" } else { b",\"" });
-        out.extend_from_slice(n.as_bytes());
-        out.extend_from_slice(b"\":");
-        text(out, Some(r.as_str()));
+    // The reason for each null duration (a missing count needs none: it is not logged).
+    let mut nulls = 0;
+    for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {
+        if let Sample::Ns(Err(r)) = metric.sample(m) {
+            out.extend_from_slice(if nulls == 0 {
+                b",\"nulls\":{\""
+            } else {
+                b",\""
+            });
+            out.extend_from_slice(metric.json_name().as_bytes());
+            out.extend_from_slice(b"\":");
+            text(out, Some(r.as_str()));
+            nulls += 1;
+        }
     }
-    if durations.iter().any(|(_, v)| v.is_err()) {
+    if nulls > 0 {
         out.push(b'}');
     }
     out.push(b'}');
@@ -148,61 +136,6 @@ pub(crate) fn splice(out: &mut impl Write, content: &[u8], object: &[u8]) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn three_decimals_at_most() {
-        let s = |v: f64| {
-            let mut o = Vec::new();
-            write_fixed3(&mut o, v).unwrap();
-            String::from_utf8(o).unwrap()
-        };
-        assert_eq!(s(1650.0), "1650.0");
-        assert_eq!(s(412.5), "412.5");
-        assert_eq!(s(0.0004), "0.0");
-        assert_eq!(s(0.0005), "0.001");
-        assert_eq!(s(18.375047619), "18.375");
-        assert_eq!(s(2.25), "2.25");
-        assert_eq!(s(-3.5), "-3.5");
-        assert_eq!(s(f64::NAN), "null");
-    }
-
-    /// `write_fixed3` against the plain `format!` version it replaced, on many values.
-    #[test]
-    fn fixed3_matches_the_naive_rendering() {
-        let naive = |v: f64| {
-            let t = (v * 1000.0).round();
-            if !t.is_finite() || t.abs() >= 9.0e18 {
-                return "null".to_owned();
-            }
-            let t = t as i64;
-            let sign = if t < 0 { "-" } else { "" };
-            let (int, frac) = (t.unsigned_abs() / 1000, t.unsigned_abs() % 1000);
-            if frac == 0 {
-                format!("{sign}{int}.0")
-            } else if frac % 100 == 0 {
-                format!("{sign}{int}.{}", frac / 100)
-            } else if frac % 10 == 0 {
-                format!("{sign}{int}.{:02}", frac / 10)
-            } else {
-                format!("{sign}{int}.{frac:03}")
-            }
-        };
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for i in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let v = match i % 4 {
-                0 => (x % 10_000_000) as f64 / 1000.0,
-                1 => -((x % 100_000) as f64) / 1000.0,
-                2 => f64::from_bits(x) % 1e12,
-                _ => (x % 1000) as f64 / 7.0,
-            };
-            let mut got = Vec::new();
-            write_fixed3(&mut got, v).unwrap();
-            assert_eq!(String::from_utf8(got).unwrap(), naive(v), "{v}");
-        }
-    }
 
     #[test]
     fn splice_keeps_every_original_byte() {

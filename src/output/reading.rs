@@ -10,9 +10,10 @@ use crate::analysis::{
     BucketRow, Decomposition, EXPLAINED_PURITY, GroupReport, Headline, Inflight, MultimodalFinding,
     Region,
 };
-use crate::output::enrich::round3;
-use crate::output::summary::fmt_cell;
-use crate::summary::{METRICS, quantile_name};
+use crate::metrics::Metric;
+use crate::number::fmt_cell;
+use crate::number::round3;
+use crate::summary::{key_text, quantile_name};
 use serde_json::{Map, Value as Json, json};
 use std::io::{self, Write};
 
@@ -33,14 +34,6 @@ fn qlist(qs: &[(f64, f64)]) -> String {
         .map(|&(q, v)| format!("{} {}", quantile_name(q), fmt_cell(v)))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn key_text(dims: &[String], values: &[Option<String>]) -> String {
-    dims.iter()
-        .zip(values)
-        .map(|(d, v)| format!("{d}={}", v.as_deref().unwrap_or("unknown")))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The headline lines (before the group tables).
@@ -105,7 +98,7 @@ fn mode_texts(f: &MultimodalFinding) -> Vec<String> {
 }
 
 fn multimodal_text(f: &MultimodalFinding) -> String {
-    let name = METRICS[f.metric];
+    let name = f.metric.json_name();
     let modes = mode_texts(f);
     let modes = match modes.len() {
         2 => format!("{} and {}", modes[0], modes[1]),
@@ -136,7 +129,12 @@ fn multimodal_text(f: &MultimodalFinding) -> String {
                 .map(|(v, _, m, share)| {
                     format!(
                         "{} in mode {} ({})",
-                        key_text(&s.dims, v),
+                        key_text(
+                            s.dims
+                                .iter()
+                                .map(String::as_str)
+                                .zip(v.iter().map(Option::as_deref))
+                        ),
                         m + 1,
                         pct(*share)
                     )
@@ -171,7 +169,7 @@ fn multimodal_text(f: &MultimodalFinding) -> String {
 fn multimodal_brief(fs: &[MultimodalFinding]) -> String {
     let parts: Vec<String> = fs
         .iter()
-        .map(|f| format!("{} {}", METRICS[f.metric], mode_texts(f).join(" | ")))
+        .map(|f| format!("{} {}", f.metric.json_name(), mode_texts(f).join(" | ")))
         .collect();
     format!("multimodal: {}", parts.join("; "))
 }
@@ -280,7 +278,7 @@ pub(crate) fn write_group(
         writeln!(
             out,
             "{} token-weighted (by {}): {}; request-weighted: {}",
-            METRICS[w.metric],
+            w.metric.json_name(),
             w.weight,
             qlist(&tw),
             qlist(&rw)
@@ -310,10 +308,10 @@ pub(crate) fn write_group(
         let header = [
             "at",
             "count",
-            "ttft_ms",
-            "queue_ms",
-            "prefill_ms",
-            "input_tokens",
+            Metric::Ttft.json_name(),
+            Metric::Queue.json_name(),
+            Metric::Prefill.json_name(),
+            Metric::InputTokens.json_name(),
             "queueing",
         ]
         .map(String::from)
@@ -323,7 +321,8 @@ pub(crate) fn write_group(
     }
     if r.ttft_by_input.len() >= 2 {
         writeln!(out, "ttft_ms by input_tokens:")?;
-        bucket_table(out, "input_tokens", false, &r.ttft_by_input, indent)?;
+        let key = Metric::InputTokens.json_name();
+        bucket_table(out, key, false, &r.ttft_by_input, indent)?;
     }
     if let Some(i) = &r.inflight
         && i.rows.len() >= 2
@@ -429,13 +428,13 @@ pub(crate) fn write_hists(
     means: &[Option<f64>],
     indent: usize,
 ) -> io::Result<()> {
-    for (i, h) in r.hist.iter().enumerate() {
+    for ((i, metric), h) in Metric::ALL.into_iter().enumerate().zip(&r.hist) {
         let Some(h) = h else { continue };
         if h.bins.is_empty() && h.nonpositive == 0.0 {
             continue;
         }
         let mut marks = vec![];
-        if let Some(f) = r.multimodal.iter().find(|f| f.metric == i) {
+        if let Some(f) = r.multimodal.iter().find(|f| f.metric == metric) {
             for (k, m) in f.modality.modes.iter().enumerate() {
                 marks.push((m.center, format!("mode {} ({})", k + 1, pct(m.share))));
             }
@@ -443,7 +442,7 @@ pub(crate) fn write_hists(
         if let Some(Some(m)) = means.get(i) {
             marks.push((*m, "mean".to_owned()));
         }
-        hist::write(out, METRICS[i], h, indent, &marks)?;
+        hist::write(out, metric.json_name(), h, indent, &marks)?;
     }
     Ok(())
 }
@@ -491,7 +490,7 @@ fn multimodal_json(f: &MultimodalFinding) -> Json {
     let m = &f.modality;
     json!({
         "kind": "multimodal",
-        "metric": METRICS[f.metric],
+        "metric": f.metric.json_name(),
         "method": "log-normal mixture (BIC, Ashman's D, peaks)",
         "modes": m.modes.iter().zip(&f.share_near_modes).map(|(x, near)| json!({
             "center": round3(x.center),
@@ -600,7 +599,7 @@ pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
         let mut w = Map::new();
         for f in &r.weighted {
             w.insert(
-                METRICS[f.metric].to_owned(),
+                f.metric.json_name().to_owned(),
                 json!({
                     "weight": f.weight,
                     "request_weighted": qmap(&f.quantiles.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>()),
@@ -611,7 +610,7 @@ pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
             if f.differs {
                 findings.push(json!({
                     "kind": "token_weighting",
-                    "metric": METRICS[f.metric],
+                    "metric": f.metric.json_name(),
                     "weight": f.weight,
                 }));
             }

@@ -5,10 +5,10 @@
 //! Owns cell quoting, label escaping and metric names. Writes only to the writer it is given.
 
 use crate::classify::{Coverage, Request};
-use crate::metrics::Metrics;
-use crate::output::enrich::{round3, write_fixed3, write_json_str_body};
-use crate::summary::slo::Verdict;
-use crate::summary::{GroupStats, METRICS, Summary, log_span, quantile_name};
+use crate::metrics::{Metric, Metrics};
+use crate::number::{fixed3, round3, write_fixed3, write_json_str_body};
+use crate::summary::slo::{Targets, Verdict};
+use crate::summary::{GroupStats, Summary, group_label, log_span, quantile_name};
 use std::io::{self, Write};
 
 /// A delimited text rendering.
@@ -52,23 +52,9 @@ impl Delimited {
     }
 }
 
-fn fixed3(v: Option<f64>) -> String {
-    match v {
-        Some(x) => {
-            let mut b = Vec::new();
-            let _ = write_fixed3(&mut b, x);
-            String::from_utf8_lossy(&b).into_owned()
-        }
-        None => String::new(),
-    }
-}
-
-fn group_label(key: &[(String, Option<String>)]) -> String {
-    if key.is_empty() {
-        "all".into()
-    } else {
-        crate::summary::slo::group_label(key)
-    }
+/// A cell of a number: [`fixed3`], empty for none.
+fn fixed3_cell(v: Option<f64>) -> String {
+    v.map_or_else(String::new, fixed3)
 }
 
 /// Writes the summary as CSV or TSV: a header, then one record per group and metric with
@@ -101,7 +87,7 @@ pub(crate) fn write_delimited(
     header.extend(["max", "mean", "nulls"].map(String::from));
     d.record(out, &header)?;
     for (key, g) in groups.iter_mut() {
-        let label = group_label(key);
+        let label = group_label(key, "all");
         let cells: Vec<String> = dims
             .iter()
             .map(|dim| match key.iter().find(|(k, _)| k == dim) {
@@ -109,23 +95,23 @@ pub(crate) fn write_delimited(
                 None => String::new(),
             })
             .collect();
-        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+        for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
             let dg = &mut st.digest;
             let mut row = vec![label.clone()];
             row.extend(cells.iter().cloned());
             row.extend([
                 g.requests.to_string(),
                 g.errors.to_string(),
-                (*name).to_owned(),
+                metric.json_name().to_owned(),
                 dg.count().to_string(),
                 dg.is_exact().to_string(),
-                fixed3(dg.min()),
+                fixed3_cell(dg.min()),
             ]);
             for &q in quantiles {
-                row.push(fixed3(dg.quantile(q)));
+                row.push(fixed3_cell(dg.quantile(q)));
             }
-            row.push(fixed3(dg.max()));
-            row.push(fixed3(dg.mean()));
+            row.push(fixed3_cell(dg.max()));
+            row.push(fixed3_cell(dg.mean()));
             let nulls: Vec<String> = st
                 .nulls
                 .iter()
@@ -136,31 +122,6 @@ pub(crate) fn write_delimited(
         }
     }
     Ok(())
-}
-
-/// The Prometheus family name of a summary metric: durations in seconds
-/// (`tokentime_ttft_seconds`), token counts as they are (`tokentime_input_tokens`).
-pub(crate) fn prometheus_name(metric: &str) -> String {
-    match metric.strip_suffix("_ms") {
-        Some(base) => format!("tokentime_{base}_seconds"),
-        None => format!("tokentime_{metric}"),
-    }
-}
-
-fn prom_help(metric: &str) -> &'static str {
-    match metric {
-        "ttft_ms" => "Time to first token (TTFT) of the logged requests, in seconds.",
-        "tpot_ms" => "Time per output token (TPOT, decode / (output tokens - 1)), in seconds.",
-        "e2e_ms" => "End-to-end latency (E2E) of the logged requests, in seconds.",
-        "queue_ms" => "Queue time (scheduled - arrival), in seconds.",
-        "prefill_ms" => "Prefill time (first token - scheduled), in seconds.",
-        "decode_ms" => "Decode time (end - first token), in seconds.",
-        "input_tokens" => "Prompt tokens per request, cached ones included.",
-        "cached_tokens" => "Prompt tokens served from the prefix cache per request.",
-        "output_tokens" => "Generated tokens per request.",
-        "itl_ms" => "Inter-token latency (ITL): every gap between consecutive tokens, in seconds.",
-        _ => "A tokentime metric.",
-    }
 }
 
 /// A label name from a `--by` key: characters outside `[A-Za-z0-9_]` become `_`; a name that
@@ -216,6 +177,12 @@ fn prom_num(v: f64) -> String {
     }
 }
 
+/// Prometheus label pairs.
+type Labels = Vec<(String, String)>;
+
+/// A group as Prometheus sees it: its key as labels, its stats.
+type PromGroup<'a> = (Labels, &'a mut GroupStats);
+
 /// Writes the summary in the Prometheus text exposition format (version 0.0.4): one `summary`
 /// family per metric (durations in seconds) with a `quantile` label and the group's keys as
 /// labels (`cache="hit"`, `model="..."`; the all-requests group has none, an unknown value is
@@ -234,7 +201,20 @@ pub(crate) fn write_prometheus(
 ) -> io::Result<()> {
     let span = log_span(summary);
     let targets = summary.targets().cloned();
-    let mut groups: Vec<(Vec<(String, String)>, &mut GroupStats)> = summary
+    let mut groups = prom_groups(summary);
+    for metric in Metric::ALL {
+        write_family(out, metric, &mut groups, quantiles)?;
+    }
+    write_count_gauges(out, cov, &groups)?;
+    if let Some(t) = &targets {
+        write_goodput_gauges(out, t, span, &groups)?;
+    }
+    write_slo_gauges(out, verdicts)
+}
+
+/// The groups of `summary` with their keys as labels.
+fn prom_groups(summary: &mut Summary) -> Vec<PromGroup<'_>> {
+    summary
         .groups()
         .into_iter()
         .map(|(key, g)| {
@@ -253,62 +233,82 @@ pub(crate) fn write_prometheus(
                 .collect();
             (l, g)
         })
-        .collect();
-    for (i, name) in METRICS.iter().enumerate() {
-        let family = prometheus_name(name);
-        let scale = if name.ends_with("_ms") { 1e-3 } else { 1.0 };
-        writeln!(out, "# HELP {family} {}", prom_help(name))?;
-        writeln!(out, "# TYPE {family} summary")?;
+        .collect()
+}
+
+/// Writes the `summary` family of one metric: per group its quantiles, `_sum` and `_count`.
+fn write_family(
+    out: &mut impl Write,
+    metric: Metric,
+    groups: &mut [PromGroup<'_>],
+    quantiles: &[f64],
+) -> io::Result<()> {
+    let family = metric.prometheus_name();
+    let scale = metric.prometheus_scale();
+    writeln!(out, "# HELP {family} {}", metric.help())?;
+    writeln!(out, "# TYPE {family} summary")?;
+    if groups.is_empty() {
+        // No request read: the all-requests series read 0 rather than going absent.
+        writeln!(out, "{family}_sum 0")?;
+        writeln!(out, "{family}_count 0")?;
+    }
+    for (l, g) in groups.iter_mut() {
+        let d = &mut g.metric(metric).digest;
+        if d.count() == 0 {
+            // No value in this group (yet): the series reads 0 rather than going absent.
+            writeln!(out, "{family}_sum{} 0", labels(l))?;
+            writeln!(out, "{family}_count{} 0", labels(l))?;
+            continue;
+        }
+        for &q in quantiles {
+            let mut ql = l.clone();
+            ql.push(("quantile".into(), format!("{}", round3(q * 1e5) / 1e5)));
+            let v = d.quantile(q).map_or(f64::NAN, |v| round3(v) * scale);
+            writeln!(out, "{family}{} {}", labels(&ql), prom_num(v))?;
+        }
+        writeln!(
+            out,
+            "{family}_sum{} {}",
+            labels(l),
+            prom_num(round3(d.sum()) * scale)
+        )?;
+        writeln!(out, "{family}_count{} {}", labels(l), d.count())?;
+    }
+    Ok(())
+}
+
+/// Writes the `# HELP` and `# TYPE` lines of a gauge.
+fn gauge(out: &mut impl Write, name: &str, help: &str) -> io::Result<()> {
+    writeln!(out, "# HELP {name} {help}")?;
+    writeln!(out, "# TYPE {name} gauge")
+}
+
+/// Writes the gauges of requests and errors per group, lines by kind, and read errors.
+fn write_count_gauges(
+    out: &mut impl Write,
+    cov: &Coverage,
+    groups: &[PromGroup<'_>],
+) -> io::Result<()> {
+    type Count = fn(&GroupStats) -> u64;
+    let per_group: [(&str, &str, Count); 2] = [
+        ("tokentime_requests", "Requests read, per group.", |g| {
+            g.requests
+        }),
+        (
+            "tokentime_request_errors",
+            "Requests that failed or were cancelled before their first token, per group.",
+            |g| g.errors,
+        ),
+    ];
+    for (name, help, count) in per_group {
+        gauge(out, name, help)?;
+        for (l, g) in groups {
+            writeln!(out, "{name}{} {}", labels(l), count(g))?;
+        }
         if groups.is_empty() {
-            // No request read: the all-requests series read 0 rather than going absent.
-            writeln!(out, "{family}_sum 0")?;
-            writeln!(out, "{family}_count 0")?;
+            // No request read: the all-requests series says 0 rather than going absent.
+            writeln!(out, "{name} 0")?;
         }
-        for (l, g) in groups.iter_mut() {
-            let d = &mut g.metrics[i].digest;
-            if d.count() == 0 {
-                // No value in this group (yet): the series reads 0 rather than going absent.
-                writeln!(out, "{family}_sum{} 0", labels(l))?;
-                writeln!(out, "{family}_count{} 0", labels(l))?;
-                continue;
-            }
-            for &q in quantiles {
-                let mut ql = l.clone();
-                ql.push(("quantile".into(), format!("{}", round3(q * 1e5) / 1e5)));
-                let v = d.quantile(q).map_or(f64::NAN, |v| round3(v) * scale);
-                writeln!(out, "{family}{} {}", labels(&ql), prom_num(v))?;
-            }
-            writeln!(
-                out,
-                "{family}_sum{} {}",
-                labels(l),
-                prom_num(round3(d.sum()) * scale)
-            )?;
-            writeln!(out, "{family}_count{} {}", labels(l), d.count())?;
-        }
-    }
-    let gauge = |out: &mut dyn Write, name: &str, help: &str| -> io::Result<()> {
-        writeln!(out, "# HELP {name} {help}")?;
-        writeln!(out, "# TYPE {name} gauge")
-    };
-    gauge(out, "tokentime_requests", "Requests read, per group.")?;
-    for (l, g) in &groups {
-        writeln!(out, "tokentime_requests{} {}", labels(l), g.requests)?;
-    }
-    if groups.is_empty() {
-        // No request read: the all-requests series says 0 rather than going absent.
-        writeln!(out, "tokentime_requests 0")?;
-    }
-    gauge(
-        out,
-        "tokentime_request_errors",
-        "Requests that failed or were cancelled before their first token, per group.",
-    )?;
-    for (l, g) in &groups {
-        writeln!(out, "tokentime_request_errors{} {}", labels(l), g.errors)?;
-    }
-    if groups.is_empty() {
-        writeln!(out, "tokentime_request_errors 0")?;
     }
     gauge(
         out,
@@ -338,66 +338,82 @@ pub(crate) fn write_prometheus(
         "tokentime_read_errors",
         "Inputs that could not be read to their end (the other series cover what was read).",
     )?;
-    writeln!(out, "tokentime_read_errors {}", cov.read_errors)?;
-    if let Some(t) = &targets {
-        let text = escape_label(&t.text());
-        gauge(
-            out,
-            "tokentime_goodput_ratio",
-            "Share of requests that met every --goodput target, per group.",
-        )?;
-        for (l, g) in &groups {
-            if g.requests > 0 {
-                let mut gl = l.clone();
-                gl.push(("targets".into(), text.clone()));
-                let r = g.goodput.met as f64 / g.requests as f64;
-                writeln!(
-                    out,
-                    "tokentime_goodput_ratio{} {}",
-                    labels(&gl),
-                    prom_num(r)
-                )?;
-            }
-        }
-        if let Some(s) = span.filter(|s| *s > 0.0) {
-            type Rate = fn(&GroupStats) -> f64;
-            let rates: [(&str, &str, Rate); 2] = [
-                (
-                    "tokentime_goodput_requests_per_second",
-                    "Requests that met every --goodput target per second of the log's time span.",
-                    |g| g.goodput.met as f64,
-                ),
-                (
-                    "tokentime_goodput_output_tokens_per_second",
-                    "Output tokens of the requests that met every --goodput target, per second \
-                     of the log's time span.",
-                    |g| g.goodput.met_output_tokens as f64,
-                ),
-            ];
-            for (name, help, amount) in rates {
-                gauge(out, name, help)?;
-                for (l, g) in &groups {
-                    let mut gl = l.clone();
-                    gl.push(("targets".into(), text.clone()));
-                    writeln!(out, "{name}{} {}", labels(&gl), prom_num(amount(g) / s))?;
-                }
-            }
-        }
-    }
-    if !verdicts.is_empty() {
-        gauge(
-            out,
-            "tokentime_slo_met",
-            "1 when the --slo was met, 0 when broken.",
-        )?;
-        for v in verdicts {
+    writeln!(out, "tokentime_read_errors {}", cov.read_errors)
+}
+
+/// Writes the goodput gauges of `--goodput` targets: the share per group, and with a time
+/// span (`span_s`) the rates.
+fn write_goodput_gauges(
+    out: &mut impl Write,
+    targets: &Targets,
+    span_s: Option<f64>,
+    groups: &[PromGroup<'_>],
+) -> io::Result<()> {
+    let text = escape_label(&targets.text());
+    let with_targets = |l: &Labels| {
+        let mut gl = l.clone();
+        gl.push(("targets".into(), text.clone()));
+        labels(&gl)
+    };
+    gauge(
+        out,
+        "tokentime_goodput_ratio",
+        "Share of requests that met every --goodput target, per group.",
+    )?;
+    for (l, g) in groups {
+        if g.requests > 0 {
+            let r = g.goodput.met as f64 / g.requests as f64;
             writeln!(
                 out,
-                "tokentime_slo_met{{slo=\"{}\"}} {}",
-                escape_label(&v.slo.text),
-                u8::from(v.met)
+                "tokentime_goodput_ratio{} {}",
+                with_targets(l),
+                prom_num(r)
             )?;
         }
+    }
+    let Some(s) = span_s.filter(|s| *s > 0.0) else {
+        return Ok(());
+    };
+    type Rate = fn(&GroupStats) -> f64;
+    let rates: [(&str, &str, Rate); 2] = [
+        (
+            "tokentime_goodput_requests_per_second",
+            "Requests that met every --goodput target per second of the log's time span.",
+            |g| g.goodput.met as f64,
+        ),
+        (
+            "tokentime_goodput_output_tokens_per_second",
+            "Output tokens of the requests that met every --goodput target, per second \
+             of the log's time span.",
+            |g| g.goodput.met_output_tokens as f64,
+        ),
+    ];
+    for (name, help, amount) in rates {
+        gauge(out, name, help)?;
+        for (l, g) in groups {
+            writeln!(out, "{name}{} {}", with_targets(l), prom_num(amount(g) / s))?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the `--slo` verdicts as a gauge (nothing without SLOs).
+fn write_slo_gauges(out: &mut impl Write, verdicts: &[Verdict]) -> io::Result<()> {
+    if verdicts.is_empty() {
+        return Ok(());
+    }
+    gauge(
+        out,
+        "tokentime_slo_met",
+        "1 when the --slo was met, 0 when broken.",
+    )?;
+    for v in verdicts {
+        writeln!(
+            out,
+            "tokentime_slo_met{{slo=\"{}\"}} {}",
+            escape_label(&v.slo.text),
+            u8::from(v.met)
+        )?;
     }
     Ok(())
 }
@@ -419,8 +435,8 @@ pub enum RowField {
     Start,
     /// The request's end, RFC 3339 UTC with milliseconds.
     End,
-    /// One of the [`METRICS`] (index).
-    Metric(usize),
+    /// A metric with a per-request value ([`Metric::per_request`]).
+    Metric(Metric),
     /// The prefix-cache class.
     Cache,
     /// Where TTFT is measured from.
@@ -429,8 +445,20 @@ pub enum RowField {
     Outcome,
 }
 
-/// Field names `--fields` accepts, in the order `--help` lists them.
-pub(crate) const ROW_FIELDS: &str = "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, ttft_origin, outcome";
+/// Field names `--fields` accepts, in the order `--help` lists them: the request's own
+/// fields, the metrics with a per-request value, its classes.
+fn row_fields() -> String {
+    let metrics = Metric::ALL
+        .into_iter()
+        .filter(|m| m.per_request())
+        .map(Metric::json_name);
+    ["line", "file", "id", "model", "format", "start", "end"]
+        .into_iter()
+        .chain(metrics)
+        .chain(["cache", "ttft_origin", "outcome"])
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Parses a `--fields` list.
 ///
@@ -452,11 +480,12 @@ pub(crate) fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
                 "ttft_origin" => RowField::TtftOrigin,
                 "outcome" => RowField::Outcome,
                 // ITL is every gap of a request, not one value: it has no column.
-                _ => match METRICS.iter().position(|m| *m == f && *m != "itl_ms") {
-                    Some(i) => RowField::Metric(i),
+                _ => match Metric::from_json_name(f).filter(|m| m.per_request()) {
+                    Some(m) => RowField::Metric(m),
                     None => {
                         return Err(format!(
-                            "--fields: unknown field {f:?} (known: {ROW_FIELDS})"
+                            "--fields: unknown field {f:?} (known: {})",
+                            row_fields()
                         ));
                     }
                 },
@@ -475,7 +504,7 @@ impl RowField {
             RowField::Format => "format",
             RowField::Start => "start",
             RowField::End => "end",
-            RowField::Metric(i) => METRICS[i],
+            RowField::Metric(m) => m.json_name(),
             RowField::Cache => "cache",
             RowField::TtftOrigin => "ttft_origin",
             RowField::Outcome => "outcome",
@@ -513,9 +542,9 @@ enum Cell {
     Str(String),
 }
 
-fn metric_cell(m: &Metrics, i: usize) -> Cell {
-    match crate::summary::request_value(m, i) {
-        Ok(v) if METRICS[i].ends_with("_ms") => Cell::Num(v),
+fn metric_cell(m: &Metrics, metric: Metric) -> Cell {
+    match metric.request_value(m) {
+        Ok(v) if metric.is_duration() => Cell::Num(v),
         Ok(v) => Cell::Int(v as u64),
         Err(_) => Cell::Null,
     }
@@ -555,7 +584,7 @@ impl Rows {
                 RowField::End => r.end_ns.map_or(Cell::Null, |t| {
                     Cell::Str(crate::summary::window::rfc3339_ms(t))
                 }),
-                RowField::Metric(i) => metric_cell(m, i),
+                RowField::Metric(metric) => metric_cell(m, metric),
                 RowField::Cache => m
                     .cache
                     .map_or(Cell::Null, |c| Cell::Str(c.as_str().to_owned())),
@@ -571,7 +600,7 @@ impl Rows {
                     .into_iter()
                     .map(|c| match c {
                         Cell::Null => String::new(),
-                        Cell::Num(v) => fixed3(Some(v)),
+                        Cell::Num(v) => fixed3(v),
                         Cell::Int(n) => n.to_string(),
                         Cell::Str(s) => s,
                     })
@@ -652,7 +681,23 @@ mod tests {
         assert_eq!(label_name("quantile"), "by_quantile");
         assert_eq!(label_name("9x"), "by_9x");
         assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
-        assert_eq!(prometheus_name("ttft_ms"), "tokentime_ttft_seconds");
-        assert_eq!(prometheus_name("output_tokens"), "tokentime_output_tokens");
+    }
+
+    #[test]
+    fn row_fields_are_the_old_list() {
+        assert_eq!(
+            row_fields(),
+            "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, \
+             prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, \
+             ttft_origin, outcome"
+        );
+        assert!(parse_fields("itl_ms").is_err());
+        assert_eq!(
+            parse_fields("ttft_ms,output_tokens").unwrap(),
+            [
+                RowField::Metric(Metric::Ttft),
+                RowField::Metric(Metric::OutputTokens)
+            ]
+        );
     }
 }

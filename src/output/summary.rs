@@ -2,13 +2,14 @@
 //! (`tokentime.summary/v1`), with the analysis report under each group. Writes only to the
 //! writer it is given.
 
-use crate::analysis::AnalysisConfig;
+use crate::analysis::{AnalysisConfig, GroupReport};
 use crate::classify::Coverage;
-use crate::number::round3;
+use crate::metrics::Metric;
+use crate::number::{fmt_cell, round3};
 use crate::summary::slo::Targets;
 use crate::summary::{
-    GroupKey, GroupStats, GroupsDoc, METRICS, MakeGroups, NO_REQUESTS, SCHEMA, Summary,
-    coverage_json, log_span, quantile_name,
+    GroupKey, GroupStats, GroupsDoc, MakeGroups, NO_REQUESTS, SCHEMA, Summary, coverage_json,
+    group_label, log_span, quantile_name,
 };
 use serde_json::{Map, Value as Json, json};
 use std::io::{self, Write};
@@ -75,9 +76,10 @@ impl MakeGroups for LazyGroups<'_> {
         let (findings, analysis) = crate::output::reading::group_json(r);
         doc["findings"] = findings;
         doc["analysis"] = analysis;
-        for (name, h) in METRICS.iter().zip(&r.hist) {
+        for (metric, h) in Metric::ALL.into_iter().zip(&r.hist) {
             if let Some(h) = h {
-                doc["metrics"][*name]["histogram"] = crate::output::reading::hist_json(h);
+                doc["metrics"][metric.json_name()]["histogram"] =
+                    crate::output::reading::hist_json(h);
             }
         }
         doc
@@ -89,7 +91,7 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
     let t: Map<String, Json> = targets
         .0
         .iter()
-        .map(|&(m, ms)| (METRICS[m].to_owned(), json!(round3(ms))))
+        .map(|&(m, ms)| (m.json_name().to_owned(), json!(round3(ms))))
         .collect();
     let rate = |n: u64| match span_s {
         Some(s) if s > 0.0 => json!(round3(n as f64 / s)),
@@ -132,7 +134,7 @@ pub(crate) fn group_json(
             .iter()
             .map(|(o, n)| ((*o).to_owned(), json!(n)))
             .collect();
-        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+        for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
             let mut qs = Map::new();
             for &q in quantiles {
                 qs.insert(quantile_name(q), num(st.digest.quantile(q)));
@@ -151,10 +153,10 @@ pub(crate) fn group_json(
                 "mean": num(st.digest.mean()),
                 "quantiles": qs,
             });
-            if *name == "ttft_ms" {
+            if metric == Metric::Ttft {
                 entry["origins"] = Json::Object(origins.clone());
             }
-            metrics.insert((*name).to_owned(), entry);
+            metrics.insert(metric.json_name().to_owned(), entry);
         }
         let mut doc = json!({
             "key": k,
@@ -183,6 +185,36 @@ pub(crate) fn write_table(
     cfg: &AnalysisConfig,
 ) -> io::Result<()> {
     let report = crate::analysis::analyze(summary, cfg, quantiles);
+    writeln!(out, "{}", coverage_line(cov))?;
+    if cov.requests == 0 && cov.lines > 0 {
+        writeln!(out, "{NO_REQUESTS}")?;
+    }
+    if let Some(h) = &report.headline
+        && cov.requests > 0
+    {
+        crate::output::reading::write_headline(out, h)?;
+    }
+    let table = TableContext {
+        span: log_span(summary),
+        targets: summary.targets().cloned(),
+        quantiles,
+        cfg,
+    };
+    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
+        table.write_group(out, &key, g, r)?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "durations in ms; quantiles exact (linear interpolation, numpy's default) up to {} values, t-digest estimates past that (marked ~)",
+        summary.exact_limit()
+    )?;
+    Ok(())
+}
+
+/// The table's first line: the coverage counts (the rare ones only when nonzero) and the
+/// formats seen.
+fn coverage_line(cov: &Coverage) -> String {
     let mut head = format!(
         "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
         cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
@@ -211,29 +243,30 @@ pub(crate) fn write_table(
             .collect();
         head.push_str(&format!("  formats: {}", formats.join(", ")));
     }
-    writeln!(out, "{head}")?;
-    if cov.requests == 0 && cov.lines > 0 {
-        writeln!(out, "{NO_REQUESTS}")?;
-    }
-    if let Some(h) = &report.headline
-        && cov.requests > 0
-    {
-        crate::output::reading::write_headline(out, h)?;
-    }
-    let span = log_span(summary);
-    let targets = summary.targets().cloned();
-    let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
-    header.extend(quantiles.iter().map(|&q| quantile_name(q)));
-    header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
-    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
-        let label = if key.is_empty() {
-            "all requests".to_owned()
-        } else {
-            key.iter()
-                .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("unknown")))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
+    head
+}
+
+/// What every group's table shares.
+struct TableContext<'a> {
+    /// The log's time span in s (goodput rates).
+    span: Option<f64>,
+    /// The `--goodput` targets.
+    targets: Option<Targets>,
+    /// The report's quantiles (columns).
+    quantiles: &'a [f64],
+    /// The analysis settings (`--hist`).
+    cfg: &'a AnalysisConfig,
+}
+
+impl TableContext<'_> {
+    /// Writes one group: its title line, goodput, metric table, notes and analysis.
+    fn write_group(
+        &self,
+        out: &mut impl Write,
+        key: &GroupKey,
+        g: &mut GroupStats,
+        r: &GroupReport,
+    ) -> io::Result<()> {
         writeln!(out)?;
         let mut extra = String::new();
         if g.cancelled > 0 {
@@ -244,16 +277,41 @@ pub(crate) fn write_table(
         }
         writeln!(
             out,
-            "{label}: {}, {}{extra}",
+            "{}: {}, {}{extra}",
+            group_label(key, "all requests"),
             plural(g.requests, "request"),
             plural(g.errors, "error")
         )?;
-        if let Some(t) = &targets {
-            writeln!(out, "{}", goodput_line(g, t, span))?;
+        if let Some(t) = &self.targets {
+            writeln!(out, "{}", goodput_line(g, t, self.span))?;
         }
-        let mut rows = vec![header.clone()];
+        let (rows, absent) = self.metric_rows(g);
+        let name_width = write_aligned(out, &rows)?;
+        // The full analysis for all requests and the --by groups; the cache classes (the
+        // default breakdown) only say which metrics are multimodal (JSON has everything).
+        let full = !key.iter().any(|(k, _)| k == "cache");
+        write_notes(out, g, full)?;
+        if !absent.is_empty() {
+            writeln!(out, "no values: {}", absent.join(", "))?;
+        }
+        crate::output::reading::write_group(out, r, name_width, full)?;
+        if self.cfg.hist {
+            let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
+            crate::output::reading::write_hists(out, r, &means, name_width)?;
+        }
+        Ok(())
+    }
+
+    /// The header and one row per metric with values; the metrics without values as
+    /// `name (null reasons)`.
+    fn metric_rows(&self, g: &mut GroupStats) -> (Vec<Vec<String>>, Vec<String>) {
+        let mut header = vec!["metric".to_owned(), "count".to_owned(), "min".to_owned()];
+        header.extend(self.quantiles.iter().map(|&q| quantile_name(q)));
+        header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
+        let mut rows = vec![header];
         let mut absent = vec![];
-        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+        for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+            let name = metric.json_name();
             let nulls: Vec<String> = st
                 .nulls
                 .iter()
@@ -265,11 +323,11 @@ pub(crate) fn write_table(
             }
             let cell = |v: Option<f64>| v.map(fmt_cell).unwrap_or_else(|| "-".to_owned());
             let mut row = vec![
-                (*name).to_owned(),
+                name.to_owned(),
                 st.digest.count().to_string(),
                 cell(st.digest.min()),
             ];
-            for &q in quantiles {
+            for &q in self.quantiles {
                 row.push(cell(st.digest.quantile(q)));
             }
             row.push(cell(st.digest.max()));
@@ -280,61 +338,56 @@ pub(crate) fn write_table(
             }
             rows.push(row);
         }
-        let ncols = header.len();
-        let widths: Vec<usize> = (0..ncols)
-            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-            .collect();
-        for r in &rows {
-            let mut line = String::new();
-            for (c, cell) in r.iter().enumerate() {
-                let w = widths[c];
-                if c == 0 || c == ncols - 1 {
-                    line.push_str(&format!("{cell:<w$}"));
-                } else {
-                    line.push_str(&format!("{cell:>w$}"));
-                }
-                if c + 1 < ncols {
-                    line.push_str("  ");
-                }
-            }
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        if g.ttft_origins.len() > 1 {
-            let mixed: Vec<String> = g
-                .ttft_origins
-                .iter()
-                .map(|(o, n)| format!("{o} {n}"))
-                .collect();
-            writeln!(
-                out,
-                "note: ttft_ms mixes origins ({}): a TTFT from `scheduled` leaves the queue out; compare like with like",
-                mixed.join(", ")
-            )?;
-        }
-        // The full analysis for all requests and the --by groups; the cache classes (the
-        // default breakdown) only say which metrics are multimodal (JSON has everything).
-        let full = !key.iter().any(|(k, _)| k == "cache");
-        if full && g.ttft_from_scheduled_only() {
-            writeln!(
-                out,
-                "note: ttft_ms runs from `scheduled` (the server's slot start): the log has no arrival time, so the queue before it is left out"
-            )?;
-        }
-        if !absent.is_empty() {
-            writeln!(out, "no values: {}", absent.join(", "))?;
-        }
-        crate::output::reading::write_group(out, r, widths[0], full)?;
-        if cfg.hist {
-            let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
-            crate::output::reading::write_hists(out, r, &means, widths[0])?;
-        }
+        (rows, absent)
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "durations in ms; quantiles exact (linear interpolation, numpy's default) up to {} values, t-digest estimates past that (marked ~)",
-        summary.exact_limit()
-    )?;
+}
+
+/// Writes `rows` (the first the header) as aligned columns: the first and the last to the
+/// left, the others to the right. Returns the first column's width.
+fn write_aligned(out: &mut impl Write, rows: &[Vec<String>]) -> io::Result<usize> {
+    let ncols = rows[0].len();
+    let widths: Vec<usize> = (0..ncols)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            let w = widths[c];
+            if c == 0 || c == ncols - 1 {
+                line.push_str(&format!("{cell:<w$}"));
+            } else {
+                line.push_str(&format!("{cell:>w$}"));
+            }
+            if c + 1 < ncols {
+                line.push_str("  ");
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(widths[0])
+}
+
+/// The notes under a group's table: TTFT of mixed origins, or (in a `full` group) from
+/// `scheduled` only.
+fn write_notes(out: &mut impl Write, g: &GroupStats, full: bool) -> io::Result<()> {
+    if g.ttft_origins.len() > 1 {
+        let mixed: Vec<String> = g
+            .ttft_origins
+            .iter()
+            .map(|(o, n)| format!("{o} {n}"))
+            .collect();
+        writeln!(
+            out,
+            "note: ttft_ms mixes origins ({}): a TTFT from `scheduled` leaves the queue out; compare like with like",
+            mixed.join(", ")
+        )?;
+    }
+    if full && g.ttft_from_scheduled_only() {
+        writeln!(
+            out,
+            "note: ttft_ms runs from `scheduled` (the server's slot start): the log has no arrival time, so the queue before it is left out"
+        )?;
+    }
     Ok(())
 }
 
@@ -375,15 +428,4 @@ fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
         g.goodput.met,
         g.requests
     )
-}
-
-/// A number as the table prints it: one decimal from 100 up, three below.
-pub(crate) fn fmt_cell(x: f64) -> String {
-    if x.abs() >= 100.0 {
-        format!("{x:.1}")
-    } else {
-        let mut b = Vec::new();
-        let _ = crate::number::write_fixed3(&mut b, x);
-        String::from_utf8_lossy(&b).into_owned()
-    }
 }

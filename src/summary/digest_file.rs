@@ -9,12 +9,10 @@
 //! not read back). Reads and writes only the files it is given.
 
 use crate::classify::Coverage;
-use crate::metrics::NullReason;
+use crate::metrics::{Metric, NullReason};
 use crate::summary::digest::{Digest, Exported, Values};
-use crate::summary::slo::{Targets, metric_index};
-use crate::summary::{
-    GroupStats, GroupsDoc, METRICS, MakeGroups, RawGroup, Summary, coverage_json,
-};
+use crate::summary::slo::Targets;
+use crate::summary::{GroupStats, GroupsDoc, MakeGroups, RawGroup, Summary, coverage_json};
 use serde_json::{Map, Value as Json, json};
 use std::io::Write;
 use std::path::Path;
@@ -26,7 +24,7 @@ pub(crate) const SCHEMA: &str = "tokentime.digest/v1";
 pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedGroups<'a>> {
     let goodput = summary.targets().map(|t| {
         t.0.iter()
-            .map(|&(m, ms)| (METRICS[m].to_owned(), json!(ms)))
+            .map(|&(m, ms)| (m.json_name().to_owned(), json!(ms)))
             .collect::<Map<_, _>>()
     });
     let head = json!({
@@ -60,7 +58,7 @@ impl MakeGroups for SavedGroups<'_> {
             .map(|(n, v)| (n.clone(), v.clone().map(Json::String).unwrap_or(Json::Null)))
             .collect();
         let mut metrics = Map::new();
-        for (name, st) in METRICS.iter().zip(g.metrics.iter_mut()) {
+        for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
             let nulls: Map<String, Json> = st
                 .nulls
                 .iter()
@@ -68,7 +66,7 @@ impl MakeGroups for SavedGroups<'_> {
                 .collect();
             let mut m = digest_json(&mut st.digest);
             m["nulls"] = Json::Object(nulls);
-            metrics.insert((*name).to_owned(), m);
+            metrics.insert(metric.json_name().to_owned(), m);
         }
         json!({
             "key": key,
@@ -266,7 +264,7 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             let mut t = m
                 .iter()
                 .map(|(k, v)| {
-                    let i = metric_index(k).ok_or_else(|| format!("goodput metric {k:?}"))?;
+                    let i = Metric::from_name(k).ok_or_else(|| format!("goodput metric {k:?}"))?;
                     Ok((i, v.as_f64().ok_or("goodput bound must be a number")?))
                 })
                 .collect::<Result<Vec<_>, String>>()?;
@@ -356,8 +354,9 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
     if !g["analysis"].is_null() {
         st.extra = crate::summary::accumulators::Extra::load_json(&g["analysis"])?;
     }
-    for (name, m) in METRICS.iter().zip(st.metrics.iter_mut()) {
-        let j = &g["metrics"][*name];
+    for (metric, m) in Metric::ALL.into_iter().zip(st.metrics.iter_mut()) {
+        let name = metric.json_name();
+        let j = &g["metrics"][name];
         if j.is_null() {
             return Err(format!("metric {name} missing"));
         }

@@ -12,7 +12,7 @@ pub(crate) mod slo;
 pub(crate) mod window;
 
 use crate::classify::{ByValues, Coverage, Request};
-use crate::metrics::{CacheClass, Metrics, NullReason, Outcome};
+use crate::metrics::{CacheClass, Metric, Metrics, NullReason, Outcome, Sample};
 use crate::number::round3;
 use crate::summary::digest::Digest;
 use crate::summary::slo::Targets;
@@ -22,38 +22,6 @@ use std::hash::BuildHasherDefault;
 
 /// The version of the JSON summary schema.
 pub(crate) const SCHEMA: &str = "tokentime.summary/v1";
-
-/// Metric names of the summary, in output order (the enrich names).
-pub(crate) const METRICS: [&str; 10] = [
-    "ttft_ms",
-    "tpot_ms",
-    "itl_ms",
-    "e2e_ms",
-    "queue_ms",
-    "prefill_ms",
-    "decode_ms",
-    "input_tokens",
-    "cached_tokens",
-    "output_tokens",
-];
-
-/// One request's value of metric `i` of [`METRICS`]: ms for durations, a count for tokens.
-/// `itl_ms` has no single per-request value (it is every gap): it is `NotLogged` here.
-pub(crate) fn request_value(m: &Metrics, i: usize) -> Result<f64, NullReason> {
-    let count = |v: Option<u64>| v.map(|n| n as f64).ok_or(NullReason::NotLogged);
-    match METRICS[i] {
-        "ttft_ms" => m.ttft.map(|ns| ns / 1e6),
-        "tpot_ms" => m.tpot.map(|ns| ns / 1e6),
-        "e2e_ms" => m.e2e.map(|ns| ns / 1e6),
-        "queue_ms" => m.queue.map(|ns| ns / 1e6),
-        "prefill_ms" => m.prefill.map(|ns| ns / 1e6),
-        "decode_ms" => m.decode.map(|ns| ns / 1e6),
-        "input_tokens" => count(m.input_tokens),
-        "cached_tokens" => count(m.cached_tokens),
-        "output_tokens" => count(m.output_tokens),
-        _ => Err(NullReason::NotLogged),
-    }
-}
 
 /// The value standing for all groups past `--max-groups`.
 pub(crate) const OTHER: &str = "(other)";
@@ -114,8 +82,8 @@ pub struct GroupStats {
     pub cancelled: u64,
     /// Response-cache answers.
     pub response_cache: u64,
-    /// One entry per [`METRICS`] name.
-    pub metrics: [MetricStats; 10],
+    /// One entry per metric, in [`Metric::ALL`] order.
+    pub metrics: [MetricStats; Metric::COUNT],
     /// TTFT samples by origin (`arrival`, `scheduled`, `gateway`).
     pub ttft_origins: BTreeMap<&'static str, u64>,
     /// Requests judged against `--goodput` targets (all zero without targets).
@@ -138,6 +106,11 @@ pub struct Goodput {
 }
 
 impl GroupStats {
+    /// The stats of one metric.
+    pub(crate) fn metric(&mut self, m: Metric) -> &mut MetricStats {
+        &mut self.metrics[m.index()]
+    }
+
     /// An empty group whose digests stay exact up to `exact_limit` values.
     pub fn new(exact_limit: usize) -> Self {
         let mut g = GroupStats::default();
@@ -210,28 +183,22 @@ impl GroupStats {
             *self.ttft_origins.entry(o.as_str()).or_default() += 1;
         }
         self.extra.add(m);
-        let durations = [m.ttft, m.tpot, m.e2e, m.queue, m.prefill, m.decode];
-        for (i, v) in [0, 1, 3, 4, 5, 6].into_iter().zip(durations) {
-            let stats = &mut self.metrics[i];
-            match v {
-                Ok(ns) => stats.digest.add(ns / 1e6),
-                Err(r) => stats.nulls.add(r, 1),
-            }
-        }
-        // ITL: every gap is a sample (token-weighted, as vLLM's benchmark reports it); a
-        // request without gaps counts one null.
-        let itl = &mut self.metrics[2];
-        match (excluded, gaps.is_empty()) {
-            (Some(r), _) => itl.nulls.add(r, 1),
-            (None, true) => itl.nulls.add(NullReason::NotLogged, 1),
-            (None, false) => gaps.iter().for_each(|&g| itl.digest.add(g as f64 / 1e6)),
-        }
-        let counts = [m.input_tokens, m.cached_tokens, m.output_tokens];
-        for (stats, v) in self.metrics[7..].iter_mut().zip(counts) {
-            match (excluded, v) {
-                (Some(r), _) => stats.nulls.add(r, 1),
-                (None, Some(n)) => stats.digest.add(n as f64),
-                (None, None) => stats.nulls.add(NullReason::NotLogged, 1),
+        for (metric, stats) in Metric::ALL.into_iter().zip(self.metrics.iter_mut()) {
+            match metric.sample(m) {
+                Sample::Ns(Ok(ns)) => stats.digest.add(ns / 1e6),
+                Sample::Ns(Err(r)) => stats.nulls.add(r, 1),
+                // ITL: every gap is a sample (token-weighted, as vLLM's benchmark reports
+                // it); a request without gaps counts one null.
+                Sample::None => match (excluded, gaps.is_empty()) {
+                    (Some(r), _) => stats.nulls.add(r, 1),
+                    (None, true) => stats.nulls.add(NullReason::NotLogged, 1),
+                    (None, false) => gaps.iter().for_each(|&g| stats.digest.add(g as f64 / 1e6)),
+                },
+                Sample::Tokens(v) => match (excluded, v) {
+                    (Some(r), _) => stats.nulls.add(r, 1),
+                    (None, Some(n)) => stats.digest.add(n as f64),
+                    (None, None) => stats.nulls.add(NullReason::NotLogged, 1),
+                },
             }
         }
     }
@@ -247,6 +214,24 @@ fn merge_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)
 
 /// A group's key: dimension names and values (`None` when the log does not say).
 pub(crate) type GroupKey = Vec<(String, Option<String>)>;
+
+/// A group key as text: its `key=value` pairs joined by a space (`model=x cache=hit`; a value
+/// the log does not give is `unknown`).
+pub(crate) fn key_text<'a>(pairs: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> String {
+    pairs
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", v.unwrap_or("unknown")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A group's label: [`key_text`], or `all` for the group of all requests (empty key).
+pub(crate) fn group_label(key: &[(String, Option<String>)], all: &str) -> String {
+    if key.is_empty() {
+        return all.to_owned();
+    }
+    key_text(key.iter().map(|(k, v)| (k.as_str(), v.as_deref())))
+}
 
 /// A group as saved: its dimension names, their values, its stats.
 pub(crate) type RawGroup<'a> = (Vec<String>, Vec<Option<String>>, &'a mut GroupStats);

@@ -5,32 +5,17 @@
 //! Owns the syntax of both flags, the per-request goodput verdict, and the evaluation of an
 //! SLO against a finished [`Summary`]. Writes nothing; the caller prints the verdicts.
 
-use crate::metrics::{Metrics, NullReason, Outcome};
+use crate::metrics::{Metric, Metrics, NullReason, Outcome};
 use crate::summary::window::{format_duration, parse_flag_duration};
-use crate::summary::{GroupKey, METRICS, Summary, quantile_name};
-
-/// Index into [`METRICS`] of a metric named as on the command line: `ttft`, `ttft_ms`,
-/// `tpot`, `e2e`, `queue`, `prefill`, `decode`, `input_tokens`, `cached_tokens`,
-/// `output_tokens`.
-pub(crate) fn metric_index(name: &str) -> Option<usize> {
-    let n = name.trim();
-    METRICS
-        .iter()
-        .position(|m| *m == n || m.strip_suffix("_ms") == Some(n))
-}
-
-/// True for the duration metrics (values in ms), false for token counts.
-pub(crate) fn is_duration(metric: usize) -> bool {
-    METRICS[metric].ends_with("_ms")
-}
+use crate::summary::{GroupKey, Summary, group_label, quantile_name};
 
 /// One `--slo`: the `quantile` of `metric` in the group `group` must be at most `bound`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slo {
     /// The SLO as written on the command line.
     pub text: String,
-    /// Index into [`METRICS`].
-    pub metric: usize,
+    /// The metric.
+    pub metric: Metric,
     /// Quantile as a fraction (0.99 for `p99`).
     pub quantile: f64,
     /// Upper bound, in the metric's output unit (ms, or tokens).
@@ -57,7 +42,7 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
         None => (text, vec![]),
     };
     let (metric, rest) = body.split_once(':').ok_or_else(|| err("no ':'"))?;
-    let metric = metric_index(metric).ok_or_else(|| err("unknown metric"))?;
+    let metric = Metric::from_name(metric).ok_or_else(|| err("unknown metric"))?;
     let (q, bound) = rest.split_once("<=").ok_or_else(|| err("no '<='"))?;
     let pct: f64 = q
         .trim()
@@ -87,8 +72,8 @@ fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
         .collect()
 }
 
-fn parse_bound(metric: usize, s: &str) -> Result<f64, String> {
-    if is_duration(metric) {
+fn parse_bound(metric: Metric, s: &str) -> Result<f64, String> {
+    if metric.is_duration() {
         Ok(parse_flag_duration(s)? as f64 / 1e6)
     } else {
         s.trim()
@@ -116,7 +101,7 @@ pub(crate) struct Verdict {
 impl Verdict {
     /// One line for stderr: `SLO ttft:p99<=800ms met: p99 612.3 ms <= 800 ms (1040 values)`.
     pub(crate) fn line(&self) -> String {
-        let unit = if is_duration(self.slo.metric) {
+        let unit = if self.slo.metric.is_duration() {
             " ms"
         } else {
             ""
@@ -127,37 +112,19 @@ impl Verdict {
             None => format!(
                 "SLO {} BROKEN: no {} values in group {}",
                 self.slo.text,
-                METRICS[self.slo.metric],
-                group_label(&self.slo.group)
+                self.slo.metric.json_name(),
+                group_label(&self.slo.group, "all requests")
             ),
             Some(v) => format!(
                 "SLO {} {}: {q} {}{unit} {} {bound}{unit} ({} values)",
                 self.slo.text,
                 if self.met { "met" } else { "BROKEN" },
-                fixed3(v),
+                crate::number::fixed3(v),
                 if self.met { "<=" } else { ">" },
                 self.count
             ),
         }
     }
-}
-
-fn fixed3(v: f64) -> String {
-    let mut b = Vec::new();
-    let _ = crate::number::write_fixed3(&mut b, v);
-    String::from_utf8_lossy(&b).into_owned()
-}
-
-/// `all requests`, or the group's `key=value` pairs.
-pub(crate) fn group_label(group: &[(String, Option<String>)]) -> String {
-    if group.is_empty() {
-        return "all requests".into();
-    }
-    group
-        .iter()
-        .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("unknown")))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Evaluates every SLO on a finished summary.
@@ -168,7 +135,7 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
             let found = groups.iter_mut().find(|(k, _)| same_group(k, &slo.group));
             let (value, count) = match found {
                 Some((_, g)) => {
-                    let d = &mut g.metrics[slo.metric].digest;
+                    let d = &mut g.metrics[slo.metric.index()].digest;
                     (d.quantile(slo.quantile), d.count())
                 }
                 None => (None, 0),
@@ -187,15 +154,15 @@ fn same_group(key: &GroupKey, want: &[(String, Option<String>)]) -> bool {
     key.len() == want.len() && want.iter().all(|w| key.contains(w))
 }
 
-/// The per-request targets of `--goodput`: `(metric index, bound in ms)`.
+/// The per-request targets of `--goodput`: `(metric, bound in ms)`, in metric order.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Targets(pub Vec<(usize, f64)>);
+pub struct Targets(pub(crate) Vec<(Metric, f64)>);
 
 /// Parses `ttft=1s,tpot=50ms` (duration metrics only).
 ///
 /// ```
 /// let t = tokentime::slo::parse_goodput("ttft=1s,tpot=50ms").unwrap();
-/// assert_eq!(t.0, vec![(0, 1000.0), (1, 50.0)]);
+/// assert_eq!(t.text(), "ttft=1s,tpot=50ms");
 /// ```
 ///
 /// # Errors
@@ -207,8 +174,8 @@ pub(crate) fn parse_goodput(s: &str) -> Result<Targets, String> {
         let (k, v) = part
             .split_once('=')
             .ok_or_else(|| err("not METRIC=DURATION"))?;
-        let m = metric_index(k)
-            .filter(|&m| is_duration(m))
+        let m = Metric::from_name(k)
+            .filter(|m| m.is_duration())
             .ok_or_else(|| err("not a duration metric"))?;
         let ns = parse_flag_duration(v).map_err(|e| err(&e))?;
         out.retain(|&(o, _)| o != m);
@@ -224,7 +191,7 @@ impl Targets {
         self.0
             .iter()
             .map(|&(m, ms)| {
-                let name = METRICS[m].trim_end_matches("_ms");
+                let name = m.short_name();
                 format!("{name}={}", format_duration((ms * 1e6).round() as i64))
             })
             .collect::<Vec<_>>()
@@ -240,10 +207,10 @@ impl Targets {
         }
         let mut unknown = false;
         for &(metric, bound_ms) in &self.0 {
-            match crate::summary::request_value(m, metric) {
+            match metric.request_value(m) {
                 Ok(ms) if ms <= bound_ms => {}
                 Ok(_) => return Some(false),
-                Err(NullReason::OneToken) if METRICS[metric] == "tpot_ms" => {}
+                Err(NullReason::OneToken) if metric == Metric::Tpot => {}
                 Err(_) => unknown = true,
             }
         }
@@ -258,7 +225,7 @@ mod tests {
     #[test]
     fn slo_syntax() {
         let s = parse_slo("tpot_ms:p99.9<=1.5s").unwrap();
-        assert_eq!(s.metric, 1);
+        assert_eq!(s.metric, Metric::Tpot);
         assert!((s.quantile - 0.999).abs() < 1e-12);
         assert_eq!(s.bound, 1500.0);
         let s = parse_slo("output_tokens:p50<=200@model=x,cache=unknown").unwrap();
