@@ -196,31 +196,6 @@ fn pieces_of_a_split_line_are_counted_as_joined_lines() {
     }
 }
 
-/// enrich_splice: `[` alone with `--only-requests` came out as `[`: an input starting with `[`
-/// is a JSON array document, which enrich passed through whole, also under `--only-requests`
-/// and the row outputs (where it landed after the CSV header).
-#[test]
-fn an_array_document_is_left_out_of_only_requests_and_rows() {
-    let doc = b"[{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}]\n";
-    assert_eq!(run_ok(&[], doc), doc, "passed through by default");
-    assert_eq!(run_ok(&["--only-requests"], b"["), b"");
-    assert_eq!(run_ok(&["--only-requests"], doc), b"");
-    let csv = run_ok(&["--output", "csv", "--fields", "ttft_ms"], doc);
-    assert_eq!(csv, b"ttft_ms\n", "the header only");
-    let tsv = run_ok(&["--output", "tsv", "--fields", "ttft_ms"], doc);
-    assert_eq!(tsv, b"ttft_ms\n", "the header only");
-    assert_eq!(
-        run_ok(&["--output", "jsonl", "--fields", "ttft_ms"], doc),
-        b""
-    );
-    let out = run(&["--only-requests"], doc);
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("a JSON array document, left out"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// lines_and_formats: a `vllm bench serve` result line (requests as records) with a number
 /// beyond f64 in a field tokentime does not read (`"median_ttft_ms": 84.12e61348`) was
 /// `invalid` ("not readable as records"): serde_json will not hold it as a value, though the

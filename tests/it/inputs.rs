@@ -122,19 +122,6 @@ fn progress_line_on_stderr_for_file_input() {
     assert!(run(&["summary", &p], b"").stderr.is_empty());
 }
 
-/// `-` twice would have two readers share standard input (lines split between them at
-/// random); `--threads` beyond 1024 would try to spawn them all. Both are usage errors.
-#[test]
-fn standard_input_twice_and_absurd_thread_counts_are_usage_errors() {
-    let out = run(&["summary", "-", "-"], b"{}\n");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("more than once"));
-    let out = run(&["--threads", "1000000"], b"");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 1024"));
-    assert_eq!(run(&["--threads", "1024"], b"").status.code(), Some(0));
-}
-
 /// A pretty-printed object document: each object is one line for `summary`, numbered by the
 /// line of its `{`; a too-long object is counted and skipped, never held; what follows other
 /// than objects and whitespace is one invalid line, reported, and the end. Enrich leaves it

@@ -1,9 +1,11 @@
 //! The integration tests, in one test binary (`cargo test --test it`; one module per former
 //! `tests/*.rs` file): the crate is linked once, not once per file. Tests are named by module,
-//! e.g. `robustness::empty_input_exits_0`.
+//! e.g. `robustness::random_bytes_exit_0_and_pass_through`. `cases` runs the end-to-end
+//! scenarios written as data, `testdata/cases/*.toml`.
 
 mod alloc;
 mod analysis;
+mod cases;
 mod common;
 mod custom;
 mod digest_accuracy;

@@ -114,17 +114,3 @@ fn a_line_enriched_twice_is_left_alone() {
     assert_eq!(summary(&once), summary(line));
     assert_eq!(summary(&once)["coverage"]["requests"], 1);
 }
-
-#[test]
-fn key_is_renamed_with_key() {
-    let line = b"{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
-    let out = run_ok(&["--key", "tt"], line);
-    assert!(unsplice(&out, "tt").is_some());
-}
-
-#[test]
-fn only_requests_drops_other_lines() {
-    let input = b"banner\n{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n{\"health\":\"ok\"}\n";
-    let out = run_ok(&["--only-requests"], input);
-    assert_eq!(lines_with_endings(&out).len(), 1);
-}

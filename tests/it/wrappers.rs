@@ -5,36 +5,6 @@ use crate::common::*;
 
 const LINE: &str = r#"{"timings":{"prompt_ms":5.0,"predicted_n":3,"predicted_ms":10.0}}"#;
 
-#[test]
-fn docker_json_file_records_are_unwrapped_and_enriched_in_place() {
-    let escaped = serde_json::to_string(&format!("{LINE}\n")).unwrap();
-    let input = format!(
-        "{{\"log\":{escaped},\"stream\":\"stdout\",\"time\":\"2025-03-14T10:02:11.482917Z\"}}\n"
-    );
-    let out = run_ok(&[], input.as_bytes());
-    let (restored, obj) = unsplice(&out, "tokentime").expect("spliced into the Docker record");
-    assert_eq!(restored, input.as_bytes());
-    let m: serde_json::Value = serde_json::from_str(&obj).unwrap();
-    assert_eq!(m["tpot_ms"], 5.0);
-}
-
-#[test]
-fn cri_prefix_is_skipped_and_the_line_kept() {
-    let input = format!("2025-03-14T10:02:11.482917Z stdout F {LINE}\n");
-    let out = run_ok(&[], input.as_bytes());
-    let (restored, _) = unsplice(&out, "tokentime").expect("spliced");
-    assert_eq!(restored, input.as_bytes());
-}
-
-#[test]
-fn prefix_regex_skips_any_text_before_the_json() {
-    let input = format!("Mar 14 10:02:11 gw1 litellm[812]: {LINE}\n");
-    let plain = run_ok(&[], input.as_bytes());
-    assert_eq!(plain, input.as_bytes(), "without --prefix the line is text");
-    let out = run_ok(&["--prefix", r"\w+ \d+ [\d:]+ \S+ \S+: "], input.as_bytes());
-    assert!(unsplice(&out, "tokentime").is_some());
-}
-
 /// With `--prefix`, a CRI line that the regex does not match is still unwrapped (the regex is
 /// tried first); one it matches is the regex's.
 #[test]
