@@ -16,13 +16,11 @@
 //! when it is done).
 
 use crate::app::Diagnostics;
+use crate::app::driver::{self, Documents, Reading, WorkerSink};
 use crate::app::error::{Error, ExitCode};
-use crate::app::parallel;
-use crate::app::worker::{Handled, Part, Worker};
+use crate::app::worker::{Part, Worker};
 use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
-use crate::input::document::{Document, Item, Objects};
-use crate::input::lines::{Line, LineReader};
 use crate::input::source::Source;
 use crate::output::render;
 use crate::output::summary::{group_json, to_json, write_table};
@@ -30,7 +28,7 @@ use crate::summary::Summary;
 use crate::summary::window::{Buckets, Sliding, format_duration, rfc3339_ms};
 use crate::summary::{digest_file, slo};
 use serde_json::json;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -61,188 +59,36 @@ struct Shared {
     input_failed: AtomicU64,
 }
 
-/// Counts the bytes read from a file, for the progress line.
-struct Counting<R> {
-    inner: R,
-    bytes: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-fn open(source: &Source, bytes: &Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
-    match source {
-        Source::Stdin => source.open(),
-        // A small buffer for peeking at the first bytes: bigger reads go straight through.
-        Source::Path(p) => crate::input::source::decompress(io::BufReader::with_capacity(
-            32 * 1024,
-            Counting {
-                inner: std::fs::File::open(p)?,
-                bytes: Arc::clone(bytes),
-            },
-        )),
-    }
-}
-
 /// Reads input `i` into its part. An input that cannot be read is reported on stderr and
-/// flagged (the run still reports what the other inputs hold, and exits 2).
+/// counted (the run still reports what the other inputs hold, and exits 2).
 fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
-    let cfg = &sh.config;
-    let source = &cfg.inputs[i];
+    let source = &sh.config.inputs[i];
     let name = source.name();
-    let fail = |e: io::Error| {
-        crate::diag!(
-            "tokentime: {}",
-            Error::Input {
-                name: name.clone(),
-                source: e
-            }
-        );
+    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), &sh.parts[i]);
+    let mut report = |line: u64, why: Option<&str>| match why {
+        Some(why) => lock(&sh.diags).report(&name, line, why),
+        None => lock(&sh.diags).hide(),
+    };
+    let mut sink = WorkerSink {
+        worker: &mut worker,
+        out: &mut io::sink(),
+        report: &mut report,
+        line_buffered: false,
+        finish_each: true,
+        failed: false,
+    };
+    let reading = Reading {
+        config: &sh.config,
+        chunked: sh.chunked_config.as_ref(),
+        documents: Documents::Records,
+        stop: Some(&sh.stop),
+        bytes: Some(&sh.bytes),
+        in_chunks: Some(&sh.chunked),
+    };
+    driver::read(&reading, source, &mut sink).map_err(Error::Output)?;
+    if sink.failed {
         sh.input_failed.fetch_add(1, Ordering::Relaxed);
-    };
-    let reader = match open(source, &sh.bytes) {
-        Ok(r) => r,
-        Err(e) => {
-            fail(e);
-            return Ok(());
-        }
-    };
-    let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
-    let part = &sh.parts[i];
-    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), part);
-    let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
-    let mut line_no = 0u64;
-    match crate::input::document::detect(&mut reader) {
-        Err(e) => {
-            fail(e);
-            return Ok(());
-        }
-        Ok(Some(Document::Array)) => {
-            // A JSON array document (LLMPerf): its elements are the records.
-            let mut each = |rec: &[u8]| -> io::Result<()> {
-                line_no += 1;
-                if let Handled::Done(Some(why)) =
-                    worker.line(line_no, b"", rec, b"", &mut io::sink())?
-                {
-                    report(line_no, &why);
-                }
-                Ok(())
-            };
-            if let Err(msg) = crate::input::document::for_each_element(reader, &mut each) {
-                worker.count_invalid();
-                report(line_no + 1, &format!("invalid JSON document: {msg}"));
-            }
-        }
-        Ok(Some(Document::Object)) => {
-            // Pretty-printed objects (a benchmark result written with `indent=2`): each is
-            // read as one line, numbered by the line its `{` is on.
-            let mut objects = Objects::new(reader, cfg.max_line_bytes);
-            while !sh.stop.load(Ordering::Relaxed) {
-                let (line, bad) = match objects.next_item() {
-                    Ok(None) => break,
-                    Err(e) => {
-                        fail(e);
-                        break;
-                    }
-                    Ok(Some(Item::Object { line, bytes })) => {
-                        match worker.line(line, b"", bytes, b"", &mut io::sink()) {
-                            Ok(Handled::Done(bad)) => (line, bad),
-                            Ok(Handled::Deferred) | Err(_) => (line, None),
-                        }
-                    }
-                    Ok(Some(Item::TooLong { line })) => {
-                        (line, Some(worker.too_long(cfg.max_line_bytes)))
-                    }
-                    Ok(Some(Item::Trailing { line, byte })) => {
-                        worker.count_invalid();
-                        (
-                            line,
-                            Some(format!(
-                                "invalid JSON document: `{}` after its objects (not read further)",
-                                byte.escape_ascii()
-                            )),
-                        )
-                    }
-                };
-                if let Some(why) = bad {
-                    report(line, &why);
-                }
-            }
-        }
-        Ok(None)
-            if sh
-                .chunked_config
-                .as_ref()
-                .is_some_and(|c| parallel::applies(c, source)) =>
-        {
-            let chunked = sh.chunked_config.as_ref().unwrap_or(cfg);
-            sh.chunked.fetch_add(1, Ordering::SeqCst);
-            let mut report_chunked = |line: u64, why: Option<&str>| match why {
-                Some(why) => report(line, why),
-                None => lock(&sh.diags).hide(),
-            };
-            let proto = worker.fork();
-            worker.sweep_apart();
-            let done = parallel::run_file(
-                chunked,
-                Box::new(reader),
-                &|| proto.fork(),
-                &mut worker,
-                &mut io::sink(),
-                false,
-                &mut report_chunked,
-                Some(&sh.stop),
-            );
-            if let Ok(done) = done {
-                for w in done.workers {
-                    if let Some(p) = w.into_part() {
-                        lock(part).absorb(&p, &sh.template);
-                    }
-                }
-                if let Some(e) = done.input_error {
-                    fail(e);
-                }
-            }
-            worker.finish();
-            sh.chunked.fetch_sub(1, Ordering::SeqCst);
-            return Ok(());
-        }
-        Ok(None) => {
-            let mut lines = LineReader::new(reader, cfg.max_line_bytes);
-            while !sh.stop.load(Ordering::Relaxed) {
-                let line = match lines.next_line(&mut || Ok(()), &mut |_| Ok(())) {
-                    Ok(Some(l)) => l,
-                    Ok(None) => break,
-                    Err(e) => {
-                        fail(e);
-                        break;
-                    }
-                };
-                line_no += 1;
-                let bad = match line {
-                    Line::TooLong => Some(worker.too_long(cfg.max_line_bytes)),
-                    Line::Text {
-                        prefix,
-                        content,
-                        ending,
-                    } => match worker.line(line_no, prefix, content, ending, &mut io::sink()) {
-                        Ok(Handled::Done(bad)) => bad,
-                        // Writing to a sink cannot fail; only `Worker::fork` defers.
-                        Ok(Handled::Deferred) | Err(_) => None,
-                    },
-                };
-                if let Some(why) = bad {
-                    report(line_no, &why);
-                }
-            }
-        }
     }
-    worker.finish();
     Ok(())
 }
 
