@@ -524,3 +524,217 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    /// A sink that writes down what it is handed.
+    #[derive(Default)]
+    struct Log {
+        pass: bool,
+        events: Vec<String>,
+        through: Vec<u8>,
+        failed: bool,
+        ended: bool,
+    }
+
+    impl Sink for Log {
+        fn begin(&mut self, name: &str) {
+            self.events.push(format!("begin {name}"));
+        }
+        fn line(&mut self, n: u64, prefix: &[u8], content: &[u8], ending: &[u8]) -> io::Result<()> {
+            self.events.push(format!(
+                "line {n} {:?}|{}|{:?}",
+                prefix.escape_ascii().to_string(),
+                String::from_utf8_lossy(content),
+                ending.escape_ascii().to_string()
+            ));
+            Ok(())
+        }
+        fn passes_through(&self) -> bool {
+            self.pass
+        }
+        fn through(&mut self, bytes: &[u8]) -> io::Result<()> {
+            self.through.extend_from_slice(bytes);
+            Ok(())
+        }
+        fn too_long(&mut self, n: u64, max: usize) {
+            self.events.push(format!("too long {n} > {max}"));
+        }
+        fn bad_document(&mut self, n: u64, why: &str) {
+            self.events.push(format!("bad {n} {why}"));
+        }
+        fn input_failed(&mut self) {
+            self.failed = true;
+        }
+        fn end(&mut self) {
+            self.ended = true;
+        }
+    }
+
+    fn config(max_line_bytes: usize) -> Config {
+        let max = max_line_bytes.to_string();
+        crate::cli::config_from_args(["tokentime", "--max-line-bytes", &max]).unwrap()
+    }
+
+    fn read_bytes(data: &[u8], documents: Documents, pass: bool) -> Log {
+        let config = config(16);
+        let reading = Reading {
+            documents,
+            ..Reading::plain(&config)
+        };
+        let mut log = Log {
+            pass,
+            ..Log::default()
+        };
+        let input = Box::new(Cursor::new(data.to_vec()));
+        let outcome = read_from(&reading, "mem", input, false, &mut log).unwrap();
+        assert_eq!(outcome, Outcome::Read);
+        assert!(log.ended);
+        log
+    }
+
+    const LINES: &[u8] = b"\xEF\xBB\xBF{\"a\":1}\n0123456789abcdefghij\nx\r\nlast";
+
+    #[test]
+    fn lines_are_framed_and_numbered_and_a_long_one_passed_on() {
+        let log = read_bytes(LINES, Documents::PassThrough, true);
+        assert_eq!(
+            log.events,
+            [
+                r#"line 1 "\\xef\\xbb\\xbf"|{"a":1}|"\\n""#,
+                "too long 2 > 16",
+                r#"line 3 ""|x|"\\r\\n""#,
+                r#"line 4 ""|last|"""#,
+            ]
+        );
+        assert_eq!(log.through, b"0123456789abcdefghij\n");
+        assert!(!log.failed);
+        // A sink that passes nothing through gets no bytes.
+        assert!(read_bytes(LINES, Documents::Records, false).through.is_empty());
+    }
+
+    #[test]
+    fn chunks_are_framed_as_lines_are() {
+        let mut events = Vec::new();
+        chunk_lines(LINES, 10, 16, |n, line| {
+            events.push(match line {
+                ChunkLine::TooLong(raw) => format!("too long {n} {}", raw.len()),
+                ChunkLine::Text {
+                    start,
+                    end,
+                    prefix,
+                    content,
+                    ending,
+                } => {
+                    assert_eq!(
+                        [prefix, content, ending].concat(),
+                        &LINES[start..end],
+                        "framing covers the line's bytes"
+                    );
+                    format!(
+                        "line {n} {}|{}|{}",
+                        prefix.len(),
+                        String::from_utf8_lossy(content),
+                        ending.len()
+                    )
+                }
+            });
+        });
+        assert_eq!(
+            events,
+            ["line 11 3|{\"a\":1}|1", "too long 12 21", "line 13 0|x|2", "line 14 0|last|0"]
+        );
+    }
+
+    #[test]
+    fn an_array_document_passes_through_or_its_records_are_read() {
+        let doc = b"[{\"a\":1},\n {\"b\":2}]\n";
+        let passed = read_bytes(doc, Documents::PassThrough, true);
+        assert!(passed.events.is_empty());
+        assert_eq!(passed.through, doc);
+        let left_out = read_bytes(doc, Documents::PassThrough, false);
+        assert!(left_out.events.is_empty() && left_out.through.is_empty());
+        let read = read_bytes(doc, Documents::Records, true);
+        assert_eq!(
+            read.events,
+            [r#"line 1 ""|{"a":1}|"""#, r#"line 2 ""|{"b":2}|"""#]
+        );
+        assert!(read.through.is_empty());
+        let bad = read_bytes(b"[{\"a\":1}, oops]", Documents::Records, false);
+        assert_eq!(bad.events.len(), 2);
+        assert!(bad.events[1].starts_with("bad 2 invalid JSON document: "), "{:?}", bad.events);
+    }
+
+    #[test]
+    fn pretty_objects_are_records_in_summary_and_lines_in_enrich() {
+        let doc = b"{\n  \"a\": 1\n}\n{\n  \"b\": 2\n}\n";
+        let read = read_bytes(doc, Documents::Records, false);
+        assert_eq!(read.events.len(), 2, "{:?}", read.events);
+        assert!(read.events[0].starts_with("line 1 "));
+        assert!(read.events[1].starts_with("line 4 "));
+        let lines = read_bytes(doc, Documents::PassThrough, false);
+        assert_eq!(lines.events.len(), 6, "{:?}", lines.events);
+    }
+
+    /// Yields `data`, then fails.
+    struct Failing(Cursor<Vec<u8>>);
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => Err(io::Error::other("disk on fire")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_mid_way_keeps_the_lines_before_it_and_fails_the_input() {
+        let config = config(1 << 20);
+        let reading = Reading::plain(&config);
+        let mut log = Log::default();
+        let input = Failing(Cursor::new(b"{\"a\":1}\n{\"b\"".to_vec()));
+        let outcome = read_from(&reading, "mem", Box::new(input), false, &mut log).unwrap();
+        assert_eq!(outcome, Outcome::Read);
+        assert_eq!(
+            log.events,
+            [r#"line 1 ""|{"a":1}|"\\n""#, r#"line 2 ""|{"b"|"""#]
+        );
+        assert!(log.failed && log.ended);
+    }
+
+    #[test]
+    fn a_file_reads_as_its_bytes_do_and_a_missing_one_fails() {
+        let dir = std::env::temp_dir().join(format!("tokentime-driver-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("in.jsonl");
+        std::fs::write(&path, LINES).unwrap();
+        let config = config(16);
+        let reading = Reading::plain(&config);
+        let mut from_file = Log {
+            pass: true,
+            ..Log::default()
+        };
+        let bytes = Arc::new(AtomicU64::new(0));
+        let counted = Reading {
+            bytes: Some(&bytes),
+            ..Reading::plain(&config)
+        };
+        let outcome = read(&counted, &Source::Path(path.clone()), &mut from_file).unwrap();
+        assert_eq!(outcome, Outcome::Read);
+        assert_eq!(bytes.load(Ordering::Relaxed), LINES.len() as u64);
+        let from_memory = read_bytes(LINES, Documents::PassThrough, true);
+        assert_eq!(from_file.events[0], format!("begin {}", path.display()));
+        assert_eq!(from_file.events[1..], from_memory.events);
+        assert_eq!(from_file.through, from_memory.through);
+
+        let mut missing = Log::default();
+        let gone = Source::Path(dir.join("missing.jsonl"));
+        assert_eq!(read(&reading, &gone, &mut missing).unwrap(), Outcome::Unopened);
+        assert!(missing.failed && !missing.ended);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

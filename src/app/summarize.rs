@@ -177,21 +177,7 @@ pub(crate) fn run_summary(
     sc: &SummaryConfig,
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
-    if let Some(path) = &sc.report.save_digest {
-        let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
-        if config
-            .inputs
-            .iter()
-            .any(|s| matches!(s, Source::Path(p) if same(p)))
-        {
-            return Err(Error::Config(format!(
-                "--save-digest {}: is also an input (it would be overwritten)",
-                path.display()
-            )));
-        }
-        digest_file::check_writable(path)
-            .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
-    }
+    check_save_digest(config, sc)?;
     let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
     let n = config.inputs.len();
     // Live input is read all at once (each `tail -F` on its own thread); batch input by
@@ -207,14 +193,6 @@ pub(crate) fn run_summary(
         ..config.clone()
     });
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
-    let total_bytes: u64 = config
-        .inputs
-        .iter()
-        .filter_map(|s| match s {
-            Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Source::Stdin => None,
-        })
-        .sum();
     let sh = Arc::new(Shared {
         config: config.clone(),
         chunked_config,
@@ -223,7 +201,7 @@ pub(crate) fn run_summary(
         parts: (0..n)
             .map(|_| Mutex::new(Part::new(&template, sc)))
             .collect(),
-        template: template.clone(),
+        template,
         proto: Worker::summary_processor(config, sc),
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
@@ -231,9 +209,39 @@ pub(crate) fn run_summary(
         diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
         input_failed: AtomicU64::new(0),
     });
+    let rx = spawn_readers(&sh, jobs);
+    let mut watch = Watch::new(&sh);
+    watch.run(&rx, &signals, out)?;
+    watch.finish(out)
+}
+
+/// Refuses a `--save-digest` file that is also an input, or that cannot be written (before
+/// anything is read).
+fn check_save_digest(config: &Config, sc: &SummaryConfig) -> Result<(), Error> {
+    let Some(path) = &sc.report.save_digest else {
+        return Ok(());
+    };
+    let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    if config
+        .inputs
+        .iter()
+        .any(|s| matches!(s, Source::Path(p) if same(p)))
+    {
+        return Err(Error::Config(format!(
+            "--save-digest {}: is also an input (it would be overwritten)",
+            path.display()
+        )));
+    }
+    digest_file::check_writable(path)
+        .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))
+}
+
+/// Starts `jobs` threads that read the inputs, each the next one not yet taken; each input
+/// read is announced on the channel returned.
+fn spawn_readers(sh: &Arc<Shared>, jobs: usize) -> mpsc::Receiver<(usize, Result<(), Error>)> {
     let (tx, rx) = mpsc::channel::<(usize, Result<(), Error>)>();
     for _ in 0..jobs {
-        let (sh, tx) = (Arc::clone(&sh), tx.clone());
+        let (sh, tx) = (Arc::clone(sh), tx.clone());
         std::thread::spawn(move || {
             loop {
                 let i = sh.next.fetch_add(1, Ordering::Relaxed);
@@ -248,163 +256,226 @@ pub(crate) fn run_summary(
             }
         });
     }
-    drop(tx);
-    let mut progress = Progress {
-        enabled: sc.progress.is_some() && total_bytes > 0,
-        total: total_bytes,
-        start: Instant::now(),
-        delay: sc.progress.unwrap_or_default(),
-        last: None,
-    };
-    let mut total = Part::new(&template, sc);
-    let mut done = vec![false; n];
-    let (mut finished, mut folded) = (0, 0);
-    let start = Instant::now();
-    let every = sc.every.map(|ns| Duration::from_nanos(ns as u64));
-    let mut next_tick = every.map(|e| start + e);
-    let mut sliding = sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w)));
-    let mut ticks = 0u64;
-    let mut interrupted = false;
-    let mut said_no_requests = false;
-    while finished < n {
-        let mut wait = Duration::from_millis(100);
-        if let Some(t) = next_tick {
-            wait = wait.min(t.saturating_duration_since(Instant::now()));
+    rx
+}
+
+/// The calling thread of a summary run: it folds the inputs read into the total, in input
+/// order, prints the interval summaries, the progress line, and the final report.
+struct Watch<'a> {
+    sh: &'a Shared,
+    progress: Progress,
+    /// The inputs folded so far (the first `folded`).
+    total: Part,
+    done: Vec<bool>,
+    finished: usize,
+    folded: usize,
+    start: Instant,
+    every: Option<Duration>,
+    next_tick: Option<Instant>,
+    sliding: Option<Sliding>,
+    ticks: u64,
+    interrupted: bool,
+    said_no_requests: bool,
+}
+
+impl<'a> Watch<'a> {
+    fn new(sh: &'a Shared) -> Self {
+        let (config, sc) = (&sh.config, &sh.sc);
+        let total_bytes: u64 = config
+            .inputs
+            .iter()
+            .filter_map(|s| match s {
+                Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+                Source::Stdin => None,
+            })
+            .sum();
+        let progress = Progress {
+            enabled: sc.progress.is_some() && total_bytes > 0,
+            total: total_bytes,
+            start: Instant::now(),
+            delay: sc.progress.unwrap_or_default(),
+            last: None,
+        };
+        let start = Instant::now();
+        let every = sc.every.map(|ns| Duration::from_nanos(ns as u64));
+        Watch {
+            sh,
+            progress,
+            total: Part::new(&sh.template, sc),
+            done: vec![false; config.inputs.len()],
+            finished: 0,
+            folded: 0,
+            start,
+            every,
+            next_tick: every.map(|e| start + e),
+            sliding: sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w))),
+            ticks: 0,
+            interrupted: false,
+            said_no_requests: false,
         }
-        match rx.recv_timeout(wait) {
-            Ok((i, r)) => {
-                if let Err(e) = r {
+    }
+
+    /// Waits for the inputs to be read (or a signal), printing the interval summaries.
+    fn run(
+        &mut self,
+        rx: &mpsc::Receiver<(usize, Result<(), Error>)>,
+        signals: &AtomicBool,
+        out: &mut impl Write,
+    ) -> Result<(), Error> {
+        let sh = self.sh;
+        while self.finished < self.done.len() {
+            let mut wait = Duration::from_millis(100);
+            if let Some(t) = self.next_tick {
+                wait = wait.min(t.saturating_duration_since(Instant::now()));
+            }
+            match rx.recv_timeout(wait) {
+                Ok((_, Err(e))) => {
                     sh.stop.store(true, Ordering::Relaxed);
-                    progress.finish(sh.bytes.load(Ordering::Relaxed));
+                    self.progress.finish(sh.bytes.load(Ordering::Relaxed));
                     return Err(e);
                 }
-                finished += 1;
-                done[i] = true;
-                while folded < n && done[folded] {
-                    let p =
-                        std::mem::replace(&mut *lock(&sh.parts[folded]), Part::new(&template, sc));
-                    total.absorb(&p, &template);
-                    folded += 1;
-                }
+                Ok((i, Ok(()))) => self.fold(i),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-        if signals.load(Ordering::Relaxed) {
-            interrupted = true;
-            sh.stop.store(true, Ordering::Relaxed);
-            // A file read in chunks adds up its chunks when they are done: wait for the few
-            // in flight (a file on a silent pipe is never read in chunks).
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while sh.chunked.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            break;
-        }
-        if let (Some(t), Some(every)) = (next_tick, every)
-            && Instant::now() >= t
-        {
-            ticks += 1;
-            let mut t = t + every;
-            while t <= Instant::now() {
-                t += every;
-            }
-            next_tick = Some(t);
-            let (mut cov, mut summary) = match &mut sliding {
-                Some(sl) => {
-                    let (c, s) = take_slices(&sh, &mut total, folded);
-                    sl.push(c, s)
+            if signals.load(Ordering::Relaxed) {
+                self.interrupted = true;
+                sh.stop.store(true, Ordering::Relaxed);
+                // A file read in chunks adds up its chunks when they are done: wait for the
+                // few in flight (a file on a silent pipe is never read in chunks).
+                let deadline = Instant::now() + Duration::from_secs(2);
+                while sh.chunked.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(5));
                 }
-                None => {
-                    let snap = snapshot(&sh, &total, folded);
-                    (snap.cov, snap.summary)
-                }
-            };
-            // Said once, as soon as it shows (a live `tail -F` may never end): lines read since
-            // the start, none a request. (The table says it in every report.)
-            if !said_no_requests
-                && sliding.is_none()
-                && cov.requests == 0
-                && cov.lines > 0
-                && sc.report.output != SummaryOutput::Table
+                break;
+            }
+            if let (Some(t), Some(every)) = (self.next_tick, self.every)
+                && Instant::now() >= t
             {
-                crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
-                said_no_requests = true;
+                let mut t = t + every;
+                while t <= Instant::now() {
+                    t += every;
+                }
+                self.next_tick = Some(t);
+                self.tick(out)?;
             }
-            let header = tick_header(config, sc, ticks, start.elapsed(), sliding.as_ref());
-            write_tick(
+            self.progress
+                .update(sh.bytes.load(Ordering::Relaxed), false);
+        }
+        Ok(())
+    }
+
+    /// Input `i` has been read: folds it, and those after it already read, into the total.
+    fn fold(&mut self, i: usize) {
+        let (sh, n) = (self.sh, self.done.len());
+        self.finished += 1;
+        self.done[i] = true;
+        while self.folded < n && self.done[self.folded] {
+            let empty = Part::new(&sh.template, &sh.sc);
+            let p = std::mem::replace(&mut *lock(&sh.parts[self.folded]), empty);
+            self.total.absorb(&p, &sh.template);
+            self.folded += 1;
+        }
+    }
+
+    /// Prints an interval summary (`--every`).
+    fn tick(&mut self, out: &mut impl Write) -> Result<(), Error> {
+        let (sh, config, sc) = (self.sh, &self.sh.config, &self.sh.sc);
+        self.ticks += 1;
+        let (cov, mut summary) = match &mut self.sliding {
+            Some(sl) => {
+                let (c, s) = take_slices(sh, &mut self.total, self.folded);
+                sl.push(c, s)
+            }
+            None => {
+                let snap = snapshot(sh, &self.total, self.folded);
+                (snap.cov, snap.summary)
+            }
+        };
+        // Said once, as soon as it shows (a live `tail -F` may never end): lines read since
+        // the start, none a request. (The table says it in every report.)
+        if !self.said_no_requests
+            && self.sliding.is_none()
+            && cov.requests == 0
+            && cov.lines > 0
+            && sc.report.output != SummaryOutput::Table
+        {
+            crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+            self.said_no_requests = true;
+        }
+        let elapsed = self.start.elapsed();
+        let tick = Tick {
+            header: tick_header(sc, self.ticks, elapsed, self.sliding.as_ref()),
+            n: self.ticks,
+            elapsed,
+        };
+        write_tick(out, config, sc, &tick, &cov, &mut summary).map_err(Error::Output)?;
+        out.flush().map_err(Error::Output)
+    }
+
+    /// Prints the final report; returns the exit code.
+    fn finish(mut self, out: &mut impl Write) -> Result<ExitCode, Error> {
+        let (sh, config, sc) = (self.sh, &self.sh.config, &self.sh.sc);
+        self.progress.finish(sh.bytes.load(Ordering::Relaxed));
+        // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
+        let mut fin = self.total;
+        for p in &sh.parts[self.folded..] {
+            fin.absorb(&lock(p), &sh.template);
+        }
+        // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
+        fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
+        if self.interrupted {
+            crate::diag!("tokentime: interrupted; summary of the input read so far");
+        }
+        if self.ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table
+        {
+            out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
+        }
+        if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none()
+        {
+            // The final table is headed like the interval ones (README "Live").
+            writeln!(
                 out,
-                config,
-                sc,
-                &header,
-                ticks,
-                start.elapsed(),
-                &cov,
-                &mut summary,
+                "tokentime summary final at {} ({}s elapsed): everything",
+                rfc3339_ms(now_ns()),
+                self.start.elapsed().as_secs()
             )
             .map_err(Error::Output)?;
-            out.flush().map_err(Error::Output)?;
-            let _ = &mut cov;
         }
-        progress.update(sh.bytes.load(Ordering::Relaxed), false);
-    }
-    progress.finish(sh.bytes.load(Ordering::Relaxed));
-    // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
-    let mut fin = std::mem::replace(&mut total, Part::new(&template, sc));
-    for p in &sh.parts[folded..] {
-        fin.absorb(&lock(p), &sh.template);
-    }
-    // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
-    fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
-    if interrupted {
-        crate::diag!("tokentime: interrupted; summary of the input read so far");
-    }
-    if ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
-        out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
-    }
-    if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none() {
-        // The final table is headed like the interval ones (README "Live").
-        writeln!(
-            out,
-            "tokentime summary final at {} ({}s elapsed): everything",
-            rfc3339_ms(now_ns()),
-            start.elapsed().as_secs()
-        )
-        .map_err(Error::Output)?;
-    }
-    let broken = match &mut fin.buckets {
-        Some(b) => {
-            write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
-            if b.unplaced > 0 {
-                crate::diag!(
-                    "tokentime: {} without an end time {} in no --bucket window",
-                    crate::output::summary::plural(b.unplaced, "request"),
-                    if b.unplaced == 1 { "is" } else { "are" }
-                );
+        let broken = match &mut fin.buckets {
+            Some(b) => {
+                write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
+                if b.unplaced > 0 {
+                    crate::diag!(
+                        "tokentime: {} without an end time {} in no --bucket window",
+                        crate::output::summary::plural(b.unplaced, "request"),
+                        if b.unplaced == 1 { "is" } else { "are" }
+                    );
+                }
+                report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
             }
-            report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
+            None => report(
+                out,
+                &sc.report,
+                &fin.cov,
+                &mut fin.summary,
+                sc.every.is_some(),
+            )?,
+        };
+        out.flush().map_err(Error::Output)?;
+        lock(&sh.diags).finish();
+        if fin.cov.requests == 0
+            && fin.cov.lines > 0
+            && sc.report.output != SummaryOutput::Table
+            && !self.said_no_requests
+        {
+            crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
         }
-        None => report(
-            out,
-            &sc.report,
-            &fin.cov,
-            &mut fin.summary,
-            sc.every.is_some(),
-        )?,
-    };
-    out.flush().map_err(Error::Output)?;
-    lock(&sh.diags).finish();
-    if fin.cov.requests == 0
-        && fin.cov.lines > 0
-        && sc.report.output != SummaryOutput::Table
-        && !said_no_requests
-    {
-        crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+        if fin.cov.read_errors > 0 {
+            return Ok(ExitCode::Usage);
+        }
+        Ok(exit_code(config, &fin.cov, broken))
     }
-    if fin.cov.read_errors > 0 {
-        return Ok(ExitCode::Usage);
-    }
-    Ok(exit_code(config, &fin.cov, broken))
 }
 
 fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
@@ -447,14 +518,7 @@ fn take_slices(sh: &Shared, total: &mut Part, folded: usize) -> (Coverage, Summa
     (cov, sum)
 }
 
-fn tick_header(
-    config: &Config,
-    sc: &SummaryConfig,
-    n: u64,
-    elapsed: Duration,
-    sliding: Option<&Sliding>,
-) -> String {
-    let _ = config;
+fn tick_header(sc: &SummaryConfig, n: u64, elapsed: Duration, sliding: Option<&Sliding>) -> String {
     let scope = match (sliding, sc.every) {
         (Some(sl), Some(every)) => {
             format!("last {}", format_duration(every * sl.intervals() as i64))
@@ -468,23 +532,32 @@ fn tick_header(
     )
 }
 
+/// One interval summary: its header (table), its number from 1, the time since the start.
+struct Tick {
+    header: String,
+    n: u64,
+    elapsed: Duration,
+}
+
 fn now_ns() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn write_tick(
     out: &mut impl Write,
     config: &Config,
     sc: &SummaryConfig,
-    header: &str,
-    n: u64,
-    elapsed: Duration,
+    tick: &Tick,
     cov: &Coverage,
     summary: &mut Summary,
 ) -> io::Result<()> {
+    let Tick {
+        header,
+        n,
+        elapsed,
+    } = tick;
     let q = &sc.report.quantiles;
     match sc.report.output {
         SummaryOutput::Json => {
