@@ -13,7 +13,7 @@
 
 use crate::app::error::Error;
 use crate::app::parallel;
-use crate::app::worker::{Handled, Worker};
+use crate::app::worker::{LineOutcome, Worker};
 use crate::cli::config::Config;
 use crate::input::document::{self, Document, Item, Objects};
 use crate::input::lines::{Line, LineReader, frame};
@@ -452,9 +452,9 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
             .worker
             .line(line_no, prefix, content, ending, self.out)?
         {
-            Handled::Done(Some(why)) => (self.report)(line_no, Some(&why)),
+            LineOutcome::Done(Some(why)) => (self.report)(line_no, Some(&why)),
             // Only a worker made with `Worker::fork` defers.
-            Handled::Done(None) | Handled::Deferred => {}
+            LineOutcome::Done(None) | LineOutcome::Deferred => {}
         }
         Ok(())
     }

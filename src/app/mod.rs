@@ -4,7 +4,7 @@
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod parallel;
-pub(crate) mod summarize;
+pub(crate) mod summary_cmd;
 pub(crate) mod worker;
 
 use crate::cli::config::{Command, Config, EnrichConfig};
@@ -77,8 +77,8 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
             out.flush().map_err(Error::Output)?;
             Ok(ExitCode::Ok)
         }
-        Command::Summary(s) => summarize::run_summary(config, s, &mut out),
-        Command::Merge(m) => summarize::run_merge(m, &mut out),
+        Command::Summary(s) => summary_cmd::run_summary(config, s, &mut out),
+        Command::Merge(m) => summary_cmd::run_merge(m, &mut out),
         Command::Enrich(e) => run_enrich(config, e, &mut out),
     }
 }

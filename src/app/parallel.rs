@@ -11,7 +11,7 @@
 //!
 //! Lines of a format whose requests span several lines (Ollama streams, llama.cpp's legacy
 //! log) must meet in one processor, in input order: the chunk workers leave them untouched
-//! ([`Handled::Deferred`]) and the calling thread hands them, in order and at their place in
+//! ([`LineOutcome::Deferred`]) and the calling thread hands them, in order and at their place in
 //! the output, to its own worker (the one that reads the inputs that are not chunked). When
 //! every format in use joins lines, the file is not chunked at all ([`applies`]). Lines split
 //! by Docker or the kubelet (pieces of one long line) are read by the chunk worker when the
@@ -33,7 +33,7 @@
 //! come out as they come in), nor for a JSON document, an array or pretty-printed objects (its
 //! records are not lines).
 
-use crate::app::worker::{Handled, SweepInput, Worker};
+use crate::app::worker::{LineOutcome, SweepInput, Worker};
 use crate::cli::config::Config;
 use crate::app::driver::{ChunkLine, chunk_lines};
 use crate::input::lines::ReadBuf;
@@ -399,9 +399,9 @@ fn work(
                         ending,
                     } => match worker.line(line_no, prefix, content, ending, &mut out) {
                         // Writing to a Vec cannot fail.
-                        Ok(Handled::Done(Some(why))) => note(line_no, why),
-                        Ok(Handled::Done(None)) | Err(_) => {}
-                        Ok(Handled::Deferred) => left.push(Left {
+                        Ok(LineOutcome::Done(Some(why))) => note(line_no, why),
+                        Ok(LineOutcome::Done(None)) | Err(_) => {}
+                        Ok(LineOutcome::Deferred) => left.push(Left {
                             out_at: out.len(),
                             sweep_at: worker.sweep_len(),
                             line_no,
@@ -485,7 +485,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
                 .seq
                 .line(l.line_no, prefix, content, ending, &mut self.scratch)?;
             c.w.write_all(&self.scratch)?;
-            if let Handled::Done(Some(why)) = handled {
+            if let LineOutcome::Done(Some(why)) = handled {
                 (c.report)(l.line_no, Some(&why));
             }
         }

@@ -3,7 +3,7 @@
 //! (`--bucket`), ending cleanly on Ctrl-C or SIGTERM, a progress line on stderr, and the final
 //! report (rendering, SLO verdicts, digest file, exit status). Also `tokentime merge`.
 //!
-//! Shape: worker threads read the inputs (each input into its own [`Part`] behind a mutex,
+//! Shape: worker threads read the inputs (each input into its own [`Tally`] behind a mutex,
 //! locked once per line, uncontended but for a snapshot); the calling thread owns stdout and
 //! only waits, wakes every 100 ms or at the next interval, and renders. A worker blocked on a
 //! silent stdin (`tail -F`) never delays a tick or a signal: the final summary is printed from
@@ -18,7 +18,7 @@
 use crate::app::Diagnostics;
 use crate::app::driver::{self, Documents, Reading, WorkerSink};
 use crate::app::error::{Error, ExitCode};
-use crate::app::worker::{Part, Worker};
+use crate::app::worker::{Tally, Worker};
 use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
 use crate::input::source::Source;
@@ -50,7 +50,7 @@ struct Shared {
     template: Summary,
     /// The processor every input's worker starts from (formats compiled once).
     proto: crate::classify::Processor,
-    parts: Vec<Mutex<Part>>,
+    parts: Vec<Mutex<Tally>>,
     next: AtomicUsize,
     stop: AtomicBool,
     bytes: Arc<AtomicU64>,
@@ -199,7 +199,7 @@ pub(crate) fn run_summary(
         chunked: AtomicUsize::new(0),
         sc: sc.clone(),
         parts: (0..n)
-            .map(|_| Mutex::new(Part::new(&template, sc)))
+            .map(|_| Mutex::new(Tally::new(&template, sc)))
             .collect(),
         template,
         proto: Worker::summary_processor(config, sc),
@@ -265,7 +265,7 @@ struct Watch<'a> {
     sh: &'a Shared,
     progress: Progress,
     /// The inputs folded so far (the first `folded`).
-    total: Part,
+    total: Tally,
     done: Vec<bool>,
     finished: usize,
     folded: usize,
@@ -301,7 +301,7 @@ impl<'a> Watch<'a> {
         Watch {
             sh,
             progress,
-            total: Part::new(&sh.template, sc),
+            total: Tally::new(&sh.template, sc),
             done: vec![false; config.inputs.len()],
             finished: 0,
             folded: 0,
@@ -371,7 +371,7 @@ impl<'a> Watch<'a> {
         self.finished += 1;
         self.done[i] = true;
         while self.folded < n && self.done[self.folded] {
-            let empty = Part::new(&sh.template, &sh.sc);
+            let empty = Tally::new(&sh.template, &sh.sc);
             let p = std::mem::replace(&mut *lock(&sh.parts[self.folded]), empty);
             self.total.absorb(&p, &sh.template);
             self.folded += 1;
@@ -497,7 +497,7 @@ fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
 }
 
 /// The total so far: the folded inputs and, in order, those still being read.
-fn snapshot(sh: &Shared, total: &Part, folded: usize) -> Part {
+fn snapshot(sh: &Shared, total: &Tally, folded: usize) -> Tally {
     let mut snap = total.clone();
     for p in &sh.parts[folded..] {
         snap.absorb(&lock(p), &sh.template);
@@ -506,7 +506,7 @@ fn snapshot(sh: &Shared, total: &Part, folded: usize) -> Part {
 }
 
 /// Takes the `--window` slices of every part (leaving empty ones) and adds them up.
-fn take_slices(sh: &Shared, total: &mut Part, folded: usize) -> (Coverage, Summary) {
+fn take_slices(sh: &Shared, total: &mut Tally, folded: usize) -> (Coverage, Summary) {
     let empty = (Coverage::default(), sh.template.empty_like());
     let (mut cov, mut sum) = total.slice.replace(empty.clone()).unwrap_or(empty.clone());
     for p in &sh.parts[folded..] {
