@@ -21,10 +21,10 @@ fn upward_imports(own: &str, text: &str) -> Vec<(usize, String)> {
                 .chars()
                 .take_while(|c| c.is_ascii_lowercase() || *c == '_')
                 .collect();
-            if let Some(rank) = LAYERS.iter().position(|l| *l == name) {
-                if rank > own_rank {
-                    bad.push((n + 1, line.trim().to_owned()));
-                }
+            if let Some(rank) = LAYERS.iter().position(|l| *l == name)
+                && rank > own_rank
+            {
+                bad.push((n + 1, line.trim().to_owned()));
             }
         }
     }

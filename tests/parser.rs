@@ -5,9 +5,9 @@
 
 mod common;
 use common::*;
-use tokentime::document::{Document, Item, Objects};
-use tokentime::format::{Formats, builtin};
-use tokentime::record::{PathSet, ReadError, Slots};
+use tokentime::{Document, Item, Objects};
+use tokentime::{Formats, builtins as builtin};
+use tokentime::{PathSet, ReadError, Slots};
 
 #[path = "../examples/genlog.rs"]
 #[allow(dead_code)]
@@ -96,9 +96,9 @@ fn testdata_lines() -> Vec<Vec<u8>> {
             let l = l.strip_suffix(b"\n").unwrap_or(l);
             l.strip_suffix(b"\r").unwrap_or(l).to_vec()
         }));
-        match tokentime::document::detect(&mut &bytes[..]).unwrap() {
+        match tokentime::detect_document(&mut &bytes[..]).unwrap() {
             Some(Document::Array) => {
-                let _ = tokentime::document::for_each_element(&bytes[..], &mut |e| {
+                let _ = tokentime::for_each_element(&bytes[..], &mut |e| {
                     out.push(e.to_vec());
                     Ok(())
                 });

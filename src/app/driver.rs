@@ -37,8 +37,13 @@ pub(crate) trait Sink {
     ///
     /// # Errors
     /// The sink's output errors (they end the run).
-    fn line(&mut self, line_no: u64, prefix: &[u8], content: &[u8], ending: &[u8])
-    -> io::Result<()>;
+    fn line(
+        &mut self,
+        line_no: u64,
+        prefix: &[u8],
+        content: &[u8],
+        ending: &[u8],
+    ) -> io::Result<()>;
 
     /// Whether bytes that are not lines pass through to the output: the pieces of a line
     /// longer than `--max-line-bytes`, a JSON array document.
@@ -227,9 +232,7 @@ pub(crate) fn read_from(
             read_array(reader, sink);
             None
         }
-        (Some(Document::Object), Documents::Records) => {
-            read_objects(reading, reader, sink)?
-        }
+        (Some(Document::Object), Documents::Records) => read_objects(reading, reader, sink)?,
         // A pretty-printed object document passed through is read as lines: they pass through
         // unchanged (counted non-JSON or invalid), and JSON lines after it (a server's log after
         // a pretty banner, a live `tail -F`) are still enriched.
@@ -613,7 +616,11 @@ mod tests {
         assert_eq!(log.through, b"0123456789abcdefghij\n");
         assert!(!log.failed);
         // A sink that passes nothing through gets no bytes.
-        assert!(read_bytes(LINES, Documents::Records, false).through.is_empty());
+        assert!(
+            read_bytes(LINES, Documents::Records, false)
+                .through
+                .is_empty()
+        );
     }
 
     #[test]
@@ -645,7 +652,12 @@ mod tests {
         });
         assert_eq!(
             events,
-            ["line 11 3|{\"a\":1}|1", "too long 12 21", "line 13 0|x|2", "line 14 0|last|0"]
+            [
+                "line 11 3|{\"a\":1}|1",
+                "too long 12 21",
+                "line 13 0|x|2",
+                "line 14 0|last|0"
+            ]
         );
     }
 
@@ -665,7 +677,11 @@ mod tests {
         assert!(read.through.is_empty());
         let bad = read_bytes(b"[{\"a\":1}, oops]", Documents::Records, false);
         assert_eq!(bad.events.len(), 2);
-        assert!(bad.events[1].starts_with("bad 2 invalid JSON document: "), "{:?}", bad.events);
+        assert!(
+            bad.events[1].starts_with("bad 2 invalid JSON document: "),
+            "{:?}",
+            bad.events
+        );
     }
 
     #[test]
@@ -733,7 +749,10 @@ mod tests {
 
         let mut missing = Log::default();
         let gone = Source::Path(dir.join("missing.jsonl"));
-        assert_eq!(read(&reading, &gone, &mut missing).unwrap(), Outcome::Unopened);
+        assert_eq!(
+            read(&reading, &gone, &mut missing).unwrap(),
+            Outcome::Unopened
+        );
         assert!(missing.failed && !missing.ended);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -85,11 +85,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 
 /// Runs `tokentime enrich`: every input in turn through one worker (a request may span two
 /// inputs), each line written with its metrics spliced in (or the rows).
-fn run_enrich(
-    config: &Config,
-    e: &EnrichConfig,
-    out: &mut impl Write,
-) -> Result<ExitCode, Error> {
+fn run_enrich(config: &Config, e: &EnrichConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
     let mut worker = Worker::new(config);
     let mut diags = Diagnostics::new(config.max_diagnostics);
     if let Some(rows) = &e.rows {

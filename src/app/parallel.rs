@@ -33,9 +33,9 @@
 //! come out as they come in), nor for a JSON document, an array or pretty-printed objects (its
 //! records are not lines).
 
+use crate::app::driver::{ChunkLine, chunk_lines};
 use crate::app::worker::{LineOutcome, SweepInput, Worker};
 use crate::cli::config::Config;
-use crate::app::driver::{ChunkLine, chunk_lines};
 use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
 use std::collections::BTreeMap;

@@ -427,12 +427,10 @@ impl<'a> Watch<'a> {
         if self.interrupted {
             crate::diag!("tokentime: interrupted; summary of the input read so far");
         }
-        if self.ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table
-        {
+        if self.ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
             out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
         }
-        if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none()
-        {
+        if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none() {
             // The final table is headed like the interval ones (README "Live").
             writeln!(
                 out,
@@ -553,11 +551,7 @@ fn write_tick(
     cov: &Coverage,
     summary: &mut Summary,
 ) -> io::Result<()> {
-    let Tick {
-        header,
-        n,
-        elapsed,
-    } = tick;
+    let Tick { header, n, elapsed } = tick;
     let q = &sc.report.quantiles;
     match sc.report.output {
         SummaryOutput::Json => {

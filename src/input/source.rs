@@ -42,9 +42,7 @@ impl Source {
         const PEEK: usize = 32 * 1024;
         match (self, bytes) {
             (Source::Stdin, _) => decompress(BufReader::with_capacity(PEEK, io::stdin())),
-            (Source::Path(p), None) => {
-                decompress(BufReader::with_capacity(PEEK, File::open(p)?))
-            }
+            (Source::Path(p), None) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
             (Source::Path(p), Some(bytes)) => decompress(BufReader::with_capacity(
                 PEEK,
                 Counting {
