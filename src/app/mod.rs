@@ -1,5 +1,6 @@
-//! The application: the commands on top of the reading pipeline, the threads that run them,
-//! and the diagnostics a run prints on stderr.
+//! The application: the driver that reads every input ([`driver`]), the commands on top of
+//! it (enrich here, summary and merge in [`summary_cmd`]), the threads that run them, and the
+//! diagnostics a run prints on stderr.
 
 pub(crate) mod driver;
 pub(crate) mod error;

@@ -3,9 +3,10 @@
 //! (`--bucket`), ending cleanly on Ctrl-C or SIGTERM, a progress line on stderr, and the final
 //! report (rendering, SLO verdicts, digest file, exit status). Also `tokentime merge`.
 //!
-//! Shape: worker threads read the inputs (each input into its own [`Tally`] behind a mutex,
-//! locked once per line, uncontended but for a snapshot); the calling thread owns stdout and
-//! only waits, wakes every 100 ms or at the next interval, and renders. A worker blocked on a
+//! Shape: worker threads read the inputs, each through the driver ([`crate::app::driver`]:
+//! documents' records read, files chunked by their share of the threads) into its own
+//! [`Tally`] behind a mutex ([`scan`]), locked once per line, uncontended but for a snapshot;
+//! the calling thread ([`Watch`]) owns stdout and only waits, wakes every 100 ms or at the next interval, and renders. A worker blocked on a
 //! silent stdin (`tail -F`) never delays a tick or a signal: the final summary is printed from
 //! the parts as they are and [`run_summary`] returns without joining it. Parts are folded into
 //! the total in input order, so results do not depend on which thread read what.
