@@ -756,4 +756,61 @@ mod tests {
         assert!(missing.failed && !missing.ended);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// Enrich over the driver: a file read line by line and the same file read in chunks by
+    /// two threads give the same bytes and the same bad lines.
+    #[test]
+    fn chunked_reading_gives_what_one_thread_gives() {
+        let mut input = Vec::new();
+        for i in 0..40 {
+            input.extend_from_slice(include_bytes!("../../testdata/formats/kong.jsonl"));
+            input.extend_from_slice(include_bytes!("../../testdata/formats/ollama.jsonl"));
+            input.extend_from_slice(include_bytes!("../../testdata/formats/sglang.jsonl"));
+            if i % 10 == 0 {
+                input.extend_from_slice(b"{\"broken\": \n");
+            }
+        }
+        assert!(input.len() > 8 * 4096, "several chunks");
+        let run = |threads: &str| {
+            let config = crate::cli::config_from_args([
+                "tokentime",
+                "--threads",
+                threads,
+                "--chunk-bytes",
+                "4K",
+            ])
+            .unwrap();
+            let reading = Reading {
+                chunked: Some(&config),
+                ..Reading::plain(&config)
+            };
+            let mut worker = Worker::new(&config);
+            let (mut out, mut bad) = (Vec::new(), Vec::new());
+            let mut report =
+                |line: u64, why: Option<&str>| bad.push((line, why.map(str::to_owned)));
+            let mut sink = WorkerSink {
+                worker: &mut worker,
+                out: &mut out,
+                report: &mut report,
+                line_buffered: false,
+                finish_each: false,
+                failed: false,
+            };
+            let input = Box::new(Cursor::new(input.clone()));
+            read_from(&reading, "mem", input, threads != "1", &mut sink).unwrap();
+            assert!(!sink.failed);
+            worker.finish();
+            let cov = worker.coverage().cloned().unwrap_or_default();
+            (out, bad, cov.lines, cov.invalid, cov.requests)
+        };
+        let one = run("1");
+        let two = run("2");
+        let lines = memchr::memchr_iter(b'\n', &input).count() as u64;
+        assert_eq!(one.2, lines);
+        assert_eq!(one.3, 4);
+        assert!(one.4 > 0, "the lines are requests");
+        assert_eq!(one.1.len(), 4);
+        assert!(one.0.len() > input.len(), "enriched lines are longer");
+        assert_eq!(one, two);
+    }
 }
