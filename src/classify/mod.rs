@@ -46,13 +46,14 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LineError {
     /// Malformed JSON, or bytes that are not UTF-8: the JSON reader's message, with the byte it
-    /// stopped at. Minimal input: `{` ("EOF while parsing an object at byte 1"), or `{"a":}`.
+    /// stopped at. Minimal input: the line `{"a":}` ("expected value at byte 6").
     #[error("{0}")]
     Malformed(String),
     /// A line split by Docker or the kubelet (the `log` field of json-file records, CRI
     /// partial lines) whose pieces add up to more than `max` bytes (`--max-line-bytes`): the
-    /// pieces held are dropped. Minimal input, with `--max-line-bytes 4`: the Docker records
-    /// `{"log":"{\"a\":","stream":"stdout"}` then `{"log":"1}\n","stream":"stdout"}`.
+    /// pieces held are dropped. Minimal input: two records of one stream, each within
+    /// `--max-line-bytes`, the first a piece (its `log` text without a final newline), whose
+    /// `log` texts together are longer than `--max-line-bytes`.
     #[error("a split line longer than --max-line-bytes ({max} bytes)")]
     SplitTooLong {
         /// The bound on the pieces held (`--max-line-bytes`).
