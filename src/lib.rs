@@ -50,7 +50,7 @@ mod layers;
 pub use app::error::{Error, ExitCode};
 pub use app::run;
 pub use app::worker::Worker;
-pub use classify::{Coverage, Kind, Processor};
+pub use classify::{Coverage, Kind, LineError, Processor};
 pub use cli::config::Config;
 pub use cli::{Cli, ConfigError, config_from_args};
 pub use format::units::{Unit, decode_count, decode_ns, parse_duration_str, parse_rfc3339};

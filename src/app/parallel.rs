@@ -11,7 +11,7 @@
 //!
 //! Lines of a format whose requests span several lines (Ollama streams, llama.cpp's legacy
 //! log) must meet in one processor, in input order: the chunk workers leave them untouched
-//! ([`Handled::Deferred`]) and the calling thread hands them, in order and at their place in
+//! ([`LineOutcome::Deferred`]) and the calling thread hands them, in order and at their place in
 //! the output, to its own worker (the one that reads the inputs that are not chunked). When
 //! every format in use joins lines, the file is not chunked at all ([`applies`]). Lines split
 //! by Docker or the kubelet (pieces of one long line) are read by the chunk worker when the
@@ -33,9 +33,10 @@
 //! come out as they come in), nor for a JSON document, an array or pretty-printed objects (its
 //! records are not lines).
 
-use crate::app::worker::{Handled, SweepInput, Worker};
+use crate::app::driver::{ChunkLine, chunk_lines};
+use crate::app::worker::{LineOutcome, SweepInput, Worker};
 use crate::cli::config::Config;
-use crate::input::lines::{ReadBuf, frame};
+use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -79,8 +80,11 @@ struct Left {
     /// Where its requests go among the chunk's in-flight sweep entries.
     sweep_at: usize,
     line_no: u64,
-    /// Its bytes in the chunk (with its ending).
+    /// Its bytes in the chunk (with its ending), and the lengths of its prefix and content
+    /// in them (its framing).
     start: usize,
+    prefix: usize,
+    content: usize,
     end: usize,
     /// The pieces of a split line it completes, held by the worker: (stream, bytes).
     handover: Option<(usize, Vec<u8>)>,
@@ -113,23 +117,28 @@ pub(crate) struct Finished {
     pub input_error: Option<io::Error>,
 }
 
-/// Reads `input` (a file's bytes) with `config.threads` workers made by `make`, writing enrich
-/// output to `w` in input order and reporting bad lines to `report` in order: (line number,
-/// reason), or (line, `None`) for one past `--max-diagnostics` whose reason was not kept.
-/// Lines the workers defer are handled by `seq` at their place. Stops reading early when
-/// `stop` is set.
+/// The calling thread's side of [`run_file`]: its worker, which handles the lines the chunk
+/// workers defer, in order and at their place; the output; where bad lines are reported.
+pub(crate) struct Caller<'a, 's, W: Write> {
+    pub(crate) seq: &'a mut Worker<'s>,
+    /// Enrich output, written in input order.
+    pub(crate) w: &'a mut W,
+    pub(crate) flush_each_chunk: bool,
+    /// Bad lines in order: (line number, reason), or (line, `None`) for one past
+    /// `--max-diagnostics` whose reason was not kept.
+    pub(crate) report: &'a mut dyn FnMut(u64, Option<&str>),
+}
+
+/// Reads `input` (a file's bytes) with `config.threads` workers made by `make`; the calling
+/// thread's side is `caller`. Stops reading early when `stop` is set.
 ///
 /// # Errors
-/// `w`'s (or `seq`'s writing) errors.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_file(
+/// The output's (or the calling thread's worker's writing) errors.
+pub(crate) fn run_file<W: Write>(
     config: &Config,
     mut input: Box<dyn Read + Send>,
     make: &(dyn Fn() -> Worker<'static> + Sync),
-    seq: &mut Worker<'_>,
-    w: &mut impl Write,
-    flush_each_chunk: bool,
-    report: &mut dyn FnMut(u64, Option<&str>),
+    caller: Caller<'_, '_, W>,
     stop: Option<&AtomicBool>,
 ) -> io::Result<Finished> {
     let n = config.threads.max(1);
@@ -165,10 +174,7 @@ pub(crate) fn run_file(
             .collect();
         drop(done_tx);
         let mut writer = Writer {
-            seq,
-            w,
-            flush_each_chunk,
-            report,
+            caller,
             free: &free_tx,
             out_pool: &out_pool,
             scratch: Vec::new(),
@@ -377,37 +383,36 @@ fn work(
                 }
             }
             Piece::Lines => {
-                let mut start = 0;
-                let mut line_no = job.first_line;
-                while start < data.len() {
-                    let end =
-                        memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i + 1);
-                    let raw = &data[start..end];
-                    let line_start = start;
-                    start = end;
-                    line_no += 1;
-                    if raw.len() > config.max_line_bytes {
+                let max = config.max_line_bytes;
+                chunk_lines(data, job.first_line, max, |line_no, line| match line {
+                    ChunkLine::TooLong(raw) => {
                         if pass_long {
                             out.extend_from_slice(raw);
                         }
-                        note(line_no, worker.too_long(config.max_line_bytes));
-                        continue;
+                        note(line_no, worker.too_long(max));
                     }
-                    let (prefix, content, ending) = frame(raw);
-                    // Writing to a Vec cannot fail.
-                    match worker.line(line_no, prefix, content, ending, &mut out) {
-                        Ok(Handled::Done(Some(why))) => note(line_no, why),
-                        Ok(Handled::Done(None)) | Err(_) => {}
-                        Ok(Handled::Deferred) => left.push(Left {
+                    ChunkLine::Text {
+                        start,
+                        end,
+                        prefix,
+                        content,
+                        ending,
+                    } => match worker.line(line_no, prefix, content, ending, &mut out) {
+                        // Writing to a Vec cannot fail.
+                        Ok(LineOutcome::Done(Some(why))) => note(line_no, why),
+                        Ok(LineOutcome::Done(None)) | Err(_) => {}
+                        Ok(LineOutcome::Deferred) => left.push(Left {
                             out_at: out.len(),
                             sweep_at: worker.sweep_len(),
                             line_no,
-                            start: line_start,
+                            start,
+                            prefix: prefix.len(),
+                            content: content.len(),
                             end,
                             handover: worker.take_handover(),
                         }),
-                    }
-                }
+                    },
+                });
             }
         }
         let r = Done {
@@ -429,17 +434,14 @@ fn work(
 
 /// The calling thread: writes chunk results in input order, handles the lines the workers
 /// left, reports bad lines in order, hands buffers back for reuse.
-struct Writer<'a, 's, W: Write> {
-    seq: &'a mut Worker<'s>,
-    w: &'a mut W,
-    flush_each_chunk: bool,
-    report: &'a mut dyn FnMut(u64, Option<&str>),
+struct Writer<'a, 'c, 's, W: Write> {
+    caller: Caller<'c, 's, W>,
     free: &'a mpsc::Sender<ReadBuf>,
     out_pool: &'a Mutex<Vec<Vec<u8>>>,
     scratch: Vec<u8>,
 }
 
-impl<W: Write> Writer<'_, '_, W> {
+impl<W: Write> Writer<'_, '_, '_, W> {
     fn run(&mut self, done: Receiver<Done>) -> io::Result<()> {
         let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
         let mut next = 0u64;
@@ -461,45 +463,47 @@ impl<W: Write> Writer<'_, '_, W> {
     /// its in-flight sweep entries entered around them), and reports its bad lines in line
     /// order.
     fn chunk(&mut self, d: &mut Done) -> io::Result<()> {
+        let c = &mut self.caller;
         let mut bad = d.bad.iter().peekable();
         let mut written = 0;
         let mut fed = 0;
         for l in &mut d.left {
             while let Some((line, why)) = bad.next_if(|(line, _)| *line < l.line_no) {
-                (self.report)(*line, Some(why));
+                (c.report)(*line, Some(why));
             }
-            self.w.write_all(&d.out[written..l.out_at])?;
+            c.w.write_all(&d.out[written..l.out_at])?;
             written = l.out_at;
-            self.seq.feed_sweep(&d.sweep[fed..l.sweep_at]);
+            c.seq.feed_sweep(&d.sweep[fed..l.sweep_at]);
             fed = l.sweep_at;
             if let Some((stream, pieces)) = l.handover.take() {
-                self.seq.set_held(stream, pieces);
+                c.seq.set_held(stream, pieces);
             }
-            let (prefix, content, ending) = frame(&d.buf[l.start..l.end]);
+            let (prefix, rest) = d.buf[l.start..l.end].split_at(l.prefix);
+            let (content, ending) = rest.split_at(l.content);
             self.scratch.clear();
-            let handled = self
+            let handled = c
                 .seq
                 .line(l.line_no, prefix, content, ending, &mut self.scratch)?;
-            self.w.write_all(&self.scratch)?;
-            if let Handled::Done(Some(why)) = handled {
-                (self.report)(l.line_no, Some(&why));
+            c.w.write_all(&self.scratch)?;
+            if let LineOutcome::Done(Some(why)) = handled {
+                (c.report)(l.line_no, Some(&why));
             }
         }
-        self.w.write_all(&d.out[written..])?;
-        self.seq.feed_sweep(&d.sweep[fed..]);
+        c.w.write_all(&d.out[written..])?;
+        c.seq.feed_sweep(&d.sweep[fed..]);
         for (stream, pieces) in d.held.iter_mut().enumerate() {
             if let Some(pieces) = pieces.take() {
-                self.seq.set_held(stream, pieces);
+                c.seq.set_held(stream, pieces);
             }
         }
-        if self.flush_each_chunk {
-            self.w.flush()?;
+        if c.flush_each_chunk {
+            c.w.flush()?;
         }
         for (line, why) in bad {
-            (self.report)(*line, Some(why));
+            (c.report)(*line, Some(why));
         }
         for _ in 0..d.more_bad {
-            (self.report)(0, None);
+            (c.report)(0, None);
         }
         Ok(())
     }

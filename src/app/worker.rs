@@ -1,11 +1,12 @@
 //! Worker: one thread's work on framed lines. Parses and classifies a line, counts it, and
-//! hands the result to the sink of the command: the spliced line (or the per-request rows) for
-//! enrich, the digests of a [`Part`] for summary.
+//! does with it what its command's [`Role`] says: writes the spliced line (or the per-request
+//! rows) for enrich, adds it to the digests of a [`Tally`] for summary. The lines come from
+//! the driver ([`crate::app::driver`]) through its [`crate::app::driver::WorkerSink`].
 //!
 //! Owns a [`Processor`], the counters and the reused buffers, so one line costs no allocation
 //! in steady state. Writes what enrich outputs to the writer it is given; returns why a line is
 //! bad to its caller (who numbers and reports it) and never prints. Used line by line by
-//! [`crate::run`] and [`crate::app::summarize`], and chunk by chunk by [`crate::app::parallel`].
+//! [`crate::run`] and [`crate::app::summary_cmd`], and chunk by chunk by [`crate::app::parallel`].
 
 use crate::classify::ByValues;
 use crate::classify::{Coverage, Kind, Processor, Request};
@@ -21,7 +22,7 @@ use std::sync::{Mutex, MutexGuard};
 
 /// What one input (or the total of several) has added up to, in a summary run.
 #[derive(Debug, Clone)]
-pub struct Part {
+pub struct Tally {
     /// What the lines held.
     pub cov: Coverage,
     /// The digests.
@@ -32,10 +33,10 @@ pub struct Part {
     pub buckets: Option<Buckets>,
 }
 
-impl Part {
+impl Tally {
     /// An empty part: `template`'s keys, bound and targets.
-    pub fn new(template: &Summary, sc: &SummaryConfig) -> Part {
-        Part {
+    pub fn new(template: &Summary, sc: &SummaryConfig) -> Tally {
+        Tally {
             cov: Coverage::default(),
             summary: template.empty_like(),
             slice: sc
@@ -46,7 +47,7 @@ impl Part {
     }
 
     /// Adds everything of `other` to this part.
-    pub fn absorb(&mut self, other: &Part, template: &Summary) {
+    pub fn absorb(&mut self, other: &Tally, template: &Summary) {
         self.cov.merge(&other.cov);
         self.summary.merge(&other.summary);
         if let (Some(a), Some(b)) = (&mut self.slice, &other.slice) {
@@ -80,45 +81,46 @@ pub(crate) fn template(sc: &SummaryConfig) -> Summary {
 
 /// Where a summary worker adds its lines: a part of its own, or one shared with the thread
 /// that prints `--every` summaries (locked once per line, uncontended but for a snapshot).
-enum PartRef<'p> {
-    Own(Box<Part>),
-    Shared(&'p Mutex<Part>),
+enum TallyRef<'p> {
+    Own(Box<Tally>),
+    Shared(&'p Mutex<Tally>),
 }
 
-enum PartGuard<'a> {
-    Own(&'a mut Part),
-    Shared(MutexGuard<'a, Part>),
+enum TallyGuard<'a> {
+    Own(&'a mut Tally),
+    Shared(MutexGuard<'a, Tally>),
 }
 
-impl PartRef<'_> {
-    fn get(&mut self) -> PartGuard<'_> {
+impl TallyRef<'_> {
+    fn get(&mut self) -> TallyGuard<'_> {
         match self {
-            PartRef::Own(p) => PartGuard::Own(p),
-            PartRef::Shared(m) => PartGuard::Shared(m.lock().unwrap_or_else(|e| e.into_inner())),
+            TallyRef::Own(p) => TallyGuard::Own(p),
+            TallyRef::Shared(m) => TallyGuard::Shared(m.lock().unwrap_or_else(|e| e.into_inner())),
         }
     }
 }
 
-impl std::ops::Deref for PartGuard<'_> {
-    type Target = Part;
-    fn deref(&self) -> &Part {
+impl std::ops::Deref for TallyGuard<'_> {
+    type Target = Tally;
+    fn deref(&self) -> &Tally {
         match self {
-            PartGuard::Own(p) => p,
-            PartGuard::Shared(g) => g,
+            TallyGuard::Own(p) => p,
+            TallyGuard::Shared(g) => g,
         }
     }
 }
 
-impl std::ops::DerefMut for PartGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Part {
+impl std::ops::DerefMut for TallyGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Tally {
         match self {
-            PartGuard::Own(p) => p,
-            PartGuard::Shared(g) => g,
+            TallyGuard::Own(p) => p,
+            TallyGuard::Shared(g) => g,
         }
     }
 }
 
-enum Sink<'p> {
+/// What a worker does with a line, by command.
+enum Role<'p> {
     Enrich {
         cov: Coverage,
         key: String,
@@ -127,9 +129,9 @@ enum Sink<'p> {
         object: Vec<u8>,
     },
     Summary {
-        part: PartRef<'p>,
+        part: TallyRef<'p>,
         /// An empty part like `part` (for [`Worker::fork`]).
-        empty: Box<Part>,
+        empty: Box<Tally>,
         template: Summary,
         inflight: Inflight,
     },
@@ -217,7 +219,7 @@ impl Inflight {
     }
 
     /// Adds the decodes the sweep has placed to the part (or to the summary apart).
-    fn drain(&mut self, p: &mut Part) {
+    fn drain(&mut self, p: &mut Tally) {
         match self {
             Inflight::Sweep(sw) => {
                 for (mean, (ids, key, tpot)) in sw.drain() {
@@ -240,7 +242,7 @@ impl Inflight {
 
     /// Ends the input: the sweep places what it holds; the summary apart is merged into the
     /// part; the sweep's counts go to the part.
-    fn finish(&mut self, p: &mut Part) {
+    fn finish(&mut self, p: &mut Tally) {
         let (late, forced) = match self {
             Inflight::Sweep(sw) => {
                 sw.finish();
@@ -262,8 +264,8 @@ impl Inflight {
 
 /// What became of one line.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Handled {
-    /// Handled; why it is bad, when it is (for the caller's diagnostics).
+pub enum LineOutcome {
+    /// LineOutcome; why it is bad, when it is (for the caller's diagnostics).
     Done(Option<String>),
     /// A line of a format whose requests span several lines, left untouched and uncounted by
     /// a worker made with [`Worker::fork`]: the caller hands it, in input order, to a worker
@@ -274,7 +276,7 @@ pub enum Handled {
 /// Per-thread state for the lines of one run.
 pub struct Worker<'p> {
     proc: Processor,
-    sink: Sink<'p>,
+    role: Role<'p>,
 }
 
 impl Worker<'static> {
@@ -284,7 +286,7 @@ impl Worker<'static> {
         match &config.command {
             Command::Summary(sc) => {
                 let template = template(sc);
-                let part = PartRef::Own(Box::new(Part::new(&template, sc)));
+                let part = TallyRef::Own(Box::new(Tally::new(&template, sc)));
                 Worker::summary(config, sc, template, part)
             }
             Command::Enrich(e) => Worker::enrich(config, e),
@@ -304,7 +306,7 @@ impl Worker<'static> {
         proc.want_ids(e.rows.is_some());
         Worker {
             proc,
-            sink: Sink::Enrich {
+            role: Role::Enrich {
                 cov: Coverage::default(),
                 key: e.key.clone(),
                 only_requests: e.only_requests,
@@ -315,10 +317,10 @@ impl Worker<'static> {
     }
 
     /// The part a summary worker added its lines to (`None` for enrich, or a shared part).
-    pub fn into_part(self) -> Option<Part> {
-        match self.sink {
-            Sink::Summary {
-                part: PartRef::Own(p),
+    pub fn into_part(self) -> Option<Tally> {
+        match self.role {
+            Role::Summary {
+                part: TallyRef::Own(p),
                 ..
             } => Some(*p),
             _ => None,
@@ -334,9 +336,9 @@ impl<'p> Worker<'p> {
         proto: &Processor,
         sc: &SummaryConfig,
         template: Summary,
-        part: &'p Mutex<Part>,
+        part: &'p Mutex<Tally>,
     ) -> Worker<'p> {
-        Worker::summary_with(proto.fresh(), sc, template, PartRef::Shared(part))
+        Worker::summary_with(proto.fresh(), sc, template, TallyRef::Shared(part))
     }
 
     /// The processor a summary worker of `config` reads with ([`Worker::shared`]).
@@ -350,7 +352,7 @@ impl<'p> Worker<'p> {
         config: &Config,
         sc: &SummaryConfig,
         template: Summary,
-        part: PartRef<'p>,
+        part: TallyRef<'p>,
     ) -> Worker<'p> {
         Worker::summary_with(Worker::summary_processor(config, sc), sc, template, part)
     }
@@ -359,13 +361,13 @@ impl<'p> Worker<'p> {
         proc: Processor,
         sc: &SummaryConfig,
         template: Summary,
-        part: PartRef<'p>,
+        part: TallyRef<'p>,
     ) -> Worker<'p> {
         Worker {
             proc,
-            sink: Sink::Summary {
+            role: Role::Summary {
                 part,
-                empty: Box::new(Part::new(&template, sc)),
+                empty: Box::new(Tally::new(&template, sc)),
                 template,
                 inflight: Inflight::sweep(),
             },
@@ -374,9 +376,9 @@ impl<'p> Worker<'p> {
 
     /// Names the input whose lines follow (the rows' `file` column).
     pub fn set_input(&mut self, name: &str) {
-        if let Sink::Enrich {
+        if let Role::Enrich {
             rows: Some(rows), ..
-        } = &mut self.sink
+        } = &mut self.role
         {
             rows.input.clear();
             rows.input.push_str(name);
@@ -388,23 +390,23 @@ impl<'p> Worker<'p> {
     /// counted: for a thread that reads one chunk of a file. A summary worker's part is its
     /// own, empty.
     pub fn fork(&self) -> Worker<'static> {
-        let sink = match &self.sink {
-            Sink::Enrich {
+        let role = match &self.role {
+            Role::Enrich {
                 key,
                 only_requests,
                 rows,
                 ..
-            } => Sink::Enrich {
+            } => Role::Enrich {
                 cov: Coverage::default(),
                 key: key.clone(),
                 only_requests: *only_requests,
                 rows: rows.clone(),
                 object: Vec::with_capacity(512),
             },
-            Sink::Summary {
+            Role::Summary {
                 empty, template, ..
-            } => Sink::Summary {
-                part: PartRef::Own(empty.clone()),
+            } => Role::Summary {
+                part: TallyRef::Own(empty.clone()),
                 empty: empty.clone(),
                 template: template.clone(),
                 inflight: Inflight::Emit(Vec::new()),
@@ -412,7 +414,7 @@ impl<'p> Worker<'p> {
         };
         Worker {
             proc: self.proc.fork(),
-            sink,
+            role,
         }
     }
 
@@ -420,8 +422,8 @@ impl<'p> Worker<'p> {
     /// `--only-requests` or `--output` rows).
     pub fn passes_long_lines(&self) -> bool {
         matches!(
-            self.sink,
-            Sink::Enrich {
+            self.role,
+            Role::Enrich {
                 only_requests: false,
                 rows: None,
                 ..
@@ -442,11 +444,11 @@ impl<'p> Worker<'p> {
         content: &[u8],
         ending: &[u8],
         w: &mut impl Write,
-    ) -> io::Result<Handled> {
+    ) -> io::Result<LineOutcome> {
         let proc = &mut self.proc;
         let kind = proc.process(content);
         let bad = match &kind {
-            Kind::Deferred => return Ok(Handled::Deferred),
+            Kind::Deferred => return Ok(LineOutcome::Deferred),
             Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
             _ => proc
                 .requests()
@@ -461,8 +463,8 @@ impl<'p> Worker<'p> {
                     )
                 }),
         };
-        match &mut self.sink {
-            Sink::Summary {
+        match &mut self.role {
+            Role::Summary {
                 part,
                 template,
                 inflight,
@@ -489,7 +491,7 @@ impl<'p> Worker<'p> {
                     inflight.drain(p);
                 }
             }
-            Sink::Enrich {
+            Role::Enrich {
                 cov,
                 key,
                 only_requests,
@@ -501,7 +503,7 @@ impl<'p> Worker<'p> {
                     if let Kind::Requests = kind {
                         render::write_request_rows(w, rows, proc, content, line_no)?;
                     }
-                    return Ok(Handled::Done(bad));
+                    return Ok(LineOutcome::Done(bad));
                 }
                 let spliced = match &kind {
                     Kind::Requests => {
@@ -512,7 +514,7 @@ impl<'p> Worker<'p> {
                         w.write_all(prefix)?;
                         enrich::splice(w, content, object)?
                     }
-                    _ if *only_requests => return Ok(Handled::Done(bad)),
+                    _ if *only_requests => return Ok(LineOutcome::Done(bad)),
                     _ => false,
                 };
                 if !spliced {
@@ -522,7 +524,7 @@ impl<'p> Worker<'p> {
                 w.write_all(ending)?;
             }
         }
-        Ok(Handled::Done(bad))
+        Ok(LineOutcome::Done(bad))
     }
 
     /// Counts a line longer than `max_line_bytes` (its bytes are the caller's to pass on) and
@@ -532,18 +534,18 @@ impl<'p> Worker<'p> {
             cov.lines += 1;
             cov.too_long += 1;
         };
-        match &mut self.sink {
-            Sink::Enrich { cov, .. } => count(cov),
-            Sink::Summary { part, .. } => part.get().count(count),
+        match &mut self.role {
+            Role::Enrich { cov, .. } => count(cov),
+            Role::Summary { part, .. } => part.get().count(count),
         }
         format!("line longer than --max-line-bytes {max_line_bytes}")
     }
 
     /// Counts, in `cov`, one more invalid line (a JSON document that could not be read).
     pub fn count_invalid(&mut self) {
-        match &mut self.sink {
-            Sink::Enrich { cov, .. } => cov.invalid += 1,
-            Sink::Summary { part, .. } => part.get().cov.invalid += 1,
+        match &mut self.role {
+            Role::Enrich { cov, .. } => cov.invalid += 1,
+            Role::Summary { part, .. } => part.get().cov.invalid += 1,
         }
     }
 
@@ -551,9 +553,9 @@ impl<'p> Worker<'p> {
     /// in-flight sweep places what it holds.
     pub fn finish(&mut self) {
         let proc = &mut self.proc;
-        match &mut self.sink {
-            Sink::Enrich { cov, .. } => proc.finish(cov),
-            Sink::Summary { part, inflight, .. } => {
+        match &mut self.role {
+            Role::Enrich { cov, .. } => proc.finish(cov),
+            Role::Summary { part, inflight, .. } => {
                 let mut p = part.get();
                 proc.finish(&mut p.cov);
                 inflight.finish(&mut p);
@@ -566,9 +568,9 @@ impl<'p> Worker<'p> {
     /// keeps what it places apart until [`Worker::finish`], when the chunk workers' parts
     /// have been added to this one's. (Before any line.)
     pub fn sweep_apart(&mut self) {
-        if let Sink::Summary {
+        if let Role::Summary {
             inflight, template, ..
-        } = &mut self.sink
+        } = &mut self.role
         {
             *inflight = Inflight::Apart(
                 Box::new(Sweep::new(MAX_PENDING)),
@@ -584,8 +586,8 @@ impl<'p> Worker<'p> {
 
     /// In a chunk worker: the in-flight sweep's entries so far in this chunk.
     pub fn sweep_len(&self) -> usize {
-        match &self.sink {
-            Sink::Summary {
+        match &self.role {
+            Role::Summary {
                 inflight: Inflight::Emit(v),
                 ..
             } => v.len(),
@@ -595,8 +597,8 @@ impl<'p> Worker<'p> {
 
     /// In a chunk worker, at the end of a chunk: the in-flight sweep's entries, in order.
     pub fn take_sweep(&mut self) -> Vec<SweepInput> {
-        match &mut self.sink {
-            Sink::Summary {
+        match &mut self.role {
+            Role::Summary {
                 inflight: Inflight::Emit(v),
                 ..
             } => std::mem::take(v),
@@ -607,7 +609,7 @@ impl<'p> Worker<'p> {
     /// Enters a chunk worker's in-flight sweep entries (in input order, between the lines this
     /// worker handles itself).
     pub fn feed_sweep(&mut self, entries: &[SweepInput]) {
-        let Sink::Summary { inflight, .. } = &mut self.sink else {
+        let Role::Summary { inflight, .. } = &mut self.role else {
             return;
         };
         let Inflight::Apart(sw, side) = inflight else {
@@ -643,19 +645,19 @@ impl<'p> Worker<'p> {
 
     /// What the lines held so far (enrich; a summary worker's is in its part).
     pub fn coverage(&self) -> Option<&Coverage> {
-        match &self.sink {
-            Sink::Enrich { cov, .. } => Some(cov),
-            Sink::Summary { .. } => None,
+        match &self.role {
+            Role::Enrich { cov, .. } => Some(cov),
+            Role::Summary { .. } => None,
         }
     }
 
     /// Adds the counters and digests of `other`, a worker of the same run, to this one.
     pub fn merge(&mut self, other: Worker<'_>) {
-        match (&mut self.sink, other.sink) {
-            (Sink::Enrich { cov, .. }, Sink::Enrich { cov: theirs, .. }) => cov.merge(&theirs),
+        match (&mut self.role, other.role) {
+            (Role::Enrich { cov, .. }, Role::Enrich { cov: theirs, .. }) => cov.merge(&theirs),
             (
-                Sink::Summary { part, template, .. },
-                Sink::Summary {
+                Role::Summary { part, template, .. },
+                Role::Summary {
                     part: mut theirs, ..
                 },
             ) => {

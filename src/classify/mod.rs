@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 pub enum Kind {
     /// Not a JSON object (a text log line, a banner): passed through, counted `non_json`.
     NonJson,
-    /// Starts like a JSON object but is malformed or not UTF-8: passed through, counted
-    /// `invalid`, reported.
-    Invalid(String),
+    /// Starts like a JSON object but cannot be read (malformed, not UTF-8, ...): passed
+    /// through, counted `invalid`, reported.
+    Invalid(LineError),
     /// A JSON object that no format recognizes as a request (health check, startup event).
     NoTiming,
     /// Already carries the enrich key: passed through unchanged, counted `already_enriched`.
@@ -39,6 +39,32 @@ pub enum Kind {
     /// for the caller to process in input order (see [`Processor::defer_joins`]): nothing was
     /// counted.
     Deferred,
+}
+
+/// Why a line that starts like a JSON object could not be read ([`Kind::Invalid`]). The
+/// message (`Display`) is the reason a diagnostic gives after `invalid JSON: `.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Malformed JSON, or bytes that are not UTF-8: the JSON reader's message, with the byte it
+    /// stopped at. Minimal input: the line `{"a":}` ("expected value at byte 6").
+    #[error("{0}")]
+    Malformed(String),
+    /// A line split by Docker or the kubelet (the `log` field of json-file records, CRI
+    /// partial lines) whose pieces add up to more than `max` bytes (`--max-line-bytes`): the
+    /// pieces held are dropped. Minimal input: two records of one stream, each within
+    /// `--max-line-bytes`, the first a piece (its `log` text without a final newline), whose
+    /// `log` texts together are longer than `--max-line-bytes`.
+    #[error("a split line longer than --max-line-bytes ({max} bytes)")]
+    SplitTooLong {
+        /// The bound on the pieces held (`--max-line-bytes`).
+        max: usize,
+    },
+    /// A line of a format whose requests are records (a `vllm bench serve` result line) that
+    /// is valid JSON but that serde_json will not hold as a value even once its numbers past
+    /// f64 and lone surrogate escapes are made unusable. Minimal input: such a result line
+    /// with a value nested deeper than serde_json's recursion limit (128 arrays or objects).
+    #[error("not readable as records")]
+    NotRecords,
 }
 
 /// The in-flight table of requests that span several lines (SPEC section 3), bounded by
@@ -653,10 +679,7 @@ impl Processor {
     /// than `max_held` (the last piece counts as the others do).
     fn split_too_long(&mut self, stream: usize) -> Kind {
         self.partials[stream].clear();
-        Kind::Invalid(format!(
-            "a split line longer than --max-line-bytes ({} bytes)",
-            self.max_held
-        ))
+        Kind::Invalid(LineError::SplitTooLong { max: self.max_held })
     }
 
     /// Where what `--prefix` matches at the start of `content` ends; `None` without a match
@@ -692,12 +715,12 @@ impl Processor {
                     let kind = if self.extract(&scratch).is_ok() {
                         self.classify(&scratch)
                     } else {
-                        Kind::Invalid(msg)
+                        Kind::Invalid(LineError::Malformed(msg))
                     };
                     self.scratch = scratch;
                     return kind;
                 }
-                Kind::Invalid(msg)
+                Kind::Invalid(LineError::Malformed(msg))
             }
         }
     }
@@ -942,7 +965,7 @@ impl Processor {
                     .flatten()
                 {
                     Some(v) => v,
-                    None => return Err(Kind::Invalid("not readable as records".into())),
+                    None => return Err(Kind::Invalid(LineError::NotRecords)),
                 }
             }
         };

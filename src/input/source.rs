@@ -7,6 +7,8 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One input named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,20 +28,43 @@ impl Source {
         }
     }
 
-    /// Opens the source, decompressing when its first bytes are a gzip or zstd magic number.
+    /// Opens the source, decompressing when its first bytes are a gzip or zstd magic number;
+    /// the bytes read from a file (before decompression) are added to `bytes` when given (for
+    /// a progress line; standard input is not counted).
     ///
     /// # Errors
     /// The file's open error, a read error while peeking at its first bytes, or an
     /// unsupported compression (see [`decompress`]).
-    pub fn open(&self) -> io::Result<Box<dyn Read + Send>> {
+    pub(crate) fn open(&self, bytes: Option<&Arc<AtomicU64>>) -> io::Result<Box<dyn Read + Send>> {
         // Plain input: once the peeked bytes are consumed, reads of this size or more go
         // straight into the caller's buffer (`BufReader` steps aside), so bytes are copied
         // once. Compressed input: the decoder's read-ahead.
         const PEEK: usize = 32 * 1024;
-        match self {
-            Source::Stdin => decompress(BufReader::with_capacity(PEEK, io::stdin())),
-            Source::Path(p) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
+        match (self, bytes) {
+            (Source::Stdin, _) => decompress(BufReader::with_capacity(PEEK, io::stdin())),
+            (Source::Path(p), None) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
+            (Source::Path(p), Some(bytes)) => decompress(BufReader::with_capacity(
+                PEEK,
+                Counting {
+                    inner: File::open(p)?,
+                    bytes: Arc::clone(bytes),
+                },
+            )),
         }
+    }
+}
+
+/// Counts the bytes read from a file, for the progress line.
+struct Counting<R> {
+    inner: R,
+    bytes: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
 }
 

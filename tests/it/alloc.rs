@@ -77,7 +77,7 @@ fn allocations(args: &[&str], input: &[u8]) -> u64 {
     let mut argv = vec!["tokentime"];
     argv.extend_from_slice(args);
     argv.extend(["--threads", "1", f.path().to_str().unwrap()]);
-    let config = tokentime::cli::Cli::try_parse_from(argv)
+    let config = tokentime::Cli::try_parse_from(argv)
         .unwrap()
         .resolve()
         .unwrap();
@@ -123,11 +123,11 @@ fn summary_extra(args: &[&str], n: u64) -> u64 {
     let mut argv = vec!["tokentime"];
     argv.extend_from_slice(args);
     argv.extend(["--threads", "1"]);
-    let config = tokentime::cli::Cli::try_parse_from(argv)
+    let config = tokentime::Cli::try_parse_from(argv)
         .unwrap()
         .resolve()
         .unwrap();
-    let mut worker = tokentime::worker::Worker::new(&config);
+    let mut worker = tokentime::Worker::new(&config);
     let mut before = 0;
     for (i, line) in input.split(|&b| b == b'\n').enumerate() {
         if i as u64 == n {

@@ -308,7 +308,7 @@ fn help_lists_every_map_name() {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
-    let names = tokentime::format::Field::ALL
+    let names = tokentime::Field::ALL
         .iter()
         .map(|f| f.name())
         .chain(["id", "model", "stream"]);

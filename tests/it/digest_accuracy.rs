@@ -2,7 +2,7 @@
 //! within 0.5 % relative value error at p50-p99 and 1 % at p99.9 on 10^6 log-normal samples,
 //! and monotone in q.
 
-use tokentime::digest::{Digest, quantile_sorted};
+use tokentime::{Digest, quantile_sorted};
 
 // The log generator's SplitMix64 (`Rng::lognormal`).
 use genlog::Rng;

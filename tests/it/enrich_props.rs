@@ -13,7 +13,7 @@
 use crate::common::*;
 use serde_json::Value;
 use std::io::Write;
-use tokentime::error::ExitCode;
+use tokentime::ExitCode;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -130,7 +130,7 @@ fn enrich(input: &[u8], key: &str, root: bool, max_line_bytes: usize) -> Vec<u8>
         args.extend(["--root".to_owned(), "response".to_owned()]);
     }
     args.push(file.path().display().to_string());
-    let config = tokentime::cli::config_from_args(args).unwrap();
+    let config = tokentime::config_from_args(args).unwrap();
     let mut out = Vec::new();
     let code = tokentime::run(&config, &mut out).unwrap();
     assert_eq!(code, ExitCode::Ok);

@@ -4,9 +4,9 @@
 //! mutations of them, and on random JSON built around the trie's keys.
 
 use crate::common::*;
-use tokentime::document::{Document, Item, Objects};
-use tokentime::format::{Formats, builtin};
-use tokentime::record::{PathSet, ReadError, Slots};
+use tokentime::{Document, Item, Objects};
+use tokentime::{Formats, builtins as builtin};
+use tokentime::{PathSet, ReadError, Slots};
 
 /// The paths tokentime reads in `--format auto` mode (with the Docker wrapper's and the
 /// record-level formats' paths), plus a few nested ones the built-in formats do not have (a
@@ -91,9 +91,9 @@ fn testdata_lines() -> Vec<Vec<u8>> {
             let l = l.strip_suffix(b"\n").unwrap_or(l);
             l.strip_suffix(b"\r").unwrap_or(l).to_vec()
         }));
-        match tokentime::document::detect(&mut &bytes[..]).unwrap() {
+        match tokentime::detect_document(&mut &bytes[..]).unwrap() {
             Some(Document::Array) => {
-                let _ = tokentime::document::for_each_element(&bytes[..], &mut |e| {
+                let _ = tokentime::for_each_element(&bytes[..], &mut |e| {
                     out.push(e.to_vec());
                     Ok(())
                 });

@@ -246,15 +246,9 @@ fn far_apart_instants_give_their_interval_not_an_overflow() {
 /// (285 years) after the year 2255 is past any i64 instant: unknown, not an overflow.
 #[test]
 fn end_past_the_i64_epoch_range_is_unknown() {
-    use tokentime::pipeline::{Kind, Processor};
+    use tokentime::{Kind, Processor};
     let line = br#"{"metrics":{"time_to_first_token_ms":1.0,"queue_time_ms":9e12,"generation_time_ms":1.0},"created":9000000000}"#;
-    let mut p = Processor::new(
-        tokentime::format::builtin(),
-        &[],
-        Some("tokentime"),
-        &[],
-        0.5,
-    );
+    let mut p = Processor::new(tokentime::builtins(), &[], Some("tokentime"), &[], 0.5);
     assert!(matches!(p.process(line), Kind::Requests));
     let r = p.requests()[0];
     assert!(r.metrics.e2e.is_ok());

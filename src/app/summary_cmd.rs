@@ -3,9 +3,10 @@
 //! (`--bucket`), ending cleanly on Ctrl-C or SIGTERM, a progress line on stderr, and the final
 //! report (rendering, SLO verdicts, digest file, exit status). Also `tokentime merge`.
 //!
-//! Shape: worker threads read the inputs (each input into its own [`Part`] behind a mutex,
-//! locked once per line, uncontended but for a snapshot); the calling thread owns stdout and
-//! only waits, wakes every 100 ms or at the next interval, and renders. A worker blocked on a
+//! Shape: worker threads read the inputs, each through the driver ([`crate::app::driver`]:
+//! documents' records read, files chunked by their share of the threads) into its own
+//! [`Tally`] behind a mutex ([`scan`]), locked once per line, uncontended but for a snapshot;
+//! the calling thread ([`Watch`]) owns stdout and only waits, wakes every 100 ms or at the next interval, and renders. A worker blocked on a
 //! silent stdin (`tail -F`) never delays a tick or a signal: the final summary is printed from
 //! the parts as they are and [`run_summary`] returns without joining it. Parts are folded into
 //! the total in input order, so results do not depend on which thread read what.
@@ -16,13 +17,11 @@
 //! when it is done).
 
 use crate::app::Diagnostics;
+use crate::app::driver::{self, Documents, Reading, WorkerSink};
 use crate::app::error::{Error, ExitCode};
-use crate::app::parallel;
-use crate::app::worker::{Handled, Part, Worker};
+use crate::app::worker::{Tally, Worker};
 use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
-use crate::input::document::{Document, Item, Objects};
-use crate::input::lines::{Line, LineReader};
 use crate::input::source::Source;
 use crate::output::render;
 use crate::output::summary::{group_json, to_json, write_table};
@@ -30,7 +29,7 @@ use crate::summary::Summary;
 use crate::summary::window::{Buckets, Sliding, format_duration, rfc3339_ms};
 use crate::summary::{digest_file, slo};
 use serde_json::json;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -52,7 +51,7 @@ struct Shared {
     template: Summary,
     /// The processor every input's worker starts from (formats compiled once).
     proto: crate::classify::Processor,
-    parts: Vec<Mutex<Part>>,
+    parts: Vec<Mutex<Tally>>,
     next: AtomicUsize,
     stop: AtomicBool,
     bytes: Arc<AtomicU64>,
@@ -61,188 +60,36 @@ struct Shared {
     input_failed: AtomicU64,
 }
 
-/// Counts the bytes read from a file, for the progress line.
-struct Counting<R> {
-    inner: R,
-    bytes: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.bytes.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-fn open(source: &Source, bytes: &Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
-    match source {
-        Source::Stdin => source.open(),
-        // A small buffer for peeking at the first bytes: bigger reads go straight through.
-        Source::Path(p) => crate::input::source::decompress(io::BufReader::with_capacity(
-            32 * 1024,
-            Counting {
-                inner: std::fs::File::open(p)?,
-                bytes: Arc::clone(bytes),
-            },
-        )),
-    }
-}
-
 /// Reads input `i` into its part. An input that cannot be read is reported on stderr and
-/// flagged (the run still reports what the other inputs hold, and exits 2).
+/// counted (the run still reports what the other inputs hold, and exits 2).
 fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
-    let cfg = &sh.config;
-    let source = &cfg.inputs[i];
+    let source = &sh.config.inputs[i];
     let name = source.name();
-    let fail = |e: io::Error| {
-        crate::diag!(
-            "tokentime: {}",
-            Error::Input {
-                name: name.clone(),
-                source: e
-            }
-        );
+    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), &sh.parts[i]);
+    let mut report = |line: u64, why: Option<&str>| match why {
+        Some(why) => lock(&sh.diags).report(&name, line, why),
+        None => lock(&sh.diags).hide(),
+    };
+    let mut sink = WorkerSink {
+        worker: &mut worker,
+        out: &mut io::sink(),
+        report: &mut report,
+        line_buffered: false,
+        finish_each: true,
+        failed: false,
+    };
+    let reading = Reading {
+        config: &sh.config,
+        chunked: sh.chunked_config.as_ref(),
+        documents: Documents::Records,
+        stop: Some(&sh.stop),
+        bytes: Some(&sh.bytes),
+        in_chunks: Some(&sh.chunked),
+    };
+    driver::read(&reading, source, &mut sink).map_err(Error::Output)?;
+    if sink.failed {
         sh.input_failed.fetch_add(1, Ordering::Relaxed);
-    };
-    let reader = match open(source, &sh.bytes) {
-        Ok(r) => r,
-        Err(e) => {
-            fail(e);
-            return Ok(());
-        }
-    };
-    let mut reader = io::BufReader::with_capacity(64 * 1024, reader);
-    let part = &sh.parts[i];
-    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), part);
-    let report = |line_no: u64, why: &str| lock(&sh.diags).report(&name, line_no, why);
-    let mut line_no = 0u64;
-    match crate::input::document::detect(&mut reader) {
-        Err(e) => {
-            fail(e);
-            return Ok(());
-        }
-        Ok(Some(Document::Array)) => {
-            // A JSON array document (LLMPerf): its elements are the records.
-            let mut each = |rec: &[u8]| -> io::Result<()> {
-                line_no += 1;
-                if let Handled::Done(Some(why)) =
-                    worker.line(line_no, b"", rec, b"", &mut io::sink())?
-                {
-                    report(line_no, &why);
-                }
-                Ok(())
-            };
-            if let Err(msg) = crate::input::document::for_each_element(reader, &mut each) {
-                worker.count_invalid();
-                report(line_no + 1, &format!("invalid JSON document: {msg}"));
-            }
-        }
-        Ok(Some(Document::Object)) => {
-            // Pretty-printed objects (a benchmark result written with `indent=2`): each is
-            // read as one line, numbered by the line its `{` is on.
-            let mut objects = Objects::new(reader, cfg.max_line_bytes);
-            while !sh.stop.load(Ordering::Relaxed) {
-                let (line, bad) = match objects.next_item() {
-                    Ok(None) => break,
-                    Err(e) => {
-                        fail(e);
-                        break;
-                    }
-                    Ok(Some(Item::Object { line, bytes })) => {
-                        match worker.line(line, b"", bytes, b"", &mut io::sink()) {
-                            Ok(Handled::Done(bad)) => (line, bad),
-                            Ok(Handled::Deferred) | Err(_) => (line, None),
-                        }
-                    }
-                    Ok(Some(Item::TooLong { line })) => {
-                        (line, Some(worker.too_long(cfg.max_line_bytes)))
-                    }
-                    Ok(Some(Item::Trailing { line, byte })) => {
-                        worker.count_invalid();
-                        (
-                            line,
-                            Some(format!(
-                                "invalid JSON document: `{}` after its objects (not read further)",
-                                byte.escape_ascii()
-                            )),
-                        )
-                    }
-                };
-                if let Some(why) = bad {
-                    report(line, &why);
-                }
-            }
-        }
-        Ok(None)
-            if sh
-                .chunked_config
-                .as_ref()
-                .is_some_and(|c| parallel::applies(c, source)) =>
-        {
-            let chunked = sh.chunked_config.as_ref().unwrap_or(cfg);
-            sh.chunked.fetch_add(1, Ordering::SeqCst);
-            let mut report_chunked = |line: u64, why: Option<&str>| match why {
-                Some(why) => report(line, why),
-                None => lock(&sh.diags).hide(),
-            };
-            let proto = worker.fork();
-            worker.sweep_apart();
-            let done = parallel::run_file(
-                chunked,
-                Box::new(reader),
-                &|| proto.fork(),
-                &mut worker,
-                &mut io::sink(),
-                false,
-                &mut report_chunked,
-                Some(&sh.stop),
-            );
-            if let Ok(done) = done {
-                for w in done.workers {
-                    if let Some(p) = w.into_part() {
-                        lock(part).absorb(&p, &sh.template);
-                    }
-                }
-                if let Some(e) = done.input_error {
-                    fail(e);
-                }
-            }
-            worker.finish();
-            sh.chunked.fetch_sub(1, Ordering::SeqCst);
-            return Ok(());
-        }
-        Ok(None) => {
-            let mut lines = LineReader::new(reader, cfg.max_line_bytes);
-            while !sh.stop.load(Ordering::Relaxed) {
-                let line = match lines.next_line(&mut || Ok(()), &mut |_| Ok(())) {
-                    Ok(Some(l)) => l,
-                    Ok(None) => break,
-                    Err(e) => {
-                        fail(e);
-                        break;
-                    }
-                };
-                line_no += 1;
-                let bad = match line {
-                    Line::TooLong => Some(worker.too_long(cfg.max_line_bytes)),
-                    Line::Text {
-                        prefix,
-                        content,
-                        ending,
-                    } => match worker.line(line_no, prefix, content, ending, &mut io::sink()) {
-                        Ok(Handled::Done(bad)) => bad,
-                        // Writing to a sink cannot fail; only `Worker::fork` defers.
-                        Ok(Handled::Deferred) | Err(_) => None,
-                    },
-                };
-                if let Some(why) = bad {
-                    report(line_no, &why);
-                }
-            }
-        }
     }
-    worker.finish();
     Ok(())
 }
 
@@ -331,21 +178,7 @@ pub(crate) fn run_summary(
     sc: &SummaryConfig,
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
-    if let Some(path) = &sc.report.save_digest {
-        let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
-        if config
-            .inputs
-            .iter()
-            .any(|s| matches!(s, Source::Path(p) if same(p)))
-        {
-            return Err(Error::Config(format!(
-                "--save-digest {}: is also an input (it would be overwritten)",
-                path.display()
-            )));
-        }
-        digest_file::check_writable(path)
-            .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
-    }
+    check_save_digest(config, sc)?;
     let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
     let n = config.inputs.len();
     // Live input is read all at once (each `tail -F` on its own thread); batch input by
@@ -361,23 +194,15 @@ pub(crate) fn run_summary(
         ..config.clone()
     });
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
-    let total_bytes: u64 = config
-        .inputs
-        .iter()
-        .filter_map(|s| match s {
-            Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Source::Stdin => None,
-        })
-        .sum();
     let sh = Arc::new(Shared {
         config: config.clone(),
         chunked_config,
         chunked: AtomicUsize::new(0),
         sc: sc.clone(),
         parts: (0..n)
-            .map(|_| Mutex::new(Part::new(&template, sc)))
+            .map(|_| Mutex::new(Tally::new(&template, sc)))
             .collect(),
-        template: template.clone(),
+        template,
         proto: Worker::summary_processor(config, sc),
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
@@ -385,9 +210,39 @@ pub(crate) fn run_summary(
         diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
         input_failed: AtomicU64::new(0),
     });
+    let rx = spawn_readers(&sh, jobs);
+    let mut watch = Watch::new(&sh);
+    watch.run(&rx, &signals, out)?;
+    watch.finish(out)
+}
+
+/// Refuses a `--save-digest` file that is also an input, or that cannot be written (before
+/// anything is read).
+fn check_save_digest(config: &Config, sc: &SummaryConfig) -> Result<(), Error> {
+    let Some(path) = &sc.report.save_digest else {
+        return Ok(());
+    };
+    let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    if config
+        .inputs
+        .iter()
+        .any(|s| matches!(s, Source::Path(p) if same(p)))
+    {
+        return Err(Error::Config(format!(
+            "--save-digest {}: is also an input (it would be overwritten)",
+            path.display()
+        )));
+    }
+    digest_file::check_writable(path)
+        .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))
+}
+
+/// Starts `jobs` threads that read the inputs, each the next one not yet taken; each input
+/// read is announced on the channel returned.
+fn spawn_readers(sh: &Arc<Shared>, jobs: usize) -> mpsc::Receiver<(usize, Result<(), Error>)> {
     let (tx, rx) = mpsc::channel::<(usize, Result<(), Error>)>();
     for _ in 0..jobs {
-        let (sh, tx) = (Arc::clone(&sh), tx.clone());
+        let (sh, tx) = (Arc::clone(sh), tx.clone());
         std::thread::spawn(move || {
             loop {
                 let i = sh.next.fetch_add(1, Ordering::Relaxed);
@@ -402,163 +257,224 @@ pub(crate) fn run_summary(
             }
         });
     }
-    drop(tx);
-    let mut progress = Progress {
-        enabled: sc.progress.is_some() && total_bytes > 0,
-        total: total_bytes,
-        start: Instant::now(),
-        delay: sc.progress.unwrap_or_default(),
-        last: None,
-    };
-    let mut total = Part::new(&template, sc);
-    let mut done = vec![false; n];
-    let (mut finished, mut folded) = (0, 0);
-    let start = Instant::now();
-    let every = sc.every.map(|ns| Duration::from_nanos(ns as u64));
-    let mut next_tick = every.map(|e| start + e);
-    let mut sliding = sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w)));
-    let mut ticks = 0u64;
-    let mut interrupted = false;
-    let mut said_no_requests = false;
-    while finished < n {
-        let mut wait = Duration::from_millis(100);
-        if let Some(t) = next_tick {
-            wait = wait.min(t.saturating_duration_since(Instant::now()));
+    rx
+}
+
+/// The calling thread of a summary run: it folds the inputs read into the total, in input
+/// order, prints the interval summaries, the progress line, and the final report.
+struct Watch<'a> {
+    sh: &'a Shared,
+    progress: Progress,
+    /// The inputs folded so far (the first `folded`).
+    total: Tally,
+    done: Vec<bool>,
+    finished: usize,
+    folded: usize,
+    start: Instant,
+    every: Option<Duration>,
+    next_tick: Option<Instant>,
+    sliding: Option<Sliding>,
+    ticks: u64,
+    interrupted: bool,
+    said_no_requests: bool,
+}
+
+impl<'a> Watch<'a> {
+    fn new(sh: &'a Shared) -> Self {
+        let (config, sc) = (&sh.config, &sh.sc);
+        let total_bytes: u64 = config
+            .inputs
+            .iter()
+            .filter_map(|s| match s {
+                Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+                Source::Stdin => None,
+            })
+            .sum();
+        let progress = Progress {
+            enabled: sc.progress.is_some() && total_bytes > 0,
+            total: total_bytes,
+            start: Instant::now(),
+            delay: sc.progress.unwrap_or_default(),
+            last: None,
+        };
+        let start = Instant::now();
+        let every = sc.every.map(|ns| Duration::from_nanos(ns as u64));
+        Watch {
+            sh,
+            progress,
+            total: Tally::new(&sh.template, sc),
+            done: vec![false; config.inputs.len()],
+            finished: 0,
+            folded: 0,
+            start,
+            every,
+            next_tick: every.map(|e| start + e),
+            sliding: sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w))),
+            ticks: 0,
+            interrupted: false,
+            said_no_requests: false,
         }
-        match rx.recv_timeout(wait) {
-            Ok((i, r)) => {
-                if let Err(e) = r {
+    }
+
+    /// Waits for the inputs to be read (or a signal), printing the interval summaries.
+    fn run(
+        &mut self,
+        rx: &mpsc::Receiver<(usize, Result<(), Error>)>,
+        signals: &AtomicBool,
+        out: &mut impl Write,
+    ) -> Result<(), Error> {
+        let sh = self.sh;
+        while self.finished < self.done.len() {
+            let mut wait = Duration::from_millis(100);
+            if let Some(t) = self.next_tick {
+                wait = wait.min(t.saturating_duration_since(Instant::now()));
+            }
+            match rx.recv_timeout(wait) {
+                Ok((_, Err(e))) => {
                     sh.stop.store(true, Ordering::Relaxed);
-                    progress.finish(sh.bytes.load(Ordering::Relaxed));
+                    self.progress.finish(sh.bytes.load(Ordering::Relaxed));
                     return Err(e);
                 }
-                finished += 1;
-                done[i] = true;
-                while folded < n && done[folded] {
-                    let p =
-                        std::mem::replace(&mut *lock(&sh.parts[folded]), Part::new(&template, sc));
-                    total.absorb(&p, &template);
-                    folded += 1;
-                }
+                Ok((i, Ok(()))) => self.fold(i),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
-        if signals.load(Ordering::Relaxed) {
-            interrupted = true;
-            sh.stop.store(true, Ordering::Relaxed);
-            // A file read in chunks adds up its chunks when they are done: wait for the few
-            // in flight (a file on a silent pipe is never read in chunks).
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while sh.chunked.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            break;
-        }
-        if let (Some(t), Some(every)) = (next_tick, every)
-            && Instant::now() >= t
-        {
-            ticks += 1;
-            let mut t = t + every;
-            while t <= Instant::now() {
-                t += every;
-            }
-            next_tick = Some(t);
-            let (mut cov, mut summary) = match &mut sliding {
-                Some(sl) => {
-                    let (c, s) = take_slices(&sh, &mut total, folded);
-                    sl.push(c, s)
+            if signals.load(Ordering::Relaxed) {
+                self.interrupted = true;
+                sh.stop.store(true, Ordering::Relaxed);
+                // A file read in chunks adds up its chunks when they are done: wait for the
+                // few in flight (a file on a silent pipe is never read in chunks).
+                let deadline = Instant::now() + Duration::from_secs(2);
+                while sh.chunked.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(5));
                 }
-                None => {
-                    let snap = snapshot(&sh, &total, folded);
-                    (snap.cov, snap.summary)
-                }
-            };
-            // Said once, as soon as it shows (a live `tail -F` may never end): lines read since
-            // the start, none a request. (The table says it in every report.)
-            if !said_no_requests
-                && sliding.is_none()
-                && cov.requests == 0
-                && cov.lines > 0
-                && sc.report.output != SummaryOutput::Table
+                break;
+            }
+            if let (Some(t), Some(every)) = (self.next_tick, self.every)
+                && Instant::now() >= t
             {
-                crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
-                said_no_requests = true;
+                let mut t = t + every;
+                while t <= Instant::now() {
+                    t += every;
+                }
+                self.next_tick = Some(t);
+                self.tick(out)?;
             }
-            let header = tick_header(config, sc, ticks, start.elapsed(), sliding.as_ref());
-            write_tick(
+            self.progress
+                .update(sh.bytes.load(Ordering::Relaxed), false);
+        }
+        Ok(())
+    }
+
+    /// Input `i` has been read: folds it, and those after it already read, into the total.
+    fn fold(&mut self, i: usize) {
+        let (sh, n) = (self.sh, self.done.len());
+        self.finished += 1;
+        self.done[i] = true;
+        while self.folded < n && self.done[self.folded] {
+            let empty = Tally::new(&sh.template, &sh.sc);
+            let p = std::mem::replace(&mut *lock(&sh.parts[self.folded]), empty);
+            self.total.absorb(&p, &sh.template);
+            self.folded += 1;
+        }
+    }
+
+    /// Prints an interval summary (`--every`).
+    fn tick(&mut self, out: &mut impl Write) -> Result<(), Error> {
+        let (sh, config, sc) = (self.sh, &self.sh.config, &self.sh.sc);
+        self.ticks += 1;
+        let (cov, mut summary) = match &mut self.sliding {
+            Some(sl) => {
+                let (c, s) = take_slices(sh, &mut self.total, self.folded);
+                sl.push(c, s)
+            }
+            None => {
+                let snap = snapshot(sh, &self.total, self.folded);
+                (snap.cov, snap.summary)
+            }
+        };
+        // Said once, as soon as it shows (a live `tail -F` may never end): lines read since
+        // the start, none a request. (The table says it in every report.)
+        if !self.said_no_requests
+            && self.sliding.is_none()
+            && cov.requests == 0
+            && cov.lines > 0
+            && sc.report.output != SummaryOutput::Table
+        {
+            crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+            self.said_no_requests = true;
+        }
+        let elapsed = self.start.elapsed();
+        let tick = Tick {
+            header: tick_header(sc, self.ticks, elapsed, self.sliding.as_ref()),
+            n: self.ticks,
+            elapsed,
+        };
+        write_tick(out, config, sc, &tick, &cov, &mut summary).map_err(Error::Output)?;
+        out.flush().map_err(Error::Output)
+    }
+
+    /// Prints the final report; returns the exit code.
+    fn finish(mut self, out: &mut impl Write) -> Result<ExitCode, Error> {
+        let (sh, config, sc) = (self.sh, &self.sh.config, &self.sh.sc);
+        self.progress.finish(sh.bytes.load(Ordering::Relaxed));
+        // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
+        let mut fin = self.total;
+        for p in &sh.parts[self.folded..] {
+            fin.absorb(&lock(p), &sh.template);
+        }
+        // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
+        fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
+        if self.interrupted {
+            crate::diag!("tokentime: interrupted; summary of the input read so far");
+        }
+        if self.ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
+            out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
+        }
+        if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none() {
+            // The final table is headed like the interval ones (README "Live").
+            writeln!(
                 out,
-                config,
-                sc,
-                &header,
-                ticks,
-                start.elapsed(),
-                &cov,
-                &mut summary,
+                "tokentime summary final at {} ({}s elapsed): everything",
+                rfc3339_ms(now_ns()),
+                self.start.elapsed().as_secs()
             )
             .map_err(Error::Output)?;
-            out.flush().map_err(Error::Output)?;
-            let _ = &mut cov;
         }
-        progress.update(sh.bytes.load(Ordering::Relaxed), false);
-    }
-    progress.finish(sh.bytes.load(Ordering::Relaxed));
-    // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
-    let mut fin = std::mem::replace(&mut total, Part::new(&template, sc));
-    for p in &sh.parts[folded..] {
-        fin.absorb(&lock(p), &sh.template);
-    }
-    // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
-    fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
-    if interrupted {
-        crate::diag!("tokentime: interrupted; summary of the input read so far");
-    }
-    if ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
-        out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
-    }
-    if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none() {
-        // The final table is headed like the interval ones (README "Live").
-        writeln!(
-            out,
-            "tokentime summary final at {} ({}s elapsed): everything",
-            rfc3339_ms(now_ns()),
-            start.elapsed().as_secs()
-        )
-        .map_err(Error::Output)?;
-    }
-    let broken = match &mut fin.buckets {
-        Some(b) => {
-            write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
-            if b.unplaced > 0 {
-                crate::diag!(
-                    "tokentime: {} without an end time {} in no --bucket window",
-                    crate::output::summary::plural(b.unplaced, "request"),
-                    if b.unplaced == 1 { "is" } else { "are" }
-                );
+        let broken = match &mut fin.buckets {
+            Some(b) => {
+                write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
+                if b.unplaced > 0 {
+                    crate::diag!(
+                        "tokentime: {} without an end time {} in no --bucket window",
+                        crate::output::summary::plural(b.unplaced, "request"),
+                        if b.unplaced == 1 { "is" } else { "are" }
+                    );
+                }
+                report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
             }
-            report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
+            None => report(
+                out,
+                &sc.report,
+                &fin.cov,
+                &mut fin.summary,
+                sc.every.is_some(),
+            )?,
+        };
+        out.flush().map_err(Error::Output)?;
+        lock(&sh.diags).finish();
+        if fin.cov.requests == 0
+            && fin.cov.lines > 0
+            && sc.report.output != SummaryOutput::Table
+            && !self.said_no_requests
+        {
+            crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
         }
-        None => report(
-            out,
-            &sc.report,
-            &fin.cov,
-            &mut fin.summary,
-            sc.every.is_some(),
-        )?,
-    };
-    out.flush().map_err(Error::Output)?;
-    lock(&sh.diags).finish();
-    if fin.cov.requests == 0
-        && fin.cov.lines > 0
-        && sc.report.output != SummaryOutput::Table
-        && !said_no_requests
-    {
-        crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+        if fin.cov.read_errors > 0 {
+            return Ok(ExitCode::Usage);
+        }
+        Ok(exit_code(config, &fin.cov, broken))
     }
-    if fin.cov.read_errors > 0 {
-        return Ok(ExitCode::Usage);
-    }
-    Ok(exit_code(config, &fin.cov, broken))
 }
 
 fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
@@ -580,7 +496,7 @@ fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
 }
 
 /// The total so far: the folded inputs and, in order, those still being read.
-fn snapshot(sh: &Shared, total: &Part, folded: usize) -> Part {
+fn snapshot(sh: &Shared, total: &Tally, folded: usize) -> Tally {
     let mut snap = total.clone();
     for p in &sh.parts[folded..] {
         snap.absorb(&lock(p), &sh.template);
@@ -589,7 +505,7 @@ fn snapshot(sh: &Shared, total: &Part, folded: usize) -> Part {
 }
 
 /// Takes the `--window` slices of every part (leaving empty ones) and adds them up.
-fn take_slices(sh: &Shared, total: &mut Part, folded: usize) -> (Coverage, Summary) {
+fn take_slices(sh: &Shared, total: &mut Tally, folded: usize) -> (Coverage, Summary) {
     let empty = (Coverage::default(), sh.template.empty_like());
     let (mut cov, mut sum) = total.slice.replace(empty.clone()).unwrap_or(empty.clone());
     for p in &sh.parts[folded..] {
@@ -601,14 +517,7 @@ fn take_slices(sh: &Shared, total: &mut Part, folded: usize) -> (Coverage, Summa
     (cov, sum)
 }
 
-fn tick_header(
-    config: &Config,
-    sc: &SummaryConfig,
-    n: u64,
-    elapsed: Duration,
-    sliding: Option<&Sliding>,
-) -> String {
-    let _ = config;
+fn tick_header(sc: &SummaryConfig, n: u64, elapsed: Duration, sliding: Option<&Sliding>) -> String {
     let scope = match (sliding, sc.every) {
         (Some(sl), Some(every)) => {
             format!("last {}", format_duration(every * sl.intervals() as i64))
@@ -622,23 +531,28 @@ fn tick_header(
     )
 }
 
+/// One interval summary: its header (table), its number from 1, the time since the start.
+struct Tick {
+    header: String,
+    n: u64,
+    elapsed: Duration,
+}
+
 fn now_ns() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn write_tick(
     out: &mut impl Write,
     config: &Config,
     sc: &SummaryConfig,
-    header: &str,
-    n: u64,
-    elapsed: Duration,
+    tick: &Tick,
     cov: &Coverage,
     summary: &mut Summary,
 ) -> io::Result<()> {
+    let Tick { header, n, elapsed } = tick;
     let q = &sc.report.quantiles;
     match sc.report.output {
         SummaryOutput::Json => {
