@@ -135,23 +135,23 @@ fn read_ahead(
             continue;
         }
         next_parse = ahead.len().saturating_mul(2);
-        let start = if done == 0 && ahead.starts_with(UTF8_BOM) {
-            UTF8_BOM.len()
-        } else {
-            done
-        };
-        let mut values =
-            serde_json::Deserializer::from_slice(&ahead[start..]).into_iter::<&RawValue>();
         loop {
+            // Blanks and byte-order marks between values (files joined with `cat`).
+            let rest = &ahead[done..];
+            let skip = rest.len() - trim_blanks_and_boms(rest).len();
+            if skip == rest.len() {
+                break;
+            }
+            let mut values =
+                serde_json::Deserializer::from_slice(&rest[skip..]).into_iter::<&RawValue>();
             match values.next() {
-                None => break,
                 Some(Ok(v)) if v.get().as_bytes().first() == Some(&open) => {
                     any = true;
-                    done = start + values.byte_offset();
+                    done += skip + values.byte_offset();
                 }
                 // More input may complete the value.
                 Some(Err(e)) if e.is_eof() && !eof => break,
-                Some(_) => return Ok(false),
+                _ => return Ok(false),
             }
         }
         if eof {
@@ -159,6 +159,17 @@ fn read_ahead(
         }
         if ahead.len() > cap {
             return Ok(true);
+        }
+    }
+}
+
+/// `b` without the blanks and UTF-8 byte-order marks it starts with.
+fn trim_blanks_and_boms(mut b: &[u8]) -> &[u8] {
+    loop {
+        let t = b.trim_ascii_start();
+        match t.strip_prefix(UTF8_BOM) {
+            Some(rest) => b = rest,
+            None => return t,
         }
     }
 }
@@ -508,11 +519,17 @@ mod tests {
     #[test]
     fn whole_documents_stay_documents() {
         let array = b"[\n {\"a\": 1},\n {\"a\": 2}\n]\n";
-        assert_eq!(sniffed(array, 1 << 20), (Some(Document::Array), array.to_vec()));
+        assert_eq!(
+            sniffed(array, 1 << 20),
+            (Some(Document::Array), array.to_vec())
+        );
         let two = b"[{\"a\": 1}]\n[]\n";
         assert_eq!(sniffed(two, 1 << 20).0, Some(Document::Array));
-        let objects = b"\xEF\xBB\xBF{\n \"a\": 1\n}\n{\n \"b\": 2\n}\n";
-        assert_eq!(sniffed(objects, 1 << 20), (Some(Document::Object), objects.to_vec()));
+        let objects = b"\xEF\xBB\xBF{\n \"a\": 1\n}\r\n\xEF\xBB\xBF{\n \"b\": 2\n}\n";
+        assert_eq!(
+            sniffed(objects, 1 << 20),
+            (Some(Document::Object), objects.to_vec())
+        );
         // A compact object after a pretty one is still a sequence of objects.
         let mixed = b"{\n \"a\": 1\n}\n{\"b\":2}\n";
         assert_eq!(sniffed(mixed, 1 << 20).0, Some(Document::Object));
