@@ -6,7 +6,7 @@ use std::io::{self, Write};
 /// Writes a duration given in ns as milliseconds with at most 3 decimals (rounded to the
 /// microsecond), at least one: `412.5`, `1650.0`, `0.001`.
 ///
-/// ```
+/// ```text
 /// let mut out = Vec::new();
 /// tokentime::write_ms(&mut out, 412_500_000.0).unwrap();
 /// tokentime::write_ms(&mut out, 18_375_047.6).unwrap();
@@ -175,5 +175,19 @@ mod tests {
             write_fixed3(&mut got, v).unwrap();
             assert_eq!(String::from_utf8(got).unwrap(), naive(v), "{v}");
         }
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_write_ms() {
+        let mut out = Vec::new();
+        write_ms(&mut out, 412_500_000.0).unwrap();
+        write_ms(&mut out, 18_375_047.6).unwrap();
+        assert_eq!(out, b"412.518.375");
     }
 }

@@ -44,7 +44,7 @@ pub(crate) struct Histogram {
 
 /// The histogram of `points`; `None` when there are none.
 ///
-/// ```
+/// ```text
 /// use tokentime::hist::build;
 /// let h = build(&[(1.0, 1.0), (2.0, 1.0), (150.0, 2.0), (0.0, 1.0)]).unwrap();
 /// assert_eq!(h.per_decade, 10);
@@ -222,5 +222,19 @@ mod tests {
         assert_eq!(edge(15.8489), "15.8");
         assert_eq!(edge(1.58489), "1.58");
         assert_eq!(edge(0.0158489), "0.0158");
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_build() {
+        let h = build(&[(1.0, 1.0), (2.0, 1.0), (150.0, 2.0), (0.0, 1.0)]).unwrap();
+        assert_eq!(h.per_decade, 10);
+        assert_eq!(h.nonpositive, 1.0);
+        assert_eq!(h.bins.iter().map(|b| b.count).sum::<f64>(), 4.0);
     }
 }

@@ -339,7 +339,7 @@ fn accept(comps: &[Comp], delta_bic: f64) -> Option<Vec<f64>> {
 /// Looks for two or three modes among `points` (value, weight); `None` when the
 /// distribution is unimodal by the module's method, or has too few positive values.
 ///
-/// ```
+/// ```text
 /// use tokentime::modes::detect;
 /// // 300 values spread around 80 and 200 around 1500 (a logistic spread of 0.25 in logs).
 /// let spread = |i: usize, n: usize| {
@@ -507,5 +507,27 @@ mod tests {
         let m = detect(&pts).expect("two modes");
         assert!((m.n - 10_000.0).abs() < 1e-6);
         assert!((m.modes[0].share - 0.5).abs() < 0.01);
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_detect() {
+        // 300 values spread around 80 and 200 around 1500 (a logistic spread of 0.25 in logs).
+        let spread = |i: usize, n: usize| {
+            let p = (i as f64 + 0.5) / n as f64;
+            (0.25 * (p / (1.0 - p)).ln() * 3f64.sqrt() / std::f64::consts::PI).exp()
+        };
+        let mut pts: Vec<(f64, f64)> = (0..300).map(|i| (80.0 * spread(i, 300), 1.0)).collect();
+        pts.extend((0..200).map(|i| (1500.0 * spread(i, 200), 1.0)));
+        let m = detect(&pts).unwrap();
+        assert_eq!(m.modes.len(), 2);
+        assert!((m.modes[0].center / 80.0 - 1.0).abs() < 0.05);
+        assert!((m.modes[0].share - 0.6).abs() < 0.01);
+        assert!(m.antimodes[0] > 100.0 && m.antimodes[0] < 1200.0);
     }
 }

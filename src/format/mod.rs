@@ -364,7 +364,7 @@ pub(crate) fn rule(field: Field, unit: Unit, paths: &[&str]) -> FieldRule {
 /// with a backslash: `a\.b`. An array element is its own segment: `a[0]` (the first), `a[-1]`
 /// (the last), also written `a.[-1]`.
 ///
-/// ```
+/// ```text
 /// use tokentime::format::parse_path;
 /// assert_eq!(parse_path("a.b[-1].c"), ["a", "b", "[-1]", "c"]);
 /// assert_eq!(parse_path(r"gen_ai\.usage.x"), ["gen_ai.usage", "x"]);
@@ -1346,5 +1346,17 @@ mod tests {
     fn dotted_paths_with_escapes() {
         assert_eq!(parse_path("a.b"), vec!["a", "b"]);
         assert_eq!(parse_path(r"gen_ai\.usage.x"), vec!["gen_ai.usage", "x"]);
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_parse_path() {
+        assert_eq!(parse_path("a.b[-1].c"), ["a", "b", "[-1]", "c"]);
+        assert_eq!(parse_path(r"gen_ai\.usage.x"), ["gen_ai.usage", "x"]);
     }
 }

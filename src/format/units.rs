@@ -123,7 +123,7 @@ impl Unit {
 /// Numbers may also be written as decimal strings (`"1741946531018273536"`). Returns `None` for
 /// `null`, non-numeric text, non-finite values and values that overflow `i64` nanoseconds.
 ///
-/// ```
+/// ```text
 /// use tokentime::units::{decode_ns, Unit};
 /// assert_eq!(decode_ns("1795964927.0283072", Unit::EpochS), Some(1_795_964_927_028_307_200));
 /// assert_eq!(decode_ns("\"955.594µs\"", Unit::DurationStr), Some(955_594));
@@ -186,7 +186,7 @@ pub(crate) fn decode_ns_bytes(raw: &[u8], unit: Unit) -> Option<i64> {
 /// string (OTLP `intValue`). A number with a zero fraction (`12.0`, `1.2e1`) is accepted; one
 /// with any non-zero digit below the units (`12.5`, `1e-9`) is not a count.
 ///
-/// ```
+/// ```text
 /// use tokentime::units::decode_count;
 /// assert_eq!(decode_count("128"), Some(128));
 /// assert_eq!(decode_count("\"128\""), Some(128));
@@ -492,7 +492,7 @@ impl Mantissa {
 /// `z` and a space separator accepted) to epoch nanoseconds. A time with no offset at all
 /// (`2025-03-14 10:02:11.4`, as Python's `str(datetime)` writes) is taken as UTC.
 ///
-/// ```
+/// ```text
 /// use tokentime::units::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), Some(1_500_000_000));
 /// assert_eq!(parse_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
@@ -598,7 +598,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// Parses a duration string: a decimal number and one of `ns`, `us`, `µs` (U+00B5), `μs`
 /// (U+03BC), `ms`, `s` (Rust's `Duration` Debug form, as TGI logs it).
 ///
-/// ```
+/// ```text
 /// use tokentime::units::parse_duration_str;
 /// assert_eq!(parse_duration_str("735.200735ms"), Some(735_200_735));
 /// assert_eq!(parse_duration_str("1.5s"), Some(1_500_000_000));
@@ -886,5 +886,51 @@ mod short_path_tests {
             decimal_scaled(b"1795964927.0283072", 9),
             Some(1_795_964_927_028_307_200)
         );
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_decode_ns() {
+        assert_eq!(
+            decode_ns("1795964927.0283072", Unit::EpochS),
+            Some(1_795_964_927_028_307_200)
+        );
+        assert_eq!(decode_ns("\"955.594µs\"", Unit::DurationStr), Some(955_594));
+        assert_eq!(decode_ns("862.155", Unit::Ms), Some(862_155_000));
+    }
+
+    #[test]
+    fn example_of_decode_count() {
+        assert_eq!(decode_count("128"), Some(128));
+        assert_eq!(decode_count("\"128\""), Some(128));
+        assert_eq!(decode_count("1.28e2"), Some(128));
+        assert_eq!(decode_count("-1"), None);
+        assert_eq!(decode_count("128.000000000000000001"), None);
+    }
+
+    #[test]
+    fn example_of_parse_rfc3339() {
+        assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), Some(1_500_000_000));
+        assert_eq!(parse_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
+        // Not a date or an offset RFC 3339 allows: the field is unparseable.
+        assert_eq!(parse_rfc3339("2025-02-29T00:00:00Z"), None);
+        assert_eq!(
+            parse_rfc3339("2024-02-29T00:00:00Z"),
+            Some(1_709_164_800_000_000_000)
+        );
+        assert_eq!(parse_rfc3339("2025-01-01T00:00:00+24:00"), None);
+    }
+
+    #[test]
+    fn example_of_parse_duration_str() {
+        assert_eq!(parse_duration_str("735.200735ms"), Some(735_200_735));
+        assert_eq!(parse_duration_str("1.5s"), Some(1_500_000_000));
+        assert_eq!(parse_duration_str("49.382μs"), Some(49_382));
+        assert_eq!(parse_duration_str("0ns"), Some(0));
     }
 }

@@ -258,7 +258,7 @@ pub struct Metrics {
 /// `hit_ratio` is `--cache-hit-ratio` (default 0.5). `None` when the cached count is unknown,
 /// or when it is positive but the prompt length is unknown.
 ///
-/// ```
+/// ```text
 /// use tokentime::metrics::{cache_class, CacheClass};
 /// assert_eq!(cache_class(Some(68), Some(60), 0.5), Some(CacheClass::Hit));
 /// assert_eq!(cache_class(Some(1235), Some(40), 0.5), Some(CacheClass::Partial));
@@ -302,7 +302,7 @@ fn wide_interval(a: i64, b: i64) -> Value {
 /// The steps below run in this order, each a function of its own; none allocates (this runs
 /// once per request).
 ///
-/// ```
+/// ```text
 /// use tokentime::metrics::{derive, Timeline, Origin};
 /// // llama.cpp timings: prompt_ms 862.155, predicted_ms 1157.628, predicted_n 64.
 /// let t = Timeline { prefill: Some(862_155_000), decode: Some(1_157_628_000),
@@ -922,5 +922,37 @@ mod tests {
         );
         assert_eq!(cache_class(None, Some(3), 0.5), None);
         assert_eq!(cache_class(None, Some(0), 0.5), Some(CacheClass::Miss));
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_cache_class() {
+        assert_eq!(cache_class(Some(68), Some(60), 0.5), Some(CacheClass::Hit));
+        assert_eq!(
+            cache_class(Some(1235), Some(40), 0.5),
+            Some(CacheClass::Partial)
+        );
+        assert_eq!(cache_class(Some(56), Some(0), 0.5), Some(CacheClass::Miss));
+        assert_eq!(cache_class(Some(56), None, 0.5), None);
+    }
+
+    #[test]
+    fn example_of_derive() {
+        // llama.cpp timings: prompt_ms 862.155, predicted_ms 1157.628, predicted_n 64.
+        let t = Timeline {
+            prefill: Some(862_155_000),
+            decode: Some(1_157_628_000),
+            output_tokens: Some(64),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Ok(862_155_000.0));
+        assert_eq!(m.ttft_origin, Some(Origin::Scheduled));
+        assert_eq!(m.tpot, Ok(1_157_628_000.0 / 63.0));
     }
 }

@@ -538,7 +538,7 @@ impl<T> Sweep<T> {
 /// The bucket of a mean in-flight count: rounded to the nearest integer (halves up, at least
 /// 1), then `0` for 1, `1` for 2, `2` for 3-4, `3` for 5-8, `k` for `2^(k-1)+1 ..= 2^k`.
 ///
-/// ```
+/// ```text
 /// use tokentime::concurrency::{bucket, bucket_label};
 /// assert_eq!(bucket(0.3), 0);
 /// assert_eq!(bucket(1.49), 0);
@@ -810,5 +810,21 @@ mod tests {
                 "1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "9-16", "17-32"
             ]
         );
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_bucket() {
+        assert_eq!(bucket(0.3), 0);
+        assert_eq!(bucket(1.49), 0);
+        assert_eq!(bucket(1.5), 1);
+        assert_eq!(bucket(3.97), 2);
+        assert_eq!(bucket(8.4), 3);
+        assert_eq!(bucket_label(bucket(8.6)), "9-16");
     }
 }

@@ -247,7 +247,7 @@ impl Weighted {
     /// cumulative weight reaches `q` of the total (within 1 % of the value, exact when the
     /// bin holds one value); `None` when empty.
     ///
-    /// ```
+    /// ```text
     /// use tokentime::analysis::Weighted;
     /// let mut w = Weighted::default();
     /// w.add(10.0, 1.0);
@@ -629,5 +629,20 @@ impl Extra {
         self.decode_share.merge(&o.decode_share);
         self.decode_ms += o.decode_ms;
         self.e2e_ms += o.e2e_ms;
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_quantile() {
+        let mut w = Weighted::default();
+        w.add(10.0, 1.0);
+        w.add(100.0, 9.0);
+        assert_eq!(w.quantile(0.5), Some(100.0));
+        assert_eq!(w.quantile(0.05), Some(10.0));
     }
 }

@@ -417,7 +417,7 @@ impl Digest {
 /// Type-7 quantile of sorted, non-empty `xs`: `h = (n-1)q`, interpolate between `xs[floor h]`
 /// and the next.
 ///
-/// ```
+/// ```text
 /// use tokentime::digest::quantile_sorted;
 /// assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
 /// assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.9), 3.7);
@@ -682,5 +682,17 @@ mod tests {
             b.add(v);
         }
         assert_eq!(a.mean(), b.mean());
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_quantile_sorted() {
+        assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.5), 2.5);
+        assert_eq!(quantile_sorted(&[1.0, 2.0, 3.0, 4.0], 0.9), 3.7);
     }
 }

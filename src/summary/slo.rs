@@ -27,7 +27,7 @@ pub struct Slo {
 /// Parses `METRIC:pQ<=VALUE[@KEY=VALUE,...]`, e.g. `ttft:p99<=800ms@cache=miss`. `VALUE` is
 /// a duration with a unit for a duration metric (`800ms`, `1.5s`), a number for a token count.
 ///
-/// ```
+/// ```text
 /// let s = tokentime::slo::parse_slo("ttft:p99<=800ms@cache=miss").unwrap();
 /// assert_eq!((s.quantile, s.bound), (0.99, 800.0));
 /// assert_eq!(s.group, vec![("cache".to_string(), Some("miss".to_string()))]);
@@ -160,7 +160,7 @@ pub struct Targets(pub(crate) Vec<(Metric, f64)>);
 
 /// Parses `ttft=1s,tpot=50ms` (duration metrics only).
 ///
-/// ```
+/// ```text
 /// let t = tokentime::slo::parse_goodput("ttft=1s,tpot=50ms").unwrap();
 /// assert_eq!(t.text(), "ttft=1s,tpot=50ms");
 /// ```
@@ -273,5 +273,27 @@ mod tests {
         };
         assert_eq!(t.judge(&unknown), None);
         assert!(parse_goodput("input_tokens=5s").is_err());
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_parse_slo() {
+        let s = parse_slo("ttft:p99<=800ms@cache=miss").unwrap();
+        assert_eq!((s.quantile, s.bound), (0.99, 800.0));
+        assert_eq!(
+            s.group,
+            vec![("cache".to_string(), Some("miss".to_string()))]
+        );
+    }
+
+    #[test]
+    fn example_of_parse_goodput() {
+        let t = parse_goodput("ttft=1s,tpot=50ms").unwrap();
+        assert_eq!(t.text(), "ttft=1s,tpot=50ms");
     }
 }

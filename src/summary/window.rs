@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, VecDeque};
 /// Parses a flag duration: a number with a unit `ns`, `us`/`µs`, `ms`, `s`, `m`, `h` or `d`
 /// (`10s`, `1.5m`, `250ms`), into nanoseconds.
 ///
-/// ```
+/// ```text
 /// use tokentime::window::parse_flag_duration;
 /// assert_eq!(parse_flag_duration("1m"), Ok(60_000_000_000));
 /// assert_eq!(parse_flag_duration("250ms"), Ok(250_000_000));
@@ -80,7 +80,7 @@ pub(crate) fn format_duration(ns: i64) -> String {
 
 /// Renders epoch nanoseconds as RFC 3339 UTC with milliseconds (`2026-01-01T00:01:00.000Z`).
 ///
-/// ```
+/// ```text
 /// use tokentime::window::rfc3339_ms;
 /// assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
 /// assert_eq!(rfc3339_ms(1_767_225_660_123_456_789), "2026-01-01T00:01:00.123Z");
@@ -245,5 +245,27 @@ mod tests {
             vec![60_000_000_000, 120_000_000_000]
         );
         assert_eq!(b.unplaced, 1);
+    }
+}
+
+/// The examples in this file's docs, run.
+#[cfg(test)]
+mod doc_examples {
+    use super::*;
+
+    #[test]
+    fn example_of_parse_flag_duration() {
+        assert_eq!(parse_flag_duration("1m"), Ok(60_000_000_000));
+        assert_eq!(parse_flag_duration("250ms"), Ok(250_000_000));
+        assert!(parse_flag_duration("10").is_err());
+    }
+
+    #[test]
+    fn example_of_rfc3339_ms() {
+        assert_eq!(rfc3339_ms(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            rfc3339_ms(1_767_225_660_123_456_789),
+            "2026-01-01T00:01:00.123Z"
+        );
     }
 }

@@ -63,82 +63,124 @@ fn every_expected_file_matches() {
     assert!(n >= 20, "expected files found: {n}");
 }
 
+/// The cases a format cannot hold: (format, case, why).
+const CANNOT: &[(&str, &str, &str)] = &[
+    (
+        "ollama",
+        "error",
+        "a bare {\"error\"} counts only under --format ollama (tests/robustness.rs)",
+    ),
+    ("tgi", "hit", "TGI logs no prompt or cache counts"),
+    ("tgi", "miss", "TGI logs no prompt or cache counts"),
+    ("nim", "hit", "NIM's stats have no cache count"),
+    (
+        "vllm-otlp",
+        "hit",
+        "vLLM's spans carry no cached-token count",
+    ),
+    (
+        "vllm-otlp",
+        "miss",
+        "vLLM's spans carry no cached-token count",
+    ),
+    (
+        "vllm-bench",
+        "hit",
+        "benchmark results have no cache counts",
+    ),
+    (
+        "vllm-bench",
+        "miss",
+        "benchmark results have no cache counts",
+    ),
+    ("llamacpp-log", "hit", "the legacy log has no cache counts"),
+    ("llamacpp-log", "miss", "the legacy log has no cache counts"),
+    (
+        "llamacpp-log",
+        "error",
+        "the legacy log writes no per-request error line",
+    ),
+    ("llmperf", "hit", "LLMPerf has no cache counts"),
+    ("llmperf", "miss", "LLMPerf has no cache counts"),
+    (
+        "llmperf",
+        "one_token",
+        "checked on realdata (tests/realdata.rs), a JSON array document",
+    ),
+    (
+        "llmperf",
+        "error",
+        "checked on realdata: 49 errors in llmperf-bedrock-70b (tests/realdata.rs)",
+    ),
+    ("guidellm", "hit", "guidellm has no cache counts"),
+    ("guidellm", "miss", "guidellm has no cache counts"),
+    (
+        "guidellm",
+        "one_token",
+        "checked on realdata (tests/realdata.rs), megabyte documents",
+    ),
+    (
+        "guidellm",
+        "error",
+        "checked on realdata: incomplete requests (tests/realdata.rs)",
+    ),
+    ("nim", "miss", "NIM's stats have no cache count"),
+    (
+        "nim",
+        "error",
+        "NIM's error body is vLLM's error object (formats/nim)",
+    ),
+    (
+        "deepseek-usage",
+        "error",
+        "DeepSeek's error body is OpenAI's (formats/deepseek-usage)",
+    ),
+];
+
 /// Each single-line format's expected files hold a prefix-cache hit, a miss, a one-token
 /// output and an error, except where the format cannot say it (listed with the reason).
 #[test]
 fn every_format_has_hit_miss_one_token_and_error_cases() {
-    let cannot: &[(&str, &str, &str)] = &[
-        (
-            "ollama",
-            "error",
-            "a bare {\"error\"} counts only under --format ollama (tests/robustness.rs)",
-        ),
-        ("tgi", "hit", "TGI logs no prompt or cache counts"),
-        ("tgi", "miss", "TGI logs no prompt or cache counts"),
-        ("nim", "hit", "NIM's stats have no cache count"),
-        (
-            "vllm-otlp",
-            "hit",
-            "vLLM's spans carry no cached-token count",
-        ),
-        (
-            "vllm-otlp",
-            "miss",
-            "vLLM's spans carry no cached-token count",
-        ),
-        (
-            "vllm-bench",
-            "hit",
-            "benchmark results have no cache counts",
-        ),
-        (
-            "vllm-bench",
-            "miss",
-            "benchmark results have no cache counts",
-        ),
-        ("llamacpp-log", "hit", "the legacy log has no cache counts"),
-        ("llamacpp-log", "miss", "the legacy log has no cache counts"),
-        (
-            "llamacpp-log",
-            "error",
-            "the legacy log writes no per-request error line",
-        ),
-        ("llmperf", "hit", "LLMPerf has no cache counts"),
-        ("llmperf", "miss", "LLMPerf has no cache counts"),
-        (
-            "llmperf",
-            "one_token",
-            "checked on realdata (tests/realdata.rs), a JSON array document",
-        ),
-        (
-            "llmperf",
-            "error",
-            "checked on realdata: 49 errors in llmperf-bedrock-70b (tests/realdata.rs)",
-        ),
-        ("guidellm", "hit", "guidellm has no cache counts"),
-        ("guidellm", "miss", "guidellm has no cache counts"),
-        (
-            "guidellm",
-            "one_token",
-            "checked on realdata (tests/realdata.rs), megabyte documents",
-        ),
-        (
-            "guidellm",
-            "error",
-            "checked on realdata: incomplete requests (tests/realdata.rs)",
-        ),
-        ("nim", "miss", "NIM's stats have no cache count"),
-        (
-            "nim",
-            "error",
-            "NIM's error body is vLLM's error object (formats/nim)",
-        ),
-        (
-            "deepseek-usage",
-            "error",
-            "DeepSeek's error body is OpenAI's (formats/deepseek-usage)",
-        ),
-    ];
+    let seen = cases_in_expected_files();
+    for format in [
+        "litellm",
+        "llamacpp",
+        "vllm",
+        "vllm-otlp",
+        "otlp",
+        "vllm-bench",
+        "llmperf",
+        "guidellm",
+        "ollama",
+        "llamacpp-log",
+        "sglang-log",
+        "tgi",
+        "nim",
+        "kong",
+        "helicone",
+        "langfuse",
+        "bedrock",
+        "sglang",
+        "openai-usage",
+        "openai-responses-usage",
+        "anthropic-usage",
+        "deepseek-usage",
+    ] {
+        for case in ["hit", "miss", "one_token", "error"] {
+            let exempt = CANNOT.iter().any(|(f, c, _)| *f == format && *c == case);
+            let has = seen.get(format).is_some_and(|s| s.contains(case));
+            assert!(has || exempt, "{format}: no {case} case in testdata");
+            assert!(
+                !(has && exempt),
+                "{format}: {case} is listed as impossible but is there"
+            );
+        }
+    }
+}
+
+/// Per format, which of `hit`, `miss`, `one_token` and `error` the expected files hold.
+fn cases_in_expected_files()
+-> std::collections::HashMap<String, std::collections::HashSet<&'static str>> {
     let mut seen: std::collections::HashMap<String, std::collections::HashSet<&str>> =
         Default::default();
     for dir in ["samples", "formats"] {
@@ -177,38 +219,5 @@ fn every_format_has_hit_miss_one_token_and_error_cases() {
             }
         }
     }
-    for format in [
-        "litellm",
-        "llamacpp",
-        "vllm",
-        "vllm-otlp",
-        "otlp",
-        "vllm-bench",
-        "llmperf",
-        "guidellm",
-        "ollama",
-        "llamacpp-log",
-        "sglang-log",
-        "tgi",
-        "nim",
-        "kong",
-        "helicone",
-        "langfuse",
-        "bedrock",
-        "sglang",
-        "openai-usage",
-        "openai-responses-usage",
-        "anthropic-usage",
-        "deepseek-usage",
-    ] {
-        for case in ["hit", "miss", "one_token", "error"] {
-            let exempt = cannot.iter().any(|(f, c, _)| *f == format && *c == case);
-            let has = seen.get(format).is_some_and(|s| s.contains(case));
-            assert!(has || exempt, "{format}: no {case} case in testdata");
-            assert!(
-                !(has && exempt),
-                "{format}: {case} is listed as impossible but is there"
-            );
-        }
-    }
+    seen
 }
