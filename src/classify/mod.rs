@@ -807,7 +807,9 @@ impl Processor {
             let start = self.gaps.len();
             let mut timeline = self.formats.timeline(d, line, &self.slots, &mut self.gaps);
             let standalone = self.formats.standalone(d.format, line, &self.slots);
-            match (!standalone).then(|| self.joins.remove(&key)).flatten() {
+            let now = timeline.logged_at.or(timeline.end);
+            let entry = (!standalone).then(|| self.take_join(&key, now)).flatten();
+            match entry {
                 Some(entry) => timeline.fill_from(&entry.timeline),
                 None if spec_requires_parts => self.join_counts.join_orphaned += 1,
                 None => {}
@@ -822,6 +824,7 @@ impl Processor {
             }
             self.joins.seq += 1;
             let seq = self.joins.seq;
+            self.drop_if_idle(&key, seen);
             match self.joins.seen(&key, seen) {
                 Some(e) => e.timeline.fill_from(&part),
                 None => {
@@ -840,6 +843,29 @@ impl Processor {
         };
         self.joins.key = key;
         kind
+    }
+
+    /// Removes the entry at `key` when its last part is older than the idle timeout before
+    /// `now` (an abandoned stream whose key a later request reuses), counting it timed out.
+    fn drop_if_idle(&mut self, key: &str, now: Option<i64>) {
+        let idle = self.joins.idle_ns;
+        let stale = self
+            .joins
+            .entries
+            .get(key)
+            .and_then(|e| e.last_seen_ns)
+            .zip(now)
+            .is_some_and(|(last, now)| now.saturating_sub(last) > idle);
+        if stale {
+            self.joins.remove(key);
+            self.join_counts.join_timed_out += 1;
+        }
+    }
+
+    /// The entry at `key`, removed, unless it timed out before `now` ([`Self::drop_if_idle`]).
+    fn take_join(&mut self, key: &str, now: Option<i64>) -> Option<JoinEntry> {
+        self.drop_if_idle(key, now);
+        self.joins.remove(key)
     }
 
     /// Drops timed-out entries, then the oldest while the table is full.
