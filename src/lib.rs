@@ -47,6 +47,7 @@ mod summary;
 mod layers;
 
 // The library's surface: what the binary, the benches, the fuzz targets and the tests use.
+pub use analysis::{AnalysisConfig, Report, analyze};
 pub use app::error::{Error, ExitCode};
 pub use app::run;
 pub use app::worker::Worker;

@@ -17,7 +17,7 @@ use tokentime::{builtins, custom_format};
 use tokentime::{Line, LineReader};
 use tokentime::{Coverage, Kind, Processor};
 use tokentime::neutralize_non_finite;
-use tokentime::{Summary, to_json};
+use tokentime::{Summary, analyze, to_json};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -267,6 +267,8 @@ fuzz_target!(|input: &[u8]| {
         cov.lines,
         "every line is counted once: {cov:?}"
     );
-    let doc = to_json(&cov, &mut summary, &[0.5, 0.99, 0.999], &Default::default());
+    let quantiles = [0.5, 0.99, 0.999];
+    let report = analyze(&mut summary, &Default::default(), &quantiles);
+    let doc = to_json(&cov, &mut summary, &quantiles, report);
     serde_json::to_vec(&doc).expect("summary serializes");
 });

@@ -4,11 +4,10 @@
 //! token- against request-weighted percentiles, and the headline for a chat or an agent
 //! consumer.
 //!
-//! Owns the per-group accumulators ([`Extra`], held in each
-//! [`GroupStats`], merged and saved with it) and the [`Report`]
-//! built from a finished [`Summary`] ([`analyze`]); [`crate::output::reading`] renders it. Pure, no
-//! I/O. The methods and their parameters are documented in the README section "Reading the
-//! report" and on each item here.
+//! Owns the [`Report`] built from a finished [`Summary`] ([`analyze`]) and its per-group
+//! accumulators (`crate::summary::accumulators`); `crate::output` renders it. Pure, no I/O.
+//! The methods and their parameters are documented in `docs/reading-the-report.md` and on
+//! each item here.
 
 pub(crate) mod hist;
 pub(crate) mod modes;
@@ -297,11 +296,11 @@ pub(crate) struct Headline {
 /// The analysis of a summary: a headline and one report per group, in the order of
 /// [`Summary::groups`].
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Report {
+pub struct Report {
     /// The headline.
-    pub headline: Option<Headline>,
+    pub(crate) headline: Option<Headline>,
     /// Per group.
-    pub groups: Vec<GroupReport>,
+    pub(crate) groups: Vec<GroupReport>,
 }
 
 fn quantiles_of(d: &mut Digest, qs: &[f64]) -> Vec<(f64, f64)> {
@@ -684,7 +683,7 @@ fn group_report(
 /// Analyzes every group of `summary`: modes, decomposition, TTFT by input tokens and cache,
 /// TPOT by requests in flight, token weighting, histograms (with `cfg.hist`), and the headline
 /// from the all-requests group. `quantiles` are the report's.
-pub(crate) fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -> Report {
+pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -> Report {
     let mut groups = summary.groups();
     // The sweep's late and early-swept counts are the inputs', kept in the all-requests group:
     // a log out of time order makes every group's in-flight counts unreliable, not only that

@@ -24,7 +24,7 @@ pub enum Error {
     Output(io::Error),
 }
 
-/// The process exit status (SPEC section 4; `--help` and the README list them).
+/// The process exit status (SPEC section 4; `--help` and docs/bad-input.md list them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
     /// Success, also when stdout was closed early (`| head`).

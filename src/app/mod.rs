@@ -1,6 +1,8 @@
 //! The application: the driver that reads every input ([`driver`]), the commands on top of
 //! it (enrich here, summary and merge in [`summary_cmd`]), the threads that run them, and the
 //! diagnostics a run prints on stderr.
+//!
+//! The top layer: it may use every folder below it; none of them may use it.
 
 pub(crate) mod driver;
 pub(crate) mod error;
@@ -150,7 +152,7 @@ fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::R
         first = false;
         w.write_all(format::describe(f).as_bytes())?;
     }
-    // The format `--map` makes, last (README's format table lists it).
+    // The format `--map` makes, last (docs/formats.md lists it).
     if names.is_empty() || names.iter().any(|n| n == "custom") {
         if !first {
             writeln!(w)?;

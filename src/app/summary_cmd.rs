@@ -16,6 +16,7 @@
 //! ([`crate::app::parallel`]; the chunk workers' parts are folded into the file's part, in order,
 //! when it is done).
 
+use crate::analysis::analyze;
 use crate::app::Diagnostics;
 use crate::app::driver::{self, Documents, Reading, WorkerSink};
 use crate::app::error::{Error, ExitCode};
@@ -24,7 +25,7 @@ use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
 use crate::input::source::Source;
 use crate::output::render;
-use crate::output::summary::{group_json, to_json, write_table};
+use crate::output::summary::{group_json, slos_json, to_json, write_table};
 use crate::summary::Summary;
 use crate::summary::window::{Buckets, Sliding, format_duration, rfc3339_ms};
 use crate::summary::{digest_file, slo};
@@ -432,7 +433,7 @@ impl<'a> Watch<'a> {
             out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;
         }
         if sc.every.is_some() && sc.report.output == SummaryOutput::Table && fin.buckets.is_none() {
-            // The final table is headed like the interval ones (README "Live").
+            // The final table is headed like the interval ones (docs/live-and-windows.md).
             writeln!(
                 out,
                 "tokentime summary final at {} ({}s elapsed): everything",
@@ -556,7 +557,8 @@ fn write_tick(
     let q = &sc.report.quantiles;
     match sc.report.output {
         SummaryOutput::Json => {
-            let mut doc = to_json(cov, summary, q, &sc.report.analysis);
+            let report = analyze(summary, &sc.report.analysis, q);
+            let mut doc = to_json(cov, summary, q, report);
             doc.head.insert(
                 "interval".into(),
                 json!({
@@ -575,13 +577,14 @@ fn write_tick(
                 out.write_all(b"\x1b[H\x1b[2J")?;
             }
             writeln!(out, "{header}")?;
-            write_table(out, cov, summary, q, &sc.report.analysis)?;
+            let report = analyze(summary, &sc.report.analysis, q);
+            write_table(out, cov, summary, q, &sc.report.analysis, &report)?;
             if !config.stdout_is_terminal {
                 writeln!(out)?;
             }
             Ok(())
         }
-        // Whole documents one after another, a blank line after each (README "Live").
+        // Whole documents one after another, a blank line after each (docs/live-and-windows.md).
         SummaryOutput::Csv => {
             render::write_delimited(out, render::Delimited::Csv, summary, q)?;
             writeln!(out)
@@ -656,24 +659,10 @@ pub(crate) fn report(
     let q = &rc.quantiles;
     let w = match rc.output {
         SummaryOutput::Json => {
-            let mut doc = to_json(cov, summary, q, &rc.analysis);
+            let report = analyze(summary, &rc.analysis, q);
+            let mut doc = to_json(cov, summary, q, report);
             if !verdicts.is_empty() {
-                let slos = verdicts
-                    .iter()
-                    .map(|v| {
-                        json!({
-                            "slo": v.slo.text,
-                            "metric": v.slo.metric.json_name(),
-                            "quantile": crate::summary::quantile_name(v.slo.quantile),
-                            "bound": v.slo.bound,
-                            "group": v.slo.group.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-                            "value": v.value.map(crate::output::enrich::round3),
-                            "count": v.count,
-                            "met": v.met,
-                        })
-                    })
-                    .collect();
-                doc.head.insert("slos".into(), slos);
+                doc.head.insert("slos".into(), slos_json(&verdicts));
             }
             let w = if one_line {
                 // The last of `--every`'s documents, the whole run's (no `interval`).
@@ -685,7 +674,10 @@ pub(crate) fn report(
             w.map_err(io::Error::from)
                 .and_then(|()| out.write_all(b"\n"))
         }
-        SummaryOutput::Table => write_table(out, cov, summary, q, &rc.analysis),
+        SummaryOutput::Table => {
+            let report = analyze(summary, &rc.analysis, q);
+            write_table(out, cov, summary, q, &rc.analysis, &report)
+        }
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
         SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),

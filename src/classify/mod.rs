@@ -1,8 +1,10 @@
 //! The per-line pipeline: parse a line once, attribute it to a format, derive its metrics.
 //!
 //! Owns the [`Processor`] (the compiled formats, the path trie, the reused slot buffer and
-//! scratch line) and the [`Coverage`] counters. Sees one line's bytes at a time; writes
-//! nothing. The sinks ([`crate::output::enrich`], [`crate::summary`]) decide what to do with the result.
+//! scratch line), its parts (envelopes: Kubernetes CRI and Docker wrappers, `--prefix`; joins of
+//! requests that span lines; records of lines that hold many requests; `--by` values) and the
+//! [`Coverage`] counters. Sees one line's bytes at a time; must not write output or hold
+//! per-group state: the commands in `crate::app` decide what to do with the result.
 
 mod by_values;
 pub(crate) mod records;

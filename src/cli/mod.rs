@@ -1,7 +1,7 @@
 //! Command line: the clap-derived arguments and their resolution into a validated [`Config`].
 //!
 //! Owns flag names, defaults and help text. Nothing is read from the environment or the
-//! terminal except here, while resolving.
+//! terminal except here, while resolving. Must not read input or run a command.
 
 pub(crate) mod config;
 mod error;
@@ -76,8 +76,8 @@ struct Common {
     // The help lists every field and unit from the format's tables (`map_help`).
     #[arg(long = "map", value_name = "NAME=PATH[:UNIT]", help = map_help())]
     maps: Vec<String>,
-    /// Read more format tables from this TOML or JSON file (schema: `tokentime formats` and the
-    /// README); they are tried before the built-in ones, and `--format NAME` selects one.
+    /// Read more format tables from this TOML or JSON file (schema: `tokentime formats` and
+    /// docs/formats.md); they are tried before the built-in ones, and `--format NAME` selects one.
     #[arg(long = "formats", value_name = "FILE")]
     formats_files: Vec<PathBuf>,
     /// The request record sits at this dotted path inside each line (e.g. `response`).
@@ -658,7 +658,7 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
     let formats = selected_formats(&c)?;
     let inputs = sources(c.files)?;
     let prefix = prefix_regex(c.prefix.as_deref())?;
-    // The one duration parser of every flag (`d` included, as the README lists).
+    // The one duration parser of every flag (`d` included, as docs/live-and-windows.md lists).
     let join_timeout_ns = crate::summary::window::parse_flag_duration(&c.join_timeout)
         .map_err(ConfigError::flag("join-timeout"))?;
     // The report's analysis works out the groups' findings on as many threads as the reading.

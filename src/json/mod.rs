@@ -1,9 +1,9 @@
-//! Record extraction: one borrowed pass over a JSON line that records where the values of a
+//! JSON: one borrowed pass over a JSON line that records where the values of a
 //! fixed set of key paths are, and skips everything else.
 //!
 //! Owns the JSON reading of a line. A [`PathSet`] is a trie of object-key paths built once from
 //! the formats in use; [`PathSet::extract`] walks a line with a validating scanner of its own
-//! (`record/scan.rs`) and stores, for each path found, the byte range of its raw value in a
+//! (`scan.rs`) and stores, for each path found, the byte range of its raw value in a
 //! reused [`Slots`]. No `serde_json::Value` is built and nothing is allocated for values: they
 //! stay in the line. Keys are compared after unescaping, so `"a\/b"` (lua-cjson) matches `a/b`.
 //!

@@ -1,5 +1,9 @@
-//! Metrics: one request's timeline and the pure derivation of its metrics, the list of the
-//! metrics reported ([`Metric`]), and the in-flight sweep over many requests.
+//! Metrics: one request's timeline and the pure derivation of its metrics (TTFT, TPOT, E2E
+//! latency, queue, prefill, decode, the prefix-cache class), the list of the metrics reported
+//! ([`Metric`]), and the in-flight sweep over many requests.
+//!
+//! Pure arithmetic on integer nanoseconds and token counts: must not see JSON, do I/O, or
+//! know a format.
 
 mod derive;
 mod metric;

@@ -1,4 +1,8 @@
-//! Output: the enrich splice, number formatting, and the renderings of a finished summary.
+//! Output: the enrich splice, the per-request rows, and the renderings of a finished summary
+//! and its analysis report (table, JSON, CSV/TSV, Prometheus).
+//!
+//! Takes finished values and writes them to the writer it is given: must not read input or
+//! decide what a number is (the analysis and the digests did).
 
 pub(crate) mod enrich;
 pub(crate) mod reading;

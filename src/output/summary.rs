@@ -2,11 +2,11 @@
 //! (`tokentime.summary/v1`), with the analysis report under each group. Writes only to the
 //! writer it is given.
 
-use crate::analysis::{AnalysisConfig, GroupReport};
+use crate::analysis::{AnalysisConfig, GroupReport, Report};
 use crate::classify::Coverage;
 use crate::metrics::Metric;
 use crate::number::{fmt_cell, round3};
-use crate::summary::slo::Targets;
+use crate::summary::slo::{Targets, Verdict};
 use crate::summary::{
     GroupKey, GroupStats, GroupsDoc, MakeGroups, NO_REQUESTS, SCHEMA, Summary, coverage_json,
     group_label, log_span, quantile_name,
@@ -18,8 +18,8 @@ fn num(v: Option<f64>) -> Json {
     v.map(|x| json!(round3(x))).unwrap_or(Json::Null)
 }
 
-/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`), with the
-/// analysis of `cfg` ([`crate::analysis`]): a `headline`, and per group its `findings`,
+/// The summary as the JSON document of SPEC section 4 (`tokentime.summary/v1`), with its
+/// analysis `report` ([`crate::analysis::analyze`]): a `headline`, and per group its `findings`,
 /// `analysis` and, with `--hist`, a `histogram` per metric. The callers add members to
 /// [`JsonDoc::head`]; serializing it writes the members in key order (as a
 /// `serde_json::Value` would) with `groups` made one group at a time, so a report of many
@@ -28,11 +28,10 @@ pub fn to_json<'a>(
     cov: &Coverage,
     summary: &'a mut Summary,
     quantiles: &[f64],
-    cfg: &AnalysisConfig,
+    report: Report,
 ) -> JsonDoc<'a> {
     let span = log_span(summary);
     let targets = summary.targets().cloned();
-    let report = crate::analysis::analyze(summary, cfg, quantiles);
     let mut head = Map::new();
     head.insert("schema".into(), json!(SCHEMA));
     head.insert("coverage".into(), coverage_json(cov));
@@ -173,7 +172,8 @@ pub(crate) fn group_json(
     }
 }
 
-/// Writes the summary as an aligned text table.
+/// Writes the summary as an aligned text table, with its analysis `report` under each group
+/// (and the histograms where `cfg` asks for them).
 ///
 /// # Errors
 /// The writer's.
@@ -183,8 +183,8 @@ pub(crate) fn write_table(
     summary: &mut Summary,
     quantiles: &[f64],
     cfg: &AnalysisConfig,
+    report: &Report,
 ) -> io::Result<()> {
-    let report = crate::analysis::analyze(summary, cfg, quantiles);
     writeln!(out, "{}", coverage_line(cov))?;
     if cov.requests == 0 && cov.lines > 0 {
         writeln!(out, "{NO_REQUESTS}")?;
@@ -428,4 +428,30 @@ fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
         g.goodput.met,
         g.requests
     )
+}
+
+/// The `slos` member of the JSON summary: each SLO's text, metric, quantile, bound, group, the
+/// value found (ms, 3 decimals) and whether it was met.
+pub(crate) fn slos_json(verdicts: &[Verdict]) -> Json {
+    verdicts
+        .iter()
+        .map(|v| {
+            let group: Map<String, Json> = v
+                .slo
+                .group
+                .iter()
+                .map(|(k, v)| (k.clone(), json!(v)))
+                .collect();
+            json!({
+                "slo": v.slo.text,
+                "metric": v.slo.metric.json_name(),
+                "quantile": quantile_name(v.slo.quantile),
+                "bound": v.slo.bound,
+                "group": group,
+                "value": v.value.map(round3),
+                "count": v.count,
+                "met": v.met,
+            })
+        })
+        .collect()
 }

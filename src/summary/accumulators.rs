@@ -486,8 +486,8 @@ impl Extra {
         b.sum_inflight += inflight;
     }
 
-    /// The accumulators as saved in a digest file (the group's `analysis` member, README
-    /// "Digest file schema").
+    /// The accumulators as saved in a digest file (the group's `analysis` member,
+    /// docs/digests.md).
     pub(crate) fn save_json(&mut self) -> Json {
         use crate::summary::digest_file::digest_json;
         let weighted = |w: &Weighted| {

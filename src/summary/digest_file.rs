@@ -2,7 +2,7 @@
 //! (`tokentime.digest/v1`, `summary --save-digest FILE`), and read back to be merged
 //! (`tokentime merge FILE...`).
 //!
-//! Owns the file's schema (documented in the README, "Digest files"). A digest is saved as its
+//! Owns the file's schema (documented in docs/digests.md). A digest is saved as its
 //! count, sum, min, max and either every value (while exact, at most 10,000) or its t-digest
 //! centroids, and rebuilt with `TDigest::new`: the `tdigest` crate's own serde support is not
 //! used (its feature pins old proc-macro crates, and a digest serialized before `flush()` does

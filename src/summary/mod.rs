@@ -1,9 +1,9 @@
-//! Summary: per-group digests of every metric, the coverage block, and their renderings (an
-//! aligned table, and the versioned JSON of SPEC section 4).
+//! Summary: per-group digests of every metric, the analysis accumulators beside them, the
+//! coverage block, windows of time, SLOs and goodput, and digest files.
 //!
 //! Owns grouping (overall, by `cache`, by each `--by` key, and by the `--by` keys with
 //! `cache`), the bound on the number of groups, and the null-reason counts. Receives derived
-//! [`Metrics`]; writes only to the writer it is given.
+//! [`Metrics`]; must not render a report (`crate::output` does) or read input.
 
 pub(crate) mod accumulators;
 pub(crate) mod digest;
