@@ -16,7 +16,7 @@ use crate::app::parallel;
 use crate::app::worker::{LineOutcome, Worker};
 use crate::cli::config::Config;
 use crate::input::document::{self, Document, Item, Objects};
-use crate::input::lines::{Line, LineReader, frame};
+use crate::input::lines::{Line, LineReader, frame, within_limit};
 use crate::input::source::Source;
 use std::cell::RefCell;
 use std::io::{self, BufRead, Read, Write};
@@ -405,7 +405,7 @@ pub(crate) fn chunk_lines<'a>(
         let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i + 1);
         let raw = &data[start..end];
         line_no += 1;
-        if raw.len() > max_line_bytes {
+        if !within_limit(raw, max_line_bytes) {
             each(line_no, ChunkLine::TooLong(raw));
         } else {
             let (prefix, content, ending) = frame(raw);

@@ -157,7 +157,9 @@ pub(crate) fn run_file<W: Write>(
         let reading = scope.spawn(move || {
             let reader = Reader {
                 chunk,
-                line_cap: config.max_line_bytes.saturating_add(2),
+                line_cap: config
+                    .max_line_bytes
+                    .saturating_add(crate::input::lines::SPLICE_ROOM + 2),
                 free: &free_rx,
                 jobs: &job_txs,
                 stop,

@@ -68,6 +68,16 @@ impl Tally {
     }
 }
 
+/// The `--by` values of a request, owned, as group keys hold them
+/// ([`crate::summary::bounded_key`]): a request waiting in the in-flight sweep keeps no more of
+/// a long value than its group does.
+fn bounded_owned(by: ByValues<'_>) -> Vec<Option<String>> {
+    by.to_owned_values()
+        .into_iter()
+        .map(|v| v.map(|s| crate::summary::bounded_key(&s).into_owned()))
+        .collect()
+}
+
 /// The empty summary a summary run starts from: its `--by` keys, `--max-groups`,
 /// `--exact-limit` and `--goodput` targets.
 pub(crate) fn template(sc: &SummaryConfig) -> Summary {
@@ -200,7 +210,7 @@ impl Inflight {
                         d,
                         (
                             ids,
-                            slice.then(|| Box::new((cache, by.to_owned_values()))),
+                            slice.then(|| Box::new((cache, bounded_owned(by)))),
                             tpot,
                         ),
                     )
@@ -209,7 +219,7 @@ impl Inflight {
             Inflight::Emit(v) => v.push(SweepInput {
                 start,
                 end,
-                decode: decode.map(|(d, tpot)| (d, cache, by.to_owned_values(), tpot)),
+                decode: decode.map(|(d, tpot)| (d, cache, bounded_owned(by), tpot)),
             }),
             Inflight::Apart(sw, side) => {
                 let decode = decode.map(|(d, tpot)| (d, (side.group_ids(cache, by), tpot)));

@@ -9,6 +9,41 @@ use std::ops::{Deref, DerefMut};
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// Room past `--max-line-bytes` that a line already enriched (by tokentime with the default
+/// key) is allowed: a request's metrics object, spliced in, is at most a few hundred bytes, so
+/// `tokentime f | tokentime summary` reads every line `tokentime summary f` reads.
+pub(crate) const SPLICE_ROOM: usize = 4096;
+
+/// The member an enriched line ends with (enrich's default `--key`).
+const SPLICE_MEMBER: &[u8] = b"\"tokentime\":";
+
+/// True when `raw` (a line with its ending) is within the `max` bytes of `--max-line-bytes`,
+/// or is a line that was: one that ends with the spliced `"tokentime":` member, at most
+/// [`SPLICE_ROOM`] bytes long, and that was at most `max` bytes without it.
+pub(crate) fn within_limit(raw: &[u8], max: usize) -> bool {
+    raw.len() <= max || (raw.len() <= max.saturating_add(SPLICE_ROOM) && unspliced_len(raw) <= max)
+}
+
+/// The length `raw` had before a metrics member was spliced in at its end (its own length
+/// when it holds none).
+fn unspliced_len(raw: &[u8]) -> usize {
+    let Some(close) = raw.iter().rposition(|b| !b" \t\r\n".contains(b)) else {
+        return raw.len();
+    };
+    if raw[close] != b'}' {
+        return raw.len();
+    }
+    let from = close.saturating_sub(SPLICE_ROOM);
+    let Some(at) = memchr::memmem::rfind(&raw[from..close], SPLICE_MEMBER).map(|i| from + i) else {
+        return raw.len();
+    };
+    match raw[..at].iter().rposition(|b| !b" \t\r\n".contains(b)) {
+        Some(i) if raw[i] == b',' => raw.len() - (close - i),
+        Some(i) if raw[i] == b'{' => raw.len() - (close - at),
+        _ => raw.len(),
+    }
+}
+
 /// Splits one raw line (with its line ending) into its prefix, content and ending (`\n`,
 /// `\r\n` or none). The prefix is no part of the JSON and passes through unchanged: NUL bytes
 /// (what a `copytruncate` log rotation leaves before the writer's next line: the file is cut,
@@ -112,6 +147,8 @@ pub struct LineReader<R> {
     end: usize,
     eof: bool,
     max_line: usize,
+    /// What the buffer holds of a line: `max_line` and the room of [`within_limit`].
+    hold: usize,
     line_no: u64,
     first: bool,
     /// A read error, and whether part of a line had been read before it: that part is
@@ -122,7 +159,8 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// A reader that holds lines up to `max_line` bytes (content plus ending).
     pub fn new(inner: R, max_line: usize) -> Self {
-        let cap = READ_SIZE.min(max_line.max(1).saturating_add(2)).max(4096);
+        let hold = max_line.max(1).saturating_add(SPLICE_ROOM);
+        let cap = READ_SIZE.min(hold.saturating_add(2)).max(4096);
         LineReader {
             inner,
             buf: ReadBuf::new(cap),
@@ -130,6 +168,7 @@ impl<R: Read> LineReader<R> {
             end: 0,
             eof: false,
             max_line: max_line.max(1),
+            hold,
             line_no: 0,
             first: true,
             failed: None,
@@ -161,7 +200,7 @@ impl<R: Read> LineReader<R> {
                 let nl = self.start + scanned + i;
                 let line_start = self.start;
                 self.start = nl + 1;
-                if nl + 1 - line_start > self.max_line {
+                if !within_limit(&self.buf[line_start..nl + 1], self.max_line) {
                     self.line_no += 1;
                     self.first = false;
                     overflow(&self.buf[line_start..nl + 1])?;
@@ -177,7 +216,7 @@ impl<R: Read> LineReader<R> {
                         None => Ok(None),
                     };
                 }
-                if self.end - self.start > self.max_line {
+                if !within_limit(&self.buf[self.start..self.end], self.max_line) {
                     self.line_no += 1;
                     overflow(&self.buf[self.start..self.end])?;
                     self.start = self.end;
@@ -189,7 +228,7 @@ impl<R: Read> LineReader<R> {
             }
             // Only past the limit: a final line of exactly `max_line` bytes has no newline
             // to come, and whether the reader has seen EOF yet depends on its chunking.
-            if scanned > self.max_line {
+            if scanned > self.hold {
                 self.line_no += 1;
                 self.first = false;
                 overflow(&self.buf[self.start..self.end])?;
@@ -220,7 +259,7 @@ impl<R: Read> LineReader<R> {
         }
         if self.end == self.buf.len() {
             let grown = (self.buf.len() * 2)
-                .min(self.max_line.saturating_add(2))
+                .min(self.hold.saturating_add(2))
                 .max(self.buf.len() + 1);
             self.buf = self.buf.grown(grown, self.end);
         }

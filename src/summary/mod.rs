@@ -204,12 +204,47 @@ impl GroupStats {
     }
 }
 
+/// The `n` `--by` values as group keys hold them ([`bounded_key`]), when one of them is longer
+/// than [`MAX_KEY_BYTES`]; `None` (nothing allocated) when all are kept whole.
+fn bounded_values(n: usize, by: ByValues<'_>) -> Option<Vec<Option<String>>> {
+    (0..n)
+        .any(|i| by.get(i).is_some_and(|v| v.len() > MAX_KEY_BYTES))
+        .then(|| {
+            (0..n)
+                .map(|i| by.get(i).map(|v| bounded_key(v).into_owned()))
+                .collect()
+        })
+}
+
 fn merge_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
     match (a, b) {
         (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
         (a, None) => a,
         (None, b) => b,
     }
+}
+
+/// The longest `--by` value kept whole in a group's key, in bytes. A longer one (a whole
+/// prompt logged as the model, say) is kept as its first [`KEY_HEAD_BYTES`] bytes and a marker
+/// with its length and a hash of it: groups stay apart, and memory does not grow with the
+/// values' size.
+pub(crate) const MAX_KEY_BYTES: usize = 256;
+
+/// The bytes a cut `--by` value keeps of its start.
+const KEY_HEAD_BYTES: usize = 200;
+
+/// A `--by` value as a group's key holds it: itself up to [`MAX_KEY_BYTES`] bytes, else its
+/// first [`KEY_HEAD_BYTES`] bytes (fewer, to end on a character) and `…[N bytes #HASH]`.
+pub(crate) fn bounded_key(v: &str) -> std::borrow::Cow<'_, str> {
+    if v.len() <= MAX_KEY_BYTES {
+        return v.into();
+    }
+    let mut cut = KEY_HEAD_BYTES;
+    while !v.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let h = key_hash(0, std::iter::once(Some(v)));
+    format!("{}…[{} bytes #{h:016x}]", &v[..cut], v.len()).into()
 }
 
 /// A group's key: dimension names and values (`None` when the log does not say).
@@ -307,7 +342,9 @@ pub struct Summary {
     hit_ratio: Option<f64>,
     /// The overall group as reported ([`Summary::groups`], [`Summary::raw_groups`]), made
     /// afresh for each report: see [`Summary::overall`].
-    view: Box<GroupStats>,
+    /// `None` until the first report: a `--bucket` window is a summary of its own, and most
+    /// never need one before theirs.
+    view: Option<Box<GroupStats>>,
     /// The groups every request goes to, by [`cache_slot`]: the overall one and the one of
     /// each cache class, once found (`u32::MAX` before). Groups are never removed or moved,
     /// so a request finds them without hashing its key.
@@ -354,7 +391,7 @@ impl Summary {
             exact_limit,
             targets: None,
             hit_ratio: None,
-            view: Box::default(),
+            view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
         }
     }
@@ -413,7 +450,7 @@ impl Summary {
             exact_limit: self.exact_limit,
             targets: self.targets.clone(),
             hit_ratio: self.hit_ratio,
-            view: Box::default(),
+            view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
         }
     }
@@ -517,13 +554,18 @@ impl Summary {
     /// The groups that exist for a request of cache class `cache` with these `--by` values:
     /// its own, else `(other)`, else none (`u32::MAX`).
     pub fn existing_group_ids(&self, cache: Option<CacheClass>, by: ByValues<'_>) -> GroupIds {
+        let bounded = bounded_values(self.by.len(), by);
+        let by_at = |i: usize| match &bounded {
+            Some(b) => b[i].as_deref(),
+            None => by.get(i),
+        };
         let mut ids = [u32::MAX; 4];
         for (si, dims) in self.subsets.iter().enumerate() {
             let values = dims.iter().map(|&d| {
                 if d == 0 {
                     cache.map(|c| c.as_str())
                 } else {
-                    by.get(d - 1)
+                    by_at(d - 1)
                 }
             });
             let other = std::iter::repeat_n(Some(OTHER), dims.len());
@@ -543,6 +585,11 @@ impl Summary {
         by: ByValues<'_>,
         mut f: impl FnMut(&mut GroupStats),
     ) -> GroupIds {
+        let bounded = bounded_values(self.by.len(), by);
+        let by_at = |i: usize| match &bounded {
+            Some(b) => b[i].as_deref(),
+            None => by.get(i),
+        };
         let mut ids = [u32::MAX; 4];
         for (si, id) in ids.iter_mut().enumerate().take(self.subsets.len()) {
             let slot = cache_slot(si, cache);
@@ -554,7 +601,7 @@ impl Summary {
                         if d == 0 {
                             cache.map(|c| c.as_str())
                         } else {
-                            by.get(d - 1)
+                            by_at(d - 1)
                         }
                     });
                     let g = self.group_index(si, values);
@@ -720,8 +767,8 @@ impl Summary {
     /// Every group as (subset, values, stats) in creation order, the overall group's stats
     /// being [`Summary::overall`]'s, made afresh here.
     fn reported(&mut self) -> Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> {
-        *self.view = self.overall();
-        let mut view = Some(&mut *self.view);
+        let view = self.view.insert(Box::new(self.overall()));
+        let mut view = Some(&mut **view);
         self.groups
             .iter_mut()
             .map(|g| {

@@ -10,6 +10,7 @@ mod common;
 mod custom;
 mod digest_accuracy;
 mod enrich_props;
+mod enrich_then_summary;
 mod fuzz_regressions;
 mod golden;
 mod inputs;
