@@ -1,0 +1,53 @@
+//! Messages: what tokentime says when something goes wrong, and that it says only that. The
+//! runs whose output is not a pipe (a full disk, `/dev/full`) or whose input is not one line
+//! of data are here; the rest are cases (`testdata/cases/`).
+
+use std::fs::File;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs tokentime with `args`, `stdin` fed through a pipe, and stdout writing to `/dev/full`
+/// (every write fails with "No space left on device").
+fn run_to_dev_full(args: &[&str], stdin: &[u8]) -> Output {
+    let full = File::options()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tokentime");
+    let mut sin = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = sin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// `tokentime < log > /dev/full`: stdout fails while the input is read. The flush before a
+/// read of the input failed, and that error was reported as the input's
+/// (`<stdin>: No space left on device`) before the output's.
+#[test]
+fn full_stdout_is_not_an_input_error() {
+    let sample = std::fs::read(super::common::testdata().join("samples/litellm.jsonl")).unwrap();
+    // More than the output's buffer holds, so it is flushed while the input is still read.
+    let mut input = Vec::new();
+    while input.len() < 4 << 20 {
+        input.extend_from_slice(&sample);
+    }
+    for args in [&[][..], &["--threads", "2"], &["summary", "--format", "litellm"]] {
+        let out = run_to_dev_full(args, &input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr, "tokentime: writing output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
