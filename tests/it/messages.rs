@@ -51,3 +51,17 @@ fn full_stdout_is_not_an_input_error() {
         );
     }
 }
+
+/// `tokentime --help > /dev/full` exited 0: the failed write of the help was ignored.
+#[test]
+fn help_to_full_stdout_exits_2() {
+    for args in [&["--help"][..], &["--version"], &["summary", "--help"]] {
+        let out = run_to_dev_full(args, b"");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr, "tokentime: writing output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
