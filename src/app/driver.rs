@@ -196,7 +196,7 @@ fn failed(name: &str, e: io::Error, sink: &mut impl Sink) {
     crate::diag!(
         "tokentime: {}",
         Error::Input {
-            name: name.to_owned(),
+            name: crate::input::shown_name(name).into_owned(),
             source: e
         }
     );
@@ -282,7 +282,8 @@ fn pass_document(name: &str, reader: &mut impl BufRead, sink: &mut impl Sink) ->
         }
     }
     crate::diag!(
-        "tokentime: {name}: a JSON array document, {} (tokentime summary reads its records)",
+        "tokentime: {}: a JSON array document, {} (tokentime summary reads its records)",
+        crate::input::shown_name(name),
         if keep {
             "passed through unchanged"
         } else {

@@ -34,7 +34,7 @@ impl Diagnostics {
     pub(crate) fn report(&mut self, file: &str, line: u64, reason: &str) {
         if self.shown < self.max {
             self.shown += 1;
-            crate::diag!("{file}:{line}: {reason}");
+            crate::diag!("{}:{line}: {reason}", crate::input::shown_name(file));
         } else {
             self.hidden += 1;
         }

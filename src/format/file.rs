@@ -45,6 +45,7 @@
 //! in a key, `[0]` / `[-1]` for the first / last array element.
 
 use crate::format::units::Unit;
+use crate::input::shown_path;
 use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
 use crate::metrics::Origin;
 use serde::{Deserialize, Deserializer};
@@ -66,8 +67,8 @@ struct FormatsFile {
 /// duplicate name.
 pub(crate) fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
     let text =
-        std::fs::read_to_string(path).map_err(|e| format!("--formats {}: {e}", path.display()))?;
-    parse(&text).map_err(|e| format!("--formats {}: {e}", path.display()))
+        std::fs::read_to_string(path).map_err(|e| format!("--formats {}: {e}", shown_path(path)))?;
+    parse(&text).map_err(|e| format!("--formats {}: {e}", shown_path(path)))
 }
 
 /// Parses and validates the text of a formats file (JSON or TOML).

@@ -65,3 +65,34 @@ fn help_to_full_stdout_exits_2() {
         );
     }
 }
+
+/// A file name with a newline split a diagnostic in two: names with control characters are
+/// shown quoted and escaped, the bad line's `FILE:LINE:` and a read error's `FILE:` alike.
+#[test]
+fn file_name_with_newline_stays_on_one_line() {
+    let dir = std::env::temp_dir().join(format!("tokentime-messages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad\nname.jsonl");
+    std::fs::write(&bad, "{\"cut\": \n").unwrap();
+    // A gzip magic number and nothing after it: the input breaks off.
+    let cut = dir.join("cut\tshort.jsonl.gz");
+    std::fs::write(&cut, [0x1f, 0x8b, 0x08]).unwrap();
+    let out = super::common::run(&[bad.to_str().unwrap(), cut.to_str().unwrap()], b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let dir_shown = format!("{:?}", dir.display().to_string());
+    let dir_shown = &dir_shown[1..dir_shown.len() - 1];
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "\"{dir_shown}/bad\\nname.jsonl\":1: invalid JSON: "
+        )),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with(&format!("tokentime: \"{dir_shown}/cut\\tshort.jsonl.gz\": ")),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
