@@ -152,7 +152,11 @@ fn no_requests(cov: &crate::Coverage, key: &str) -> String {
         crate::output::summary::plural(n, "line"),
         if n == 1 { "has" } else { "have" },
         if n == 1 { "it looks" } else { "they look" },
-        if n == 1 { "passes through" } else { "pass through" },
+        if n == 1 {
+            "passes through"
+        } else {
+            "pass through"
+        },
     )
 }
 

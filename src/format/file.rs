@@ -45,8 +45,8 @@
 //! in a key, `[0]` / `[-1]` for the first / last array element.
 
 use crate::format::units::Unit;
-use crate::input::shown_path;
 use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
+use crate::input::shown_path;
 use crate::metrics::Origin;
 use serde::{Deserialize, Deserializer};
 use std::path::Path;
@@ -66,8 +66,8 @@ struct FormatsFile {
 /// key, field, unit or combine, a clock-domain mismatch, a format without markers, or a
 /// duplicate name.
 pub(crate) fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("--formats {}: {e}", shown_path(path)))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--formats {}: {e}", shown_path(path)))?;
     parse(&text).map_err(|e| format!("--formats {}: {e}", shown_path(path)))
 }
 

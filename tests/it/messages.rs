@@ -41,7 +41,11 @@ fn full_stdout_is_not_an_input_error() {
     while input.len() < 4 << 20 {
         input.extend_from_slice(&sample);
     }
-    for args in [&[][..], &["--threads", "2"], &["summary", "--format", "litellm"]] {
+    for args in [
+        &[][..],
+        &["--threads", "2"],
+        &["summary", "--format", "litellm"],
+    ] {
         let out = run_to_dev_full(args, &input);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
@@ -91,7 +95,9 @@ fn file_name_with_newline_stays_on_one_line() {
         "{stderr}"
     );
     assert!(
-        lines[1].starts_with(&format!("tokentime: \"{dir_shown}/cut\\tshort.jsonl.gz\": ")),
+        lines[1].starts_with(&format!(
+            "tokentime: \"{dir_shown}/cut\\tshort.jsonl.gz\": "
+        )),
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
