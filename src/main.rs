@@ -2,6 +2,7 @@
 //! an exit code. Nothing else lives here.
 
 use clap::Parser;
+use std::io::Write as _;
 use std::process::ExitCode as ProcessExit;
 use tokentime::Cli;
 use tokentime::ExitCode;
@@ -10,13 +11,20 @@ fn main() -> ProcessExit {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() {
-                ExitCode::Usage
-            } else {
-                ExitCode::Ok
-            };
-            let _ = e.print();
-            return ProcessExit::from(code as u8);
+            if e.use_stderr() {
+                let _ = e.print();
+                return ProcessExit::from(ExitCode::Usage as u8);
+            }
+            // `--help`, `--version`: on stdout, whose failure (a full disk) is an error, but
+            // for a closed pipe (`--help | head`), as for every command.
+            let printed = e.print().and_then(|()| std::io::stdout().flush());
+            if let Err(e) = printed
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                tokentime::diag!("tokentime: {}", tokentime::Error::Output(e));
+                return ProcessExit::from(ExitCode::Usage as u8);
+            }
+            return ProcessExit::from(ExitCode::Ok as u8);
         }
     };
     let config = match cli.resolve() {

@@ -196,7 +196,7 @@ fn failed(name: &str, e: io::Error, sink: &mut impl Sink) {
     crate::diag!(
         "tokentime: {}",
         Error::Input {
-            name: name.to_owned(),
+            name: crate::input::shown_name(name).into_owned(),
             source: e
         }
     );
@@ -282,7 +282,8 @@ fn pass_document(name: &str, reader: &mut impl BufRead, sink: &mut impl Sink) ->
         }
     }
     crate::diag!(
-        "tokentime: {name}: a JSON array document, {} (tokentime summary reads its records)",
+        "tokentime: {}: a JSON array document, {} (tokentime summary reads its records)",
+        crate::input::shown_name(name),
         if keep {
             "passed through unchanged"
         } else {
@@ -342,16 +343,29 @@ fn read_lines(
     let mut lines = LineReader::new(reader, max);
     let mut line_no = 0u64;
     let sink = RefCell::new(sink);
+    // The output's error, when a callback failed: `next_line` returns it as it returns the
+    // input's, and it must not be reported as the input's (`<stdin>: No space left on device`).
+    let output_error = RefCell::new(None);
+    let output = |r: io::Result<()>| {
+        r.map_err(|e| {
+            let kind = e.kind();
+            *output_error.borrow_mut() = Some(e);
+            io::Error::from(kind)
+        })
+    };
     while !reading.stopped() {
         // The two callbacks share the sink: a too-long line is passed on piece by piece,
         // never held whole.
-        let next = lines.next_line(&mut || sink.borrow_mut().before_read(), &mut |b| {
+        let next = lines.next_line(&mut || output(sink.borrow_mut().before_read()), &mut |b| {
             if pass {
-                sink.borrow_mut().through(b)
+                output(sink.borrow_mut().through(b))
             } else {
                 Ok(())
             }
         });
+        if let Some(e) = output_error.borrow_mut().take() {
+            return Err(e);
+        }
         let sink = &mut **sink.borrow_mut();
         match next {
             Ok(Some(Line::Text {
@@ -367,8 +381,6 @@ fn read_lines(
                 sink.too_long(line_no, max);
             }
             Ok(None) => break,
-            // The callbacks' (the output's) errors end the run.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Err(e),
             Err(e) => return Ok(Some(e)),
         }
         sink.after_line()?;

@@ -36,7 +36,7 @@ impl Diagnostics {
     pub(crate) fn report(&mut self, file: &str, line: u64, reason: &str) {
         if self.shown < self.max {
             self.shown += 1;
-            crate::diag!("{file}:{line}: {reason}");
+            crate::diag!("{}:{line}: {reason}", crate::input::shown_name(file));
         } else {
             self.hidden += 1;
         }
@@ -126,7 +126,7 @@ fn run_enrich(config: &Config, e: &EnrichConfig, out: &mut impl Write) -> Result
     }
     let cov = worker.coverage().cloned().unwrap_or_default();
     if cov.requests == 0 && cov.lines > 0 {
-        crate::diag!("tokentime: {}", summary::NO_REQUESTS);
+        crate::diag!("tokentime: {}", no_requests(&cov, &e.key));
     }
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
         crate::diag!(
@@ -137,6 +137,29 @@ fn run_enrich(config: &Config, e: &EnrichConfig, out: &mut impl Write) -> Result
         return Ok(ExitCode::BadLines);
     }
     Ok(ExitCode::Ok)
+}
+
+/// Why enrich found no request. Lines that carry the enrich key were passed through as already
+/// enriched ([`crate::classify::Kind::AlreadyEnriched`]): when `--key` names a field of the log
+/// (`--key id`), that is every line, and advice about formats would be beside the point.
+fn no_requests(cov: &crate::Coverage, key: &str) -> String {
+    if cov.already_enriched == 0 {
+        return summary::NO_REQUESTS.to_owned();
+    }
+    let n = cov.already_enriched;
+    format!(
+        "no line was recognised as a request: {} already {} a field `{key}`, the key --key puts \
+         the metrics under, so {} already enriched and {} unchanged; if not, --key NAME must \
+         name a field the log does not have",
+        crate::output::summary::plural(n, "line"),
+        if n == 1 { "has" } else { "have" },
+        if n == 1 { "it looks" } else { "they look" },
+        if n == 1 {
+            "passes through"
+        } else {
+            "pass through"
+        },
+    )
 }
 
 fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::Result<()> {

@@ -15,7 +15,7 @@ use crate::format::{FormatSpec, Formats};
 use crate::json::{
     PathSet, ReadError, Slots, neutralize_non_finite, neutralize_undecodable, raw_str,
 };
-use crate::metrics::{Metrics, Outcome, derive};
+use crate::metrics::{Metrics, NullReason, Outcome, derive};
 
 use std::collections::BTreeMap;
 
@@ -355,6 +355,25 @@ impl Coverage {
         self.join_orphaned += other.join_orphaned;
         for (k, v) in &other.formats {
             *self.formats.entry(k.clone()).or_default() += v;
+        }
+    }
+}
+
+/// A metric not logged is `unparseable` when a field it uses was present in the log but
+/// unreadable: when it would not be null for want of a field had that field been read
+/// ([`crate::format::with_unreadable_read`]). The other metrics keep their own reasons.
+fn unparseable(metrics: &mut Metrics, t: &crate::metrics::Timeline, hit_ratio: f64) {
+    let probe = derive(&crate::format::with_unreadable_read(t), hit_ratio);
+    for (v, p) in [
+        (&mut metrics.ttft, probe.ttft),
+        (&mut metrics.queue, probe.queue),
+        (&mut metrics.prefill, probe.prefill),
+        (&mut metrics.decode, probe.decode),
+        (&mut metrics.tpot, probe.tpot),
+        (&mut metrics.e2e, probe.e2e),
+    ] {
+        if *v == Err(NullReason::NotLogged) && p != Err(NullReason::NotLogged) {
+            *v = Err(NullReason::Unparseable);
         }
     }
 }
@@ -915,7 +934,10 @@ impl Processor {
     }
 
     fn push(&mut self, format: usize, timeline: &crate::metrics::Timeline, gaps_start: usize) {
-        let metrics = derive(timeline, self.hit_ratio);
+        let mut metrics = derive(timeline, self.hit_ratio);
+        if timeline.unreadable != 0 {
+            unparseable(&mut metrics, timeline, self.hit_ratio);
+        }
         // The end where logged; else the line's time; else the start plus the E2E (Kong's
         // `started_at` and latency).
         let end_ns = timeline

@@ -559,6 +559,7 @@ fn check_common(c: &Common) -> Result<(), ConfigError> {
             } else {
                 String::new()
             };
+            let name = crate::input::shown_name(&name).into_owned();
             return Err(ConfigError::NoSuchFile { name, hint });
         }
     }

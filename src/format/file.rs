@@ -46,6 +46,7 @@
 
 use crate::format::units::Unit;
 use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
+use crate::input::shown_path;
 use crate::metrics::Origin;
 use serde::{Deserialize, Deserializer};
 use std::path::Path;
@@ -65,9 +66,9 @@ struct FormatsFile {
 /// key, field, unit or combine, a clock-domain mismatch, a format without markers, or a
 /// duplicate name.
 pub(crate) fn load(path: &Path) -> Result<Vec<FormatSpec>, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("--formats {}: {e}", path.display()))?;
-    parse(&text).map_err(|e| format!("--formats {}: {e}", path.display()))
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("--formats {}: {e}", shown_path(path)))?;
+    parse(&text).map_err(|e| format!("--formats {}: {e}", shown_path(path)))
 }
 
 /// Parses and validates the text of a formats file (JSON or TOML).

@@ -714,7 +714,8 @@ fn read_fields(
 ) {
     // The first rule that yields a value for a field wins.
     let mut filled = 0u32;
-    let mut unreadable = None;
+    let mut unreadable = 0u32;
+    let mut first_unreadable = None;
     for (field, unit, combine, ids) in fields {
         let bit = 1u32 << (*field as u32);
         if filled & bit != 0 {
@@ -734,38 +735,79 @@ fn read_fields(
             continue;
         }
         let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
-            if unreadable.is_none() && ids.iter().any(|&s| slots.has(s)) {
-                unreadable = Some(*field);
+            if ids.iter().any(|&s| slots.has(s)) {
+                unreadable |= bit;
+                first_unreadable = first_unreadable.or(Some(*field));
             }
             continue;
         };
         filled |= bit;
-        let count = u64::try_from(v).ok();
-        match field {
-            Field::InputTokens => t.input_tokens = count,
-            Field::CachedTokens => t.cached_tokens = count,
-            Field::EvaluatedTokens => t.evaluated_tokens = count,
-            Field::OutputTokens => t.output_tokens = count,
-            Field::Arrival => t.arrival = Some(v),
-            Field::Scheduled => t.scheduled = Some(v),
-            Field::FirstToken => t.first_token = Some(v),
-            Field::End => t.end = Some(v),
-            Field::Ttft => t.ttft = Some(v),
-            Field::Queue => t.queue = Some(v),
-            Field::Prefill => t.prefill = Some(v),
-            Field::Decode => t.decode = Some(v),
-            Field::E2e => t.e2e = Some(v),
-            Field::LoggedAt => t.logged_at = Some(v),
-            Field::Itl => {}
-        }
+        set_field(t, *field, v);
     }
-    // A field present but unreadable, that no other rule filled.
-    if let Some(f) = unreadable
+    // The fields present but unreadable, that no other rule filled.
+    t.unreadable |= unreadable & !filled;
+    if let Some(f) = first_unreadable
         && filled & (1u32 << (f as u32)) == 0
         && t.unparseable.is_none()
     {
         t.unparseable = Some(f.name());
     }
+}
+
+/// Sets `field` of `t` to `v` (ns, or a count).
+fn set_field(t: &mut Timeline, field: Field, v: i64) {
+    let count = u64::try_from(v).ok();
+    match field {
+        Field::InputTokens => t.input_tokens = count,
+        Field::CachedTokens => t.cached_tokens = count,
+        Field::EvaluatedTokens => t.evaluated_tokens = count,
+        Field::OutputTokens => t.output_tokens = count,
+        Field::Arrival => t.arrival = Some(v),
+        Field::Scheduled => t.scheduled = Some(v),
+        Field::FirstToken => t.first_token = Some(v),
+        Field::End => t.end = Some(v),
+        Field::Ttft => t.ttft = Some(v),
+        Field::Queue => t.queue = Some(v),
+        Field::Prefill => t.prefill = Some(v),
+        Field::Decode => t.decode = Some(v),
+        Field::E2e => t.e2e = Some(v),
+        Field::LoggedAt => t.logged_at = Some(v),
+        Field::Itl => {}
+    }
+}
+
+/// `t` as if its unreadable fields ([`Timeline::unreadable`]) had been read: each that no
+/// other line of the request filled holds a stand-in value. The metrics derived from it tell
+/// which of `t`'s metrics use an unreadable field: those not logged in `t` and logged here.
+pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
+    let mut probe = *t;
+    for field in Field::ALL {
+        if t.unreadable & (1u32 << (field as u32)) == 0 {
+            continue;
+        }
+        let empty = match field {
+            Field::InputTokens => t.input_tokens.is_none(),
+            Field::CachedTokens => t.cached_tokens.is_none(),
+            Field::EvaluatedTokens => t.evaluated_tokens.is_none(),
+            Field::OutputTokens => t.output_tokens.is_none(),
+            Field::Arrival => t.arrival.is_none(),
+            Field::Scheduled => t.scheduled.is_none(),
+            Field::FirstToken => t.first_token.is_none(),
+            Field::End => t.end.is_none(),
+            Field::Ttft => t.ttft.is_none(),
+            Field::Queue => t.queue.is_none(),
+            Field::Prefill => t.prefill.is_none(),
+            Field::Decode => t.decode.is_none(),
+            Field::E2e => t.e2e.is_none(),
+            Field::LoggedAt => t.logged_at.is_none(),
+            Field::Itl => false,
+        };
+        if empty {
+            // Any value will do: a metric that uses the field is no longer `not_logged`.
+            set_field(&mut probe, field, 2);
+        }
+    }
+    probe
 }
 
 /// Appends the durations of a JSON array of numbers (in `unit`) to `gaps`; returns false,

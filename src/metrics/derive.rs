@@ -104,6 +104,9 @@ pub struct Timeline {
     /// A field that is present in the log but could not be read in its unit (an RFC 3339
     /// string mapped as `epoch_s`, a negative token count): its metrics are `unparseable`.
     pub unparseable: Option<&'static str>,
+    /// Every such field, one bit each (the reader's numbering, `format::Field`): the reader
+    /// tells the metrics that use them (`derive` does not read it).
+    pub unreadable: u32,
 }
 
 impl Timeline {
@@ -133,6 +136,7 @@ impl Timeline {
             arrival_origin,
             unparseable
         );
+        self.unreadable |= other.unreadable;
     }
 }
 
@@ -327,7 +331,6 @@ pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     } else {
         d.not_streamed(t);
     }
-    d.unparseable(t);
     let tpot = tpot(d.decode, t);
     d.finish(t, tpot, hit_ratio)
 }
@@ -375,7 +378,6 @@ fn interval(from: Option<i64>, to: Option<i64>, logged: Option<i64>, negative: &
 fn tpot(decode: Value, t: &Timeline) -> Value {
     match (decode, t.output_tokens) {
         (Err(r), _) => Err(r),
-        (Ok(_), None) if t.unparseable.is_some() => Err(NullReason::Unparseable),
         (Ok(_), None) => Err(NullReason::NotLogged),
         (Ok(_), Some(n)) if n < 2 => Err(NullReason::OneToken),
         (Ok(d), Some(n)) => Ok(d / (n - 1) as f64),
@@ -388,10 +390,7 @@ impl Draft {
     fn measure(t: &Timeline) -> Draft {
         let mut negative = false;
         let arrival = t.arrival.or_else(|| t.end?.checked_sub(t.e2e?));
-        let mut queue = interval(arrival, t.scheduled, t.queue, &mut negative);
-        if t.unparseable.is_some() && queue == Err(NullReason::NotLogged) {
-            queue = Err(NullReason::Unparseable);
-        }
+        let queue = interval(arrival, t.scheduled, t.queue, &mut negative);
         Draft {
             arrival,
             first_token_seen: t.streamed != Some(false),
@@ -516,23 +515,6 @@ impl Draft {
         }
     }
 
-    /// A metric not logged is unparseable when some field was present but unreadable.
-    #[inline]
-    fn unparseable(&mut self, t: &Timeline) {
-        if t.unparseable.is_some() {
-            for v in [
-                &mut self.ttft,
-                &mut self.prefill,
-                &mut self.decode,
-                &mut self.e2e,
-            ] {
-                if *v == Err(NullReason::NotLogged) {
-                    *v = Err(NullReason::Unparseable);
-                }
-            }
-        }
-    }
-
     /// The outcome's and the response cache's nulls, the token counts and the cache class:
     /// the finished [`Metrics`].
     #[inline]
@@ -640,11 +622,6 @@ mod tests {
             tpot(Err(NullReason::Sentinel), &t(Some(10))),
             Err(NullReason::Sentinel)
         );
-        let unreadable = Timeline {
-            unparseable: Some("output_tokens"),
-            ..Timeline::default()
-        };
-        assert_eq!(tpot(Ok(1.0), &unreadable), Err(NullReason::Unparseable));
     }
 
     fn litellm(start: i64, first: i64, end: i64, out: u64, streamed: bool) -> Timeline {

@@ -231,7 +231,7 @@ pub(crate) struct Loaded {
 /// # Errors
 /// A message for a file that is not a `tokentime.digest/v1` document or is inconsistent.
 pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
-    let name = path.display();
+    let name = crate::input::shown_path(path);
     let text = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
     let doc: Json = serde_json::from_slice(&text).map_err(|e| {
         format!(

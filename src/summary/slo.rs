@@ -5,9 +5,9 @@
 //! Owns the syntax of both flags, the per-request goodput verdict, and the evaluation of an
 //! SLO against a finished [`Summary`]. Writes nothing; the caller prints the verdicts.
 
-use crate::metrics::{Metric, Metrics, NullReason, Outcome};
+use crate::metrics::{CacheClass, Metric, Metrics, NullReason, Outcome};
 use crate::summary::window::{format_duration, parse_flag_duration};
-use crate::summary::{GroupKey, Summary, group_label, quantile_name};
+use crate::summary::{GroupKey, OTHER, Summary, group_label, quantile_name};
 
 /// One `--slo`: the `quantile` of `metric` in the group `group` must be at most `bound`.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +61,8 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
 }
 
 fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
-    g.split(',')
+    let group = g
+        .split(',')
         .map(|kv| {
             let (k, v) = kv
                 .split_once('=')
@@ -69,8 +70,33 @@ fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
             let v = (v != "unknown").then(|| v.to_owned());
             Ok((k.trim().to_owned(), v))
         })
-        .collect()
+        .collect::<Result<Vec<_>, String>>()?;
+    // `cache` is tokentime's own dimension (a `--by cache` is renamed `by_cache`): a value
+    // that is no class would name a group that never exists, an SLO broken for want of values.
+    for (k, v) in &group {
+        if k == "cache"
+            && let Some(v) = v
+            && !CACHE_CLASSES.iter().any(|c| c.as_str() == v)
+            // The groups past the cap, when there are `--by` keys too.
+            && !(v == OTHER && group.len() > 1)
+        {
+            let names: Vec<&str> = CACHE_CLASSES.iter().map(|c| c.as_str()).collect();
+            return Err(format!(
+                "cache {v:?} is no cache class: {} or unknown",
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(group)
 }
+
+/// The values of the `cache` dimension, but `unknown`.
+const CACHE_CLASSES: [CacheClass; 4] = [
+    CacheClass::Hit,
+    CacheClass::Partial,
+    CacheClass::Miss,
+    CacheClass::Response,
+];
 
 fn parse_bound(metric: Metric, s: &str) -> Result<f64, String> {
     if metric.is_duration() {

@@ -23,12 +23,19 @@ use std::collections::{BTreeMap, VecDeque};
 pub(crate) fn parse_flag_duration(s: &str) -> Result<i64, String> {
     let t = s.trim();
     let bad = || format!("{s:?} is not a duration (a number and a unit: 800ms, 10s, 5m, 1h, 1d)");
+    // Past `i64::MAX` ns (106751 days and some hours) a duration used to be clamped to it.
+    let too_long = || format!("{s:?} is longer than the longest duration, 106751d");
     let scaled = |num: &str, ns: f64| -> Result<i64, String> {
         let v: f64 = num.parse().map_err(|_| bad())?;
         if !(v.is_finite() && v >= 0.0) {
             return Err(bad());
         }
-        Ok((v * ns).round() as i64)
+        let v = (v * ns).round();
+        // `i64::MAX as f64` is 2^63, one past it.
+        if v >= i64::MAX as f64 {
+            return Err(too_long());
+        }
+        Ok(v as i64)
     };
     let ns = if let Some(n) = t.strip_suffix('d') {
         scaled(n, 86_400e9)?
@@ -39,7 +46,20 @@ pub(crate) fn parse_flag_duration(s: &str) -> Result<i64, String> {
     } else if let Some(n) = t.strip_suffix('m') {
         scaled(n, 60e9)?
     } else {
-        crate::format::units::parse_duration_str(t).ok_or_else(bad)?
+        match crate::format::units::parse_duration_str(t) {
+            Some(ns) => ns,
+            // A number of seconds (or us, ns) that reads but does not fit.
+            None if ["ns", "us", "µs", "μs", "s"]
+                .iter()
+                .find_map(|u| t.strip_suffix(u))
+                .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+                .and_then(|n| n.parse::<f64>().ok())
+                .is_some_and(|v| v.is_finite() && v >= 1.0) =>
+            {
+                return Err(too_long());
+            }
+            None => return Err(bad()),
+        }
     };
     Ok(ns)
 }

@@ -16,6 +16,7 @@ mod golden;
 mod inputs;
 mod lab;
 mod live;
+mod messages;
 mod nothing_lost;
 mod parallel;
 mod parser;

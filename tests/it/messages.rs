@@ -1,0 +1,104 @@
+//! Messages: what tokentime says when something goes wrong, and that it says only that. The
+//! runs whose output is not a pipe (a full disk, `/dev/full`) or whose input is not one line
+//! of data are here; the rest are cases (`testdata/cases/`).
+
+use std::fs::File;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs tokentime with `args`, `stdin` fed through a pipe, and stdout writing to `/dev/full`
+/// (every write fails with "No space left on device").
+fn run_to_dev_full(args: &[&str], stdin: &[u8]) -> Output {
+    let full = File::options()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tokentime");
+    let mut sin = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = sin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// `tokentime < log > /dev/full`: stdout fails while the input is read. The flush before a
+/// read of the input failed, and that error was reported as the input's
+/// (`<stdin>: No space left on device`) before the output's.
+#[test]
+fn full_stdout_is_not_an_input_error() {
+    let sample = std::fs::read(super::common::testdata().join("samples/litellm.jsonl")).unwrap();
+    // More than the output's buffer holds, so it is flushed while the input is still read.
+    let mut input = Vec::new();
+    while input.len() < 4 << 20 {
+        input.extend_from_slice(&sample);
+    }
+    for args in [
+        &[][..],
+        &["--threads", "2"],
+        &["summary", "--format", "litellm"],
+    ] {
+        let out = run_to_dev_full(args, &input);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr, "tokentime: writing output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
+
+/// `tokentime --help > /dev/full` exited 0: the failed write of the help was ignored.
+#[test]
+fn help_to_full_stdout_exits_2() {
+    for args in [&["--help"][..], &["--version"], &["summary", "--help"]] {
+        let out = run_to_dev_full(args, b"");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr, "tokentime: writing output: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
+
+/// A file name with a newline split a diagnostic in two: names with control characters are
+/// shown quoted and escaped, the bad line's `FILE:LINE:` and a read error's `FILE:` alike.
+#[test]
+fn file_name_with_newline_stays_on_one_line() {
+    let dir = std::env::temp_dir().join(format!("tokentime-messages-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad\nname.jsonl");
+    std::fs::write(&bad, "{\"cut\": \n").unwrap();
+    // A gzip magic number and nothing after it: the input breaks off.
+    let cut = dir.join("cut\tshort.jsonl.gz");
+    std::fs::write(&cut, [0x1f, 0x8b, 0x08]).unwrap();
+    let out = super::common::run(&[bad.to_str().unwrap(), cut.to_str().unwrap()], b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let dir_shown = format!("{:?}", dir.display().to_string());
+    let dir_shown = &dir_shown[1..dir_shown.len() - 1];
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "\"{dir_shown}/bad\\nname.jsonl\":1: invalid JSON: "
+        )),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "tokentime: \"{dir_shown}/cut\\tshort.jsonl.gz\": "
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
