@@ -92,8 +92,8 @@ pub(crate) fn sniff<R: io::Read>(
     mut r: io::BufReader<R>,
     cap: usize,
 ) -> io::Result<(Option<Document>, io::BufReader<Replay<R>>)> {
-    let guess = detect(&mut r)?;
     let mut ahead = vec![];
+    let guess = first_bytes(&mut r, &mut ahead)?;
     let kind = match guess {
         Some(kind) => read_ahead(&mut r, kind, cap, &mut ahead)?.then_some(kind),
         None => None,
@@ -101,6 +101,51 @@ pub(crate) fn sniff<R: io::Read>(
     let capacity = r.capacity();
     let replay = io::Cursor::new(ahead).chain(r);
     Ok((kind, io::BufReader::with_capacity(capacity, replay)))
+}
+
+/// Reads into `ahead` until its first bytes tell what [`detect`] tells (a pipe may hand over a
+/// lone `{` or `[` first, and a peek at one read would take a document for lines), or to the
+/// end of the input. JSON lines are told from their first line, so a live log is not held.
+fn first_bytes(r: &mut impl BufRead, ahead: &mut Vec<u8>) -> io::Result<Option<Document>> {
+    loop {
+        if let Some(told) = tell(ahead) {
+            return Ok(told);
+        }
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(None);
+        }
+        ahead.extend_from_slice(chunk);
+        let n = chunk.len();
+        r.consume(n);
+    }
+}
+
+/// What [`detect`] tells from `buf`, or `None` when `buf` ends before it can tell.
+fn tell(buf: &[u8]) -> Option<Option<Document>> {
+    if buf.len() < UTF8_BOM.len() && UTF8_BOM.starts_with(buf) {
+        return None;
+    }
+    let buf = buf.strip_prefix(UTF8_BOM).unwrap_or(buf);
+    let blank = |b: &u8| WHITESPACE.contains(b);
+    let i = buf.iter().position(|b| !blank(b))?;
+    let rest = &buf[i + 1..];
+    match buf[i] {
+        b'[' => {
+            let next = rest.iter().find(|b| !blank(b))?;
+            Some(b"{]".contains(next).then_some(Document::Array))
+        }
+        b'{' => {
+            // A lone `{` on its line, then a key or the `}`.
+            let end = rest.iter().position(|b| !b" \t\r".contains(b))?;
+            if rest[end] != b'\n' {
+                return Some(None);
+            }
+            let next = rest[end..].iter().find(|b| !blank(b))?;
+            Some(b"\"}".contains(next).then_some(Document::Object))
+        }
+        _ => Some(None),
+    }
 }
 
 /// What [`sniff`] hands back: the bytes it read ahead, then the rest of the input.
@@ -543,5 +588,29 @@ mod tests {
         assert_eq!(sniffed(array, 4), (Some(Document::Array), array.to_vec()));
         let lines = b"{\"a\":1}\n";
         assert_eq!(sniffed(lines, 4), (None, lines.to_vec()));
+    }
+
+    #[test]
+    fn a_pipe_that_hands_over_one_byte_at_a_time_is_told_right() {
+        struct Trickle<'a>(&'a [u8]);
+        impl io::Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(1).min(out.len());
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        for (input, want) in [
+            (&b"{\n  \"a\": 1\n}\n"[..], Some(Document::Object)),
+            (b"[\n {\"a\": 1}\n]", Some(Document::Array)),
+            (b"{\"a\":1}\n{\"a\":2}\n", None),
+            (b"\xEF\xBB\xBF[]", Some(Document::Array)),
+        ] {
+            let (kind, mut r) = sniff(io::BufReader::new(Trickle(input)), 1 << 20).unwrap();
+            let mut all = vec![];
+            r.read_to_end(&mut all).unwrap();
+            assert_eq!((kind, all.as_slice()), (want, input), "{input:?}");
+        }
     }
 }
