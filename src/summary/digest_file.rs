@@ -224,6 +224,36 @@ pub(crate) struct Loaded {
     pub coverage: Coverage,
     /// The summary with every group.
     pub summary: Summary,
+    /// Bounds on what merging this file adds to any count ([`merge_files`] checks them).
+    pub totals: Totals,
+}
+
+/// Every group's requests, and every group's digest counts, added up (`u64::MAX` at most):
+/// any count of a merge (a group's, the overall group's, a digest's) is at most the sum of
+/// these over the files merged, so while those sums fit in a `u64` no count of the merge
+/// wraps around.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Totals {
+    /// The groups' `requests` (each of their other counts is at most that).
+    pub requests: u64,
+    /// The groups' digests' `count`s.
+    pub values: u64,
+}
+
+impl Totals {
+    /// Adds `other`, or names the total that passes `u64::MAX`.
+    fn checked_add(self, other: Totals) -> Result<Totals, &'static str> {
+        Ok(Totals {
+            requests: self
+                .requests
+                .checked_add(other.requests)
+                .ok_or("requests")?,
+            values: self
+                .values
+                .checked_add(other.values)
+                .ok_or("metric counts")?,
+        })
+    }
 }
 
 /// Reads a digest file.
@@ -285,6 +315,7 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
         });
     let coverage = coverage_from_json(&doc["coverage"])?;
+    let mut totals = Totals::default();
     for (i, g) in doc["groups"]
         .as_array()
         .ok_or("\"groups\" must be an array")?
@@ -292,11 +323,33 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         .enumerate()
     {
         let (key, stats) = group_from_json(g).map_err(|e| format!("group {i}: {e}"))?;
+        let values = stats
+            .metrics
+            .iter()
+            .try_fold(0u64, |n, m| n.checked_add(m.digest.count()));
+        totals = values
+            .ok_or("metric counts")
+            .and_then(|values| {
+                totals.checked_add(Totals {
+                    requests: stats.requests,
+                    values,
+                })
+            })
+            .map_err(|what| {
+                format!(
+                    "group {i}: the groups' {what} add up past {} (2^64 - 1)",
+                    u64::MAX
+                )
+            })?;
         summary
             .insert_group(&key, &stats)
             .map_err(|e| format!("group {i}: {e}"))?;
     }
-    Ok(Loaded { coverage, summary })
+    Ok(Loaded {
+        coverage,
+        summary,
+        totals,
+    })
 }
 
 type Key = Vec<(String, Option<String>)>;
@@ -341,6 +394,7 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
                 .insert(name, n.as_u64().ok_or("ttft_origins holds counts")?);
         }
     }
+    check_counts(&st)?;
     st.span = match &g["span_ns"] {
         Json::Null => None,
         Json::Array(a) if a.len() == 2 => Some((
@@ -367,7 +421,51 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
             m.nulls.insert(reason, u(n, r)?);
         }
     }
+    check_nulls(&st)?;
     Ok((key, st))
+}
+
+/// Refuses a group whose counts cannot all be true: more errors (cancelled, response-cache
+/// answers, requests judged for goodput) than requests.
+fn check_counts(st: &GroupStats) -> Result<(), String> {
+    let r = st.requests;
+    for (what, n) in [
+        ("errors", st.errors),
+        ("cancelled", st.cancelled),
+        ("response_cache", st.response_cache),
+        ("goodput.met + goodput.unknown", {
+            let g = st.goodput;
+            g.met.checked_add(g.unknown).unwrap_or(u64::MAX)
+        }),
+        (
+            "ttft_origins",
+            st.ttft_origins
+                .values()
+                .try_fold(0u64, |a, &b| a.checked_add(b))
+                .unwrap_or(u64::MAX),
+        ),
+    ] {
+        if n > r {
+            return Err(format!("{what} {n} is more than the requests {r}"));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a group with more nulls of one reason than requests (a request is null at most once
+/// per metric).
+fn check_nulls(st: &GroupStats) -> Result<(), String> {
+    for (metric, m) in Metric::ALL.into_iter().zip(&st.metrics) {
+        if let Some((reason, n)) = m.nulls.iter().find(|&(_, n)| n > st.requests) {
+            return Err(format!(
+                "{}.nulls.{} {n} is more than the requests {}",
+                metric.json_name(),
+                reason.as_str(),
+                st.requests
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
@@ -410,8 +508,16 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
 /// targets (their groups do not line up).
 pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), String> {
     let mut acc: Option<(Coverage, Summary)> = None;
+    let mut totals = Totals::default();
     for p in paths {
         let l = load(p)?;
+        totals = totals.checked_add(l.totals).map_err(|what| {
+            format!(
+                "{}: the {what} of the groups of the files up to this one add up past {} (2^64 - 1)",
+                p.display(),
+                u64::MAX
+            )
+        })?;
         match &mut acc {
             None => acc = Some((l.coverage, l.summary)),
             Some((cov, sum)) => {
@@ -448,7 +554,13 @@ pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Sum
                         p.display()
                     ));
                 }
-                cov.merge(&l.coverage);
+                cov.checked_merge(&l.coverage).map_err(|what| {
+                    format!(
+                        "{}: coverage.{what} of the files up to this one adds up past {} (2^64 - 1)",
+                        p.display(),
+                        u64::MAX
+                    )
+                })?;
                 sum.merge(&l.summary);
             }
         }

@@ -330,3 +330,104 @@ fn save_writes_through_a_symbolic_link_and_check_writable_refuses_a_directory() 
     assert_eq!(l.coverage.requests, 3);
     assert!(check_writable(dir.path()).is_err());
 }
+
+/// Writes each document to a file of its own in `dir` and merges them.
+fn merge_docs(dir: &Path, docs: &[Json]) -> Result<(Coverage, Summary), String> {
+    let paths: Vec<_> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let p = dir.join(format!("d{i}.json"));
+            std::fs::write(&p, serde_json::to_vec(d).unwrap()).unwrap();
+            p
+        })
+        .collect();
+    merge_files(&paths)
+}
+
+/// Merge validation: counts of `u64::MAX` wrapped around when added up (a merge of them
+/// reported a handful of requests); now any sum that does not fit refuses the file that
+/// makes it.
+#[test]
+fn merge_validation_refuses_counts_whose_sum_wraps() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = small_doc();
+    for g in d["groups"].as_array_mut().unwrap() {
+        g["requests"] = u64::MAX.into();
+    }
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(
+        err.contains("d0.json: group 1: the groups' requests add up past 18446744073709551615"),
+        "{err}"
+    );
+    // Each file alone fits, the two do not.
+    let mut d = small_doc();
+    d["groups"][0]["requests"] = (u64::MAX / 2).into();
+    let err = merge_docs(dir.path(), &[d.clone(), d.clone()]).unwrap_err();
+    assert!(
+        err.contains("d1.json: the requests of the groups of the files up to this one add up past"),
+        "{err}"
+    );
+    let mut d = small_doc();
+    d["coverage"]["lines"] = u64::MAX.into();
+    let err = merge_docs(dir.path(), &[d.clone(), d]).unwrap_err();
+    assert!(
+        err.contains("d1.json: coverage.lines of the files up to this one adds up past"),
+        "{err}"
+    );
+    // A metric's counts too (its digests' counts are added when merged).
+    let mut d = small_doc();
+    d["groups"][0]["metrics"]["e2e_ms"] = serde_json::json!({"count": u64::MAX, "sum": 1.0, "min": 1.0, "max": 1.0,
+                           "nulls": {}, "centroids": [[1.0, 18446744073709551615.0]]});
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(err.contains("metric counts add up past"), "{err}");
+}
+
+/// Merge validation: a group with more errors than requests (or more of any other count a
+/// request has at most once) is no summary of any log.
+#[test]
+fn merge_validation_refuses_more_errors_than_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, what) in [
+        (&["errors"][..], "errors 4 is more than the requests 3"),
+        (
+            &["cancelled"][..],
+            "cancelled 4 is more than the requests 3",
+        ),
+        (&["goodput", "met"][..], "goodput.met + goodput.unknown 4"),
+        (
+            &["metrics", "tpot_ms", "nulls", "error"][..],
+            "tpot_ms.nulls.error 4 is more than the requests 3",
+        ),
+    ] {
+        let mut d = small_doc();
+        let mut v = &mut d["groups"][0];
+        for k in path {
+            v = &mut v[*k];
+        }
+        *v = 4.into();
+        let err = merge_docs(dir.path(), &[d]).unwrap_err();
+        assert!(
+            err.contains("d0.json: group 0: ") && err.contains(what),
+            "{err}"
+        );
+    }
+}
+
+/// Merge validation: exact values (and atoms) outside the digest's own min..max.
+#[test]
+fn merge_validation_refuses_exact_values_outside_min_max() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = small_doc();
+    // The TTFTs are 2, 3 and 4 ms.
+    d["groups"][0]["metrics"]["ttft_ms"]["max"] = 3.5.into();
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(
+        err.contains("d0.json: group 0: ttft_ms: exact value 4 outside min..max (2..3.5)"),
+        "{err}"
+    );
+    let mut d = small_doc();
+    d["groups"][0]["metrics"]["ttft_ms"]["min"] = 2.5.into();
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(err.contains("exact value 2 outside min..max"), "{err}");
+}
