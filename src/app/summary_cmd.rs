@@ -425,6 +425,8 @@ impl<'a> Watch<'a> {
         }
         // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
         fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
+        // And that it was stopped before the end of its input (`partial` in the digest file).
+        fin.cov.interrupted = u64::from(self.interrupted);
         if self.interrupted {
             crate::diag!("tokentime: interrupted; summary of the input read so far");
         }
@@ -701,14 +703,24 @@ pub(crate) fn report(
 /// A digest file that cannot be read or does not line up with the first ([`Error::Config`]);
 /// output that cannot be written.
 pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
-    let (cov, mut summary) = digest_file::merge_files(&mc.files).map_err(Error::Config)?;
+    let mut partial = 0usize;
+    let (cov, mut summary) = digest_file::merge_files(&mc.files, |path, cov| {
+        partial += 1;
+        crate::diag!(
+            "tokentime: {}: saved by a partial run ({}): the merged summary covers only what it read",
+            path.display(),
+            partial_reasons(cov)
+        );
+    })
+    .map_err(Error::Config)?;
     let broken = report(out, &mc.report, &cov, &mut summary, false)?;
     out.flush().map_err(Error::Output)?;
-    if cov.read_errors > 0 {
-        // As the runs themselves did (exit 2): a partial day must not pass for a whole one.
+    if partial > 0 && !mc.allow_partial {
+        // As the runs themselves did for an input not read to its end (exit 2): a partial day
+        // must not pass for a whole one.
         crate::diag!(
-            "tokentime: {} input(s) of the merged runs could not be read to their end (coverage.read_errors): the summary covers only what was read of them",
-            cov.read_errors
+            "tokentime: {partial} of {} digest files saved by partial runs (--allow-partial to merge them with exit status 0)",
+            mc.files.len()
         );
         return Ok(ExitCode::Usage);
     }
@@ -717,6 +729,22 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
     } else {
         ExitCode::Ok
     })
+}
+
+/// Why the run of a digest file was partial: `interrupted by Ctrl-C or SIGTERM; 2 inputs could
+/// not be read to their end`.
+fn partial_reasons(cov: &Coverage) -> String {
+    let mut why = Vec::new();
+    if cov.interrupted > 0 {
+        why.push("interrupted by Ctrl-C or SIGTERM".to_owned());
+    }
+    if cov.read_errors > 0 {
+        why.push(format!(
+            "{} could not be read to their end (coverage.read_errors)",
+            crate::output::summary::plural(cov.read_errors, "input")
+        ));
+    }
+    why.join("; ")
 }
 
 #[cfg(test)]

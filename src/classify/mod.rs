@@ -326,6 +326,10 @@ pub struct Coverage {
     pub join_unfinished: u64,
     /// Completing lines whose earlier lines were never seen.
     pub join_orphaned: u64,
+    /// Runs ended by Ctrl-C or SIGTERM before the end of their input (a summary's own: 0 or
+    /// 1; a merge's: those of its digest files). Not in the JSON coverage block: a digest file
+    /// and a summary say it under `partial`.
+    pub interrupted: u64,
     /// Requests per format name.
     pub formats: BTreeMap<String, u64>,
 }
@@ -335,11 +339,11 @@ pub struct Coverage {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 18] {
+            fn counters(&self) -> [u64; 19] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 18] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 19] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -365,6 +369,7 @@ coverage_counters!(
     join_timed_out: "timed_out",
     join_unfinished: "unfinished",
     join_orphaned: "orphaned",
+    interrupted: "interrupted",
 );
 
 impl Coverage {
@@ -394,6 +399,12 @@ impl Coverage {
         }
         *self = sum;
         Ok(())
+    }
+
+    /// True for the coverage of a run that did not read all of its input: interrupted, or an
+    /// input not read to its end.
+    pub fn partial(&self) -> bool {
+        self.interrupted > 0 || self.read_errors > 0
     }
 }
 

@@ -36,9 +36,12 @@ pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc
         "cache_hit_ratio": summary.hit_ratio(),
         "coverage": coverage_json(cov),
     });
-    let Json::Object(head) = head else {
+    let Json::Object(mut head) = head else {
         unreachable!("json! of an object literal is an object")
     };
+    if let Some(p) = crate::summary::partial_json(cov) {
+        head.insert("partial".into(), p);
+    }
     GroupsDoc::new(head, SavedGroups(summary.raw_groups()))
 }
 
@@ -314,7 +317,20 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             Json::Null => None,
             v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
         });
-    let coverage = coverage_from_json(&doc["coverage"])?;
+    let mut coverage = coverage_from_json(&doc["coverage"])?;
+    coverage.interrupted = match &doc["partial"] {
+        // A complete run's file, or one from before the member existed.
+        Json::Null => 0,
+        p => match (&p["interrupted"], &p["read_errors"]) {
+            (Json::Bool(i), n) if n.as_u64() == Some(coverage.read_errors) => u64::from(*i),
+            _ => {
+                return Err(format!(
+                    "\"partial\" must be {{\"interrupted\": true or false, \"read_errors\": {}}} (coverage.read_errors)",
+                    coverage.read_errors
+                ));
+            }
+        },
+    };
     let mut totals = Totals::default();
     for (i, g) in doc["groups"]
         .as_array()
@@ -503,14 +519,23 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
 /// Merges digest files in order: the coverage and summary one run over all their inputs
 /// would have built (exact while every digest is, a t-digest merge beyond).
 ///
+/// Each file saved by a partial run ([`Coverage::partial`]: interrupted, or an input not read
+/// to its end) is told to `partial` with its coverage, as it is read.
+///
 /// # Errors
 /// A message for an unreadable file, or files saved with different `--by` keys or goodput
 /// targets (their groups do not line up).
-pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), String> {
+pub(crate) fn merge_files(
+    paths: &[std::path::PathBuf],
+    mut partial: impl FnMut(&Path, &Coverage),
+) -> Result<(Coverage, Summary), String> {
     let mut acc: Option<(Coverage, Summary)> = None;
     let mut totals = Totals::default();
     for p in paths {
         let l = load(p)?;
+        if l.coverage.partial() {
+            partial(p, &l.coverage);
+        }
         totals = totals.checked_add(l.totals).map_err(|what| {
             format!(
                 "{}: the {what} of the groups of the files up to this one add up past {} (2^64 - 1)",

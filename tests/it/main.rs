@@ -18,6 +18,7 @@ mod live;
 mod nothing_lost;
 mod parallel;
 mod parser;
+mod partial_runs;
 mod pitfalls;
 mod readme;
 mod realdata;
