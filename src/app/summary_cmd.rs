@@ -194,6 +194,8 @@ pub(crate) fn run_summary(
         ..config.clone()
     });
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
+    crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
+    let out = &mut crate::app::watchdog::Watched(out);
     let sh = Arc::new(Shared {
         config: config.clone(),
         chunked_config,
@@ -222,19 +224,46 @@ fn check_save_digest(config: &Config, sc: &SummaryConfig) -> Result<(), Error> {
     let Some(path) = &sc.report.save_digest else {
         return Ok(());
     };
-    let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
-    if config
+    if let Some(input) = config
         .inputs
         .iter()
-        .any(|s| matches!(s, Source::Path(p) if same(p)))
+        .find(|s| same_file(s, path).unwrap_or(false))
     {
         return Err(Error::Config(format!(
-            "--save-digest {}: is also an input (it would be overwritten)",
-            path.display()
+            "--save-digest {}: is also an input ({}): it would be overwritten, or written into the pipe being read",
+            path.display(),
+            input.name()
         )));
     }
     digest_file::check_writable(path)
         .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))
+}
+
+/// Whether `path` is the file `source` reads, told by device and inode (a hard link, a
+/// `/dev/stdin` or `/dev/fd/0` of the standard input read, a pipe, all are caught; a name
+/// compared would not be). `None` when either cannot be looked at (`path` does not exist yet).
+#[cfg(unix)]
+fn same_file(source: &Source, path: &std::path::Path) -> Option<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let target = std::fs::metadata(path).ok()?;
+    let input = match source {
+        Source::Path(p) => std::fs::metadata(p).ok()?,
+        Source::Stdin => {
+            use std::os::fd::AsFd;
+            let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+            std::fs::File::from(fd).metadata().ok()?
+        }
+    };
+    Some(input.dev() == target.dev() && input.ino() == target.ino())
+}
+
+/// Whether `path` is the file `source` reads, by their canonical paths (no inodes here).
+#[cfg(not(unix))]
+fn same_file(source: &Source, path: &std::path::Path) -> Option<bool> {
+    match source {
+        Source::Path(p) => Some(p.canonicalize().ok()? == path.canonicalize().ok()?),
+        Source::Stdin => None,
+    }
 }
 
 /// Starts `jobs` threads that read the inputs, each the next one not yet taken; each input
@@ -632,7 +661,12 @@ fn report_slos_and_digest(
     summary: &mut Summary,
 ) -> Result<(bool, Vec<slo::Verdict>), Error> {
     if let Some(path) = &rc.save_digest {
-        digest_file::save(path, cov, summary)
+        // Opened and written under the watchdog: a FIFO with no reader blocks in its open.
+        let open = |p: &std::path::Path| {
+            crate::app::watchdog::watched(|| std::fs::File::create(p))
+                .map(crate::app::watchdog::Watched)
+        };
+        digest_file::save_via(path, cov, summary, open)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
     let verdicts = slo::evaluate(&rc.slos, summary);

@@ -162,9 +162,24 @@ pub(crate) fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
 ///
 /// # Errors
 /// The file system's.
+#[cfg(test)]
 pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
+    save_via(path, cov, summary, |p: &Path| std::fs::File::create(p))
+}
+
+/// [`save`], each file (the temporary one, or `path` written through) opened by `open`: the
+/// summary command opens and writes them under its watch of blocked writes.
+///
+/// # Errors
+/// The file system's.
+pub(crate) fn save_via<W: Write>(
+    path: &Path,
+    cov: &Coverage,
+    summary: &mut Summary,
+    open: impl FnOnce(&Path) -> std::io::Result<W>,
+) -> std::io::Result<()> {
     let doc = to_json(cov, summary);
-    let write = |file: std::fs::File| -> std::io::Result<()> {
+    let write = |file: W| -> std::io::Result<()> {
         let mut w = std::io::BufWriter::new(file);
         serde_json::to_writer(&mut w, &doc)?;
         w.write_all(b"\n")?;
@@ -173,10 +188,10 @@ pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::i
     if !replaceable(path) {
         // A symbolic link, a device, a pipe (`>(gzip > d.json.gz)`): written through, not
         // replaced by a regular file.
-        return write(std::fs::File::create(path)?);
+        return write(open(path)?);
     }
     let tmp = tmp_path(path);
-    let written = std::fs::File::create(&tmp)
+    let written = open(&tmp)
         .and_then(write)
         .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
@@ -187,7 +202,7 @@ pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::i
 
 /// True when `path` is absent or a regular file (not a symbolic link): [`save`] may write a
 /// temporary file and rename it over `path`, so a crash never leaves half a digest file.
-fn replaceable(path: &Path) -> bool {
+pub(crate) fn replaceable(path: &Path) -> bool {
     match std::fs::symlink_metadata(path) {
         Ok(m) => m.file_type().is_file(),
         Err(_) => true,
@@ -195,7 +210,7 @@ fn replaceable(path: &Path) -> bool {
 }
 
 /// The file [`save`] writes before renaming it to `path`.
-fn tmp_path(path: &Path) -> std::path::PathBuf {
+pub(crate) fn tmp_path(path: &Path) -> std::path::PathBuf {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     std::path::PathBuf::from(tmp)
@@ -451,7 +466,7 @@ fn check_counts(st: &GroupStats) -> Result<(), String> {
         ("response_cache", st.response_cache),
         ("goodput.met + goodput.unknown", {
             let g = st.goodput;
-            g.met.checked_add(g.unknown).unwrap_or(u64::MAX)
+            g.met.saturating_add(g.unknown)
         }),
         (
             "ttft_origins",

@@ -173,3 +173,90 @@ fn partial_run_with_read_errors_is_marked() {
         Some(0)
     );
 }
+
+/// Hang: `cat f | tokentime summary --save-digest /dev/stdin` wrote its digest into the pipe
+/// it was reading, and blocked there. A digest path that is an input, stdin included, is now
+/// refused before anything is read (exit 2), compared by device and inode.
+#[cfg(unix)]
+#[test]
+fn hang_digest_path_that_is_stdin_or_an_input_is_refused() {
+    for path in ["/dev/stdin", "/dev/fd/0"] {
+        if !Path::new(path).exists() {
+            continue;
+        }
+        let mut child = tokentime(&["summary", "--save-digest", path]);
+        let mut stdin = child.stdin.take().unwrap();
+        // Kept open (as `cat` of a long file would): the old run blocked writing into it.
+        let _ = stdin.write_all(&samples());
+        child.stdin = Some(stdin);
+        let (code, err) = finish_within(child, 20, path);
+        assert_eq!(code, Some(2), "{path}: {err}");
+        assert!(
+            err.contains(&format!("--save-digest {path}: is also an input (<stdin>)")),
+            "{err}"
+        );
+    }
+    // A hard link to an input: another name, the same file.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, samples()).unwrap();
+    let link = dir.path().join("link.json");
+    std::fs::hard_link(&input, &link).unwrap();
+    let out = run(
+        &[
+            "summary",
+            "--save-digest",
+            link.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is also an input"), "{err}");
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        samples(),
+        "the input is untouched"
+    );
+}
+
+/// A FIFO at `dir/name` (no reader: a write to it blocks in its open).
+#[cfg(unix)]
+fn fifo(dir: &Path, name: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    let st = Command::new("mkfifo").arg(&p).status().unwrap();
+    assert!(st.success());
+    p
+}
+
+/// Hang: a run blocked writing its digest (a FIFO nobody reads) ignored a first SIGTERM, which
+/// only set a flag that the blocked write never checked. Now a watchdog ends it (status 130),
+/// whether the signal came while reading or while the write was already blocked.
+#[cfg(unix)]
+#[test]
+fn hang_first_sigterm_ends_a_run_blocked_writing_its_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    // The signal while reading: the run stops reading, then blocks writing.
+    let d = fifo(dir.path(), "while_reading");
+    let mut child = tokentime(&["summary", "--save-digest", d.to_str().unwrap()]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&samples()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    sigterm(&child);
+    child.stdin = Some(stdin);
+    let (code, err) = finish_within(child, 20, "SIGTERM while reading");
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("blocked writing"), "{err}");
+    // The input at its end, the write blocked, then the signal.
+    let d = fifo(dir.path(), "after_the_end");
+    let mut child = tokentime(&["summary", "--save-digest", d.to_str().unwrap()]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&samples()).unwrap();
+    drop(stdin);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "blocked on the FIFO");
+    sigterm(&child);
+    let (code, err) = finish_within(child, 20, "SIGTERM after the end of input");
+    assert_eq!(code, Some(130), "{err}");
+}
