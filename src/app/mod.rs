@@ -8,6 +8,7 @@ pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod parallel;
 pub(crate) mod summary_cmd;
+pub(crate) mod watchdog;
 pub(crate) mod worker;
 
 use crate::cli::config::{Command, Config, EnrichConfig};

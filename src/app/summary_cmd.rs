@@ -195,6 +195,8 @@ pub(crate) fn run_summary(
         ..config.clone()
     });
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
+    crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
+    let out = &mut crate::app::watchdog::Watched(out);
     let sh = Arc::new(Shared {
         config: config.clone(),
         chunked_config,
@@ -223,19 +225,46 @@ fn check_save_digest(config: &Config, sc: &SummaryConfig) -> Result<(), Error> {
     let Some(path) = &sc.report.save_digest else {
         return Ok(());
     };
-    let same = |p: &std::path::Path| matches!((p.canonicalize(), path.canonicalize()), (Ok(a), Ok(b)) if a == b);
-    if config
+    if let Some(input) = config
         .inputs
         .iter()
-        .any(|s| matches!(s, Source::Path(p) if same(p)))
+        .find(|s| same_file(s, path).unwrap_or(false))
     {
         return Err(Error::Config(format!(
-            "--save-digest {}: is also an input (it would be overwritten)",
-            path.display()
+            "--save-digest {}: is also an input ({}): it would be overwritten, or written into the pipe being read",
+            path.display(),
+            input.name()
         )));
     }
     digest_file::check_writable(path)
         .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))
+}
+
+/// Whether `path` is the file `source` reads, told by device and inode (a hard link, a
+/// `/dev/stdin` or `/dev/fd/0` of the standard input read, a pipe, all are caught; a name
+/// compared would not be). `None` when either cannot be looked at (`path` does not exist yet).
+#[cfg(unix)]
+fn same_file(source: &Source, path: &std::path::Path) -> Option<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let target = std::fs::metadata(path).ok()?;
+    let input = match source {
+        Source::Path(p) => std::fs::metadata(p).ok()?,
+        Source::Stdin => {
+            use std::os::fd::AsFd;
+            let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+            std::fs::File::from(fd).metadata().ok()?
+        }
+    };
+    Some(input.dev() == target.dev() && input.ino() == target.ino())
+}
+
+/// Whether `path` is the file `source` reads, by their canonical paths (no inodes here).
+#[cfg(not(unix))]
+fn same_file(source: &Source, path: &std::path::Path) -> Option<bool> {
+    match source {
+        Source::Path(p) => Some(p.canonicalize().ok()? == path.canonicalize().ok()?),
+        Source::Stdin => None,
+    }
 }
 
 /// Starts `jobs` threads that read the inputs, each the next one not yet taken; each input
@@ -426,6 +455,8 @@ impl<'a> Watch<'a> {
         }
         // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
         fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
+        // And that it was stopped before the end of its input (`partial` in the digest file).
+        fin.cov.interrupted = u64::from(self.interrupted);
         if self.interrupted {
             crate::diag!("tokentime: interrupted; summary of the input read so far");
         }
@@ -633,7 +664,12 @@ fn report_slos_and_digest(
     summary: &mut Summary,
 ) -> Result<(bool, Vec<slo::Verdict>), Error> {
     if let Some(path) = &rc.save_digest {
-        digest_file::save(path, cov, summary)
+        // Opened and written under the watchdog: a FIFO with no reader blocks in its open.
+        let open = |p: &std::path::Path| {
+            crate::app::watchdog::watched(|| std::fs::File::create(p))
+                .map(crate::app::watchdog::Watched)
+        };
+        digest_file::save_via(path, cov, summary, open)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
     let verdicts = slo::evaluate(&rc.slos, summary);
@@ -693,14 +729,24 @@ pub(crate) fn report(
 /// A digest file that cannot be read or does not line up with the first ([`Error::Config`]);
 /// output that cannot be written.
 pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
-    let (cov, mut summary) = digest_file::merge_files(&mc.files).map_err(Error::Config)?;
+    let mut partial = 0usize;
+    let (cov, mut summary) = digest_file::merge_files(&mc.files, |path, cov| {
+        partial += 1;
+        crate::diag!(
+            "tokentime: {}: saved by a partial run ({}): the merged summary covers only what it read",
+            path.display(),
+            partial_reasons(cov)
+        );
+    })
+    .map_err(Error::Config)?;
     let broken = report(out, &mc.report, &cov, &mut summary, false)?;
     out.flush().map_err(Error::Output)?;
-    if cov.read_errors > 0 {
-        // As the runs themselves did (exit 2): a partial day must not pass for a whole one.
+    if partial > 0 && !mc.allow_partial {
+        // As the runs themselves did for an input not read to its end (exit 2): a partial day
+        // must not pass for a whole one.
         crate::diag!(
-            "tokentime: {} input(s) of the merged runs could not be read to their end (coverage.read_errors): the summary covers only what was read of them",
-            cov.read_errors
+            "tokentime: {partial} of {} digest files saved by partial runs (--allow-partial to merge them with exit status 0)",
+            mc.files.len()
         );
         return Ok(ExitCode::Usage);
     }
@@ -709,6 +755,22 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
     } else {
         ExitCode::Ok
     })
+}
+
+/// Why the run of a digest file was partial: `interrupted by Ctrl-C or SIGTERM; 2 inputs could
+/// not be read to their end`.
+fn partial_reasons(cov: &Coverage) -> String {
+    let mut why = Vec::new();
+    if cov.interrupted > 0 {
+        why.push("interrupted by Ctrl-C or SIGTERM".to_owned());
+    }
+    if cov.read_errors > 0 {
+        why.push(format!(
+            "{} could not be read to their end (coverage.read_errors)",
+            crate::output::summary::plural(cov.read_errors, "input")
+        ));
+    }
+    why.join("; ")
 }
 
 #[cfg(test)]

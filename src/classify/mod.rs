@@ -328,34 +328,85 @@ pub struct Coverage {
     pub join_unfinished: u64,
     /// Completing lines whose earlier lines were never seen.
     pub join_orphaned: u64,
+    /// Runs ended by Ctrl-C or SIGTERM before the end of their input (a summary's own: 0 or
+    /// 1; a merge's: those of its digest files). Not in the JSON coverage block: a digest file
+    /// and a summary say it under `partial`.
+    pub interrupted: u64,
     /// Requests per format name.
     pub formats: BTreeMap<String, u64>,
 }
 
+/// The counters of a [`Coverage`] but `formats`, with their names in the JSON coverage block:
+/// `counters` by value, `counters_mut` to add to.
+macro_rules! coverage_counters {
+    ($($field:ident: $name:literal),* $(,)?) => {
+        impl Coverage {
+            fn counters(&self) -> [u64; 19] {
+                [$(self.$field),*]
+            }
+
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 19] {
+                [$(($name, &mut self.$field)),*]
+            }
+        }
+    };
+}
+
+coverage_counters!(
+    lines: "lines",
+    requests: "requests",
+    non_json: "non_json",
+    no_timing: "no_timing",
+    invalid: "invalid",
+    too_long: "too_long",
+    already_enriched: "already_enriched",
+    errors: "errors",
+    cancelled: "cancelled",
+    response_cache: "response_cache",
+    negative_interval: "negative_interval",
+    unparseable: "unparseable",
+    read_errors: "read_errors",
+    joined_lines: "joined_lines",
+    join_evicted: "evicted",
+    join_timed_out: "timed_out",
+    join_unfinished: "unfinished",
+    join_orphaned: "orphaned",
+    interrupted: "interrupted",
+);
+
 impl Coverage {
     /// Adds the counters of `other`.
     pub fn merge(&mut self, other: &Coverage) {
-        self.lines += other.lines;
-        self.requests += other.requests;
-        self.non_json += other.non_json;
-        self.no_timing += other.no_timing;
-        self.invalid += other.invalid;
-        self.too_long += other.too_long;
-        self.already_enriched += other.already_enriched;
-        self.errors += other.errors;
-        self.cancelled += other.cancelled;
-        self.response_cache += other.response_cache;
-        self.negative_interval += other.negative_interval;
-        self.unparseable += other.unparseable;
-        self.read_errors += other.read_errors;
-        self.joined_lines += other.joined_lines;
-        self.join_evicted += other.join_evicted;
-        self.join_timed_out += other.join_timed_out;
-        self.join_unfinished += other.join_unfinished;
-        self.join_orphaned += other.join_orphaned;
+        for ((_, a), b) in self.counters_mut().into_iter().zip(other.counters()) {
+            *a += b;
+        }
         for (k, v) in &other.formats {
             *self.formats.entry(k.clone()).or_default() += v;
         }
+    }
+
+    /// Adds the counters of `other` when no sum passes `u64::MAX` (digest files read back
+    /// may hold any count); else leaves `self` as it was and names the counter.
+    ///
+    /// # Errors
+    /// The name of the first counter whose sum does not fit.
+    pub fn checked_merge(&mut self, other: &Coverage) -> Result<(), String> {
+        let mut sum = self.clone();
+        for ((name, a), b) in sum.counters_mut().into_iter().zip(other.counters()) {
+            *a = a.checked_add(b).ok_or(name)?;
+        }
+        for (k, v) in &other.formats {
+            let n = sum.formats.entry(k.clone()).or_default();
+            *n = n.checked_add(*v).ok_or_else(|| format!("formats.{k}"))?;
+        }
+        *self = sum;
+        Ok(())
+    }
+
+    /// True for the coverage of a run that did not read all of its input: interrupted, or an
+    /// input not read to its end.
+    pub fn partial(&self) -> bool {
+        self.interrupted > 0 || self.read_errors > 0
     }
 }
 

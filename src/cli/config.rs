@@ -117,6 +117,9 @@ pub struct SummaryConfig {
 pub struct MergeConfig {
     /// Digest files, merged in order.
     pub files: Vec<PathBuf>,
+    /// `--allow-partial`: digest files of partial runs merged with exit status 0 (still named
+    /// on stderr).
+    pub allow_partial: bool,
     /// Rendering, SLOs, digest file.
     pub report: ReportConfig,
 }

@@ -27,7 +27,9 @@ use values::{EnrichOutput, ForArg, Progress};
 const AFTER_HELP: &str = "\
 Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after Ctrl-C or \
 SIGTERM ends a summary); 1 with --strict when some lines were invalid or too long; 2 usage, \
-configuration or I/O error; 3 an --slo was broken (one verdict per SLO on stderr).
+configuration or I/O error, also a merge of digest files of partial runs (interrupted, or an \
+input not read to its end) without --allow-partial; 3 an --slo was broken (one verdict per \
+SLO on stderr).
 
 Metrics (ms): ttft = first_token - arrival; tpot = decode / (output_tokens - 1); \
 e2e = end - arrival; queue = scheduled - arrival; prefill = first_token - scheduled; \
@@ -186,6 +188,11 @@ struct MergeArgs {
     /// Digest files written by `summary --save-digest`.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
+    /// Merge digest files of partial runs (interrupted, or with an input not read to its end)
+    /// with exit status 0: each is still named on stderr, and the JSON summary says
+    /// "partial". Without it, such a file makes the exit status 2.
+    #[arg(long)]
+    allow_partial: bool,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -293,6 +300,7 @@ impl MergeArgs {
             Common::empty(),
             Command::Merge(MergeConfig {
                 files: self.files,
+                allow_partial: self.allow_partial,
                 report,
             }),
         )

@@ -35,6 +35,9 @@ pub fn to_json<'a>(
     let mut head = Map::new();
     head.insert("schema".into(), json!(SCHEMA));
     head.insert("coverage".into(), coverage_json(cov));
+    if let Some(p) = crate::summary::partial_json(cov) {
+        head.insert("partial".into(), p);
+    }
     if let Some(h) = &report.headline {
         head.insert("headline".into(), crate::output::reading::headline_json(h));
     }

@@ -345,6 +345,12 @@ impl Digest {
                 if v.iter().any(|x| !x.is_finite()) {
                     return Err("exact values must be finite".into());
                 }
+                if let Some(x) = v.iter().find(|&&x| x < e.min || x > e.max) {
+                    return Err(format!(
+                        "exact value {x} outside min..max ({}..{})",
+                        e.min, e.max
+                    ));
+                }
                 d.exact = v;
                 d.sorted = false;
             }
@@ -366,9 +372,10 @@ impl Digest {
                             || a.len() > ATOM_LIMIT
                             || a.iter().any(|&(v, n)| !v.is_finite() || n == 0)
                             || a.windows(2).any(|w| w[0].0 >= w[1].0)
+                            || a.iter().any(|&(v, _)| v < e.min || v > e.max)
                         {
                             return Err(format!(
-                                "atoms must be at most {ATOM_LIMIT} increasing finite values whose counts add up to the count {}",
+                                "atoms must be at most {ATOM_LIMIT} increasing finite values within min..max whose counts add up to the count {}",
                                 e.count
                             ));
                         }

@@ -36,9 +36,12 @@ pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc
         "cache_hit_ratio": summary.hit_ratio(),
         "coverage": coverage_json(cov),
     });
-    let Json::Object(head) = head else {
+    let Json::Object(mut head) = head else {
         unreachable!("json! of an object literal is an object")
     };
+    if let Some(p) = crate::summary::partial_json(cov) {
+        head.insert("partial".into(), p);
+    }
     GroupsDoc::new(head, SavedGroups(summary.raw_groups()))
 }
 
@@ -159,9 +162,24 @@ pub(crate) fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
 ///
 /// # Errors
 /// The file system's.
+#[cfg(test)]
 pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
+    save_via(path, cov, summary, |p: &Path| std::fs::File::create(p))
+}
+
+/// [`save`], each file (the temporary one, or `path` written through) opened by `open`: the
+/// summary command opens and writes them under its watch of blocked writes.
+///
+/// # Errors
+/// The file system's.
+pub(crate) fn save_via<W: Write>(
+    path: &Path,
+    cov: &Coverage,
+    summary: &mut Summary,
+    open: impl FnOnce(&Path) -> std::io::Result<W>,
+) -> std::io::Result<()> {
     let doc = to_json(cov, summary);
-    let write = |file: std::fs::File| -> std::io::Result<()> {
+    let write = |file: W| -> std::io::Result<()> {
         let mut w = std::io::BufWriter::new(file);
         serde_json::to_writer(&mut w, &doc)?;
         w.write_all(b"\n")?;
@@ -170,10 +188,10 @@ pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::i
     if !replaceable(path) {
         // A symbolic link, a device, a pipe (`>(gzip > d.json.gz)`): written through, not
         // replaced by a regular file.
-        return write(std::fs::File::create(path)?);
+        return write(open(path)?);
     }
     let tmp = tmp_path(path);
-    let written = std::fs::File::create(&tmp)
+    let written = open(&tmp)
         .and_then(write)
         .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
@@ -184,7 +202,7 @@ pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::i
 
 /// True when `path` is absent or a regular file (not a symbolic link): [`save`] may write a
 /// temporary file and rename it over `path`, so a crash never leaves half a digest file.
-fn replaceable(path: &Path) -> bool {
+pub(crate) fn replaceable(path: &Path) -> bool {
     match std::fs::symlink_metadata(path) {
         Ok(m) => m.file_type().is_file(),
         Err(_) => true,
@@ -192,7 +210,7 @@ fn replaceable(path: &Path) -> bool {
 }
 
 /// The file [`save`] writes before renaming it to `path`.
-fn tmp_path(path: &Path) -> std::path::PathBuf {
+pub(crate) fn tmp_path(path: &Path) -> std::path::PathBuf {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     std::path::PathBuf::from(tmp)
@@ -224,6 +242,36 @@ pub(crate) struct Loaded {
     pub coverage: Coverage,
     /// The summary with every group.
     pub summary: Summary,
+    /// Bounds on what merging this file adds to any count ([`merge_files`] checks them).
+    pub totals: Totals,
+}
+
+/// Every group's requests, and every group's digest counts, added up (`u64::MAX` at most):
+/// any count of a merge (a group's, the overall group's, a digest's) is at most the sum of
+/// these over the files merged, so while those sums fit in a `u64` no count of the merge
+/// wraps around.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Totals {
+    /// The groups' `requests` (each of their other counts is at most that).
+    pub requests: u64,
+    /// The groups' digests' `count`s.
+    pub values: u64,
+}
+
+impl Totals {
+    /// Adds `other`, or names the total that passes `u64::MAX`.
+    fn checked_add(self, other: Totals) -> Result<Totals, &'static str> {
+        Ok(Totals {
+            requests: self
+                .requests
+                .checked_add(other.requests)
+                .ok_or("requests")?,
+            values: self
+                .values
+                .checked_add(other.values)
+                .ok_or("metric counts")?,
+        })
+    }
 }
 
 /// Reads a digest file.
@@ -284,7 +332,21 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             Json::Null => None,
             v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
         });
-    let coverage = coverage_from_json(&doc["coverage"])?;
+    let mut coverage = coverage_from_json(&doc["coverage"])?;
+    coverage.interrupted = match &doc["partial"] {
+        // A complete run's file, or one from before the member existed.
+        Json::Null => 0,
+        p => match (&p["interrupted"], &p["read_errors"]) {
+            (Json::Bool(i), n) if n.as_u64() == Some(coverage.read_errors) => u64::from(*i),
+            _ => {
+                return Err(format!(
+                    "\"partial\" must be {{\"interrupted\": true or false, \"read_errors\": {}}} (coverage.read_errors)",
+                    coverage.read_errors
+                ));
+            }
+        },
+    };
+    let mut totals = Totals::default();
     for (i, g) in doc["groups"]
         .as_array()
         .ok_or("\"groups\" must be an array")?
@@ -292,11 +354,33 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         .enumerate()
     {
         let (key, stats) = group_from_json(g).map_err(|e| format!("group {i}: {e}"))?;
+        let values = stats
+            .metrics
+            .iter()
+            .try_fold(0u64, |n, m| n.checked_add(m.digest.count()));
+        totals = values
+            .ok_or("metric counts")
+            .and_then(|values| {
+                totals.checked_add(Totals {
+                    requests: stats.requests,
+                    values,
+                })
+            })
+            .map_err(|what| {
+                format!(
+                    "group {i}: the groups' {what} add up past {} (2^64 - 1)",
+                    u64::MAX
+                )
+            })?;
         summary
             .insert_group(&key, &stats)
             .map_err(|e| format!("group {i}: {e}"))?;
     }
-    Ok(Loaded { coverage, summary })
+    Ok(Loaded {
+        coverage,
+        summary,
+        totals,
+    })
 }
 
 type Key = Vec<(String, Option<String>)>;
@@ -341,6 +425,7 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
                 .insert(name, n.as_u64().ok_or("ttft_origins holds counts")?);
         }
     }
+    check_counts(&st)?;
     st.span = match &g["span_ns"] {
         Json::Null => None,
         Json::Array(a) if a.len() == 2 => Some((
@@ -367,7 +452,51 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
             m.nulls.insert(reason, u(n, r)?);
         }
     }
+    check_nulls(&st)?;
     Ok((key, st))
+}
+
+/// Refuses a group whose counts cannot all be true: more errors (cancelled, response-cache
+/// answers, requests judged for goodput) than requests.
+fn check_counts(st: &GroupStats) -> Result<(), String> {
+    let r = st.requests;
+    for (what, n) in [
+        ("errors", st.errors),
+        ("cancelled", st.cancelled),
+        ("response_cache", st.response_cache),
+        ("goodput.met + goodput.unknown", {
+            let g = st.goodput;
+            g.met.saturating_add(g.unknown)
+        }),
+        (
+            "ttft_origins",
+            st.ttft_origins
+                .values()
+                .try_fold(0u64, |a, &b| a.checked_add(b))
+                .unwrap_or(u64::MAX),
+        ),
+    ] {
+        if n > r {
+            return Err(format!("{what} {n} is more than the requests {r}"));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a group with more nulls of one reason than requests (a request is null at most once
+/// per metric).
+fn check_nulls(st: &GroupStats) -> Result<(), String> {
+    for (metric, m) in Metric::ALL.into_iter().zip(&st.metrics) {
+        if let Some((reason, n)) = m.nulls.iter().find(|&(_, n)| n > st.requests) {
+            return Err(format!(
+                "{}.nulls.{} {n} is more than the requests {}",
+                metric.json_name(),
+                reason.as_str(),
+                st.requests
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
@@ -405,13 +534,30 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
 /// Merges digest files in order: the coverage and summary one run over all their inputs
 /// would have built (exact while every digest is, a t-digest merge beyond).
 ///
+/// Each file saved by a partial run ([`Coverage::partial`]: interrupted, or an input not read
+/// to its end) is told to `partial` with its coverage, as it is read.
+///
 /// # Errors
 /// A message for an unreadable file, or files saved with different `--by` keys or goodput
 /// targets (their groups do not line up).
-pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Summary), String> {
+pub(crate) fn merge_files(
+    paths: &[std::path::PathBuf],
+    mut partial: impl FnMut(&Path, &Coverage),
+) -> Result<(Coverage, Summary), String> {
     let mut acc: Option<(Coverage, Summary)> = None;
+    let mut totals = Totals::default();
     for p in paths {
         let l = load(p)?;
+        if l.coverage.partial() {
+            partial(p, &l.coverage);
+        }
+        totals = totals.checked_add(l.totals).map_err(|what| {
+            format!(
+                "{}: the {what} of the groups of the files up to this one add up past {} (2^64 - 1)",
+                p.display(),
+                u64::MAX
+            )
+        })?;
         match &mut acc {
             None => acc = Some((l.coverage, l.summary)),
             Some((cov, sum)) => {
@@ -448,7 +594,13 @@ pub(crate) fn merge_files(paths: &[std::path::PathBuf]) -> Result<(Coverage, Sum
                         p.display()
                     ));
                 }
-                cov.merge(&l.coverage);
+                cov.checked_merge(&l.coverage).map_err(|what| {
+                    format!(
+                        "{}: coverage.{what} of the files up to this one adds up past {} (2^64 - 1)",
+                        p.display(),
+                        u64::MAX
+                    )
+                })?;
                 sum.merge(&l.summary);
             }
         }

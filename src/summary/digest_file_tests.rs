@@ -144,7 +144,7 @@ fn merging_two_files_is_one_summary_of_both_inputs() {
     let (p1, p2) = (dir.path().join("1.json"), dir.path().join("2.json"));
     save(&p1, &cov1, &mut s1).unwrap();
     save(&p2, &cov2, &mut s2).unwrap();
-    let (cov, mut merged) = merge_files(&[p1, p2]).unwrap();
+    let (cov, mut merged) = merge_files(&[p1, p2], |_, _| {}).unwrap();
     let all: Vec<String> = first.into_iter().chain(second).collect();
     let (cov_all, mut one) = summarize(&all, EXACT_LIMIT);
     assert_eq!(cov, cov_all);
@@ -163,7 +163,7 @@ fn merging_beyond_the_exact_limit_stays_close_to_the_values() {
     let (p1, p2) = (dir.path().join("1.json"), dir.path().join("2.json"));
     save(&p1, &cov1, &mut s1).unwrap();
     save(&p2, &cov2, &mut s2).unwrap();
-    let (cov, mut merged) = merge_files(&[p1, p2]).unwrap();
+    let (cov, mut merged) = merge_files(&[p1, p2], |_, _| {}).unwrap();
     assert_eq!(cov.requests, 1500);
     let values: Vec<f64> = (1..=1500).map(|i| 1.0 + i as f64).collect();
     for q in [0.5, 0.9, 0.99] {
@@ -190,16 +190,16 @@ fn merge_refuses_files_that_do_not_line_up() {
     save(&paths[1], &cov, &mut by_nothing).unwrap();
     save(&paths[2], &cov, &mut other_limit).unwrap();
     save(&paths[3], &cov, &mut other_ratio).unwrap();
-    let err = merge_files(&paths[..2]).unwrap_err();
+    let err = merge_files(&paths[..2], |_, _| {}).unwrap_err();
     assert!(
         err.contains("grouped by []") && err.contains("[model]"),
         "{err}"
     );
-    let err = merge_files(&[paths[0].clone(), paths[2].clone()]).unwrap_err();
+    let err = merge_files(&[paths[0].clone(), paths[2].clone()], |_, _| {}).unwrap_err();
     assert!(err.contains("--exact-limit 20"), "{err}");
-    let err = merge_files(&[paths[0].clone(), paths[3].clone()]).unwrap_err();
+    let err = merge_files(&[paths[0].clone(), paths[3].clone()], |_, _| {}).unwrap_err();
     assert!(err.contains("--cache-hit-ratio 0.8"), "{err}");
-    let err = merge_files(&[]).unwrap_err();
+    let err = merge_files(&[], |_, _| {}).unwrap_err();
     assert!(err.contains("at least one"), "{err}");
 }
 
@@ -244,7 +244,7 @@ fn malformed_or_missing_files_are_refused_naming_the_file() {
     let missing = dir.path().join("missing.json");
     let err = load(&missing).unwrap_err();
     assert!(err.starts_with(&missing.display().to_string()), "{err}");
-    let err = merge_files(&[missing]).unwrap_err();
+    let err = merge_files(&[missing], |_, _| {}).unwrap_err();
     assert!(err.contains("missing.json"), "{err}");
 }
 
@@ -329,4 +329,141 @@ fn save_writes_through_a_symbolic_link_and_check_writable_refuses_a_directory() 
     let l = load(&target).unwrap();
     assert_eq!(l.coverage.requests, 3);
     assert!(check_writable(dir.path()).is_err());
+}
+
+/// Writes each document to a file of its own in `dir` and merges them.
+fn merge_docs(dir: &Path, docs: &[Json]) -> Result<(Coverage, Summary), String> {
+    let paths: Vec<_> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let p = dir.join(format!("d{i}.json"));
+            std::fs::write(&p, serde_json::to_vec(d).unwrap()).unwrap();
+            p
+        })
+        .collect();
+    merge_files(&paths, |_, _| {})
+}
+
+/// Merge validation: counts of `u64::MAX` wrapped around when added up (a merge of them
+/// reported a handful of requests); now any sum that does not fit refuses the file that
+/// makes it.
+#[test]
+fn merge_validation_refuses_counts_whose_sum_wraps() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = small_doc();
+    for g in d["groups"].as_array_mut().unwrap() {
+        g["requests"] = u64::MAX.into();
+    }
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(
+        err.contains("d0.json: group 1: the groups' requests add up past 18446744073709551615"),
+        "{err}"
+    );
+    // Each file alone fits, the two do not.
+    let mut d = small_doc();
+    d["groups"][0]["requests"] = (u64::MAX / 2).into();
+    let err = merge_docs(dir.path(), &[d.clone(), d.clone()]).unwrap_err();
+    assert!(
+        err.contains("d1.json: the requests of the groups of the files up to this one add up past"),
+        "{err}"
+    );
+    let mut d = small_doc();
+    d["coverage"]["lines"] = u64::MAX.into();
+    let err = merge_docs(dir.path(), &[d.clone(), d]).unwrap_err();
+    assert!(
+        err.contains("d1.json: coverage.lines of the files up to this one adds up past"),
+        "{err}"
+    );
+    // A metric's counts too (its digests' counts are added when merged).
+    let mut d = small_doc();
+    d["groups"][0]["metrics"]["e2e_ms"] = serde_json::json!({"count": u64::MAX, "sum": 1.0, "min": 1.0, "max": 1.0,
+                           "nulls": {}, "centroids": [[1.0, 18446744073709551615.0]]});
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(err.contains("metric counts add up past"), "{err}");
+}
+
+/// Merge validation: a group with more errors than requests (or more of any other count a
+/// request has at most once) is no summary of any log.
+#[test]
+fn merge_validation_refuses_more_errors_than_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, what) in [
+        (&["errors"][..], "errors 4 is more than the requests 3"),
+        (
+            &["cancelled"][..],
+            "cancelled 4 is more than the requests 3",
+        ),
+        (&["goodput", "met"][..], "goodput.met + goodput.unknown 4"),
+        (
+            &["metrics", "tpot_ms", "nulls", "error"][..],
+            "tpot_ms.nulls.error 4 is more than the requests 3",
+        ),
+    ] {
+        let mut d = small_doc();
+        let mut v = &mut d["groups"][0];
+        for k in path {
+            v = &mut v[*k];
+        }
+        *v = 4.into();
+        let err = merge_docs(dir.path(), &[d]).unwrap_err();
+        assert!(
+            err.contains("d0.json: group 0: ") && err.contains(what),
+            "{err}"
+        );
+    }
+}
+
+/// Merge validation: exact values (and atoms) outside the digest's own min..max.
+#[test]
+fn merge_validation_refuses_exact_values_outside_min_max() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = small_doc();
+    // The TTFTs are 2, 3 and 4 ms.
+    d["groups"][0]["metrics"]["ttft_ms"]["max"] = 3.5.into();
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(
+        err.contains("d0.json: group 0: ttft_ms: exact value 4 outside min..max (2..3.5)"),
+        "{err}"
+    );
+    let mut d = small_doc();
+    d["groups"][0]["metrics"]["ttft_ms"]["min"] = 2.5.into();
+    let err = merge_docs(dir.path(), &[d]).unwrap_err();
+    assert!(err.contains("exact value 2 outside min..max"), "{err}");
+}
+
+/// A partial run passed for a whole one: the digest file of a run that did not read all of its
+/// input says so (`partial`), read back and told by `merge_files`; a complete run's file has no
+/// such member.
+#[test]
+fn partial_run_is_marked_in_the_digest_file_and_told_by_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cov, mut s) = summarize(&lines(1..=3), EXACT_LIMIT);
+    assert!(doc(&cov, &mut s).get("partial").is_none());
+    cov.interrupted = 1;
+    let d = doc(&cov, &mut s);
+    assert_eq!(
+        d["partial"],
+        serde_json::json!({"interrupted": true, "read_errors": 0})
+    );
+    assert_eq!(from_json(&d).unwrap().coverage.interrupted, 1);
+    let mut told = Vec::new();
+    let (cov, _) = {
+        let whole = small_doc();
+        let paths: Vec<_> = [("whole.json", whole), ("part.json", d.clone())]
+            .into_iter()
+            .map(|(n, d)| {
+                let p = dir.path().join(n);
+                std::fs::write(&p, serde_json::to_vec(&d).unwrap()).unwrap();
+                p
+            })
+            .collect();
+        merge_files(&paths, |p, c| told.push((p.to_owned(), c.interrupted))).unwrap()
+    };
+    assert_eq!(told, vec![(dir.path().join("part.json"), 1)]);
+    assert!(cov.partial());
+    let mut bad = d;
+    bad["partial"]["read_errors"] = 2.into();
+    let err = from_json(&bad).unwrap_err();
+    assert!(err.starts_with("\"partial\" must be"), "{err}");
 }

@@ -938,6 +938,18 @@ impl<G: MakeGroups> serde::Serialize for GroupsSeq<'_, G> {
     }
 }
 
+/// The `partial` member of a digest file and of a JSON summary, for a run that did not read
+/// all of its input ([`Coverage::partial`]); `None` for one that did (no member: the files of
+/// complete runs are as they always were).
+pub(crate) fn partial_json(cov: &Coverage) -> Option<Json> {
+    cov.partial().then(|| {
+        json!({
+            "interrupted": cov.interrupted > 0,
+            "read_errors": cov.read_errors,
+        })
+    })
+}
+
 /// The coverage block of the JSON summary.
 pub(crate) fn coverage_json(cov: &Coverage) -> Json {
     json!({

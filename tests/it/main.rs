@@ -20,6 +20,7 @@ mod messages;
 mod nothing_lost;
 mod parallel;
 mod parser;
+mod partial_runs;
 mod pitfalls;
 mod readme;
 mod realdata;
