@@ -12,21 +12,31 @@ use clap::Parser;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
+/// Whether allocations are counted: only in a test's own process (see [`in_own_process`]), so
+/// the other tests of the binary do not all contend for the counter.
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+fn count() {
+    if COUNTING.load(Ordering::Relaxed) {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 // SAFETY: forwards to the system allocator, only counting calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         // SAFETY: same contract as ours.
         unsafe { System.alloc(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         // SAFETY: same contract as ours.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -51,6 +61,7 @@ const OWN_PROCESS: &str = "TOKENTIME_ALLOC_OWN_PROCESS";
 /// false in the one that started it, after checking that the test ran there and passed.
 fn in_own_process(test: &str) -> bool {
     if std::env::var_os(OWN_PROCESS).is_some() {
+        COUNTING.store(true, Ordering::Relaxed);
         return true;
     }
     // `it::alloc` -> `alloc::TEST`, the test's name in the harness.
