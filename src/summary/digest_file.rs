@@ -546,7 +546,22 @@ pub(crate) fn merge_files(
 ) -> Result<(Coverage, Summary), String> {
     let mut acc: Option<(Coverage, Summary)> = None;
     let mut totals = Totals::default();
+    let mut seen: Vec<(u64, u64, &Path)> = vec![];
     for p in paths {
+        // The same file named twice (`merge *.json` over a folder, a path and a link to it)
+        // would count its requests twice.
+        if let Ok(m) = std::fs::metadata(p) {
+            use std::os::unix::fs::MetadataExt;
+            let id = (m.dev(), m.ino());
+            if let Some((_, _, first)) = seen.iter().find(|(d, i, _)| (*d, *i) == id) {
+                return Err(format!(
+                    "{}: the same file as {}, named twice (its requests would count twice)",
+                    crate::input::shown_path(p),
+                    crate::input::shown_path(first)
+                ));
+            }
+            seen.push((id.0, id.1, p));
+        }
         let l = load(p)?;
         if l.coverage.partial() {
             partial(p, &l.coverage);
@@ -554,7 +569,7 @@ pub(crate) fn merge_files(
         totals = totals.checked_add(l.totals).map_err(|what| {
             format!(
                 "{}: the {what} of the groups of the files up to this one add up past {} (2^64 - 1)",
-                p.display(),
+                crate::input::shown_path(p),
                 u64::MAX
             )
         })?;
@@ -564,7 +579,7 @@ pub(crate) fn merge_files(
                 if sum.by() != l.summary.by() {
                     return Err(format!(
                         "{}: grouped by [{}], the first file by [{}]",
-                        p.display(),
+                        crate::input::shown_path(p),
                         l.summary.by().join(", "),
                         sum.by().join(", ")
                     ));
@@ -573,7 +588,7 @@ pub(crate) fn merge_files(
                     (Some(a), Some(b)) if a != b => {
                         return Err(format!(
                             "{}: saved with --cache-hit-ratio {b}, an earlier file with {a}: their hit and partial groups differ",
-                            p.display()
+                            crate::input::shown_path(p)
                         ));
                     }
                     // A file from before the ratio was recorded: checked against the next.
@@ -583,7 +598,7 @@ pub(crate) fn merge_files(
                 if sum.exact_limit() != l.summary.exact_limit() {
                     return Err(format!(
                         "{}: saved with --exact-limit {}, the first file with {}: one run would have had one",
-                        p.display(),
+                        crate::input::shown_path(p),
                         l.summary.exact_limit(),
                         sum.exact_limit()
                     ));
@@ -591,13 +606,13 @@ pub(crate) fn merge_files(
                 if sum.targets() != l.summary.targets() {
                     return Err(format!(
                         "{}: saved with other --goodput targets than the first file",
-                        p.display()
+                        crate::input::shown_path(p)
                     ));
                 }
                 cov.checked_merge(&l.coverage).map_err(|what| {
                     format!(
                         "{}: coverage.{what} of the files up to this one adds up past {} (2^64 - 1)",
-                        p.display(),
+                        crate::input::shown_path(p),
                         u64::MAX
                     )
                 })?;

@@ -2,6 +2,7 @@
 //! runs whose output is not a pipe (a full disk, `/dev/full`) or whose input is not one line
 //! of data are here; the rest are cases (`testdata/cases/`).
 
+use crate::common::{run, run_ok, testdata};
 use std::fs::File;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -101,4 +102,28 @@ fn file_name_with_newline_stays_on_one_line() {
         "{stderr}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `merge d.json d.json` (a glob that matches a digest twice, or a link to it) would count
+/// every request twice: refused, naming both.
+#[test]
+fn merge_refuses_the_same_digest_named_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.json");
+    let d = d.to_str().unwrap();
+    let log = testdata().join("samples/litellm.jsonl");
+    run_ok(&["summary", "--save-digest", d, log.to_str().unwrap()], b"");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(d, &link).unwrap();
+    for second in [d, link.to_str().unwrap()] {
+        let out = run(&["merge", d, second], b"");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{second}: the same file as {d}, named twice (its requests would count twice)"
+            )),
+            "{err}"
+        );
+    }
 }
