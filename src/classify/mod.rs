@@ -156,6 +156,9 @@ pub struct Request {
     pub itl: (u32, u32),
     /// A field present in the log that could not be read in its unit (its name).
     pub unparseable: Option<&'static str>,
+    /// The instants present in the log but outside the plausible window (bits, as
+    /// [`crate::metrics::Timeline::implausible`]; 0 when none).
+    pub implausible: u8,
 }
 
 /// The record-level reader of a format whose lines hold several requests.
@@ -312,6 +315,11 @@ pub struct Coverage {
     pub negative_interval: u64,
     /// Requests with a field present but unreadable in its unit.
     pub unparseable: u64,
+    /// Requests with a wall-clock instant outside the plausible window (before 2000, from
+    /// 2200 on).
+    pub implausible_instant: u64,
+    /// Requests whose instants are out of order (or whose TTFT or decode exceeds the E2E).
+    pub out_of_order: u64,
     /// Inputs that could not be read to their end (a FILE missing or unreadable mid-run, a
     /// truncated or corrupt compressed stream): the other counts cover what was read of them.
     pub read_errors: u64,
@@ -345,6 +353,8 @@ impl Coverage {
         self.response_cache += other.response_cache;
         self.negative_interval += other.negative_interval;
         self.unparseable += other.unparseable;
+        self.implausible_instant += other.implausible_instant;
+        self.out_of_order += other.out_of_order;
         self.read_errors += other.read_errors;
         self.joined_lines += other.joined_lines;
         self.join_evicted += other.join_evicted;
@@ -910,6 +920,7 @@ impl Processor {
             end_ns,
             itl,
             unparseable: timeline.unparseable,
+            implausible: timeline.implausible,
         });
     }
 
@@ -1098,6 +1109,12 @@ impl Processor {
                     }
                     if r.unparseable.is_some() {
                         cov.unparseable += 1;
+                    }
+                    if r.implausible != 0 {
+                        cov.implausible_instant += 1;
+                    }
+                    if r.metrics.out_of_order {
+                        cov.out_of_order += 1;
                     }
                     let name = &self.formats.spec(r.format).name;
                     match cov.formats.get_mut(name) {
