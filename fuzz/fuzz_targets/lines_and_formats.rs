@@ -230,7 +230,7 @@ fuzz_target!(|input: &[u8]| {
                     requests += proc.requests().len() as u64;
                     for (i, r) in proc.requests().iter().enumerate() {
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
-                        summary.add(&r.metrics, gaps, proc.by_values(i));
+                        summary.add_request(r, gaps, proc.by_values(i));
                     }
                 }
                 Framed::Text {

@@ -7,12 +7,60 @@
 //! Checked: nothing panics; every decimal unit agrees exactly with a naive reference that
 //! shifts the decimal point in the digit string; counts are exact integers; `write_fixed3`
 //! prints at most 3 decimals within half a thousandth; a generated RFC 3339 string parses to
-//! the instant a naive day count gives.
+//! the instant a naive day count gives; `decode_instant` keeps exactly the readings within the
+//! plausible window (2000 to 2200) of a timestamp unit, and at most one reading of a number in
+//! `epoch` (by magnitude) lies in it.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tokentime::{round3, write_fixed3};
+use tokentime::{Instant, PLAUSIBLE_FROM_NS, PLAUSIBLE_UNTIL_NS, decode_instant};
 use tokentime::{Unit, decode_count, decode_ns, parse_duration_str, parse_rfc3339};
+use tokentime::{round3, write_fixed3};
+
+/// The plausibility window of wall-clock instants.
+fn plausible(ns: i64) -> bool {
+    (PLAUSIBLE_FROM_NS..PLAUSIBLE_UNTIL_NS).contains(&ns)
+}
+
+/// `decode_instant` agrees with `decode_ns` and the window: a timestamp is its decoded value
+/// when that is in the window, and never a value out of it; a duration has no window. Of a
+/// number's four epoch readings (s, ms, us, ns) at most one is in the window, and `epoch`
+/// gives that one or none.
+fn check_instants(raw: &str) {
+    for unit in Unit::ALL {
+        let got = decode_instant(raw, unit);
+        let ns = decode_ns(raw, unit);
+        match got {
+            Instant::At(v) => {
+                assert_eq!(Some(v), ns, "{raw:?} in {unit:?}");
+                assert!(
+                    !unit.is_timestamp() || plausible(v),
+                    "{raw:?} in {unit:?}: {v}"
+                );
+            }
+            Instant::Implausible => {
+                assert!(unit.is_timestamp(), "{raw:?} in {unit:?}");
+                assert!(ns.is_none_or(|v| !plausible(v)), "{raw:?} in {unit:?}");
+            }
+            Instant::Unreadable => assert_eq!(ns, None, "{raw:?} in {unit:?}"),
+        }
+    }
+    let (text, quoted) = unquote(raw);
+    if quoted && parse_rfc3339(text).is_some() {
+        return;
+    }
+    let readings: Vec<i64> = [9, 6, 3, 0]
+        .into_iter()
+        .filter_map(|scale| reference_scaled(text, scale))
+        .filter(|&v| plausible(v))
+        .collect();
+    assert!(readings.len() <= 1, "{raw:?}: {readings:?}");
+    if let Instant::At(v) = decode_instant(raw, Unit::EpochAuto) {
+        assert_eq!(readings, [v], "{raw:?} as an auto epoch");
+    } else {
+        assert!(readings.is_empty(), "{raw:?}: {readings:?} left out");
+    }
+}
 
 /// `text` (a decimal number, `[+-]digits[.digits][(e|E)[+-]digits]`) times `10^scale`, rounded
 /// half away from zero, or `None` when it is no such number or does not fit an `i64`.
@@ -318,11 +366,24 @@ fn check_rfc3339(b: &[u8; 16]) {
         want,
         "{s} quoted"
     );
+    // Well-formed, it is an instant in the window or implausible (the year 9999 too), never
+    // unreadable.
+    let instant = match i64::try_from(ns) {
+        _ if !valid => Instant::Unreadable,
+        Ok(v) if plausible(v) => Instant::At(v),
+        _ => Instant::Implausible,
+    };
+    assert_eq!(
+        decode_instant(&format!("\"{s}\""), Unit::Rfc3339),
+        instant,
+        "{s} as an instant"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     check_decoders(&text);
+    check_instants(&text);
     if let Some(head) = data.first_chunk::<16>() {
         check_fixed3(f64::from_le_bytes(head[..8].try_into().unwrap()));
         check_rfc3339(head);

@@ -158,6 +158,9 @@ pub struct Request {
     pub itl: (u32, u32),
     /// A field present in the log that could not be read in its unit (its name).
     pub unparseable: Option<&'static str>,
+    /// The instants present in the log but outside the plausible window (bits, as
+    /// [`crate::metrics::Timeline::implausible`]; 0 when none).
+    pub implausible: u8,
 }
 
 /// The record-level reader of a format whose lines hold several requests.
@@ -314,6 +317,11 @@ pub struct Coverage {
     pub negative_interval: u64,
     /// Requests with a field present but unreadable in its unit.
     pub unparseable: u64,
+    /// Requests with a wall-clock instant outside the plausible window (before 2000, from
+    /// 2200 on).
+    pub implausible_instant: u64,
+    /// Requests whose instants are out of order (or whose TTFT or decode exceeds the E2E).
+    pub out_of_order: u64,
     /// Inputs that could not be read to their end (a FILE missing or unreadable mid-run, a
     /// truncated or corrupt compressed stream): the other counts cover what was read of them.
     pub read_errors: u64,
@@ -341,11 +349,11 @@ pub struct Coverage {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 19] {
+            fn counters(&self) -> [u64; 21] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 19] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 21] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -365,6 +373,8 @@ coverage_counters!(
     response_cache: "response_cache",
     negative_interval: "negative_interval",
     unparseable: "unparseable",
+    implausible_instant: "implausible_instant",
+    out_of_order: "out_of_order",
     read_errors: "read_errors",
     joined_lines: "joined_lines",
     join_evicted: "evicted",
@@ -1011,6 +1021,7 @@ impl Processor {
             end_ns,
             itl,
             unparseable: timeline.unparseable,
+            implausible: timeline.implausible,
         });
     }
 
@@ -1199,6 +1210,12 @@ impl Processor {
                     }
                     if r.unparseable.is_some() {
                         cov.unparseable += 1;
+                    }
+                    if r.implausible != 0 {
+                        cov.implausible_instant += 1;
+                    }
+                    if r.metrics.out_of_order {
+                        cov.out_of_order += 1;
                     }
                     let name = &self.formats.spec(r.format).name;
                     match cov.formats.get_mut(name) {

@@ -10,9 +10,11 @@ pub(crate) mod builtin;
 pub(crate) mod file;
 pub(crate) mod units;
 
-use crate::format::units::{Unit, decode_count_bytes, decode_ns, decode_ns_bytes};
+use crate::format::units::{
+    Instant, Unit, decode_count_bytes, decode_instant_bytes, decode_ns, decode_ns_bytes,
+};
 use crate::json::{PathSet, SlotId, Slots, index_segment};
-use crate::metrics::{Origin, Outcome, Timeline};
+use crate::metrics::{Origin, Outcome, Timeline, instants};
 
 /// A canonical field a format can fill (SPEC section 2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -716,9 +718,28 @@ fn read_fields(
     let mut filled = 0u32;
     let mut unreadable = 0u32;
     let mut first_unreadable = None;
+    let mut implausible = 0u32;
     for (field, unit, combine, ids) in fields {
         let bit = 1u32 << (*field as u32);
         if filled & bit != 0 {
+            continue;
+        }
+        // A wall-clock instant outside the plausible window is unknown, not a time.
+        if field.is_instant() && unit.is_timestamp() && *combine == Combine::First {
+            let Some(raw) = ids.iter().find_map(|&s| slots.raw_bytes(line, s)) else {
+                continue;
+            };
+            match decode_instant_bytes(raw, *unit) {
+                Instant::At(v) => {
+                    filled |= bit;
+                    set_field(t, *field, v);
+                }
+                Instant::Implausible => implausible |= bit,
+                Instant::Unreadable => {
+                    unreadable |= bit;
+                    first_unreadable = first_unreadable.or(Some(*field));
+                }
+            }
             continue;
         }
         if *field == Field::Itl {
@@ -743,6 +764,12 @@ fn read_fields(
         };
         filled |= bit;
         set_field(t, *field, v);
+    }
+    // Instants outside the window that no other rule filled.
+    for f in Field::ALL {
+        if implausible & !filled & (1u32 << (f as u32)) != 0 {
+            t.implausible |= instant_bit(f);
+        }
     }
     // The fields present but unreadable, that no other rule filled.
     t.unreadable |= unreadable & !filled;
@@ -773,6 +800,18 @@ fn set_field(t: &mut Timeline, field: Field, v: i64) {
         Field::E2e => t.e2e = Some(v),
         Field::LoggedAt => t.logged_at = Some(v),
         Field::Itl => {}
+    }
+}
+
+/// The [`Timeline::implausible`] bit of instant `field` (0 for any other field).
+fn instant_bit(field: Field) -> u8 {
+    match field {
+        Field::Arrival => instants::ARRIVAL,
+        Field::Scheduled => instants::SCHEDULED,
+        Field::FirstToken => instants::FIRST_TOKEN,
+        Field::End => instants::END,
+        Field::LoggedAt => instants::LOGGED_AT,
+        _ => 0,
     }
 }
 

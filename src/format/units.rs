@@ -182,6 +182,112 @@ pub(crate) fn decode_ns_bytes(raw: &[u8], unit: Unit) -> Option<i64> {
     }
 }
 
+/// The first plausible wall-clock instant, 2000-01-01T00:00:00Z, in epoch ns. A logged instant
+/// before it is a producer's "unknown" (`0`, `-1`) or a unit mix-up, not a time a request ran.
+pub const PLAUSIBLE_FROM_NS: i64 = 946_684_800 * 1_000_000_000;
+
+/// The end (excluded) of the plausible window of wall-clock instants, 2200-01-01T00:00:00Z, in
+/// epoch ns.
+pub const PLAUSIBLE_UNTIL_NS: i64 = 7_258_118_400 * 1_000_000_000;
+
+/// A wall-clock instant as [`decode_instant`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instant {
+    /// Epoch ns within the plausible window (or, for a unit that is no timestamp, the value).
+    At(i64),
+    /// A well-formed number or RFC 3339 time outside the window, in every reading its unit
+    /// allows (0, a negative number, the year 9999, one past `i64` ns): unknown.
+    Implausible,
+    /// Not a value of the unit at all (`"abc"`, `NaN`, `true`).
+    Unreadable,
+}
+
+/// Decodes the raw JSON text of a wall-clock instant in a timestamp unit, keeping only the
+/// instants of the plausible window ([`PLAUSIBLE_FROM_NS`] to [`PLAUSIBLE_UNTIL_NS`]).
+/// [`Unit::EpochAuto`] reads a number by its magnitude, and the magnitude ranges hold the
+/// window's readings in seconds, ms, us and ns apart: a value is the one reading in the window,
+/// or [`Instant::Implausible`] when every reading is out of it (`253402214400`, the year 9999
+/// in seconds, is no millisecond count of 1978). A unit that is no timestamp (a duration, a
+/// monotonic clock's reading) has no window: its value, or [`Instant::Unreadable`].
+///
+/// ```text
+/// use tokentime::{decode_instant, Instant, Unit};
+/// assert_eq!(decode_instant("1741946531.2", Unit::EpochAuto), Instant::At(1_741_946_531_200_000_000));
+/// assert_eq!(decode_instant("0", Unit::EpochAuto), Instant::Implausible);
+/// assert_eq!(decode_instant("253402214400", Unit::EpochAuto), Instant::Implausible);
+/// assert_eq!(decode_instant("\"9999-12-31T00:00:00Z\"", Unit::Rfc3339), Instant::Implausible);
+/// assert_eq!(decode_instant("\"abc\"", Unit::EpochS), Instant::Unreadable);
+/// assert_eq!(decode_instant("0", Unit::Ms), Instant::At(0));
+/// ```
+pub fn decode_instant(raw: &str, unit: Unit) -> Instant {
+    decode_instant_bytes(raw.trim().as_bytes(), unit)
+}
+
+/// [`decode_instant`] of raw JSON text as bytes.
+pub(crate) fn decode_instant_bytes(raw: &[u8], unit: Unit) -> Instant {
+    if let Some(ns) = decode_ns_bytes(raw, unit) {
+        return if !unit.is_timestamp() || (PLAUSIBLE_FROM_NS..PLAUSIBLE_UNTIL_NS).contains(&ns) {
+            Instant::At(ns)
+        } else {
+            Instant::Implausible
+        };
+    }
+    if !unit.is_timestamp() {
+        return Instant::Unreadable;
+    }
+    // Not decoded: well-formed but past `i64` ns (far past or future), or not a value at all.
+    let raw = raw.trim_ascii();
+    let (text, quoted) = match raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) {
+        Some(inner) => (inner, true),
+        None => (raw, false),
+    };
+    let rfc3339 = || {
+        quoted
+            && std::str::from_utf8(text)
+                .ok()
+                .and_then(rfc3339_parts)
+                .is_some()
+    };
+    let well_formed = match unit {
+        Unit::Rfc3339 => rfc3339(),
+        Unit::EpochAuto => rfc3339() || is_decimal(text),
+        _ => is_decimal(text),
+    };
+    if well_formed {
+        Instant::Implausible
+    } else {
+        Instant::Unreadable
+    }
+}
+
+/// True when `b` is a decimal number as [`decimal`] reads them (`-12.5e3`), of any size.
+fn is_decimal(b: &[u8]) -> bool {
+    let (_, start) = sign(b, 0);
+    let mut i = start;
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let mut digits = i > start;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let frac = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        digits |= i > frac;
+    }
+    if !digits {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        match exponent(b, i + 1) {
+            Some((_, after)) => i = after,
+            None => return false,
+        }
+    }
+    i == b.len()
+}
+
 /// Decodes the raw JSON text of a token count: a non-negative integer, as a number or a decimal
 /// string (OTLP `intValue`). A number with a zero fraction (`12.0`, `1.2e1`) is accepted; one
 /// with any non-zero digit below the units (`12.5`, `1e-9`) is not a count.
@@ -507,6 +613,13 @@ impl Mantissa {
 /// minute or offset out of range, more than 9 fractional digits, or an instant beyond
 /// `i64` nanoseconds (about the years 1678-2262).
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
+    let (secs, frac_ns) = rfc3339_parts(s)?;
+    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
+}
+
+/// An RFC 3339 time as [`parse_rfc3339`] reads it, as epoch seconds and the nanoseconds past
+/// them, whatever its year: the year 9999 is well-formed, only past `i64` nanoseconds.
+fn rfc3339_parts(s: &str) -> Option<(i64, i64)> {
     let b = s.as_bytes();
     if b.len() < 19 {
         return None;
@@ -571,7 +684,7 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     };
     let days = days_from_civil(y, mo, d);
     let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_s;
-    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
+    Some((secs, frac_ns))
 }
 
 /// Days in month `m` (1-12) of year `y` (proleptic Gregorian: RFC 3339 section 5.7).
@@ -787,6 +900,90 @@ mod tests {
 }
 
 #[cfg(test)]
+mod instant_tests {
+    use super::*;
+
+    #[test]
+    fn year_9999_epoch_seconds_are_not_read_as_milliseconds() {
+        // 9999-12-31T00:00:00Z: above 1e11, read as ms it is 1978. Every reading is out of
+        // the window, in any spelling of the instant.
+        for raw in [
+            "253402214400",
+            "253402214400.2",
+            "\"253402214400\"",
+            "\"9999-12-31T00:00:00Z\"",
+        ] {
+            assert_eq!(
+                decode_instant(raw, Unit::EpochAuto),
+                Instant::Implausible,
+                "{raw}"
+            );
+        }
+        assert_eq!(
+            decode_instant("\"9999-12-31T00:00:00Z\"", Unit::Rfc3339),
+            Instant::Implausible
+        );
+        assert_eq!(
+            decode_instant("253402214400", Unit::EpochS),
+            Instant::Implausible
+        );
+    }
+
+    #[test]
+    fn an_arrival_of_zero_is_unknown_not_a_huge_ttft() {
+        for unit in [Unit::EpochS, Unit::EpochMs, Unit::EpochNs, Unit::EpochAuto] {
+            for raw in ["0", "-1", "0.0", "1e30", "-1e400", "946684799.999"] {
+                let scaled = match unit {
+                    Unit::EpochMs | Unit::EpochNs if raw == "946684799.999" => continue,
+                    _ => raw,
+                };
+                assert_eq!(
+                    decode_instant(scaled, unit),
+                    Instant::Implausible,
+                    "{raw} {unit:?}"
+                );
+            }
+        }
+        for raw in ["\"NaN\"", "NaN", "true", "\"abc\"", "1e", "\"\""] {
+            assert_eq!(
+                decode_instant(raw, Unit::EpochAuto),
+                Instant::Unreadable,
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_window_bounds_and_every_magnitude() {
+        assert_eq!(
+            decode_instant("946684800", Unit::EpochAuto),
+            Instant::At(PLAUSIBLE_FROM_NS)
+        );
+        assert_eq!(
+            decode_instant("7258118400", Unit::EpochS),
+            Instant::Implausible
+        );
+        assert_eq!(
+            decode_instant("7258118399", Unit::EpochAuto),
+            Instant::At(PLAUSIBLE_UNTIL_NS - 1_000_000_000)
+        );
+        let at = Instant::At(1_741_946_531_018_000_000);
+        for raw in [
+            "1741946531.018",
+            "1741946531018",
+            "1741946531018000",
+            "1741946531018000000",
+        ] {
+            assert_eq!(decode_instant(raw, Unit::EpochAuto), at, "{raw}");
+        }
+        // Durations and monotonic readings have no window.
+        assert_eq!(decode_instant("0", Unit::S), Instant::At(0));
+        assert_eq!(decode_instant("-5", Unit::Ms), Instant::At(-5_000_000));
+        assert_eq!(decode_instant("\"x\"", Unit::Ms), Instant::Unreadable);
+    }
+}
+
+#[cfg(test)]
 mod short_path_tests {
     use super::*;
 
@@ -902,6 +1099,25 @@ mod doc_examples {
         );
         assert_eq!(decode_ns("\"955.594µs\"", Unit::DurationStr), Some(955_594));
         assert_eq!(decode_ns("862.155", Unit::Ms), Some(862_155_000));
+    }
+
+    #[test]
+    fn example_of_decode_instant() {
+        assert_eq!(
+            decode_instant("1741946531.2", Unit::EpochAuto),
+            Instant::At(1_741_946_531_200_000_000)
+        );
+        assert_eq!(decode_instant("0", Unit::EpochAuto), Instant::Implausible);
+        assert_eq!(
+            decode_instant("253402214400", Unit::EpochAuto),
+            Instant::Implausible
+        );
+        assert_eq!(
+            decode_instant("\"9999-12-31T00:00:00Z\"", Unit::Rfc3339),
+            Instant::Implausible
+        );
+        assert_eq!(decode_instant("\"abc\"", Unit::EpochS), Instant::Unreadable);
+        assert_eq!(decode_instant("0", Unit::Ms), Instant::At(0));
     }
 
     #[test]

@@ -107,9 +107,37 @@ pub struct Timeline {
     /// Every such field, one bit each (the reader's numbering, `format::Field`): the reader
     /// tells the metrics that use them (`derive` does not read it).
     pub unreadable: u32,
+    /// The wall-clock instants present in the log but outside the plausible window (before
+    /// 2000, from 2200 on: a producer's 0 for "unknown", a unit mix-up), as [`instants`] bits:
+    /// absent from the timeline, their metrics are `implausible_instant`.
+    pub implausible: u8,
+}
+
+/// The bits of [`Timeline::implausible`], one per instant.
+pub(crate) mod instants {
+    /// [`super::Timeline::arrival`].
+    pub(crate) const ARRIVAL: u8 = 1;
+    /// [`super::Timeline::scheduled`].
+    pub(crate) const SCHEDULED: u8 = 2;
+    /// [`super::Timeline::first_token`].
+    pub(crate) const FIRST_TOKEN: u8 = 4;
+    /// [`super::Timeline::end`].
+    pub(crate) const END: u8 = 8;
+    /// [`super::Timeline::logged_at`].
+    pub(crate) const LOGGED_AT: u8 = 16;
 }
 
 impl Timeline {
+    /// The [`instants`] bits of the instants this timeline has.
+    pub fn present_instants(&self) -> u8 {
+        let bit = |v: Option<i64>, b: u8| if v.is_some() { b } else { 0 };
+        bit(self.arrival, instants::ARRIVAL)
+            | bit(self.scheduled, instants::SCHEDULED)
+            | bit(self.first_token, instants::FIRST_TOKEN)
+            | bit(self.end, instants::END)
+            | bit(self.logged_at, instants::LOGGED_AT)
+    }
+
     /// Fills every field this timeline does not have from `other` (the earlier lines of a
     /// request that spans several). Outcome and flags are kept, and so is `logged_at`: it is
     /// when this line, the one that completes the request, was written; an earlier line's time
@@ -137,6 +165,8 @@ impl Timeline {
             unparseable
         );
         self.unreadable |= other.unreadable;
+        // An instant another line gave is known; one no line gave stays implausible.
+        self.implausible = (self.implausible | other.implausible) & !self.present_instants();
     }
 }
 
@@ -161,11 +191,19 @@ pub enum NullReason {
     Cancelled,
     /// A gateway's response cache answered: nothing ran.
     ResponseCache,
+    /// An instant the metric needs is logged outside the plausible window of wall-clock time
+    /// (before 2000-01-01, from 2200-01-01 on: `startTime: 0`, the year 9999); counted as an
+    /// anomaly.
+    ImplausibleInstant,
+    /// The record's instants are out of order (a first token after the end), and the metric
+    /// uses one of those that disagree: which of them is wrong is unknown. Counted as an
+    /// anomaly.
+    OutOfOrder,
 }
 
 impl NullReason {
     /// Every reason, in declaration order (its `Ord`, and its discriminant).
-    pub const ALL: [NullReason; 9] = [
+    pub const ALL: [NullReason; 11] = [
         NullReason::NotLogged,
         NullReason::Unparseable,
         NullReason::NotStreamed,
@@ -175,6 +213,8 @@ impl NullReason {
         NullReason::Error,
         NullReason::Cancelled,
         NullReason::ResponseCache,
+        NullReason::ImplausibleInstant,
+        NullReason::OutOfOrder,
     ];
 
     /// The reason named `name` ([`NullReason::as_str`]).
@@ -194,6 +234,8 @@ impl NullReason {
             NullReason::Error => "error",
             NullReason::Cancelled => "cancelled",
             NullReason::ResponseCache => "response_cache",
+            NullReason::ImplausibleInstant => "implausible_instant",
+            NullReason::OutOfOrder => "out_of_order",
         }
     }
 }
@@ -255,6 +297,9 @@ pub struct Metrics {
     pub outcome: Outcome,
     /// True when some interval came out negative (the metric is null, the line is counted).
     pub negative_interval: bool,
+    /// True when the record's instants are out of order (the metrics using them are null,
+    /// the line is counted).
+    pub out_of_order: bool,
 }
 
 /// Classifies a prompt by its cached share (SPEC section 2).
@@ -331,6 +376,9 @@ pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     } else {
         d.not_streamed(t);
     }
+    d.implausible(t);
+    d.out_of_order(t);
+    d.zero_durations(t);
     let tpot = tpot(d.decode, t);
     d.finish(t, tpot, hit_ratio)
 }
@@ -350,6 +398,8 @@ struct Draft {
     e2e: Value,
     /// Some interval came out negative.
     negative: bool,
+    /// The instants are out of order.
+    out_of_order: bool,
 }
 
 /// `to - from` as a metric, or the logged duration where an instant is missing (measured
@@ -401,6 +451,7 @@ impl Draft {
             e2e: interval(arrival, t.end, t.e2e, &mut negative),
             queue,
             negative,
+            out_of_order: false,
         }
     }
 
@@ -515,6 +566,118 @@ impl Draft {
         }
     }
 
+    /// A metric not logged for want of an instant is `implausible_instant` when that instant
+    /// was logged outside the window, and every other instant it needs is there or
+    /// implausible too (a queue is `not_logged` where no `scheduled` is logged at all).
+    #[inline]
+    fn implausible(&mut self, t: &Timeline) {
+        use instants::{ARRIVAL, END, FIRST_TOKEN, LOGGED_AT, SCHEDULED};
+        if t.implausible == 0 {
+            return;
+        }
+        let known = t.present_instants() | t.implausible;
+        // E2E ends at the line's time where no end is logged.
+        let end = if known & END != 0 { END } else { LOGGED_AT };
+        for (v, needs) in [
+            (&mut self.ttft, ARRIVAL | FIRST_TOKEN),
+            (&mut self.queue, ARRIVAL | SCHEDULED),
+            (&mut self.prefill, SCHEDULED | FIRST_TOKEN),
+            (&mut self.decode, FIRST_TOKEN | END),
+            (&mut self.e2e, ARRIVAL | end),
+        ] {
+            if *v == Err(NullReason::NotLogged)
+                && known & needs == needs
+                && t.implausible & needs != 0
+            {
+                *v = Err(NullReason::ImplausibleInstant);
+            }
+        }
+    }
+
+    /// Instants out of order (arrival <= scheduled <= first token <= end, each pair that is
+    /// logged): the interval between two that disagree is negative (null, counted as such),
+    /// and every other metric that uses one of them is null, `out_of_order`, since which one
+    /// is wrong is unknown. Also a TTFT or a decode longer than the E2E (by more than a
+    /// microsecond), however they came (logged durations that disagree): all three null,
+    /// `out_of_order`.
+    #[inline]
+    fn out_of_order(&mut self, t: &Timeline) {
+        use instants::{ARRIVAL, END, FIRST_TOKEN, SCHEDULED};
+        let ordered = [
+            (t.arrival, ARRIVAL),
+            (t.scheduled, SCHEDULED),
+            (t.first_token, FIRST_TOKEN),
+            (t.end, END),
+        ];
+        let mut suspect = 0u8;
+        for (i, &(a, abit)) in ordered.iter().enumerate() {
+            for &(b, bbit) in &ordered[i + 1..] {
+                if let (Some(a), Some(b)) = (a, b)
+                    && a > b
+                {
+                    suspect |= abit | bbit;
+                }
+            }
+        }
+        if suspect != 0 {
+            self.out_of_order = true;
+            for (v, uses) in [
+                (&mut self.ttft, ARRIVAL | SCHEDULED | FIRST_TOKEN),
+                (&mut self.queue, ARRIVAL | SCHEDULED),
+                (&mut self.prefill, SCHEDULED | FIRST_TOKEN),
+                (&mut self.decode, FIRST_TOKEN | END),
+                (&mut self.e2e, ARRIVAL | END),
+            ] {
+                if v.is_ok() && suspect & uses != 0 {
+                    *v = Err(NullReason::OutOfOrder);
+                }
+            }
+        }
+        // By more than a microsecond: a TTFT logged in float seconds next to an E2E of two
+        // integer-ns instants may exceed it by a rounded nanosecond (vLLM's OTLP spans).
+        let longer =
+            |part: Value, whole: Value| matches!((part, whole), (Ok(p), Ok(w)) if p > w + 1e3);
+        if longer(self.ttft, self.e2e) || longer(self.decode, self.e2e) {
+            self.out_of_order = true;
+            for v in [&mut self.ttft, &mut self.decode, &mut self.e2e] {
+                if v.is_ok() {
+                    *v = Err(NullReason::OutOfOrder);
+                }
+            }
+        }
+    }
+
+    /// Zero durations where a positive one is required are the producer's "none" (vLLM
+    /// writes 0 for every duration it did not measure): a prefill of 0 (a first token takes
+    /// time), a decode of 0 over two or more tokens; and when every logged duration is 0,
+    /// the queue as well.
+    #[inline]
+    fn zero_durations(&mut self, t: &Timeline) {
+        let logged = [t.ttft, t.queue, t.prefill, t.decode, t.e2e];
+        let all_zero = logged.iter().any(Option::is_some)
+            && logged.iter().all(|v| v.is_none_or(|v| v == 0))
+            && logged.iter().filter(|v| v.is_some()).count() > 1;
+        if self.prefill == Ok(0.0) {
+            self.prefill = Err(NullReason::Sentinel);
+        }
+        if self.decode == Ok(0.0) && t.output_tokens.is_some_and(|n| n > 1) {
+            self.decode = Err(NullReason::Sentinel);
+        }
+        if all_zero {
+            for v in [
+                &mut self.ttft,
+                &mut self.queue,
+                &mut self.prefill,
+                &mut self.decode,
+                &mut self.e2e,
+            ] {
+                if *v == Ok(0.0) {
+                    *v = Err(NullReason::Sentinel);
+                }
+            }
+        }
+    }
+
     /// The outcome's and the response cache's nulls, the token counts and the cache class:
     /// the finished [`Metrics`].
     #[inline]
@@ -567,6 +730,7 @@ impl Draft {
             cache,
             outcome,
             negative_interval: self.negative,
+            out_of_order: self.out_of_order,
         }
     }
 
@@ -736,7 +900,90 @@ mod tests {
         let m = derive(&litellm(1000 * MS, 900 * MS, 2000 * MS, 5, true), 0.5);
         assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
         assert!(m.negative_interval);
-        assert_eq!(m.e2e, Ok(1000e6));
+        // The arrival or the first token is wrong, which one is unknown: the E2E from the
+        // arrival and the decode from the first token are no samples either.
+        assert_eq!(m.e2e, Err(NullReason::OutOfOrder));
+        assert_eq!(m.decode, Err(NullReason::OutOfOrder));
+        assert_eq!(m.tpot, Err(NullReason::OutOfOrder));
+        assert!(m.out_of_order);
+    }
+
+    #[test]
+    fn a_first_token_after_the_end_nulls_ttft() {
+        // R: start 0, first token 4000 ms, end 1000 ms (the TTFT was kept, 4000 ms next to an
+        // E2E of 1000 ms).
+        let m = derive(&litellm(0, 4000 * MS, 1000 * MS, 11, true), 0.5);
+        assert_eq!(m.ttft, Err(NullReason::OutOfOrder));
+        assert_eq!(m.decode, Err(NullReason::NegativeInterval));
+        assert_eq!(m.e2e, Err(NullReason::OutOfOrder));
+        assert!(m.out_of_order && m.negative_interval);
+    }
+
+    #[test]
+    fn logged_durations_longer_than_the_e2e_are_out_of_order() {
+        // Helicone-like: delay 1000 ms, time to first token 4000 ms.
+        let t = Timeline {
+            e2e: Some(1000 * MS),
+            ttft: Some(4000 * MS),
+            output_tokens: Some(11),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Err(NullReason::OutOfOrder));
+        assert_eq!(m.e2e, Err(NullReason::OutOfOrder));
+        assert!(m.out_of_order);
+    }
+
+    #[test]
+    fn vllm_all_zero_durations_make_no_tpot_sample() {
+        let t = Timeline {
+            queue: Some(0),
+            prefill: Some(0),
+            decode: Some(0),
+            output_tokens: Some(11),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.tpot, Err(NullReason::Sentinel));
+        assert_eq!(m.decode, Err(NullReason::Sentinel));
+        assert_eq!(m.prefill, Err(NullReason::Sentinel));
+        assert_eq!(m.queue, Err(NullReason::Sentinel));
+        // A queue of 0 next to real durations is real; a decode of 0 over one token too.
+        let t = Timeline {
+            queue: Some(0),
+            prefill: Some(5 * MS),
+            decode: Some(0),
+            output_tokens: Some(1),
+            ..Timeline::default()
+        };
+        let m = derive(&t, 0.5);
+        assert_eq!(m.queue, Ok(0.0));
+        assert_eq!(m.decode, Ok(0.0));
+        assert_eq!(m.tpot, Err(NullReason::OneToken));
+    }
+
+    #[test]
+    fn an_implausible_arrival_nulls_what_needs_it() {
+        let mut t = litellm(0, 200 * MS, 1200 * MS, 11, true);
+        t.arrival = None;
+        t.implausible = instants::ARRIVAL;
+        let m = derive(&t, 0.5);
+        assert_eq!(m.ttft, Err(NullReason::ImplausibleInstant));
+        assert_eq!(m.e2e, Err(NullReason::ImplausibleInstant));
+        assert_eq!(m.decode, Ok(1000e6));
+        assert_eq!(
+            m.queue,
+            Err(NullReason::NotLogged),
+            "no scheduled time is logged"
+        );
+        // Another line of the request that gives the arrival makes it known.
+        let mut joined = t;
+        joined.fill_from(&Timeline {
+            arrival: Some(0),
+            ..Timeline::default()
+        });
+        assert_eq!(joined.implausible, 0);
+        assert_eq!(derive(&joined, 0.5).ttft, Ok(200e6));
     }
 
     #[test]

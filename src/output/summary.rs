@@ -228,6 +228,8 @@ fn coverage_line(cov: &Coverage) -> String {
         ("response cache", cov.response_cache),
         ("negative intervals", cov.negative_interval),
         ("unparseable", cov.unparseable),
+        ("implausible instants", cov.implausible_instant),
+        ("out of order", cov.out_of_order),
         ("inputs not read to their end", cov.read_errors),
         ("multi-line requests unfinished", cov.join_unfinished),
         ("evicted", cov.join_evicted),

@@ -518,6 +518,8 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
     // Counters added after the first digest files: absent means 0.
     let opt = |v: &Json| v.as_u64().unwrap_or(0);
     cov.unparseable = opt(&c["anomalies"]["unparseable"]);
+    cov.implausible_instant = opt(&c["anomalies"]["implausible_instant"]);
+    cov.out_of_order = opt(&c["anomalies"]["out_of_order"]);
     cov.read_errors = opt(&c["read_errors"]);
     let j = &c["joins"];
     cov.joined_lines = opt(&j["joined_lines"]);

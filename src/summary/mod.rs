@@ -964,7 +964,12 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
         "cancelled": cov.cancelled,
         "response_cache": cov.response_cache,
         "read_errors": cov.read_errors,
-        "anomalies": {"negative_interval": cov.negative_interval, "unparseable": cov.unparseable},
+        "anomalies": {
+            "negative_interval": cov.negative_interval,
+            "unparseable": cov.unparseable,
+            "implausible_instant": cov.implausible_instant,
+            "out_of_order": cov.out_of_order,
+        },
         "joins": {
             "joined_lines": cov.joined_lines,
             "evicted": cov.join_evicted,

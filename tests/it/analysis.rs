@@ -522,22 +522,23 @@ fn token_weighted_quantiles_stand_beside_request_weighted_ones_where_they_differ
     // Nine 2-token answers at 10 ms per token and one 1001-token answer at 100 ms per token:
     // per request the median TPOT is 10 ms, per token (1000 of the 1009 gaps) 100 ms.
     let mut log = String::new();
+    // Epoch milliseconds (2025), integers: exact, and within the plausible window of instants.
     for i in 0..10 {
-        let (n, tpot) = if i == 5 { (1001, 0.1) } else { (2, 0.01) };
-        let t0 = 1_000_000.0 + i as f64 * 200.0;
-        let t1 = t0 + 0.05;
-        let t2 = t1 + tpot * (n - 1) as f64;
+        let (n, tpot) = if i == 5 { (1001, 100) } else { (2, 10) };
+        let t0 = 1_741_946_531_000i64 + i * 200_000;
+        let t1 = t0 + 50;
+        let t2 = t1 + tpot * (n - 1);
         log.push_str(&format!(
             "{{\"t0\":{t0},\"t1\":{t1},\"t2\":{t2},\"n\":{n}}}\n"
         ));
     }
     let map = [
         "--map",
-        "arrival=t0:epoch_s",
+        "arrival=t0:epoch_ms",
         "--map",
-        "first_token=t1:epoch_s",
+        "first_token=t1:epoch_ms",
         "--map",
-        "end=t2:epoch_s",
+        "end=t2:epoch_ms",
         "--map",
         "output_tokens=n",
     ];
@@ -561,11 +562,11 @@ fn token_weighted_quantiles_stand_beside_request_weighted_ones_where_they_differ
     let mut flat = String::new();
     for i in 0..10 {
         let n = if i == 5 { 1001 } else { 2 };
-        let t0 = 1_000_000.0 + i as f64 * 200.0;
-        let t2 = t0 + 0.05 + 0.01 * (n - 1) as f64;
+        let t0 = 1_741_946_531_000i64 + i * 200_000;
+        let t2 = t0 + 50 + 10 * (n - 1);
         flat.push_str(&format!(
             "{{\"t0\":{t0},\"t1\":{},\"t2\":{t2},\"n\":{n}}}\n",
-            t0 + 0.05
+            t0 + 50
         ));
     }
     let text = String::from_utf8(run_ok(&a, flat.as_bytes())).unwrap();

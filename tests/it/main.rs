@@ -28,4 +28,5 @@ mod reports;
 mod robustness;
 mod roundtrip;
 mod samples;
+mod unknown_values;
 mod wrappers;
