@@ -13,11 +13,10 @@
 use libfuzzer_sys::fuzz_target;
 use serde::de::IgnoredAny;
 use std::io::{self, Read};
-use tokentime::{builtins, custom_format};
-use tokentime::{Line, LineReader};
-use tokentime::{Coverage, Kind, Processor};
-use tokentime::neutralize_non_finite;
-use tokentime::{Summary, analyze, to_json};
+use tokentime::{
+    Coverage, Kind, Line, LineReader, Processor, Summary, analyze, builtins, custom_format,
+    neutralize_non_finite, to_json,
+};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

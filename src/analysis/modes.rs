@@ -32,7 +32,7 @@
 //! A mode's centre is its component's `exp(mu)`: the geometric mean (the median) of the values
 //! in it, where the density of the logs peaks; its share is the component's weight. Antimodes
 //! (the valleys) separate the modes. A single log-normal sample never passes the BIC and D
-//! tests together (`tests/analysis.rs` checks 20 seeds).
+//! tests together (`tests/it/analysis.rs` checks 20 seeds).
 
 /// Fewest positive values a distribution needs before modes are looked for.
 pub(crate) const MIN_VALUES: f64 = 30.0;

@@ -68,7 +68,7 @@ const CANNOT: &[(&str, &str, &str)] = &[
     (
         "ollama",
         "error",
-        "a bare {\"error\"} counts only under --format ollama (tests/robustness.rs)",
+        "a bare {\"error\"} counts only under --format ollama (tests/it/robustness.rs)",
     ),
     ("tgi", "hit", "TGI logs no prompt or cache counts"),
     ("tgi", "miss", "TGI logs no prompt or cache counts"),
@@ -105,24 +105,24 @@ const CANNOT: &[(&str, &str, &str)] = &[
     (
         "llmperf",
         "one_token",
-        "checked on realdata (tests/realdata.rs), a JSON array document",
+        "checked on realdata (tests/it/realdata.rs), a JSON array document",
     ),
     (
         "llmperf",
         "error",
-        "checked on realdata: 49 errors in llmperf-bedrock-70b (tests/realdata.rs)",
+        "checked on realdata: 49 errors in llmperf-bedrock-70b (tests/it/realdata.rs)",
     ),
     ("guidellm", "hit", "guidellm has no cache counts"),
     ("guidellm", "miss", "guidellm has no cache counts"),
     (
         "guidellm",
         "one_token",
-        "checked on realdata (tests/realdata.rs), megabyte documents",
+        "checked on realdata (tests/it/realdata.rs), megabyte documents",
     ),
     (
         "guidellm",
         "error",
-        "checked on realdata: incomplete requests (tests/realdata.rs)",
+        "checked on realdata: incomplete requests (tests/it/realdata.rs)",
     ),
     ("nim", "miss", "NIM's stats have no cache count"),
     (
