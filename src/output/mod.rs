@@ -5,6 +5,6 @@
 //! decide what a number is (the analysis and the digests did).
 
 pub(crate) mod enrich;
-pub(crate) mod reading;
+pub(crate) mod findings;
 pub(crate) mod render;
 pub(crate) mod summary;

@@ -39,7 +39,7 @@ pub fn to_json<'a>(
         head.insert("partial".into(), p);
     }
     if let Some(h) = &report.headline {
-        head.insert("headline".into(), crate::output::reading::headline_json(h));
+        head.insert("headline".into(), crate::output::findings::headline_json(h));
     }
     GroupsDoc::new(
         head,
@@ -75,13 +75,13 @@ impl MakeGroups for LazyGroups<'_> {
         let (key, g) = &mut self.groups[i];
         let r = &self.reports[i];
         let mut doc = group_json(key, g, &self.quantiles, self.targets.as_ref(), self.span);
-        let (findings, analysis) = crate::output::reading::group_json(r);
+        let (findings, analysis) = crate::output::findings::group_json(r);
         doc["findings"] = findings;
         doc["analysis"] = analysis;
         for (metric, h) in Metric::ALL.into_iter().zip(&r.hist) {
             if let Some(h) = h {
                 doc["metrics"][metric.json_name()]["histogram"] =
-                    crate::output::reading::hist_json(h);
+                    crate::output::findings::hist_json(h);
             }
         }
         doc
@@ -195,7 +195,7 @@ pub(crate) fn write_table(
     if let Some(h) = &report.headline
         && cov.requests > 0
     {
-        crate::output::reading::write_headline(out, h)?;
+        crate::output::findings::write_headline(out, h)?;
     }
     let table = TableContext {
         span: log_span(summary),
@@ -299,10 +299,10 @@ impl TableContext<'_> {
         if !absent.is_empty() {
             writeln!(out, "no values: {}", absent.join(", "))?;
         }
-        crate::output::reading::write_group(out, r, name_width, full)?;
+        crate::output::findings::write_group(out, r, name_width, full)?;
         if self.cfg.hist {
             let means: Vec<Option<f64>> = g.metrics.iter_mut().map(|m| m.digest.mean()).collect();
-            crate::output::reading::write_hists(out, r, &means, name_width)?;
+            crate::output::findings::write_hists(out, r, &means, name_width)?;
         }
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! Reading: the analysis of a summary ([`crate::analysis`]) as people and programs read it.
+//! Findings: the analysis of a summary ([`crate::analysis`]) as people and programs read it.
 //! The headline lines, the findings and tables under each group's table, the histograms
 //! (`--hist`), and the JSON members they add to `tokentime.summary/v1` (docs/reading-the-report.md,
 //! "In JSON").
