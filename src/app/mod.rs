@@ -74,7 +74,10 @@ pub fn run(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 }
 
 fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
-    let mut out = BufWriter::with_capacity(256 * 1024, stdout);
+    // Under the buffer, the watchdog times the writes that reach stdout (a summary's report
+    // blocked on a pipe nobody reads ends after a signal), not every fragment written to the
+    // buffer.
+    let mut out = BufWriter::with_capacity(256 * 1024, watchdog::Watched(stdout));
     match &config.command {
         Command::Formats(names) => {
             write_formats(&mut out, config, names).map_err(Error::Output)?;

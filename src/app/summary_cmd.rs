@@ -196,7 +196,6 @@ pub(crate) fn run_summary(
     });
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
     crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
-    let out = &mut crate::app::watchdog::Watched(out);
     let sh = Arc::new(Shared {
         config: config.clone(),
         chunked_config,

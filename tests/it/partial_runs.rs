@@ -260,3 +260,34 @@ fn hang_first_sigterm_ends_a_run_blocked_writing_its_digest() {
     let (code, err) = finish_within(child, 20, "SIGTERM after the end of input");
     assert_eq!(code, Some(130), "{err}");
 }
+
+/// A report blocked on a stdout nobody reads (a pipe into a stalled consumer): the first
+/// SIGTERM ends the run within the watchdog's grace, with status 130.
+#[test]
+fn hang_first_sigterm_ends_a_run_blocked_writing_to_stdout() {
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    // One group per request: a report of megabytes, far more than a pipe holds.
+    let mut child = tokentime(&["summary", "--by", "id", "-o", "json"]);
+    let stdout = child.stdout.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&lab).unwrap();
+    drop(stdin);
+    // The input is read and the report is being written into the full pipe.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "blocked on stdout");
+    sigterm(&child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let st = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("tokentime blocked on stdout did not exit within 20 s of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdout);
+    assert_eq!(st.code(), Some(130));
+}
