@@ -4,6 +4,7 @@
 //!
 //! The top layer: it may use every folder below it; none of them may use it.
 
+pub(crate) mod buckets;
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod parallel;

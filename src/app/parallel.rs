@@ -33,6 +33,7 @@
 //! come out as they come in), nor for a JSON document, an array or pretty-printed objects (its
 //! records are not lines).
 
+use crate::app::buckets::BucketInput;
 use crate::app::driver::{ChunkLine, chunk_lines};
 use crate::app::worker::{LineOutcome, SweepInput, Worker};
 use crate::cli::config::Config;
@@ -79,6 +80,8 @@ struct Left {
     out_at: usize,
     /// Where its requests go among the chunk's in-flight sweep entries.
     sweep_at: usize,
+    /// And among the requests handed on for `--bucket` windows.
+    buckets_at: usize,
     line_no: u64,
     /// Its bytes in the chunk (with its ending), and the lengths of its prefix and content
     /// in them (its framing).
@@ -103,6 +106,8 @@ struct Done {
     left: Vec<Left>,
     /// The chunk's in-flight sweep entries (summary), in order.
     sweep: Vec<SweepInput>,
+    /// The chunk's requests for `--bucket` windows (summary), in order.
+    buckets: Vec<BucketInput>,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
     /// The input buffer, for reuse (and for the lines left).
@@ -406,6 +411,7 @@ fn work(
                         Ok(LineOutcome::Deferred) => left.push(Left {
                             out_at: out.len(),
                             sweep_at: worker.sweep_len(),
+                            buckets_at: worker.buckets_len(),
                             line_no,
                             start,
                             prefix: prefix.len(),
@@ -424,6 +430,7 @@ fn work(
             more_bad,
             left,
             sweep: worker.take_sweep(),
+            buckets: worker.take_buckets(),
             held: worker.take_held(),
             buf: job.buf,
         };
@@ -469,6 +476,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         let mut bad = d.bad.iter().peekable();
         let mut written = 0;
         let mut fed = 0;
+        let mut fed_buckets = 0;
         for l in &mut d.left {
             while let Some((line, why)) = bad.next_if(|(line, _)| *line < l.line_no) {
                 (c.report)(*line, Some(why));
@@ -477,6 +485,8 @@ impl<W: Write> Writer<'_, '_, '_, W> {
             written = l.out_at;
             c.seq.feed_sweep(&d.sweep[fed..l.sweep_at]);
             fed = l.sweep_at;
+            c.seq.feed_buckets(&d.buckets[fed_buckets..l.buckets_at]);
+            fed_buckets = l.buckets_at;
             if let Some((stream, pieces)) = l.handover.take() {
                 c.seq.set_held(stream, pieces);
             }
@@ -493,6 +503,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         }
         c.w.write_all(&d.out[written..])?;
         c.seq.feed_sweep(&d.sweep[fed..]);
+        c.seq.feed_buckets(&d.buckets[fed_buckets..]);
         for (stream, pieces) in d.held.iter_mut().enumerate() {
             if let Some(pieces) = pieces.take() {
                 c.seq.set_held(stream, pieces);

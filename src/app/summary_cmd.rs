@@ -25,7 +25,7 @@ use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
 use crate::input::source::Source;
 use crate::output::render;
-use crate::output::summary::{group_json, slos_json, to_json, write_table};
+use crate::output::summary::{slos_json, to_json, write_table};
 use crate::summary::Summary;
 use crate::summary::window::{Buckets, Sliding, format_duration, rfc3339_ms};
 use crate::summary::{digest_file, slo};
@@ -202,7 +202,16 @@ pub(crate) fn run_summary(
         chunked: AtomicUsize::new(0),
         sc: sc.clone(),
         parts: (0..n)
-            .map(|_| Mutex::new(Tally::new(&template, sc)))
+            .map(|_| {
+                let mut part = Tally::new(&template, sc);
+                // One input is one stream: its windows are written as they complete.
+                if n == 1 {
+                    part.buckets = sc
+                        .bucket
+                        .map(|w| Buckets::new(w).streaming(sc.bucket_grace));
+                }
+                Mutex::new(part)
+            })
             .collect(),
         template,
         proto: Worker::summary_processor(config, sc),
@@ -306,6 +315,8 @@ struct Watch<'a> {
     ticks: u64,
     interrupted: bool,
     said_no_requests: bool,
+    /// `--bucket` windows are written as they complete.
+    streaming: bool,
 }
 
 impl<'a> Watch<'a> {
@@ -342,6 +353,7 @@ impl<'a> Watch<'a> {
             ticks: 0,
             interrupted: false,
             said_no_requests: false,
+            streaming: sc.bucket.is_some() && config.inputs.len() == 1,
         }
     }
 
@@ -354,7 +366,8 @@ impl<'a> Watch<'a> {
     ) -> Result<(), Error> {
         let sh = self.sh;
         while self.finished < self.done.len() {
-            let mut wait = Duration::from_millis(100);
+            // Windows written as they complete are waited for by their worker: written soon.
+            let mut wait = Duration::from_millis(if self.streaming { 2 } else { 100 });
             if let Some(t) = self.next_tick {
                 wait = wait.min(t.saturating_duration_since(Instant::now()));
             }
@@ -389,8 +402,31 @@ impl<'a> Watch<'a> {
                 self.next_tick = Some(t);
                 self.tick(out)?;
             }
+            self.write_ready(out)?;
             self.progress
                 .update(sh.bytes.load(Ordering::Relaxed), false);
+        }
+        Ok(())
+    }
+
+    /// Writes the `--bucket` windows completed so far (one input: [`Buckets::streaming`]).
+    fn write_ready(&mut self, out: &mut impl Write) -> Result<(), Error> {
+        if !self.streaming {
+            return Ok(());
+        }
+        let mut bytes = std::mem::take(&mut self.total.ready);
+        for p in &self.sh.parts {
+            let mut p = lock(p);
+            if bytes.is_empty() {
+                std::mem::swap(&mut bytes, &mut p.ready);
+            } else {
+                bytes.extend_from_slice(&p.ready);
+                p.ready.clear();
+            }
+        }
+        if !bytes.is_empty() {
+            out.write_all(&bytes).map_err(Error::Output)?;
+            out.flush().map_err(Error::Output)?;
         }
         Ok(())
     }
@@ -474,7 +510,16 @@ impl<'a> Watch<'a> {
         }
         let broken = match &mut fin.buckets {
             Some(b) => {
-                write_buckets(out, b, &sc.report.quantiles).map_err(Error::Output)?;
+                out.write_all(&fin.ready).map_err(Error::Output)?;
+                crate::app::buckets::write_all(out, b, &sc.report.quantiles)
+                    .map_err(Error::Output)?;
+                if b.late > 0 {
+                    crate::diag!(
+                        "tokentime: {} ended in --bucket windows already written (over --bucket-grace {} behind the latest end read): written again with only them, marked \"late\": true",
+                        crate::output::summary::plural(b.late, "request"),
+                        format_duration(b.grace)
+                    );
+                }
                 if b.unplaced > 0 {
                     crate::diag!(
                         "tokentime: {} without an end time {} in no --bucket window",
@@ -628,31 +673,6 @@ fn write_tick(
             writeln!(out)
         }
     }
-}
-
-/// One JSON line per window and group (`tokentime.bucket/v1`), windows in time order.
-fn write_buckets(out: &mut impl Write, b: &mut Buckets, quantiles: &[f64]) -> io::Result<()> {
-    let width = b.width;
-    for (start, summary) in b.windows.iter_mut() {
-        let targets = summary.targets().cloned();
-        for (key, g) in summary.groups() {
-            let mut doc = group_json(
-                &key,
-                g,
-                quantiles,
-                targets.as_ref(),
-                Some(width as f64 / 1e9),
-            );
-            doc["schema"] = json!("tokentime.bucket/v1");
-            doc["start"] = json!(rfc3339_ms(*start));
-            doc["end"] = json!(rfc3339_ms(start + width));
-            doc["start_ns"] = json!(start);
-            doc["width_s"] = json!(width as f64 / 1e9);
-            serde_json::to_writer(&mut *out, &doc)?;
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
 }
 
 /// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns whether

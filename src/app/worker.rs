@@ -8,6 +8,7 @@
 //! bad to its caller (who numbers and reports it) and never prints. Used line by line by
 //! [`crate::run`] and [`crate::app::summary_cmd`], and chunk by chunk by [`crate::app::parallel`].
 
+use crate::app::buckets::{BucketInput, READY_LIMIT};
 use crate::classify::ByValues;
 use crate::classify::{Coverage, Kind, Processor, Request};
 use crate::cli::config::{Command, Config, EnrichConfig, SummaryConfig};
@@ -31,6 +32,8 @@ pub struct Tally {
     pub slice: Option<(Coverage, Summary)>,
     /// `--bucket` windows.
     pub buckets: Option<Buckets>,
+    /// `--bucket` windows complete and rendered, not yet written ([`crate::app::buckets`]).
+    pub ready: Vec<u8>,
 }
 
 impl Tally {
@@ -43,6 +46,7 @@ impl Tally {
                 .window
                 .map(|_| (Coverage::default(), template.empty_like())),
             buckets: sc.bucket.map(Buckets::new),
+            ready: Vec::new(),
         }
     }
 
@@ -57,6 +61,7 @@ impl Tally {
         if let (Some(a), Some(b)) = (&mut self.buckets, &other.buckets) {
             a.merge(b, template);
         }
+        self.ready.extend_from_slice(&other.ready);
     }
 
     /// Counts a line in the coverage (and in the current slice's).
@@ -110,6 +115,18 @@ impl TallyRef<'_> {
     }
 }
 
+impl TallyRef<'_> {
+    /// Waits until the thread that writes has taken the windows rendered (a shared part's
+    /// `ready` bytes back under [`READY_LIMIT`]), so that memory does not grow with them.
+    fn wait_written(&mut self) {
+        if let TallyRef::Shared(m) = self {
+            while m.lock().unwrap_or_else(|e| e.into_inner()).ready.len() > READY_LIMIT {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    }
+}
+
 impl std::ops::Deref for TallyGuard<'_> {
     type Target = Tally;
     fn deref(&self) -> &Tally {
@@ -144,7 +161,42 @@ enum Role<'p> {
         empty: Box<Tally>,
         template: Summary,
         inflight: Inflight,
+        /// With `--bucket`: how windows are written, and a chunk worker's requests handed on.
+        bucket: Option<BucketRole>,
     },
+}
+
+/// A summary worker's part in `--bucket`: the quantiles its windows are written with; in a
+/// chunk worker, the requests handed on to the caller, which adds them to its windows in input
+/// order ([`Worker::take_buckets`], [`Worker::feed_buckets`]).
+struct BucketRole {
+    quantiles: Vec<f64>,
+    emit: Option<Vec<BucketInput>>,
+}
+
+/// Adds request `r` to its window of `b` (or hands it on, in a chunk worker), then renders the
+/// windows complete into `ready`.
+fn add_to_window(
+    b: &mut Buckets,
+    role: &mut BucketRole,
+    r: &Request,
+    gaps: &[i64],
+    by: ByValues<'_>,
+    template: &Summary,
+    ready: &mut Vec<u8>,
+) {
+    if let Some(v) = &mut role.emit {
+        v.push(BucketInput {
+            request: *r,
+            gaps: gaps.to_vec(),
+            by: bounded_owned(by),
+        });
+        return;
+    }
+    if let Some(win) = b.window(r.end_ns, template) {
+        win.add_request(r, gaps, by);
+    }
+    crate::app::buckets::render_complete(b, &role.quantiles, ready);
 }
 
 /// A decode in the in-flight sweep: the groups its request was added to in the part's
@@ -380,6 +432,10 @@ impl<'p> Worker<'p> {
                 empty: Box::new(Tally::new(&template, sc)),
                 template,
                 inflight: Inflight::sweep(),
+                bucket: sc.bucket.map(|_| BucketRole {
+                    quantiles: sc.report.quantiles.clone(),
+                    emit: None,
+                }),
             },
         }
     }
@@ -414,12 +470,19 @@ impl<'p> Worker<'p> {
                 object: Vec::with_capacity(512),
             },
             Role::Summary {
-                empty, template, ..
+                empty,
+                template,
+                bucket,
+                ..
             } => Role::Summary {
                 part: TallyRef::Own(empty.clone()),
                 empty: empty.clone(),
                 template: template.clone(),
                 inflight: Inflight::Emit(Vec::new()),
+                bucket: bucket.as_ref().map(|b| BucketRole {
+                    quantiles: b.quantiles.clone(),
+                    emit: Some(Vec::new()),
+                }),
             },
         };
         Worker {
@@ -478,6 +541,7 @@ impl<'p> Worker<'p> {
                 part,
                 template,
                 inflight,
+                bucket,
                 ..
             } => {
                 let mut guard = part.get();
@@ -491,14 +555,17 @@ impl<'p> Worker<'p> {
                         if let Some((_, s)) = &mut p.slice {
                             s.add_request(r, gaps, by);
                         }
-                        if let Some(b) = &mut p.buckets
-                            && let Some(win) = b.window(r.end_ns, template)
-                        {
-                            win.add_request(r, gaps, by);
+                        if let (Some(b), Some(role)) = (&mut p.buckets, bucket.as_mut()) {
+                            add_to_window(b, role, r, gaps, by, template, &mut p.ready);
                         }
                         inflight.push(r, ids, by, p.slice.is_some());
                     }
                     inflight.drain(p);
+                }
+                let full = p.ready.len() > READY_LIMIT;
+                drop(guard);
+                if full {
+                    part.wait_written();
                 }
             }
             Role::Enrich {
@@ -613,6 +680,57 @@ impl<'p> Worker<'p> {
                 ..
             } => std::mem::take(v),
             _ => Vec::new(),
+        }
+    }
+
+    /// In a chunk worker: the requests handed on for `--bucket` windows so far in this chunk.
+    pub fn buckets_len(&self) -> usize {
+        match &self.role {
+            Role::Summary {
+                bucket: Some(BucketRole { emit: Some(v), .. }),
+                ..
+            } => v.len(),
+            _ => 0,
+        }
+    }
+
+    /// In a chunk worker, at the end of a chunk: the requests handed on for `--bucket`
+    /// windows, in order.
+    pub fn take_buckets(&mut self) -> Vec<BucketInput> {
+        match &mut self.role {
+            Role::Summary {
+                bucket: Some(BucketRole { emit: Some(v), .. }),
+                ..
+            } => std::mem::take(v),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Adds a chunk worker's requests to their `--bucket` windows (in input order, between the
+    /// lines this worker handles itself), and renders the windows they complete.
+    pub fn feed_buckets(&mut self, entries: &[BucketInput]) {
+        let Role::Summary {
+            part,
+            template,
+            bucket: Some(role),
+            ..
+        } = &mut self.role
+        else {
+            return;
+        };
+        let mut guard = part.get();
+        let p = &mut *guard;
+        let Some(b) = &mut p.buckets else {
+            return;
+        };
+        for e in entries {
+            let by = ByValues::options(&e.by);
+            add_to_window(b, role, &e.request, &e.gaps, by, template, &mut p.ready);
+        }
+        let full = p.ready.len() > READY_LIMIT;
+        drop(guard);
+        if full {
+            part.wait_written();
         }
     }
 

@@ -106,6 +106,9 @@ pub struct SummaryConfig {
     pub window: Option<i64>,
     /// `--bucket`: one JSON line per window of log time of this width (ns) and group.
     pub bucket: Option<i64>,
+    /// `--bucket-grace`: reading one input, a window is written once a request has ended this
+    /// long (ns) after its end.
+    pub bucket_grace: i64,
     /// Show a progress line on stderr while reading files, after this long.
     pub progress: Option<std::time::Duration>,
     /// Files read at once (`--threads`).

@@ -18,7 +18,7 @@ use crate::input::source::Source;
 use crate::output::render::{Rows, parse_fields};
 use crate::summary::parse_quantiles;
 use crate::summary::slo::{parse_goodput, parse_slo};
-use crate::summary::window::parse_positive_duration;
+use crate::summary::window::{parse_flag_duration, parse_positive_duration};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -234,6 +234,15 @@ struct SummaryArgs {
     /// print one JSON line per window and group, e.g. --bucket 5m.
     #[arg(long, value_name = "DURATION")]
     bucket: Option<String>,
+    /// With --bucket, reading one input: a window is written as soon as a request has ended
+    /// DURATION after the window's end (requests may end out of order by that much).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "10m",
+        requires = "bucket"
+    )]
+    bucket_grace: String,
     /// Progress line on stderr while reading files: auto (when stderr is a terminal),
     /// always, never.
     #[arg(long, default_value = "auto", value_name = "WHEN")]
@@ -351,6 +360,8 @@ impl SummaryArgs {
                 every: positive_duration("every", self.every.as_deref())?,
                 window: positive_duration("window", self.window.as_deref())?,
                 bucket,
+                bucket_grace: parse_flag_duration(&self.bucket_grace)
+                    .map_err(ConfigError::flag("bucket-grace"))?,
                 progress,
                 jobs,
             }),

@@ -131,6 +131,12 @@ pub(crate) fn rfc3339_ms(ns: i64) -> String {
 /// Requests cut into windows of log time by their end instant (`--bucket`): one [`Summary`]
 /// per window, windows aligned on multiples of the width since the Unix epoch (a `1m` bucket
 /// starts on the minute, UTC).
+///
+/// Read as one stream ([`Buckets::streaming`]), a window is complete once a request has been
+/// read that ended `grace` or more after the window's end: [`Buckets::take_complete`] takes it
+/// out, so memory holds only the windows within `grace` of the latest end read. A request that
+/// ends in a window already taken is late: its window is made anew and taken again (a second
+/// line for the same window, marked), never dropped.
 #[derive(Debug, Clone)]
 pub struct Buckets {
     /// Width in ns.
@@ -139,16 +145,39 @@ pub struct Buckets {
     pub windows: BTreeMap<i64, Summary>,
     /// Requests without an end instant, left out of every window.
     pub unplaced: u64,
+    /// How long after a window's end requests may still end in it (ns), when streaming.
+    pub grace: i64,
+    /// Whether complete windows are taken out as the input goes ([`Buckets::take_complete`]);
+    /// otherwise every window is held until the end.
+    pub streaming: bool,
+    /// The latest end read.
+    high: Option<i64>,
+    /// Windows starting before this were taken out as complete.
+    pub taken_before: Option<i64>,
+    /// Requests that ended in a window already taken out.
+    pub late: u64,
 }
 
 impl Buckets {
-    /// No windows yet, `width` ns wide.
+    /// No windows yet, `width` ns wide, held until the end.
     pub fn new(width: i64) -> Self {
         Buckets {
             width: width.max(1),
             windows: BTreeMap::new(),
             unplaced: 0,
+            grace: 0,
+            streaming: false,
+            high: None,
+            taken_before: None,
+            late: 0,
         }
+    }
+
+    /// The same, taking windows out once complete: `grace` ns after their end.
+    pub fn streaming(mut self, grace: i64) -> Self {
+        self.streaming = true;
+        self.grace = grace.max(0);
+        self
     }
 
     /// The window a request that ended at `end_ns` belongs to, made from `template` (an empty
@@ -159,11 +188,45 @@ impl Buckets {
             return None;
         };
         let start = end.div_euclid(self.width) * self.width;
+        if self.taken_before.is_some_and(|t| start < t) {
+            self.late += 1;
+        }
+        self.high = Some(self.high.map_or(end, |h| h.max(end)));
         Some(
             self.windows
                 .entry(start)
                 .or_insert_with(|| template.clone()),
         )
+    }
+
+    /// Whether the window starting at `start` was taken out before (a line written for it
+    /// already): the requests it holds now came late.
+    pub fn is_repeat(&self, start: i64) -> bool {
+        self.taken_before.is_some_and(|t| start < t)
+    }
+
+    /// When streaming, takes out the windows that are complete (every window whose end is
+    /// `grace` or more before the latest end read), earliest first, each with whether it is a
+    /// repeat ([`Buckets::is_repeat`]). Nothing when not streaming.
+    pub fn take_complete(&mut self) -> Vec<(i64, Summary, bool)> {
+        let (true, Some(high)) = (self.streaming, self.high) else {
+            return Vec::new();
+        };
+        // Complete: start + width + grace <= high.
+        let last = high.saturating_sub(self.grace).saturating_sub(self.width);
+        match self.windows.first_key_value() {
+            Some((first, _)) if *first <= last => {}
+            _ => return Vec::new(),
+        }
+        let cut = last.saturating_add(1);
+        let keep = self.windows.split_off(&cut);
+        let done = std::mem::replace(&mut self.windows, keep);
+        let out = done
+            .into_iter()
+            .map(|(s, w)| (s, w, self.is_repeat(s)))
+            .collect();
+        self.taken_before = Some(self.taken_before.map_or(cut, |t| t.max(cut)));
+        out
     }
 
     /// Adds every window of `other` (same width) to these.
@@ -175,6 +238,10 @@ impl Buckets {
                 .merge(s);
         }
         self.unplaced += other.unplaced;
+        self.late += other.late;
+        self.grace = self.grace.max(other.grace);
+        self.high = self.high.max(other.high);
+        self.taken_before = self.taken_before.max(other.taken_before);
     }
 }
 
@@ -226,6 +293,31 @@ impl Sliding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_is_complete_once_a_request_ends_grace_after_its_end() {
+        let t = Summary::new(vec![], 10, 10);
+        let mut b = Buckets::new(60).streaming(30);
+        b.window(Some(10), &t);
+        // Window [0, 60) completes at 60 + 30 = 90, not before.
+        b.window(Some(89), &t);
+        assert!(b.take_complete().is_empty());
+        b.window(Some(90), &t);
+        let done: Vec<(i64, bool)> = b.take_complete().iter().map(|w| (w.0, w.2)).collect();
+        assert_eq!(done, [(0, false)]);
+        assert_eq!(b.windows.keys().copied().collect::<Vec<_>>(), [60]);
+        // A request in the window taken is late: the window is made anew, a repeat.
+        b.window(Some(59), &t);
+        assert_eq!(b.late, 1);
+        let done: Vec<(i64, bool)> = b.take_complete().iter().map(|w| (w.0, w.2)).collect();
+        assert_eq!(done, [(0, true)]);
+        // Not streaming: everything held.
+        let mut held = Buckets::new(60);
+        held.window(Some(10), &t);
+        held.window(Some(10_000), &t);
+        assert!(held.take_complete().is_empty());
+        assert_eq!(held.windows.len(), 2);
+    }
 
     #[test]
     fn durations() {

@@ -5,6 +5,7 @@
 
 mod alloc;
 mod analysis;
+mod buckets;
 mod cases;
 mod common;
 mod custom;

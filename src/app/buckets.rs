@@ -1,0 +1,83 @@
+//! `--bucket` windows in a run: what a chunk worker hands on of each request so that the
+//! calling thread adds it to its window in input order, and the JSON lines a window is
+//! written as (`tokentime.bucket/v1`).
+//!
+//! Reading one input, windows are written as they complete ([`Buckets::take_complete`]): the
+//! worker that adds a request renders the windows it completes into its part's `ready` bytes,
+//! which the thread that owns stdout writes out. Several inputs add to the same windows in any
+//! order, so their windows are all held to the end.
+
+use crate::classify::Request;
+use crate::output::summary::group_json;
+use crate::summary::Summary;
+use crate::summary::window::{Buckets, rfc3339_ms};
+use serde_json::json;
+use std::io::{self, Write};
+
+/// Rendered windows a part may hold before its worker waits for them to be written.
+pub(crate) const READY_LIMIT: usize = 4 << 20;
+
+/// One request as a chunk worker hands it on for its `--bucket` window: the request, its
+/// token gaps, its `--by` values.
+pub struct BucketInput {
+    pub(crate) request: Request,
+    pub(crate) gaps: Vec<i64>,
+    pub(crate) by: Vec<Option<String>>,
+}
+
+/// Writes the windows `b` holds, earliest first, and empties it.
+pub(crate) fn write_all(
+    out: &mut impl Write,
+    b: &mut Buckets,
+    quantiles: &[f64],
+) -> io::Result<()> {
+    let width = b.width;
+    for (start, mut summary) in std::mem::take(&mut b.windows) {
+        let repeat = b.is_repeat(start);
+        write_window(out, start, width, &mut summary, quantiles, repeat)?;
+    }
+    Ok(())
+}
+
+/// Takes out the windows of `b` that are complete and renders them into `ready`.
+pub(crate) fn render_complete(b: &mut Buckets, quantiles: &[f64], ready: &mut Vec<u8>) {
+    let width = b.width;
+    for (start, mut summary, repeat) in b.take_complete() {
+        // Writing to a Vec cannot fail.
+        let _ = write_window(ready, start, width, &mut summary, quantiles, repeat);
+    }
+}
+
+/// One JSON line per group of the window that starts at `start` (`tokentime.bucket/v1`);
+/// `repeat` marks the lines of a window written before (`"late": true`: requests that ended
+/// in it after it was written).
+fn write_window(
+    out: &mut impl Write,
+    start: i64,
+    width: i64,
+    summary: &mut Summary,
+    quantiles: &[f64],
+    repeat: bool,
+) -> io::Result<()> {
+    let targets = summary.targets().cloned();
+    for (key, g) in summary.groups() {
+        let mut doc = group_json(
+            &key,
+            g,
+            quantiles,
+            targets.as_ref(),
+            Some(width as f64 / 1e9),
+        );
+        doc["schema"] = json!("tokentime.bucket/v1");
+        doc["start"] = json!(rfc3339_ms(start));
+        doc["end"] = json!(rfc3339_ms(start + width));
+        doc["start_ns"] = json!(start);
+        doc["width_s"] = json!(width as f64 / 1e9);
+        if repeat {
+            doc["late"] = json!(true);
+        }
+        serde_json::to_writer(&mut *out, &doc)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,182 @@
+//! `--bucket` read as one stream: windows are written as they complete (so memory holds only
+//! the windows within `--bucket-grace` of the latest end), late requests are written again,
+//! never dropped, and the output is the same on one thread and on several.
+
+use crate::common::*;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+/// A LiteLLM line that ended at `end` (epoch s), TTFT 200 ms, E2E 1 s.
+fn line(id: usize, end: f64) -> String {
+    format!(
+        r#"{{"id":"r{id}","call_type":"acompletion","stream":true,"status":"success","startTime":{},"completionStartTime":{},"endTime":{end},"prompt_tokens":10,"completion_tokens":11}}"#,
+        end - 1.0,
+        end - 0.8
+    ) + "\n"
+}
+
+const T0: f64 = 1_767_225_600.0; // 2026-01-01T00:00:00Z
+
+fn overall(out: &[u8]) -> Vec<Value> {
+    out.split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice::<Value>(l).unwrap())
+        .filter(|v| v["key"].as_object().unwrap().is_empty())
+        .collect()
+}
+
+#[test]
+fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_coming() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(["summary", "--bucket", "1m", "--bucket-grace", "2m"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sin = child.stdin.take().unwrap();
+    // Minute 0, then a request at 00:03:30: minute 0 ended 3.5 min before it (> 2 min grace).
+    sin.write_all(line(0, T0 + 10.0).as_bytes()).unwrap();
+    sin.write_all(line(1, T0 + 20.0).as_bytes()).unwrap();
+    sin.write_all(line(2, T0 + 210.0).as_bytes()).unwrap();
+    sin.flush().unwrap();
+    // Read while stdin stays open: the window of minute 0 comes out before the end of input.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let v: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(v["start"], "2026-01-01T00:00:00.000Z");
+    assert_eq!(v["requests"], 2);
+    drop(sin);
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut out, &mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    let rest = overall(&rest);
+    assert_eq!(rest.len(), 1);
+    assert_eq!(rest[0]["start"], "2026-01-01T00:03:00.000Z");
+}
+
+#[test]
+fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
+    // Minute 0 twice; a request ending at 00:20 closes it (grace 10 min); then one more request
+    // in minute 0: late.
+    let input = [line(0, T0 + 5.0), line(1, T0 + 1200.0), line(2, T0 + 30.0)].concat();
+    let out = run(&["summary", "--bucket", "1m"], input.as_bytes());
+    assert!(out.status.success());
+    let windows = overall(&out.stdout);
+    let starts: Vec<(&str, u64, bool)> = windows
+        .iter()
+        .map(|w| {
+            (
+                w["start"].as_str().unwrap(),
+                w["requests"].as_u64().unwrap(),
+                w["late"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            ("2026-01-01T00:00:00.000Z", 1, false),
+            ("2026-01-01T00:00:00.000Z", 1, true),
+            ("2026-01-01T00:20:00.000Z", 1, false),
+        ]
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "1 request ended in --bucket windows already written (over --bucket-grace 10m"
+        ),
+        "{err}"
+    );
+    // A longer grace holds the window: one line for it, both requests.
+    let out = run_ok(
+        &["summary", "--bucket", "1m", "--bucket-grace", "30m"],
+        input.as_bytes(),
+    );
+    let windows = overall(&out);
+    assert_eq!(windows.len(), 2);
+    assert_eq!(windows[0]["requests"], 2);
+    assert!(windows.iter().all(|w| w.get("late").is_none()));
+}
+
+#[test]
+fn streamed_windows_are_the_same_on_one_thread_and_on_two_and_from_a_pipe() {
+    // 4,000 requests over ~3 days, out of order by up to 15 min (some beyond the grace).
+    let mut x: u64 = 7;
+    let mut input = String::new();
+    for i in 0..4000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let jitter = (x >> 33) % 900;
+        input += &line(i, T0 + 60.0 * i as f64 - jitter as f64);
+    }
+    let dir = std::env::temp_dir().join(format!("tt-buckets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("log.jsonl");
+    std::fs::write(&file, &input).unwrap();
+    let f = file.to_str().unwrap();
+    let args = |t: &'static str| {
+        vec![
+            "summary",
+            "--bucket",
+            "5m",
+            "--bucket-grace",
+            "7m",
+            "--threads",
+            t,
+            "--chunk-bytes",
+            "4096",
+        ]
+    };
+    let one = run(&[args("1"), vec![f]].concat(), b"");
+    let two = run(&[args("2"), vec![f]].concat(), b"");
+    let pipe = run(&args("2"), input.as_bytes());
+    assert!(one.status.success());
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(one.stdout, pipe.stdout);
+    assert_eq!(one.stderr, two.stderr);
+    let windows = overall(&one.stdout);
+    let total: u64 = windows
+        .iter()
+        .map(|w| w["requests"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 4000, "every request in some window's line");
+    assert!(windows.iter().any(|w| w["late"] == true));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn several_inputs_add_up_in_each_window_whatever_their_order() {
+    // Two hosts' logs over the same minutes: each window holds both, once.
+    let dir = std::env::temp_dir().join(format!("tt-buckets-hosts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.jsonl"), dir.join("b.jsonl"));
+    let host = |k: usize| -> String {
+        (0..60)
+            .map(|i| line(k * 100 + i, T0 + 60.0 * i as f64 + 5.0))
+            .collect()
+    };
+    std::fs::write(&a, host(0)).unwrap();
+    std::fs::write(&b, host(1)).unwrap();
+    let out = run_ok(
+        &[
+            "summary",
+            "--bucket",
+            "1m",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let windows = overall(&out);
+    assert_eq!(windows.len(), 60);
+    assert!(
+        windows
+            .iter()
+            .all(|w| w["requests"] == 2 && w.get("late").is_none())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
