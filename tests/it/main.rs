@@ -25,6 +25,7 @@ mod partial_runs;
 mod pitfalls;
 mod readme;
 mod realdata;
+mod realdata_nvidia;
 mod reports;
 mod robustness;
 mod roundtrip;

@@ -21,9 +21,11 @@
 //!   `cache_read + cache_creation` to `input_tokens`; Helicone and Langfuse take the total
 //!   minus the output, since their prompt count excludes the cache for some providers only.
 
+mod aiperf;
 mod anthropic_usage;
 mod bedrock;
 mod deepseek_usage;
+mod genai_perf;
 mod guidellm;
 mod helicone;
 mod kong;
@@ -71,6 +73,8 @@ pub(crate) fn all() -> Vec<FormatSpec> {
         vllm_bench::spec(),
         llmperf::spec(),
         guidellm::spec(),
+        aiperf::spec(),
+        genai_perf::spec(),
         ollama::spec(),
         llamacpp_log::spec(),
         sglang_log::spec(),

@@ -1,0 +1,53 @@
+//! The `aiperf` format.
+
+use super::{combined, eq, present, rule};
+use crate::format::units::Unit;
+use crate::format::{Combine, Cond, Field, FormatSpec, p};
+use crate::metrics::Origin;
+
+/// NVIDIA AIPerf `profile_export.jsonl`: one record a line, `metadata` (request start, phase,
+/// cancellation), `metrics` as `{"value": .., "unit": ..}` objects in each metric's display
+/// unit (fixed per metric in AIPerf's registry: milliseconds for every latency, tokens for the
+/// counts), and `error` for a failed or cancelled request (whose `metrics` hold only the
+/// prompt length, or nothing). 0.1 wrote `ttft` and `metadata.timestamp_ns`; later versions
+/// `time_to_first_token` and `metadata.request_start_ns`.
+pub(crate) fn spec() -> FormatSpec {
+    FormatSpec {
+        name: "aiperf".into(),
+        about: "NVIDIA AIPerf profile_export.jsonl record (metadata, metrics as {value, unit}, error)".into(),
+        markers: vec![present("metadata.record_processor_id"), present("metrics")],
+        // AIPerf aggregates the profiling phase only; a warm-up record is no request.
+        skip_when: vec![
+            vec![eq("metadata.benchmark_phase", "\"warmup\"")],
+            vec![eq("metadata.credit_phase", "\"warmup\"")],
+        ],
+        arrival_origin: Origin::Gateway,
+        ttft_doc: "gateway (benchmark client): metrics.time_to_first_token, the first token of any kind (reasoning included); itl = inter_chunk_latency (chunk gaps)".into(),
+        cache_doc: "none".into(),
+        fields: vec![
+            rule(Field::Arrival, Unit::EpochNs, &["metadata.request_start_ns", "metadata.timestamp_ns"]),
+            rule(Field::Ttft, Unit::Ms, &["metrics.time_to_first_token.value", "metrics.ttft.value"]),
+            rule(Field::E2e, Unit::Ms, &["metrics.request_latency.value"]),
+            // AIPerf's TPOT (its `inter_token_latency`) is (E2E - TTFT) / (OSL - 1): the decode
+            // is that difference, not the sum of the chunk gaps.
+            combined(Field::Decode, Unit::Ms, Combine::Difference, &["metrics.request_latency.value", "metrics.time_to_first_token.value"]),
+            combined(Field::Decode, Unit::Ms, Combine::Difference, &["metrics.request_latency.value", "metrics.ttft.value"]),
+            rule(Field::Itl, Unit::Ms, &["metrics.inter_chunk_latency.value"]),
+            rule(Field::OutputTokens, Unit::Count, &["metrics.output_sequence_length.value"]),
+            rule(Field::InputTokens, Unit::Count, &["metrics.input_sequence_length.value", "metrics.error_isl.value"]),
+        ],
+        // Error before cancelled: a cancellation (HTTP 499, RequestCancellationError) is no
+        // error, so the error rule leaves it out.
+        error_when: vec![
+            Cond::Differs(p("error.type"), "\"RequestCancellationError\"".into()),
+            Cond::Differs(p("error.code"), "499".into()),
+        ],
+        cancelled_when: vec![
+            eq("metadata.was_cancelled", "true"),
+            eq("error.type", "\"RequestCancellationError\""),
+            eq("error.code", "499"),
+        ],
+        id_paths: vec![p("metadata.x_request_id")],
+        ..FormatSpec::default()
+    }
+}
