@@ -24,6 +24,7 @@ mod partial_runs;
 mod pitfalls;
 mod readme;
 mod realdata;
+mod realdata_loadtest;
 mod reports;
 mod robustness;
 mod roundtrip;
