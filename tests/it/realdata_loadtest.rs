@@ -53,7 +53,11 @@ fn llm_load_test_2023_reproduces_ttft_and_response_time() {
             .map(|r| r[k].as_f64().unwrap() * scale)
             .collect()
     };
-    let (ttft, resp, their_tpot) = (col("TTFT", 1.0), col("response_time", 1000.0), col("TPOT", 1.0));
+    let (ttft, resp, their_tpot) = (
+        col("TTFT", 1.0),
+        col("response_time", 1000.0),
+        col("TPOT", 1.0),
+    );
     let s = summary_of(&file, &["--quantiles", "50,80,90,95,99"]);
     assert_eq!(s["coverage"]["formats"]["llm-load-test-2023"], 107);
     assert_eq!(s["coverage"]["errors"], 0);
@@ -61,7 +65,13 @@ fn llm_load_test_2023_reproduces_ttft_and_response_time() {
     for (ours, theirs) in [(&g["ttft_ms"], &ttft), (&g["e2e_ms"], &resp)] {
         assert_eq!(ours["count"], 107);
         close(&ours["mean"], mean(theirs), "mean");
-        for (k, q) in [("p50", 0.5), ("p80", 0.8), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)] {
+        for (k, q) in [
+            ("p50", 0.5),
+            ("p80", 0.8),
+            ("p90", 0.9),
+            ("p95", 0.95),
+            ("p99", 0.99),
+        ] {
             close(&ours["quantiles"][k], quantile7(theirs, q), k);
         }
     }
@@ -83,7 +93,10 @@ fn llm_load_test_reproduces_its_response_time_summary() {
     let doc = read(&file);
     let theirs = &doc["summary"];
     let s = summary_of(&file, &["--quantiles", "50,80,90,95,99"]);
-    assert_eq!(s["coverage"]["formats"]["llm-load-test"], theirs["total_requests"]);
+    assert_eq!(
+        s["coverage"]["formats"]["llm-load-test"],
+        theirs["total_requests"]
+    );
     assert_eq!(s["coverage"]["errors"], theirs["total_failures"]);
     let e2e = &s["groups"][0]["metrics"]["e2e_ms"];
     let rt = &theirs["response_time"];
@@ -104,8 +117,12 @@ fn llm_load_test_reproduces_its_response_time_summary() {
         };
         close(v, rt[k].as_f64().unwrap(), k);
     }
-    let ok = theirs["total_requests"].as_u64().unwrap() - theirs["total_failures"].as_u64().unwrap();
-    let late = ok - theirs["req_completed_within_test_duration"].as_u64().unwrap();
+    let ok =
+        theirs["total_requests"].as_u64().unwrap() - theirs["total_failures"].as_u64().unwrap();
+    let late = ok
+        - theirs["req_completed_within_test_duration"]
+            .as_u64()
+            .unwrap();
     assert_eq!(late, 1);
     let g = &s["groups"][0]["metrics"];
     assert_eq!(g["ttft_ms"]["count"].as_u64().unwrap(), ok);
@@ -122,7 +139,9 @@ fn llm_load_test_reproduces_its_response_time_summary() {
 fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
     let file = testdata().join("loadtest/sglang-bench.jsonl");
     // Python writes `"request_rate": Infinity` (rate inf): not JSON, and not read by tokentime.
-    let text = std::fs::read_to_string(&file).unwrap().replace("Infinity", "null");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("Infinity", "null");
     let theirs: Value = serde_json::from_str(&text).unwrap();
     let s = summary_of(&file, &["--quantiles", "50,95,99"]);
     assert_eq!(s["coverage"]["formats"]["sglang-bench"], 12);
@@ -130,8 +149,19 @@ fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
     let g = &s["groups"][0]["metrics"];
     assert_eq!(g["ttft_ms"]["count"], theirs["completed"]);
     for (m, keys) in [
-        ("ttft", &[("mean", "mean"), ("p50", "median"), ("p99", "p99")][..]),
-        ("itl", &[("mean", "mean"), ("p50", "median"), ("p95", "p95"), ("p99", "p99")][..]),
+        (
+            "ttft",
+            &[("mean", "mean"), ("p50", "median"), ("p99", "p99")][..],
+        ),
+        (
+            "itl",
+            &[
+                ("mean", "mean"),
+                ("p50", "median"),
+                ("p95", "p95"),
+                ("p99", "p99"),
+            ][..],
+        ),
     ] {
         let ours = &g[format!("{m}_ms")];
         for (o, t) in keys {
@@ -140,21 +170,36 @@ fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
             } else {
                 &ours[*o]
             };
-            close(v, theirs[format!("{t}_{m}_ms")].as_f64().unwrap(), &format!("{m} {t}"));
+            close(
+                v,
+                theirs[format!("{t}_{m}_ms")].as_f64().unwrap(),
+                &format!("{m} {t}"),
+            );
         }
     }
     for m in ["tpot", "e2e"] {
-        let key = if m == "e2e" { "mean_e2e_latency_ms" } else { "mean_tpot_ms" };
+        let key = if m == "e2e" {
+            "mean_e2e_latency_ms"
+        } else {
+            "mean_tpot_ms"
+        };
         let ours = g[format!("{m}_ms")]["mean"].as_f64().unwrap();
         let t = theirs[key].as_f64().unwrap();
-        assert!(ours < t && ours > t * 0.97, "{m}: ours {ours} vs theirs {t}");
+        assert!(
+            ours < t && ours > t * 0.97,
+            "{m}: ours {ours} vs theirs {t}"
+        );
     }
     // A vLLM result and an SGLang line in one stream: each keeps its own format, whichever
     // comes first (the format that matched last is tried first).
     let vllm = std::fs::read(testdata().join("samples/vllm_bench_serve.jsonl")).unwrap();
     let sglang = std::fs::read(&file).unwrap();
-    for both in [[&vllm[..], &sglang[..]].concat(), [&sglang[..], &vllm[..]].concat()] {
-        let s: Value = serde_json::from_slice(&run_ok(&["summary", "-o", "json", "-"], &both)).unwrap();
+    for both in [
+        [&vllm[..], &sglang[..]].concat(),
+        [&sglang[..], &vllm[..]].concat(),
+    ] {
+        let s: Value =
+            serde_json::from_slice(&run_ok(&["summary", "-o", "json", "-"], &both)).unwrap();
         assert_eq!(s["coverage"]["formats"]["sglang-bench"], 12);
         assert!(s["coverage"]["formats"]["vllm-bench"].as_u64().unwrap() > 0);
     }
@@ -173,7 +218,14 @@ fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
     assert_eq!(r["format"], "vllm-stats");
     assert_eq!(r["ttft_ms"], 99.0);
     assert_eq!(r["ttft_origin"], "arrival");
-    assert_eq!((r["queue_ms"].clone(), r["prefill_ms"].clone(), r["decode_ms"].clone()), (8.0.into(), 85.0.into(), 819.0.into()));
+    assert_eq!(
+        (
+            r["queue_ms"].clone(),
+            r["prefill_ms"].clone(),
+            r["decode_ms"].clone()
+        ),
+        (8.0.into(), 85.0.into(), 819.0.into())
+    );
     assert_eq!(r["tpot_ms"], 21.0);
     assert_eq!(r["e2e_ms"], 918.0);
     let one = &rows[1];
@@ -181,9 +233,19 @@ fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
     assert_eq!(one["nulls"]["tpot_ms"], "one_token");
     assert_eq!(rows[2]["outcome"], "cancelled");
     assert_eq!(rows[2]["ttft_ms"], 241.1);
-    assert_eq!(rows[3]["outcome"], "error", "aborted while queued: no first token");
+    assert_eq!(
+        rows[3]["outcome"], "error",
+        "aborted while queued: no first token"
+    );
     let zero = &rows[4];
-    for m in ["ttft_ms", "e2e_ms", "queue_ms", "prefill_ms", "decode_ms", "tpot_ms"] {
+    for m in [
+        "ttft_ms",
+        "e2e_ms",
+        "queue_ms",
+        "prefill_ms",
+        "decode_ms",
+        "tpot_ms",
+    ] {
         assert_eq!(zero[m], Value::Null, "{m}");
         assert_eq!(zero["nulls"][m], "sentinel", "{m}");
     }

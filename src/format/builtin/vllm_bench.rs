@@ -15,7 +15,9 @@ pub(crate) fn spec() -> FormatSpec {
             Cond::Present(p("ttfts")),
             Cond::Present(p("itls")),
             // SGLang's benchmark writes the same arrays; its lines are `sglang-bench`.
-            Cond::Not(Box::new(Cond::Present(p("total_output_tokens_retokenized")))),
+            Cond::Not(Box::new(Cond::Present(p(
+                "total_output_tokens_retokenized",
+            )))),
         ],
         records: Some(RecordSource::Columns(
             ["ttfts", "itls", "output_lens", "input_lens", "errors"]
