@@ -26,6 +26,7 @@ mod pitfalls;
 mod readme;
 mod realdata;
 mod realdata_nvidia;
+mod realdata_loadtest;
 mod reports;
 mod robustness;
 mod roundtrip;

@@ -33,6 +33,8 @@ mod langfuse;
 mod litellm;
 mod llamacpp;
 mod llamacpp_log;
+mod llm_load_test;
+mod llm_load_test_2023;
 mod llmperf;
 mod nim;
 mod ollama;
@@ -40,11 +42,14 @@ mod openai_responses_usage;
 mod openai_usage;
 mod otlp;
 mod sglang;
+mod sglang_bench;
 mod sglang_log;
 mod tgi;
 mod vllm;
 mod vllm_bench;
 mod vllm_otlp;
+mod vllm_stats;
+mod vllm_v0_metrics;
 
 use crate::format::units::Unit;
 use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, RecordSource, p, parse_path};
@@ -78,6 +83,11 @@ pub(crate) fn all() -> Vec<FormatSpec> {
         ollama::spec(),
         llamacpp_log::spec(),
         sglang_log::spec(),
+        sglang_bench::spec(),
+        llm_load_test::spec(),
+        llm_load_test_2023::spec(),
+        vllm_stats::spec(),
+        vllm_v0_metrics::spec(),
     ]
 }
 

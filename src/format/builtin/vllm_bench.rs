@@ -11,7 +11,14 @@ pub(crate) fn spec() -> FormatSpec {
         name: "vllm-bench".into(),
         about: "vLLM benchmark result (ttfts/itls/output_lens arrays, one request per element)"
             .into(),
-        markers: vec![Cond::Present(p("ttfts")), Cond::Present(p("itls"))],
+        markers: vec![
+            Cond::Present(p("ttfts")),
+            Cond::Present(p("itls")),
+            // SGLang's benchmark writes the same arrays; its lines are `sglang-bench`.
+            Cond::Not(Box::new(Cond::Present(p(
+                "total_output_tokens_retokenized",
+            )))),
+        ],
         records: Some(RecordSource::Columns(
             ["ttfts", "itls", "output_lens", "input_lens", "errors"]
                 .map(String::from)

@@ -1,0 +1,271 @@
+//! Load testers' and vLLM's per-request records: llm-load-test (a real 2023 output document of
+//! its own repository, testdata/realdata/llmloadtest2023-caikit-c20), and samples built from
+//! the producers' source where no public file exists (testdata/loadtest, see its README):
+//! llm-load-test's current output with its `summary`, SGLang `bench_serving --output-details`,
+//! vLLM v1 `FinishedRequestStats`/`RequestStateStats` and v0 `RequestMetrics` dumps.
+
+use crate::common::*;
+use serde_json::Value;
+
+fn summary_of(file: &std::path::Path, extra: &[&str]) -> Value {
+    let mut args = vec!["summary", "-o", "json"];
+    args.extend_from_slice(extra);
+    args.push(file.to_str().unwrap());
+    serde_json::from_slice(&run_ok(&args, b"")).unwrap()
+}
+
+fn read(file: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
+fn close(ours: &Value, theirs: f64, what: &str) {
+    let ours = ours.as_f64().unwrap_or_else(|| panic!("{what}: no value"));
+    assert!(
+        (ours - theirs).abs() <= 0.01,
+        "{what}: ours {ours} vs theirs {theirs}"
+    );
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// The enriched `tokentime` objects of a file's request lines.
+fn enriched(file: &std::path::Path) -> Vec<Value> {
+    let out = run_ok(&["--only-requests", file.to_str().unwrap()], b"");
+    enriched_objects(&out)
+        .into_iter()
+        .map(|o| o.expect("an enriched line"))
+        .collect()
+}
+
+/// llm-load-test's own 2023 output: TTFT in ms, `response_time` in seconds. Its mean TTFT and
+/// mean response time (what that version printed) and every linear quantile of both are
+/// reproduced; its TPOT, from the ack rather than the first token, is larger than tokentime's.
+#[test]
+fn llm_load_test_2023_reproduces_ttft_and_response_time() {
+    let file = testdata().join("realdata/llmloadtest2023-caikit-c20/output.json");
+    let doc = read(&file);
+    let results = doc["results"].as_array().unwrap();
+    let col = |k: &str, scale: f64| -> Vec<f64> {
+        results
+            .iter()
+            .map(|r| r[k].as_f64().unwrap() * scale)
+            .collect()
+    };
+    let (ttft, resp, their_tpot) = (
+        col("TTFT", 1.0),
+        col("response_time", 1000.0),
+        col("TPOT", 1.0),
+    );
+    let s = summary_of(&file, &["--quantiles", "50,80,90,95,99"]);
+    assert_eq!(s["coverage"]["formats"]["llm-load-test-2023"], 107);
+    assert_eq!(s["coverage"]["errors"], 0);
+    let g = &s["groups"][0]["metrics"];
+    for (ours, theirs) in [(&g["ttft_ms"], &ttft), (&g["e2e_ms"], &resp)] {
+        assert_eq!(ours["count"], 107);
+        close(&ours["mean"], mean(theirs), "mean");
+        for (k, q) in [
+            ("p50", 0.5),
+            ("p80", 0.8),
+            ("p90", 0.9),
+            ("p95", 0.95),
+            ("p99", 0.99),
+        ] {
+            close(&ours["quantiles"][k], quantile7(theirs, q), k);
+        }
+    }
+    let ours_tpot = g["tpot_ms"]["mean"].as_f64().unwrap();
+    assert!(
+        ours_tpot < mean(&their_tpot) - 5.0,
+        "its TPOT counts the ack-to-first-token wait: {ours_tpot} vs {}",
+        mean(&their_tpot)
+    );
+}
+
+/// The current output document (sample built from result.py and utils.py): its `summary` of
+/// `response_time` (every successful request) is reproduced stat by stat; TTFT and ITL (which
+/// is tokentime's TPOT) are summarized by the producer over the requests that finished before
+/// the deadline only, so tokentime's counts are larger by those.
+#[test]
+fn llm_load_test_reproduces_its_response_time_summary() {
+    let file = testdata().join("loadtest/llm-load-test.json");
+    let doc = read(&file);
+    let theirs = &doc["summary"];
+    let s = summary_of(&file, &["--quantiles", "50,80,90,95,99"]);
+    assert_eq!(
+        s["coverage"]["formats"]["llm-load-test"],
+        theirs["total_requests"]
+    );
+    assert_eq!(s["coverage"]["errors"], theirs["total_failures"]);
+    let e2e = &s["groups"][0]["metrics"]["e2e_ms"];
+    let rt = &theirs["response_time"];
+    for (ours, k) in [
+        ("min", "min"),
+        ("max", "max"),
+        ("mean", "mean"),
+        ("p50", "median"),
+        ("p80", "percentile_80"),
+        ("p90", "percentile_90"),
+        ("p95", "percentile_95"),
+        ("p99", "percentile_99"),
+    ] {
+        let v = if ours.starts_with('p') {
+            &e2e["quantiles"][ours]
+        } else {
+            &e2e[ours]
+        };
+        close(v, rt[k].as_f64().unwrap(), k);
+    }
+    let ok =
+        theirs["total_requests"].as_u64().unwrap() - theirs["total_failures"].as_u64().unwrap();
+    let late = ok
+        - theirs["req_completed_within_test_duration"]
+            .as_u64()
+            .unwrap();
+    assert_eq!(late, 1);
+    let g = &s["groups"][0]["metrics"];
+    assert_eq!(g["ttft_ms"]["count"].as_u64().unwrap(), ok);
+    // The one-token request has no ITL (producer) and no TPOT (tokentime).
+    assert_eq!(g["tpot_ms"]["count"].as_u64().unwrap(), ok - 1);
+    assert_eq!(g["tpot_ms"]["nulls"]["one_token"], 1);
+}
+
+/// SGLang `bench_serving --output-details`: its own key tells it from vLLM's result (the same
+/// arrays); TTFT and ITL aggregates are reproduced exactly; its TPOT and E2E use the latency
+/// measured at the last chunk, which the file does not keep, so tokentime's (from the token
+/// gaps) are a little smaller.
+#[test]
+fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
+    let file = testdata().join("loadtest/sglang-bench.jsonl");
+    // Python writes `"request_rate": Infinity` (rate inf): not JSON, and not read by tokentime.
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("Infinity", "null");
+    let theirs: Value = serde_json::from_str(&text).unwrap();
+    let s = summary_of(&file, &["--quantiles", "50,95,99"]);
+    assert_eq!(s["coverage"]["formats"]["sglang-bench"], 12);
+    assert_eq!(s["coverage"]["errors"], 1);
+    let g = &s["groups"][0]["metrics"];
+    assert_eq!(g["ttft_ms"]["count"], theirs["completed"]);
+    for (m, keys) in [
+        (
+            "ttft",
+            &[("mean", "mean"), ("p50", "median"), ("p99", "p99")][..],
+        ),
+        (
+            "itl",
+            &[
+                ("mean", "mean"),
+                ("p50", "median"),
+                ("p95", "p95"),
+                ("p99", "p99"),
+            ][..],
+        ),
+    ] {
+        let ours = &g[format!("{m}_ms")];
+        for (o, t) in keys {
+            let v = if o.starts_with('p') {
+                &ours["quantiles"][*o]
+            } else {
+                &ours[*o]
+            };
+            close(
+                v,
+                theirs[format!("{t}_{m}_ms")].as_f64().unwrap(),
+                &format!("{m} {t}"),
+            );
+        }
+    }
+    for m in ["tpot", "e2e"] {
+        let key = if m == "e2e" {
+            "mean_e2e_latency_ms"
+        } else {
+            "mean_tpot_ms"
+        };
+        let ours = g[format!("{m}_ms")]["mean"].as_f64().unwrap();
+        let t = theirs[key].as_f64().unwrap();
+        assert!(
+            ours < t && ours > t * 0.97,
+            "{m}: ours {ours} vs theirs {t}"
+        );
+    }
+    // A vLLM result and an SGLang line in one stream: each keeps its own format, whichever
+    // comes first (the format that matched last is tried first).
+    let vllm = std::fs::read(testdata().join("samples/vllm_bench_serve.jsonl")).unwrap();
+    let sglang = std::fs::read(&file).unwrap();
+    for both in [
+        [&vllm[..], &sglang[..]].concat(),
+        [&sglang[..], &vllm[..]].concat(),
+    ] {
+        let s: Value =
+            serde_json::from_slice(&run_ok(&["summary", "-o", "json", "-"], &both)).unwrap();
+        assert_eq!(s["coverage"]["formats"]["sglang-bench"], 12);
+        assert!(s["coverage"]["formats"]["vllm-bench"].as_u64().unwrap() > 0);
+    }
+}
+
+/// vLLM v1 stats: `arrival_time` is wall clock, the `*_ts` are monotonic; TTFT is vLLM's
+/// `first_token_latency`, never `first_token_ts - arrival_time`. A 0.0
+/// `mean_time_per_output_token` of a one-token request is no TPOT sample; an abort after the
+/// first token is a cancellation, one while queued an error; all-zero stats are sentinels.
+#[test]
+fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
+    let file = testdata().join("loadtest/vllm-stats.jsonl");
+    let rows = enriched(&file);
+    assert_eq!(rows.len(), 5);
+    let r = &rows[0];
+    assert_eq!(r["format"], "vllm-stats");
+    assert_eq!(r["ttft_ms"], 99.0);
+    assert_eq!(r["ttft_origin"], "arrival");
+    assert_eq!(
+        (
+            r["queue_ms"].clone(),
+            r["prefill_ms"].clone(),
+            r["decode_ms"].clone()
+        ),
+        (8.0.into(), 85.0.into(), 819.0.into())
+    );
+    assert_eq!(r["tpot_ms"], 21.0);
+    assert_eq!(r["e2e_ms"], 918.0);
+    let one = &rows[1];
+    assert_eq!(one["tpot_ms"], Value::Null);
+    assert_eq!(one["nulls"]["tpot_ms"], "one_token");
+    assert_eq!(rows[2]["outcome"], "cancelled");
+    assert_eq!(rows[2]["ttft_ms"], 241.1);
+    assert_eq!(
+        rows[3]["outcome"], "error",
+        "aborted while queued: no first token"
+    );
+    let zero = &rows[4];
+    for m in [
+        "ttft_ms",
+        "e2e_ms",
+        "queue_ms",
+        "prefill_ms",
+        "decode_ms",
+        "tpot_ms",
+    ] {
+        assert_eq!(zero[m], Value::Null, "{m}");
+        assert_eq!(zero["nulls"][m], "sentinel", "{m}");
+    }
+    let s = summary_of(&file, &[]);
+    // The abort while queued: vLLM subtracts its unset `scheduled_ts` (0.0) from `queued_ts`,
+    // a negative `queued_time`, which is counted, not clamped.
+    assert_eq!(s["coverage"]["anomalies"]["negative_interval"], 1);
+    assert_eq!(s["groups"][0]["metrics"]["tpot_ms"]["count"], 1);
+}
+
+/// vLLM v0 `RequestMetrics`: one wall clock, so the instants give TTFT, queue and prefill; a
+/// request without a first token has no TTFT.
+#[test]
+fn vllm_v0_metrics_read_their_instants() {
+    let rows = enriched(&testdata().join("loadtest/vllm-v0-metrics.jsonl"));
+    assert_eq!(rows[0]["format"], "vllm-v0-metrics");
+    assert_eq!(rows[0]["ttft_ms"], 110.0);
+    assert_eq!(rows[0]["queue_ms"], 20.0);
+    assert_eq!(rows[0]["prefill_ms"], 90.0);
+    assert_eq!(rows[0]["e2e_ms"], 1400.0);
+    assert_eq!(rows[1]["ttft_ms"], Value::Null);
+    assert_eq!(rows[1]["nulls"]["ttft_ms"], "not_logged");
+}
