@@ -8,6 +8,7 @@ mod analysis;
 mod cases;
 mod common;
 mod custom;
+mod differential;
 mod digest_accuracy;
 mod enrich_props;
 mod enrich_then_summary;
