@@ -306,3 +306,31 @@ fn a_bom_cut_by_a_read_after_an_array() {
     let input = format!("[{ARRAY_RECORD}]\u{FEFF}\n\r\r\r\n\n");
     assert_eq!(array_requests(input.as_bytes()), [(1, 0), (1, 0), (1, 0)]);
 }
+
+/// document_detection: `[][] \r\n\r\r[2.0]\n \n[8\n\r\r] \n[\r\n\r\r] \r\n` read 7 bytes at a
+/// time was taken for JSON lines: the read-ahead parsed what it had so far, `...[2.`, and
+/// serde_json calls a number cut after its `.` invalid, not short. An LLMPerf array read from a
+/// pipe whose 64 KiB reads happened to end inside a number lost every record. A parse error at
+/// the last bytes read now waits for the next read.
+#[test]
+fn a_read_ending_inside_a_number_of_an_array() {
+    let input = b"[][] \r\n\r\r[2.0]\n \n[8\n\r\r] \n[\r\n\r\r] \r\n";
+    for step in 1..=input.len() {
+        let reader = std::io::BufReader::with_capacity(1, Trickle { data: input, step });
+        let (kind, _) = tokentime::sniff_document(reader, usize::MAX).unwrap();
+        assert_eq!(kind, Some(tokentime::Document::Array), "reads of {step}");
+    }
+    // A record whose number every read size cuts somewhere.
+    let doc = format!("[{ARRAY_RECORD},\n{ARRAY_RECORD}]\n");
+    for step in 1..=doc.len() {
+        let reader = std::io::BufReader::with_capacity(
+            64,
+            Trickle {
+                data: doc.as_bytes(),
+                step,
+            },
+        );
+        let (kind, _) = tokentime::sniff_document(reader, usize::MAX).unwrap();
+        assert_eq!(kind, Some(tokentime::Document::Array), "reads of {step}");
+    }
+}
