@@ -9,7 +9,8 @@ testdata=../testdata
 # Small files whole and line by line; the lab and real captures (large) by their first lines.
 files=$(find "$testdata" -name '*.jsonl' -not -path '*/lab/*' -not -path '*/realdata/*' | sort)
 lab=$(find "$testdata/lab" "$testdata/realdata" -name '*.jsonl' | sort)
-mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units
+mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units corpus/document_detection \
+    corpus/instants
 n=0
 seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
     local f="corpus/$1/seed-$n${3-}"
@@ -21,6 +22,7 @@ for f in $files; do
         n=$((n + 1))
         seed lines_and_formats '\x80\x00\x00' <"$f"
         seed enrich_splice '\x04' <"$f"
+        seed document_detection '\x1c' <"$f"
     fi
 done
 for f in $files $lab; do
@@ -40,15 +42,23 @@ while IFS= read -r f; do
     head -c 4000 "$f" | awk 'NR <= 40' | seed lines_and_formats '\x80\x00\x00' -array
     head -c 4000 "$f" | awk 'NR <= 40' | seed enrich_splice '\x04' -array
 done < <(find "$testdata" -name '*.json' | sort)
+# Whole small JSON documents (arrays, pretty-printed objects) for the detection.
+while IFS= read -r f; do
+    [ "$(wc -c <"$f")" -le 4000 ] || continue
+    n=$((n + 1))
+    seed document_detection '\x1c' <"$f"
+done < <(find "$testdata" -name '*.json' | sort)
 while IFS= read -r v; do
     n=$((n + 1))
     printf '%s' "$v" >"corpus/units/seed-$n"
+    # The instants target reads its first 21 bytes as an instant and how to write it.
+    printf '\x01\x10\x32\x54\x76\x98\xba\xdc\x0e\x03\x3c\x00\x85\x01\x02\x03\x04\x05\x06\x07\x08%s' "$v" >"corpus/instants/seed-$n"
 done < <(
     # shellcheck disable=SC2086 # lists of paths without blanks
     cat $files $lab |
         grep -oE '"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9:.]+([Zz]|[+-][0-9]{2}:[0-9]{2})"|"[0-9.]+(ns|µs|μs|us|ms|s)"|-?[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?|"[0-9]{10,19}"' |
         sort -u | awk 'NR <= 400'
 )
-for t in lines_and_formats enrich_splice units; do
+for t in lines_and_formats enrich_splice units document_detection instants; do
     echo "$t: $(ls corpus/$t | wc -l) seeds"
 done

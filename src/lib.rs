@@ -59,7 +59,10 @@ pub use format::units::{
     parse_duration_str, parse_rfc3339,
 };
 pub use format::{Field, Formats, builtins, custom as custom_format};
-pub use input::document::{Document, Item, Objects, detect as detect_document, for_each_element};
+pub use input::document::{
+    Document, Item, Objects, Replay, detect as detect_document, for_each_element,
+    sniff as sniff_document,
+};
 pub use input::lines::{Line, LineReader};
 pub use json::{PathSet, ReadError, Slots, neutralize_non_finite};
 pub use metrics::sweep::Sweep;

@@ -88,7 +88,7 @@ pub fn detect(r: &mut impl BufRead) -> io::Result<Option<Document>> {
 ///
 /// # Errors
 /// The reader's.
-pub(crate) fn sniff<R: io::Read>(
+pub fn sniff<R: io::Read>(
     mut r: io::BufReader<R>,
     cap: usize,
 ) -> io::Result<(Option<Document>, io::BufReader<Replay<R>>)> {
@@ -149,7 +149,7 @@ fn tell(buf: &[u8]) -> Option<Option<Document>> {
 }
 
 /// What [`sniff`] hands back: the bytes it read ahead, then the rest of the input.
-pub(crate) type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, io::BufReader<R>>;
+pub type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, io::BufReader<R>>;
 
 /// Reads `r` into `ahead` while it parses as a document of `kind`; true when it did to the end
 /// of the input (or past `cap` bytes), false at the first value that is not of the kind or
@@ -184,7 +184,11 @@ fn read_ahead(
             // Blanks and byte-order marks between values (files joined with `cat`).
             let rest = &ahead[done..];
             let skip = rest.len() - trim_blanks_and_boms(rest).len();
-            if skip == rest.len() {
+            // Nothing but blanks yet, or a BOM the read so far ends inside.
+            let tail = &rest[skip..];
+            if tail.is_empty()
+                || (!eof && tail.len() < UTF8_BOM.len() && UTF8_BOM.starts_with(tail))
+            {
                 break;
             }
             let mut values =
@@ -194,8 +198,9 @@ fn read_ahead(
                     any = true;
                     done += skip + values.byte_offset();
                 }
-                // More input may complete the value.
-                Some(Err(e)) if e.is_eof() && !eof => break,
+                // More input may complete the value: serde_json says so, or stops at the last
+                // bytes read (a number cut after its `.` or `e` is "invalid" to it).
+                Some(Err(e)) if !eof && (e.is_eof() || at_end(tail, &e)) => break,
                 _ => return Ok(false),
             }
         }
@@ -208,10 +213,27 @@ fn read_ahead(
     }
 }
 
-/// `b` without the blanks and UTF-8 byte-order marks it starts with.
+/// True when serde_json's error `e` on `b` is at `b`'s last byte or past it.
+fn at_end(b: &[u8], e: &serde_json::Error) -> bool {
+    let line_start = if e.line() <= 1 {
+        Some(0)
+    } else {
+        memchr::memchr_iter(b'\n', b)
+            .nth(e.line() - 2)
+            .map(|i| i + 1)
+    };
+    line_start.is_some_and(|start| start + e.column() + 1 >= b.len())
+}
+
+/// `b` without the JSON blanks and UTF-8 byte-order marks it starts with (no other ASCII
+/// whitespace: a form feed is no blank to the JSON readers of the document).
 fn trim_blanks_and_boms(mut b: &[u8]) -> &[u8] {
     loop {
-        let t = b.trim_ascii_start();
+        let i = b
+            .iter()
+            .position(|c| !WHITESPACE.contains(c))
+            .unwrap_or(b.len());
+        let t = &b[i..];
         match t.strip_prefix(UTF8_BOM) {
             Some(rest) => b = rest,
             None => return t,
@@ -223,49 +245,150 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 const WHITESPACE: &[u8] = b" \t\r\n";
 
 /// Calls `each` with the JSON text of every element of every top-level array in `r` (several
-/// arrays one after another are accepted). Elements are read one at a time.
+/// arrays one after another are accepted, with JSON blanks and UTF-8 byte-order marks before,
+/// between and after them: files joined with `cat`, as [`sniff`] accepts them). Elements are
+/// read one at a time.
 ///
 /// # Errors
-/// A message with serde_json's position when the document is malformed, or the callback's
-/// error.
+/// A message with serde_json's position (line and column in the whole input) when the document
+/// is malformed, or the callback's error.
 pub fn for_each_element(
     mut r: impl BufRead,
     each: &mut dyn FnMut(&[u8]) -> io::Result<()>,
 ) -> Result<(), String> {
-    // A byte-order mark before the array ([`detect`] looked past it) is no part of the JSON.
-    if r.fill_buf()
-        .map_err(|e| e.to_string())?
-        .starts_with(UTF8_BOM)
-    {
-        r.consume(UTF8_BOM.len());
-    }
-    let mut de = serde_json::Deserializer::from_reader(r);
+    // Where the array being read starts: newlines before it, bytes since the last one.
+    let mut at = Position::default();
     loop {
+        skip_blanks_and_boms(&mut r, &mut at)?;
+        if r.fill_buf().map_err(|e| e.to_string())?.is_empty() {
+            return Ok(());
+        }
+        let start = at;
+        let mut counted = Counting {
+            r: &mut r,
+            at: &mut at,
+        };
+        // One deserializer per array: it reads byte by byte and stops at the array's `]`, so
+        // the blanks and BOMs after it are the reader's to skip.
+        let mut de = serde_json::Deserializer::from_reader(&mut counted);
         let mut failed = None;
-        let mut started = false;
-        match (ArraySeed {
+        if let Err(e) = (ArraySeed {
             each: &mut *each,
             failed: &mut failed,
-            started: &mut started,
         })
         .deserialize(&mut de)
         {
-            Ok(()) => {}
-            // End of input between documents is the end; inside one, a truncation.
-            Err(e) if e.is_eof() && !started => return Ok(()),
-            Err(e) => {
-                return Err(failed
-                    .map(|f: io::Error| f.to_string())
-                    .unwrap_or_else(|| e.to_string()));
+            return Err(failed
+                .map(|f: io::Error| f.to_string())
+                .unwrap_or_else(|| start.shift(&e)));
+        }
+    }
+}
+
+/// A place in the input: the newlines before it and the bytes after the last of them.
+#[derive(Default, Clone, Copy)]
+struct Position {
+    newlines: u64,
+    column: u64,
+}
+
+impl Position {
+    fn advance(&mut self, b: &[u8]) {
+        match memchr::memrchr(b'\n', b) {
+            Some(i) => {
+                self.newlines += newlines(b);
+                self.column = (b.len() - i - 1) as u64;
+            }
+            None => self.column += b.len() as u64,
+        }
+    }
+
+    /// serde_json's message for `e`, which counts from this place, with the position in the
+    /// whole input.
+    fn shift(self, e: &serde_json::Error) -> String {
+        let text = e.to_string();
+        let Some(i) = text.rfind(" at line ") else {
+            return text;
+        };
+        let column = e.column() as u64 + if e.line() <= 1 { self.column } else { 0 };
+        format!(
+            "{} at line {} column {column}",
+            &text[..i],
+            self.newlines + e.line() as u64
+        )
+    }
+}
+
+/// Skips the JSON blanks and UTF-8 BOMs `r` starts with.
+///
+/// # Errors
+/// The reader's, or a message when the start of a BOM is not followed by its rest.
+fn skip_blanks_and_boms(r: &mut impl BufRead, at: &mut Position) -> Result<(), String> {
+    loop {
+        let buf = r.fill_buf().map_err(|e| e.to_string())?;
+        let len = buf.len();
+        let i = buf
+            .iter()
+            .position(|b| !WHITESPACE.contains(b))
+            .unwrap_or(len);
+        at.advance(&buf[..i]);
+        r.consume(i);
+        if i == len && len > 0 {
+            continue;
+        }
+        match take_bom(r).map_err(|e| e.to_string())? {
+            Bom::Whole => at.column += UTF8_BOM.len() as u64,
+            Bom::None => return Ok(()),
+            Bom::Cut => {
+                return Err(format!(
+                    "expected value at line {} column {}",
+                    at.newlines + 1,
+                    at.column + 1
+                ));
             }
         }
+    }
+}
+
+/// What [`take_bom`] found.
+enum Bom {
+    /// No BOM: nothing consumed.
+    None,
+    /// A whole BOM, consumed.
+    Whole,
+    /// The start of a BOM without its rest: that start consumed.
+    Cut,
+}
+
+/// Consumes a UTF-8 BOM at the start of `r`, also when the reader's buffer ends inside it.
+fn take_bom(r: &mut impl BufRead) -> io::Result<Bom> {
+    for (k, &want) in UTF8_BOM.iter().enumerate() {
+        match r.fill_buf()?.first() {
+            Some(&b) if b == want => r.consume(1),
+            _ if k == 0 => return Ok(Bom::None),
+            _ => return Ok(Bom::Cut),
+        }
+    }
+    Ok(Bom::Whole)
+}
+
+/// A reader that keeps count of where it is.
+struct Counting<'a, R> {
+    r: &'a mut R,
+    at: &'a mut Position,
+}
+
+impl<R: BufRead> Read for Counting<'_, R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.r.read(out)?;
+        self.at.advance(&out[..n]);
+        Ok(n)
     }
 }
 
 struct ArraySeed<'a> {
     each: &'a mut dyn FnMut(&[u8]) -> io::Result<()>,
     failed: &'a mut Option<io::Error>,
-    started: &'a mut bool,
 }
 
 impl<'de> DeserializeSeed<'de> for ArraySeed<'_> {
@@ -281,7 +404,6 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
         f.write_str("a JSON array of records")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        *self.started = true;
         while let Some(raw) = seq.next_element::<Box<RawValue>>()? {
             if let Err(e) = (self.each)(raw.get().as_bytes()) {
                 *self.failed = Some(e);
@@ -351,13 +473,22 @@ impl<R: BufRead> Objects<R> {
                 .iter()
                 .position(|b| !WHITESPACE.contains(b))
                 .unwrap_or(len);
-            let bom = buf[i..].starts_with(UTF8_BOM);
             self.line += newlines(&buf[..i]);
             self.r.consume(i);
-            if bom {
-                self.r.consume(UTF8_BOM.len());
-            } else if i < len {
-                break;
+            if i == len {
+                continue;
+            }
+            // A BOM (the reader's buffer may end inside it).
+            match take_bom(&mut self.r)? {
+                Bom::Whole => {}
+                Bom::None => break,
+                Bom::Cut => {
+                    self.done = true;
+                    return Ok(Some(Item::Trailing {
+                        line: self.line,
+                        byte: UTF8_BOM[0],
+                    }));
+                }
             }
         }
         let line = self.line;
@@ -612,5 +743,28 @@ mod tests {
             r.read_to_end(&mut all).unwrap();
             assert_eq!((kind, all.as_slice()), (want, input), "{input:?}");
         }
+    }
+
+    #[test]
+    fn a_read_that_ends_inside_a_number_or_a_bom_waits_for_the_next() {
+        // Every read size cuts the numbers (`1741946531.` is "invalid" to serde_json, not
+        // short) and the BOM somewhere.
+        let doc = "[{\"t\":1741946531.25,\"e\":1.5e-3,\"n\":-7}]\u{FEFF}\n[{\"t\":2.0}]\n";
+        for capacity in 1..=doc.len() {
+            let r = io::BufReader::with_capacity(capacity, doc.as_bytes());
+            let (kind, mut r) = sniff(r, 1 << 20).unwrap();
+            assert_eq!(kind, Some(Document::Array), "reads of {capacity}");
+            let mut n = 0;
+            for_each_element(&mut r, &mut |_| {
+                n += 1;
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(n, 2, "reads of {capacity}");
+        }
+        // Positions in messages count from the input's start, whichever array fails.
+        let bad = b"[{\"a\":1}]\n\xEF\xBB\xBF[{\"a\":1},\n{\"a\":x}]";
+        let e = for_each_element(&bad[..], &mut |_| Ok(())).unwrap_err();
+        assert_eq!(e, "expected value at line 3 column 6");
     }
 }

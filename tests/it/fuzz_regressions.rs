@@ -237,3 +237,100 @@ fn a_records_line_with_a_number_past_f64_or_a_lone_surrogate_is_still_read() {
     assert!(lines[2].contains("\"ttft_ms\":100.0"), "{}", lines[2]);
     assert!(lines[2].contains("\"ttft_ms\":null"), "{}", lines[2]);
 }
+
+/// A LiteLLM request as an array document's record.
+const ARRAY_RECORD: &str = r#"{"id":"a","call_type":"acompletion","stream":true,"status":"success","startTime":1741946531.0,"completionStartTime":1741946531.2,"endTime":1741946532.2,"prompt_tokens":1,"completion_tokens":11}"#;
+
+/// The requests `summary` reads in `input`, fed whole and one byte per read (a pipe that
+/// trickles), with the records it could not read (`invalid` lines).
+fn array_requests(input: &[u8]) -> Vec<(u64, u64)> {
+    let mut got = vec![];
+    for step in [usize::MAX, 1] {
+        let reader = std::io::BufReader::with_capacity(64, Trickle { data: input, step });
+        let (kind, mut replay) = tokentime::sniff_document(reader, usize::MAX).unwrap();
+        assert_eq!(kind, Some(tokentime::Document::Array), "step {step}");
+        let mut n = 0;
+        tokentime::for_each_element(&mut replay, &mut |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap_or_else(|e| panic!("step {step}: {e}"));
+        got.push((n, 0));
+    }
+    let s: Value = serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input)).unwrap();
+    let c = &s["coverage"];
+    got.push((
+        c["requests"].as_u64().unwrap(),
+        c["invalid"].as_u64().unwrap(),
+    ));
+    got
+}
+
+/// At most `step` bytes per read.
+struct Trickle<'a> {
+    data: &'a [u8],
+    step: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.data.len().min(self.step).min(out.len());
+        out[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+/// document_detection: `[\r]\n \x0C` (an array, then a form feed) and `[...]\n\xEF\xBB\xBF[...]`
+/// (two array files joined with `cat`, the second with a BOM) were taken for array documents,
+/// and the array reader then failed at the form feed or the BOM (`invalid JSON document:
+/// expected value at line 2 column 1`): the second file's records were lost. The detection
+/// skipped any ASCII whitespace and BOMs between arrays, the reader only JSON's blanks and a
+/// BOM before the first. Now both skip JSON blanks and BOMs, and a form feed makes the input
+/// JSON lines, every line read.
+#[test]
+fn a_bom_between_arrays_or_a_form_feed_after_one() {
+    let two = format!("[{ARRAY_RECORD}]\n\u{FEFF}[{ARRAY_RECORD},{ARRAY_RECORD}]\n\u{FEFF}");
+    assert_eq!(array_requests(two.as_bytes()), [(3, 0), (3, 0), (3, 0)]);
+    let out = run_ok(&["summary", "-o", "json"], b"[\r]\n \x0C");
+    let s: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(s["coverage"]["lines"], 2, "read as lines");
+}
+
+/// document_detection: `[\r]\xEF\xBB\xBF\n` handed over one byte per read was taken for JSON
+/// lines (the read-ahead parsed the BOM's first byte as a value), and whole for an array
+/// document: a pipe's read sizes changed the decision. A BOM that the bytes read so far end
+/// inside now waits for the next read.
+#[test]
+fn a_bom_cut_by_a_read_after_an_array() {
+    let input = format!("[{ARRAY_RECORD}]\u{FEFF}\n\r\r\r\n\n");
+    assert_eq!(array_requests(input.as_bytes()), [(1, 0), (1, 0), (1, 0)]);
+}
+
+/// document_detection: `[][] \r\n\r\r[2.0]\n \n[8\n\r\r] \n[\r\n\r\r] \r\n` read 7 bytes at a
+/// time was taken for JSON lines: the read-ahead parsed what it had so far, `...[2.`, and
+/// serde_json calls a number cut after its `.` invalid, not short. An LLMPerf array read from a
+/// pipe whose 64 KiB reads happened to end inside a number lost every record. A parse error at
+/// the last bytes read now waits for the next read.
+#[test]
+fn a_read_ending_inside_a_number_of_an_array() {
+    let input = b"[][] \r\n\r\r[2.0]\n \n[8\n\r\r] \n[\r\n\r\r] \r\n";
+    for step in 1..=input.len() {
+        let reader = std::io::BufReader::with_capacity(1, Trickle { data: input, step });
+        let (kind, _) = tokentime::sniff_document(reader, usize::MAX).unwrap();
+        assert_eq!(kind, Some(tokentime::Document::Array), "reads of {step}");
+    }
+    // A record whose number every read size cuts somewhere.
+    let doc = format!("[{ARRAY_RECORD},\n{ARRAY_RECORD}]\n");
+    for step in 1..=doc.len() {
+        let reader = std::io::BufReader::with_capacity(
+            64,
+            Trickle {
+                data: doc.as_bytes(),
+                step,
+            },
+        );
+        let (kind, _) = tokentime::sniff_document(reader, usize::MAX).unwrap();
+        assert_eq!(kind, Some(tokentime::Document::Array), "reads of {step}");
+    }
+}

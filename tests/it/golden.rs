@@ -211,7 +211,7 @@ fn golden_of(input: &str, extra: &[&str]) -> String {
 
 /// The inputs: every testdata log (not the expected outputs, READMEs or format files) and the
 /// generated logs, with the extra arguments some need.
-fn inputs() -> Vec<(String, Vec<&'static str>)> {
+pub(crate) fn inputs() -> Vec<(String, Vec<&'static str>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut list = vec![];
     for p in common::testdata_files(&["jsonl", "json", "gz", "zst", "log"]) {

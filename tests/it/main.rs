@@ -9,6 +9,7 @@ mod buckets;
 mod cases;
 mod common;
 mod custom;
+mod differential;
 mod digest_accuracy;
 mod enrich_props;
 mod enrich_then_summary;

@@ -8,37 +8,10 @@ use crate::common::*;
 const R: &str = r#"{"id":"a","call_type":"acompletion","stream":true,"status":"success","startTime":1741946531.0,"completionStartTime":1741946531.2,"endTime":1741946532.2,"prompt_tokens":1,"completion_tokens":11}"#;
 
 /// Requests `summary` counts in `input`, checked equal from a file and from a pipe, with one and
-/// two threads, and equal to the enriched lines that carry metrics.
+/// two threads, and equal to the metrics objects enrich splices (`differential`'s check, which
+/// also compares the summary of the enriched output with the input's).
 fn requests(input: &[u8]) -> u64 {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("log.jsonl");
-    std::fs::write(&file, input).unwrap();
-    let file = file.to_str().unwrap();
-    let mut counts = vec![];
-    for threads in ["1", "2"] {
-        for from_file in [true, false] {
-            let mut args = vec!["summary", "-o", "json", "--threads", threads];
-            let stdin: &[u8] = if from_file {
-                args.push(file);
-                b""
-            } else {
-                input
-            };
-            let out = run(&args, stdin);
-            assert!(out.status.success(), "{args:?}");
-            let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            counts.push(s["coverage"]["requests"].as_u64().unwrap());
-            let mut enrich = vec!["--threads", threads];
-            if from_file {
-                enrich.push(file);
-            }
-            let enriched = run_ok(&enrich, stdin);
-            let carrying = enriched_objects(&enriched).iter().flatten().count() as u64;
-            counts.push(carrying);
-        }
-    }
-    assert!(counts.iter().all(|&c| c == counts[0]), "{counts:?}");
-    counts[0]
+    crate::differential::check_every_way(input, &[], "input").0
 }
 
 fn log_after(first: &str) -> Vec<u8> {
