@@ -1,5 +1,7 @@
 //! Load testers' and vLLM's per-request records: llm-load-test (a real 2023 output document of
-//! its own repository, testdata/realdata/llmloadtest2023-caikit-c20), and samples built from
+//! its own repository, testdata/realdata/llmloadtest2023-caikit-c20), the current output of
+//! SGLang's `bench_serving` and of llm-load-test from runs of their own code against a local
+//! mock server (testdata/realdata/sglang0523-mock, llmloadtest-mock-*), and samples built from
 //! the producers' source where no public file exists (testdata/loadtest, see its README):
 //! llm-load-test's current output with its `summary`, SGLang `bench_serving --output-details`,
 //! vLLM v1 `FinishedRequestStats`/`RequestStateStats` and v0 `RequestMetrics` dumps.
@@ -350,8 +352,7 @@ fn sglang_bench_real_run_reproduces_its_aggregates_line_by_line() {
         }
         close(
             &g["output_tokens"]["mean"],
-            theirs["total_output_tokens"].as_f64().unwrap()
-                / theirs["completed"].as_f64().unwrap(),
+            theirs["total_output_tokens"].as_f64().unwrap() / theirs["completed"].as_f64().unwrap(),
             &format!("{what} output tokens"),
         );
     }
@@ -369,7 +370,10 @@ fn llm_load_test_real_runs_reproduce_their_summary() {
         ("llmloadtest-mock-chat-c4", 6),
         ("llmloadtest-mock-completions-c4", 0),
     ] {
-        let file = testdata().join("realdata").join(dir).join("output-004.json");
+        let file = testdata()
+            .join("realdata")
+            .join(dir)
+            .join("output-004.json");
         let doc = read(&file);
         let theirs = &doc["summary"];
         let total = theirs["total_requests"].as_u64().unwrap();
@@ -409,7 +413,10 @@ fn llm_load_test_real_runs_reproduce_their_summary() {
         // producer writes the document with `indent=2`, which enrich reads as lines: compacted
         // to one line, enrich splices one object per record.
         if failures > 0 {
-            let out = run_ok(&["--only-requests", "-"], &serde_json::to_vec(&doc).unwrap());
+            let out = run_ok(
+                &["--only-requests", "-"],
+                &serde_json::to_vec(&doc).unwrap(),
+            );
             let rows = enriched_objects(&out).remove(0).expect("an enriched line");
             let rows = rows.as_array().unwrap();
             assert_eq!(rows.len() as u64, total, "{dir}");
