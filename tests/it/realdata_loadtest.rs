@@ -1,5 +1,7 @@
 //! Load testers' and vLLM's per-request records: llm-load-test (a real 2023 output document of
-//! its own repository, testdata/realdata/llmloadtest2023-caikit-c20), and samples built from
+//! its own repository, testdata/realdata/llmloadtest2023-caikit-c20), the current output of
+//! SGLang's `bench_serving` and of llm-load-test from runs of their own code against a local
+//! mock server (testdata/realdata/sglang0523-mock, llmloadtest-mock-*), and samples built from
 //! the producers' source where no public file exists (testdata/loadtest, see its README):
 //! llm-load-test's current output with its `summary`, SGLang `bench_serving --output-details`,
 //! vLLM v1 `FinishedRequestStats`/`RequestStateStats` and v0 `RequestMetrics` dumps.
@@ -268,4 +270,160 @@ fn vllm_v0_metrics_read_their_instants() {
     assert_eq!(rows[0]["e2e_ms"], 1400.0);
     assert_eq!(rows[1]["ttft_ms"], Value::Null);
     assert_eq!(rows[1]["nulls"]["ttft_ms"], "not_logged");
+}
+
+/// The numbers of `summary -o json` on `input` (a file, or `-` with `stdin`).
+fn summary_on(input: &str, stdin: &[u8], quantiles: &str) -> Value {
+    serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--quantiles", quantiles, input],
+        stdin,
+    ))
+    .unwrap()
+}
+
+/// A statistic of a summary metric: `mean`, `min`, `max` or a quantile key (`p50`).
+fn stat<'a>(metric: &'a Value, key: &str) -> &'a Value {
+    if key.starts_with('p') {
+        &metric["quantiles"][key]
+    } else {
+        &metric[key]
+    }
+}
+
+/// SGLang 0.5.23's `bench_serving` run for real over loopback against a mock server
+/// (testdata/realdata/sglang0523-mock, see its SOURCE.md): two `--output-details` lines, a
+/// completions run and a chat run, with HTTP 503 failures. Line by line, TTFT, TPOT and ITL
+/// (mean, median, p90, p95, p99) are SGLang's to 0.01 ms; its E2E ends at the `[DONE]` line,
+/// which the file does not keep, so tokentime's (the last token) is never larger and within
+/// half a millisecond.
+#[test]
+fn sglang_bench_real_run_reproduces_its_aggregates_line_by_line() {
+    let file = testdata().join("realdata/sglang0523-mock/sglang-bench.jsonl");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    for line in lines {
+        // `"request_rate": Infinity` (rate inf) is Python's, not JSON: serde reads it as null.
+        let theirs: Value = serde_json::from_str(&line.replace("Infinity", "null")).unwrap();
+        let n = theirs["ttfts"].as_array().unwrap().len();
+        let failed = theirs["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e != &"")
+            .count();
+        let s = summary_on("-", format!("{line}\n").as_bytes(), "50,90,95,99");
+        let what = theirs["backend"].as_str().unwrap();
+        assert_eq!(s["coverage"]["formats"]["sglang-bench"], n, "{what}");
+        assert!(failed > 0, "{what}: the mock's 503s");
+        assert_eq!(s["coverage"]["errors"], failed, "{what}");
+        let g = &s["groups"][0]["metrics"];
+        assert_eq!(g["ttft_ms"]["count"], theirs["completed"], "{what}");
+        let gaps: usize = theirs["itls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_array().unwrap().len())
+            .sum();
+        assert_eq!(g["itl_ms"]["count"], gaps, "{what}");
+        let keys = [
+            ("mean", "mean"),
+            ("p50", "median"),
+            ("p90", "p90"),
+            ("p95", "p95"),
+            ("p99", "p99"),
+        ];
+        for m in ["ttft", "tpot", "itl"] {
+            for (o, t) in keys {
+                close(
+                    stat(&g[format!("{m}_ms")], o),
+                    theirs[format!("{t}_{m}_ms")].as_f64().unwrap(),
+                    &format!("{what} {m} {t}"),
+                );
+            }
+        }
+        for (o, t) in keys {
+            let ours = stat(&g["e2e_ms"], o).as_f64().unwrap();
+            let t = theirs[format!("{t}_e2e_latency_ms")].as_f64().unwrap();
+            assert!(
+                ours <= t + 0.001 && ours > t - 0.5,
+                "{what} e2e {o}: ours {ours} vs theirs {t}"
+            );
+        }
+        close(
+            &g["output_tokens"]["mean"],
+            theirs["total_output_tokens"].as_f64().unwrap() / theirs["completed"].as_f64().unwrap(),
+            &format!("{what} output tokens"),
+        );
+    }
+}
+
+/// llm-load-test (main, b27aad1) run for real over loopback against a mock server
+/// (testdata/realdata/llmloadtest-mock-*, see their SOURCE.md), one run on
+/// /v1/chat/completions with HTTP 503 failures and one on /v1/completions: every statistic of
+/// its `summary` for TTFT, ITL (tokentime's TPOT), response time and token counts is
+/// reproduced to 0.01 ms. No request of these runs ended past the deadline, so the producer's
+/// TTFT and ITL counts are tokentime's.
+#[test]
+fn llm_load_test_real_runs_reproduce_their_summary() {
+    for (dir, failures) in [
+        ("llmloadtest-mock-chat-c4", 6),
+        ("llmloadtest-mock-completions-c4", 0),
+    ] {
+        let file = testdata()
+            .join("realdata")
+            .join(dir)
+            .join("output-004.json");
+        let doc = read(&file);
+        let theirs = &doc["summary"];
+        let total = theirs["total_requests"].as_u64().unwrap();
+        assert_eq!(theirs["total_failures"], failures, "{dir}");
+        let s = summary_on(file.to_str().unwrap(), b"", "50,80,90,95,99");
+        assert_eq!(s["coverage"]["formats"]["llm-load-test"], total, "{dir}");
+        assert_eq!(s["coverage"]["errors"], failures, "{dir}");
+        let ok = total - failures;
+        assert_eq!(theirs["req_completed_within_test_duration"], ok, "{dir}");
+        let g = &s["groups"][0]["metrics"];
+        for (ours, t) in [
+            ("ttft_ms", "ttft"),
+            ("tpot_ms", "itl"),
+            ("e2e_ms", "response_time"),
+            ("output_tokens", "output_tokens"),
+            ("input_tokens", "input_tokens"),
+        ] {
+            assert_eq!(g[ours]["count"], ok, "{dir} {ours}");
+            for (o, k) in [
+                ("min", "min"),
+                ("max", "max"),
+                ("mean", "mean"),
+                ("p50", "median"),
+                ("p80", "percentile_80"),
+                ("p90", "percentile_90"),
+                ("p95", "percentile_95"),
+                ("p99", "percentile_99"),
+            ] {
+                close(
+                    stat(&g[ours], o),
+                    theirs[t][k].as_f64().unwrap(),
+                    &format!("{dir} {ours} {k}"),
+                );
+            }
+        }
+        // A 503 record: `error_code` and `error_text` set, no instants but start and end. The
+        // producer writes the document with `indent=2`, which enrich reads as lines: compacted
+        // to one line, enrich splices one object per record.
+        if failures > 0 {
+            let out = run_ok(
+                &["--only-requests", "-"],
+                &serde_json::to_vec(&doc).unwrap(),
+            );
+            let rows = enriched_objects(&out).remove(0).expect("an enriched line");
+            let rows = rows.as_array().unwrap();
+            assert_eq!(rows.len() as u64, total, "{dir}");
+            let bad: Vec<_> = rows.iter().filter(|r| r["outcome"] == "error").collect();
+            assert_eq!(bad.len(), failures as usize, "{dir}");
+            assert_eq!(bad[0]["ttft_ms"], Value::Null);
+            assert_eq!(bad[0]["nulls"]["ttft_ms"], "error");
+        }
+    }
 }
