@@ -322,6 +322,9 @@ pub struct Coverage {
     pub implausible_instant: u64,
     /// Requests whose instants are out of order (or whose TTFT or decode exceeds the E2E).
     pub out_of_order: u64,
+    /// Requests with a logged duration more than 1 ms away from the one their instants give
+    /// (the logged one is used).
+    pub duration_mismatch: u64,
     /// Inputs that could not be read to their end (a FILE missing or unreadable mid-run, a
     /// truncated or corrupt compressed stream): the other counts cover what was read of them.
     pub read_errors: u64,
@@ -349,11 +352,11 @@ pub struct Coverage {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 21] {
+            fn counters(&self) -> [u64; 22] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 21] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 22] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -375,6 +378,7 @@ coverage_counters!(
     unparseable: "unparseable",
     implausible_instant: "implausible_instant",
     out_of_order: "out_of_order",
+    duration_mismatch: "duration_mismatch",
     read_errors: "read_errors",
     joined_lines: "joined_lines",
     join_evicted: "evicted",
@@ -1216,6 +1220,9 @@ impl Processor {
                     }
                     if r.metrics.out_of_order {
                         cov.out_of_order += 1;
+                    }
+                    if r.metrics.duration_mismatch {
+                        cov.duration_mismatch += 1;
                     }
                     let name = &self.formats.spec(r.format).name;
                     match cov.formats.get_mut(name) {

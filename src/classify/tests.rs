@@ -305,10 +305,12 @@ fn ollama_stream_is_joined_into_its_final_line() {
     // Start = final created_at - total_duration = 01.220507182 - 0.131338125 = 01.089169057.
     // TTFT = first chunk 01.145300871 - 01.089169057 = 0.056131814 s.
     assert_eq!(m.ttft, Ok(56_131_814.0));
-    // Decode = final 01.220507182 - first chunk 01.145300871 = 0.075206311 s.
-    assert_eq!(m.decode, Ok(75_206_311.0));
-    // TPOT = 75206311 / (5 - 1) = 18801577.75 ns.
-    assert_eq!(m.tpot, Ok(18_801_577.75));
+    // Decode = the logged eval_duration, 0.056813 s: it wins over the instants' final
+    // 01.220507182 - first chunk 01.145300871 = 0.075206311 s (counted as a mismatch).
+    assert_eq!(m.decode, Ok(56_813_000.0));
+    assert!(m.duration_mismatch);
+    // TPOT = 56813000 / (5 - 1) = 14203250 ns.
+    assert_eq!(m.tpot, Ok(14_203_250.0));
     // E2E = total_duration.
     assert_eq!(m.e2e, Ok(131_338_125.0));
     assert_eq!((m.input_tokens, m.output_tokens), (Some(26), Some(5)));
@@ -364,8 +366,9 @@ fn join_idle_past_the_timeout_is_dropped_not_joined() {
     p.finish(&mut cov);
     // As alone: TTFT 56.131814 ms (see `ollama_stream_is_joined_into_its_final_line`).
     assert_eq!(m.ttft, Ok(56_131_814.0), "{m:?}");
-    // TPOT 75206311 / 4 = 18801577.75 ns (joined with the stale chunk: 900 s).
-    assert_eq!(m.tpot, Ok(18_801_577.75));
+    // TPOT 56813000 / 4 = 14203250 ns, the logged decode's (joined with the stale chunk the
+    // first chunk would be 900 s earlier).
+    assert_eq!(m.tpot, Ok(14_203_250.0));
     assert!(!m.negative_interval);
     assert_eq!(cov.join_timed_out, 1, "{cov:?}");
 }

@@ -271,6 +271,8 @@ pub struct CondDef {
     #[serde(default)]
     at_least: Option<i64>,
     #[serde(default)]
+    contains: Option<String>,
+    #[serde(default)]
     not: Option<Box<CondDef>>,
 }
 
@@ -295,6 +297,9 @@ impl TryFrom<CondDef> for Cond {
         }
         if let Some(min) = d.at_least {
             found.push(Cond::AtLeast(need_path("at_least")?, min));
+        }
+        if let Some(v) = d.contains {
+            found.push(Cond::Contains(need_path("contains")?, v));
         }
         if let Some(inner) = d.not {
             found.push(Cond::Not(Box::new(Cond::try_from(*inner)?)));

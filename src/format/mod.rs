@@ -143,6 +143,9 @@ pub enum Cond {
     Differs(Vec<String>, String),
     /// The path holds a number (or a decimal string) at least this (an HTTP status >= 400).
     AtLeast(Vec<String>, i64),
+    /// The path holds a string that contains this, ignoring ASCII case (LiteLLM: an
+    /// `error_str` that says the client disconnected).
+    Contains(Vec<String>, String),
     /// The inner condition does not hold (Kong: streamed unless `request_mode` is `"oneshot"`,
     /// which also covers versions that do not log the mode).
     Not(Box<Cond>),
@@ -435,6 +438,7 @@ impl std::fmt::Display for Cond {
             Cond::Equals(p, v) => write!(f, "{} == {v}", path_str(p)),
             Cond::Differs(p, v) => write!(f, "{} != {v}", path_str(p)),
             Cond::AtLeast(p, v) => write!(f, "{} >= {v}", path_str(p)),
+            Cond::Contains(p, v) => write!(f, "{} contains {v:?}", path_str(p)),
             Cond::Not(c) => write!(f, "not ({c})"),
         }
     }
@@ -755,6 +759,17 @@ fn read_fields(
             }
             continue;
         }
+        // A difference, a ratio and a sum of durations need every operand: one absent is
+        // unknown (not logged), neither a 0 nor an unreadable value (NIM's decode without its
+        // generation time; Ollama's TTFT without its prompt_eval_duration is no load time).
+        let every_operand = match combine {
+            Combine::Difference | Combine::FloorRatio => true,
+            Combine::Sum => !field.is_count(),
+            Combine::First | Combine::FirstOrZero => false,
+        };
+        if every_operand && !ids.iter().all(|&s| slots.has(s)) {
+            continue;
+        }
         let Some(v) = read_field(*field, *unit, *combine, ids, line, slots) else {
             if ids.iter().any(|&s| slots.has(s)) {
                 unreadable |= bit;
@@ -764,6 +779,9 @@ fn read_fields(
         };
         filled |= bit;
         set_field(t, *field, v);
+        if *field == Field::Ttft && *combine == Combine::Sum {
+            t.ttft_summed = true;
+        }
     }
     // Instants outside the window that no other rule filled.
     for f in Field::ALL {
@@ -923,6 +941,8 @@ enum CCond {
     Equals(SlotId, String),
     Differs(SlotId, String),
     AtLeast(SlotId, i64),
+    /// The needle in ASCII lower case.
+    Contains(SlotId, String),
     Not(Box<CCond>),
 }
 
@@ -939,6 +959,14 @@ impl CCond {
                 .map(|raw| raw.trim_matches('"'))
                 .and_then(|t| t.parse::<f64>().ok())
                 .is_some_and(|x| x >= *min as f64),
+            CCond::Contains(s, needle) => slots.raw(line, *s).is_some_and(|raw| {
+                let (raw, needle) = (raw.as_bytes(), needle.as_bytes());
+                raw.first() == Some(&b'"')
+                    && !needle.is_empty()
+                    && raw
+                        .windows(needle.len())
+                        .any(|w| w.eq_ignore_ascii_case(needle))
+            }),
             CCond::Not(c) => !c.holds(line, slots),
         }
     }
@@ -961,6 +989,7 @@ impl Compiler<'_> {
             Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone()),
             Cond::Differs(p, v) => CCond::Differs(self.add(p), v.clone()),
             Cond::AtLeast(p, min) => CCond::AtLeast(self.add(p), *min),
+            Cond::Contains(p, v) => CCond::Contains(self.add(p), v.to_ascii_lowercase()),
             Cond::Not(inner) => CCond::Not(Box::new(self.cond(inner))),
         }
     }
@@ -1212,10 +1241,15 @@ impl Formats {
         if let Some(c) = &f.streamed_when {
             t.streamed = Some(c.holds(line, slots));
         }
-        if d.error_record || any(&f.error_when) {
+        // A cancellation first: the producers spell one as a failure too (HTTP 499 is a
+        // status >= 400), and a cancellation is no error. An error record (a line that is
+        // only a failure) stays an error.
+        if d.error_record {
             t.outcome = Outcome::Error;
         } else if any(&f.cancelled_when) {
             t.outcome = Outcome::Cancelled;
+        } else if any(&f.error_when) {
+            t.outcome = Outcome::Error;
         }
         t.response_cache = any(&f.response_cache_when);
         t

@@ -73,6 +73,9 @@ pub struct Timeline {
     pub end: Option<i64>,
     /// Logged duration arrival -> first token (ns).
     pub ttft: Option<i64>,
+    /// `ttft` is tokentime's sum of a format's parts (Ollama: load + prompt eval), not a TTFT
+    /// the producer logged: a first-token instant wins over it.
+    pub ttft_summed: bool,
     /// Logged queue duration (ns).
     pub queue: Option<i64>,
     /// Logged prefill duration: scheduled -> first token (ns).
@@ -145,6 +148,9 @@ impl Timeline {
     pub fn fill_from(&mut self, other: &Timeline) {
         macro_rules! fill {
             ($($f:ident),*) => { $( self.$f = self.$f.or(other.$f); )* };
+        }
+        if self.ttft.is_none() {
+            self.ttft_summed = other.ttft_summed;
         }
         fill!(
             arrival,
@@ -300,6 +306,9 @@ pub struct Metrics {
     /// True when the record's instants are out of order (the metrics using them are null,
     /// the line is counted).
     pub out_of_order: bool,
+    /// True when a logged duration and the one its instants give differ by more than 1 ms
+    /// (the logged one is used, the line is counted).
+    pub duration_mismatch: bool,
 }
 
 /// Classifies a prompt by its cached share (SPEC section 2).
@@ -398,25 +407,65 @@ struct Draft {
     e2e: Value,
     /// Some interval came out negative.
     negative: bool,
+    /// The intervals whose logged duration and instants differ by more than 1 ms
+    /// ([`Flags::mismatch`]).
+    mismatch: u8,
     /// The instants are out of order.
     out_of_order: bool,
 }
 
-/// `to - from` as a metric, or the logged duration where an instant is missing (measured
-/// instants are preferred over logged durations, which some producers only approximate). A
-/// negative interval is null and sets `negative`.
+/// How far a logged duration and the one its instants give may differ before the pair is
+/// counted as a mismatch (ns): 1 ms.
+const MISMATCH_NS: f64 = 1e6;
+
+/// The flags [`interval`] raises while measuring.
+#[derive(Default)]
+struct Flags {
+    /// Some interval came out negative.
+    negative: bool,
+    /// The intervals whose logged duration and instants differ by more than
+    /// [`MISMATCH_NS`], as [`instants`] bits of the interval's end (queue: `SCHEDULED`,
+    /// prefill and TTFT: `FIRST_TOKEN`, decode: `END`, E2E: `LOGGED_AT`).
+    mismatch: u8,
+}
+
+/// An interval as a metric: the duration the producer logged when there is one (it wins over
+/// the one its instants give, which may be instants of another process or rounded; a
+/// difference of more than 1 ms sets `mismatch`), else `to - from`. `instants_win` reverses
+/// the order for a duration tokentime adds up from a format's parts (Ollama's TTFT: load +
+/// prompt eval), which the producer never logged as such. A negative interval is null and
+/// sets `negative`.
 #[inline]
-fn interval(from: Option<i64>, to: Option<i64>, logged: Option<i64>, negative: &mut bool) -> Value {
-    let v = match (from, to) {
-        (Some(a), Some(b)) => match b.checked_sub(a) {
+fn interval(
+    from: Option<i64>,
+    to: Option<i64>,
+    logged: Option<i64>,
+    instants_win: bool,
+    bit: u8,
+    flags: &mut Flags,
+) -> Value {
+    let derived = match (from, to) {
+        (Some(a), Some(b)) => Some(match b.checked_sub(a) {
             Some(d) => Ok(d as f64),
             None => wide_interval(a, b),
-        },
-        _ => logged.map(|v| v as f64).ok_or(NullReason::NotLogged),
+        }),
+        _ => None,
+    };
+    let v = match (derived, logged) {
+        (Some(d), None) => d,
+        (Some(d), Some(_)) if instants_win => d,
+        (Some(Ok(d)), Some(l)) => {
+            if (d - l as f64).abs() > MISMATCH_NS {
+                flags.mismatch |= bit;
+            }
+            Ok(l as f64)
+        }
+        (Some(Err(_)), Some(l)) | (None, Some(l)) => Ok(l as f64),
+        (None, None) => Err(NullReason::NotLogged),
     };
     match v {
         Ok(v) if v < 0.0 => {
-            *negative = true;
+            flags.negative = true;
             Err(NullReason::NegativeInterval)
         }
         v => v,
@@ -438,19 +487,26 @@ impl Draft {
     /// Every interval from its two instants or its logged duration.
     #[inline]
     fn measure(t: &Timeline) -> Draft {
-        let mut negative = false;
+        use instants::{END, FIRST_TOKEN, LOGGED_AT, SCHEDULED};
+        let mut f = Flags::default();
         let arrival = t.arrival.or_else(|| t.end?.checked_sub(t.e2e?));
-        let queue = interval(arrival, t.scheduled, t.queue, &mut negative);
+        let (s, f1, end, e2) = (SCHEDULED, FIRST_TOKEN, END, LOGGED_AT);
+        let queue = interval(arrival, t.scheduled, t.queue, false, s, &mut f);
+        let prefill = interval(t.scheduled, t.first_token, t.prefill, false, f1, &mut f);
+        let ttft = interval(arrival, t.first_token, t.ttft, t.ttft_summed, f1, &mut f);
+        let decode = interval(t.first_token, t.end, t.decode, false, end, &mut f);
+        let e2e = interval(arrival, t.end, t.e2e, false, e2, &mut f);
         Draft {
             arrival,
             first_token_seen: t.streamed != Some(false),
-            prefill: interval(t.scheduled, t.first_token, t.prefill, &mut negative),
-            ttft: interval(arrival, t.first_token, t.ttft, &mut negative),
+            prefill,
+            ttft,
             ttft_origin: t.arrival_origin.or(Some(Origin::Arrival)),
-            decode: interval(t.first_token, t.end, t.decode, &mut negative),
-            e2e: interval(arrival, t.end, t.e2e, &mut negative),
+            decode,
+            e2e,
             queue,
-            negative,
+            negative: f.negative,
+            mismatch: f.mismatch,
             out_of_order: false,
         }
     }
@@ -514,7 +570,9 @@ impl Draft {
     #[inline]
     fn e2e_from_logged_at(&mut self, t: &Timeline) {
         if self.e2e == Err(NullReason::NotLogged) && t.end.is_none() && t.logged_at.is_some() {
-            self.e2e = interval(t.arrival, t.logged_at, None, &mut self.negative);
+            let mut f = Flags::default();
+            self.e2e = interval(t.arrival, t.logged_at, None, false, 0, &mut f);
+            self.negative |= f.negative;
         }
     }
 
@@ -537,6 +595,9 @@ impl Draft {
     /// record (LiteLLM keeps llama.cpp's `timings`) still stand.
     #[inline]
     fn not_streamed(&mut self, t: &Timeline) {
+        // A first-token instant of a response not streamed is no first token: whatever it
+        // gives is no sample, so no disagreement with a logged duration either.
+        self.mismatch &= !(instants::FIRST_TOKEN | instants::END);
         self.ttft = Err(NullReason::NotStreamed);
         let logged = |v: Option<i64>| match v {
             Some(v) if v >= 0 => Ok(v as f64),
@@ -731,6 +792,7 @@ impl Draft {
             outcome,
             negative_interval: self.negative,
             out_of_order: self.out_of_order,
+            duration_mismatch: self.mismatch != 0,
         }
     }
 
@@ -758,19 +820,34 @@ mod tests {
 
     #[test]
     fn interval_prefers_instants_and_flags_negatives() {
-        let mut negative = false;
-        assert_eq!(interval(Some(1), Some(4), Some(9), &mut negative), Ok(3.0));
-        assert_eq!(interval(None, Some(4), Some(9), &mut negative), Ok(9.0));
+        let mut f = Flags::default();
+        // The logged duration wins; within 1 ms of the instants it is no mismatch.
         assert_eq!(
-            interval(None, None, None, &mut negative),
+            interval(Some(1), Some(4), Some(9), false, 1, &mut f),
+            Ok(9.0)
+        );
+        assert_eq!(f.mismatch, 0);
+        assert_eq!(
+            interval(Some(1), Some(4), Some(9), true, 1, &mut f),
+            Ok(3.0)
+        );
+        assert_eq!(interval(None, Some(4), Some(9), false, 1, &mut f), Ok(9.0));
+        assert_eq!(
+            interval(None, None, None, false, 1, &mut f),
             Err(NullReason::NotLogged)
         );
-        assert!(!negative);
+        assert!(!f.negative);
         assert_eq!(
-            interval(Some(4), Some(1), None, &mut negative),
+            interval(Some(4), Some(1), None, false, 1, &mut f),
             Err(NullReason::NegativeInterval)
         );
-        assert!(negative);
+        assert!(f.negative);
+        let mut f = Flags::default();
+        assert_eq!(
+            interval(Some(0), Some(1000 * MS), Some(1100 * MS), false, 1, &mut f),
+            Ok(1100e6)
+        );
+        assert!(f.mismatch == 1 && !f.negative);
     }
 
     #[test]

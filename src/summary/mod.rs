@@ -952,7 +952,7 @@ pub(crate) fn partial_json(cov: &Coverage) -> Option<Json> {
 
 /// The coverage block of the JSON summary.
 pub(crate) fn coverage_json(cov: &Coverage) -> Json {
-    json!({
+    let mut c = json!({
         "lines": cov.lines,
         "requests": cov.requests,
         "non_json": cov.non_json,
@@ -978,7 +978,13 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
             "orphaned": cov.join_orphaned,
         },
         "formats": cov.formats,
-    })
+    });
+    // Added after the schema's first release: present when nonzero, so that a report of logs
+    // without it reads as before (absent means 0, as in a digest file).
+    if cov.duration_mismatch > 0 {
+        c["anomalies"]["duration_mismatch"] = json!(cov.duration_mismatch);
+    }
+    c
 }
 
 #[cfg(test)]

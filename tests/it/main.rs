@@ -31,6 +31,7 @@ mod realdata_nvidia;
 mod reports;
 mod robustness;
 mod roundtrip;
+mod rules;
 mod samples;
 mod unknown_values;
 mod wrappers;

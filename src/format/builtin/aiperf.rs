@@ -44,6 +44,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         cancelled_when: vec![
             eq("metadata.was_cancelled", "true"),
+            present("metadata.cancellation_time_ns"),
             eq("error.type", "\"RequestCancellationError\""),
             eq("error.code", "499"),
         ],

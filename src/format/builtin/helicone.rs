@@ -12,6 +12,8 @@ pub(crate) fn spec() -> FormatSpec {
         about: "Helicone request row (npx @helicone/export --format jsonl, REST API)".into(),
         markers: vec![present("delay_ms"), present("request_created_at")],
         error_when: vec![Cond::AtLeast(path("response_status"), 400)],
+        // 499: the client closed the request.
+        cancelled_when: vec![Cond::Equals(path("response_status"), "499".into())],
         response_cache_when: vec![Cond::Differs(
             path("cache_reference_id"),
             "\"00000000-0000-0000-0000-000000000000\"".into(),

@@ -29,6 +29,8 @@ pub(crate) fn spec() -> FormatSpec {
         about: "Kong AI Gateway log record (file-log/http-log/tcp-log) with the ai object: ai.proxy (current) or ai.<plugin> (3.8)".into(),
         markers: vec![present("started_at"), present("latencies.request"), present("ai")],
         error_when: vec![Cond::AtLeast(path("response.status"), 400)],
+        // 499: the client closed the request (nginx's status, which Kong logs).
+        cancelled_when: vec![eq("response.status", "499")],
         response_cache_when: ai("cache.cache_status")
             .iter()
             .map(|p| eq(p, "\"Hit\""))

@@ -12,7 +12,9 @@ pub(crate) fn spec() -> FormatSpec {
         markers: vec![Cond::Present(p("startTime")), Cond::Present(p("endTime")), Cond::Present(p("call_type"))],
         error_markers: vec![],
         error_when: vec![Cond::Equals(p("status"), "\"failure\"".into())],
-        cancelled_when: vec![],
+        // A client that disconnects mid-stream is logged as a success whose error_str says so
+        // ("Client disconnected the request"); a timeout is a failure.
+        cancelled_when: vec![Cond::Contains(p("error_str"), "client disconnected".into())],
         response_cache_when: vec![Cond::Equals(p("cache_hit"), "true".into())],
         streamed_when: Some(Cond::Equals(p("stream"), "true".into())),
         arrival_origin: Origin::Gateway,

@@ -25,6 +25,8 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::InputTokens, Unit::Count, &["number_input_tokens"]),
         ],
         error_when: vec![Cond::Present(p("error_code"))],
+        // error_code is the HTTP status: 499 is the client closing the request.
+        cancelled_when: vec![Cond::Equals(p("error_code"), "499".into())],
         ..FormatSpec::default()
     }
 }

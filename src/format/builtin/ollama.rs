@@ -8,8 +8,8 @@ use crate::metrics::Origin;
 /// NDJSON stream of chunks ending in one (FORMATS.md section 4). Durations are integer ns.
 /// A stream's chunks carry no id: they are joined by model, in order.
 pub(crate) fn spec() -> FormatSpec {
-    let mut decode = rule(Field::Decode, Unit::Ns, &["eval_duration"]);
-    decode.combine = Combine::FirstOrZero;
+    // An absent eval_duration is unknown, not a decode of 0 ms.
+    let decode = rule(Field::Decode, Unit::Ns, &["eval_duration"]);
     let mut ttft = rule(
         Field::Ttft,
         Unit::Ns,

@@ -1,0 +1,345 @@
+//! One rule set applied to every format: each test states one rule and checks it on every
+//! format where the case can occur, with a hand-made line per format built from that format's
+//! testdata sample (`testdata/formats/`, `testdata/samples/`, `testdata/loadtest/`).
+
+use crate::common::*;
+use serde_json::Value;
+
+/// The spliced metrics of the request(s) in `input` read as `format`: one object per request.
+fn requests(format: &str, input: &str) -> Vec<Value> {
+    let out = run_ok(&["--format", format, "--threads", "1"], input.as_bytes());
+    let mut all = vec![];
+    for l in lines_with_endings(&out) {
+        let Some((_, o)) = unsplice(l, "tokentime") else {
+            continue;
+        };
+        match serde_json::from_str(&o).unwrap() {
+            Value::Array(v) => all.extend(v),
+            v => all.push(v),
+        }
+    }
+    all
+}
+
+/// The one request in `input`.
+fn one(format: &str, input: &str) -> Value {
+    let mut v = requests(format, input);
+    assert_eq!(v.len(), 1, "{format}: one request expected in {input}");
+    v.remove(0)
+}
+
+/// The summary's JSON coverage of `input` read as `format`.
+fn coverage(format: &str, input: &str) -> Value {
+    let out = run_ok(
+        &["summary", "--format", format, "-o", "json"],
+        input.as_bytes(),
+    );
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    v["coverage"].clone()
+}
+
+/// Collects every failure of a rule across formats, then fails once with all of them.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    fn check(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        if !ok {
+            self.0.push(what());
+        }
+    }
+
+    fn done(self) {
+        assert!(self.0.is_empty(), "\n{}", self.0.join("\n"));
+    }
+}
+
+/// Rule: a duration the producer logged wins over the one its instants give (E2E, TTFT); when
+/// both exist and differ by more than 1 ms the logged one is used and the request is counted
+/// under `anomalies.duration_mismatch`. Every line logs instants 1000 ms apart (first token at
+/// 200 ms) and an E2E of 1100 ms (and, where logged, a TTFT of 300 ms).
+#[test]
+fn a_logged_duration_wins_over_its_instants() {
+    let cases: &[(&str, &str, Option<f64>)] = &[
+        (
+            "helicone",
+            r#"{"request_id":"h1","request_created_at":"2025-03-14T10:05:00.000Z","response_created_at":"2025-03-14T10:05:01.000Z","response_status":200,"delay_ms":1100,"time_to_first_token":300,"total_tokens":68,"prompt_tokens":57,"completion_tokens":11,"prompt_cache_read_tokens":0,"cache_reference_id":"00000000-0000-0000-0000-000000000000","model":"m"}"#,
+            Some(300.0),
+        ),
+        (
+            "langfuse",
+            r#"{"id":"o1","traceId":"t1","type":"GENERATION","startTime":"2025-03-14T10:05:00.000Z","completionStartTime":"2025-03-14T10:05:00.200Z","endTime":"2025-03-14T10:05:01.000Z","model":"m","usage":{"input":57,"output":11,"total":68},"level":"DEFAULT","latency":1.1,"timeToFirstToken":0.3}"#,
+            Some(300.0),
+        ),
+        (
+            "llm-load-test",
+            r#"{"results":[{"user_id":0,"input_tokens":10,"output_tokens":11,"start_time":1735900000.0,"first_token_time":1735900000.2,"end_time":1735900001.0,"response_time":1100.0,"ttft":300.0,"error_code":null,"error_text":null}],"config":{},"summary":{}}"#,
+            Some(300.0),
+        ),
+        (
+            "llm-load-test-2023",
+            r#"{"results":[{"worker_id":0,"input_tokens":10,"output_tokens":11,"start":1735900000.0,"end":1735900001.0,"TTFT":300.0,"response_time":1.1}],"config":{},"summary":{}}"#,
+            Some(300.0),
+        ),
+        (
+            "sglang",
+            r#"{"request_parameters":"{}","id":"s1","finish_reason":{"type":"stop"},"prompt_tokens":10,"completion_tokens":11,"cached_tokens":0,"e2e_latency":1.1,"request_received_ts":1741946580.0,"request_finished_ts":1741946581.0}"#,
+            None,
+        ),
+        (
+            "sglang-log",
+            concat!(
+                r#"{"timestamp":"2025-03-14T10:02:11.000Z","event":"request.received","rid":"r1","obj":{"text":"p"}}"#,
+                "\n",
+                r#"{"timestamp":"2025-03-14T10:02:12.000Z","event":"request.finished","rid":"r1","obj":{"text":"p"},"out":{"text":"c","meta_info":{"id":"r1","prompt_tokens":57,"completion_tokens":11,"cached_tokens":0,"e2e_latency":1.1,"finish_reason":{"type":"stop"}}}}"#
+            ),
+            None,
+        ),
+        (
+            "vllm-otlp",
+            r#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","name":"llm_request","kind":2,"startTimeUnixNano":"1741946600000000000","endTimeUnixNano":"1741946601000000000","attributes":[{"key":"gen_ai.latency.time_to_first_token","value":{"doubleValue":0.3}},{"key":"gen_ai.latency.e2e","value":{"doubleValue":1.1}},{"key":"gen_ai.usage.prompt_tokens","value":{"intValue":"10"}},{"key":"gen_ai.usage.completion_tokens","value":{"intValue":"11"}},{"key":"gen_ai.request.id","value":{"stringValue":"c1"}}],"status":{"code":0}}]}]}]}"#,
+            Some(300.0),
+        ),
+    ];
+    let mut f = Failures::default();
+    for &(format, line, ttft) in cases {
+        let input = format!("{line}\n");
+        let m = one(format, &input);
+        f.check(m["e2e_ms"] == 1100.0, || {
+            format!(
+                "{format}: e2e_ms {} (the logged 1100 expected)",
+                m["e2e_ms"]
+            )
+        });
+        if let Some(ttft) = ttft {
+            f.check(m["ttft_ms"] == ttft, || {
+                format!(
+                    "{format}: ttft_ms {} (the logged {ttft} expected)",
+                    m["ttft_ms"]
+                )
+            });
+        }
+        let c = coverage(format, &input);
+        f.check(c["anomalies"]["duration_mismatch"] == 1, || {
+            format!(
+                "{format}: anomalies {} (duration_mismatch 1 expected)",
+                c["anomalies"]
+            )
+        });
+        // Within a millisecond the two agree: no anomaly.
+        let close = input
+            .replace("1100", "1000.4")
+            .replace("1.1,", "1.0004,")
+            .replace("1.1}", "1.0004}");
+        let close = close
+            .replace("\"time_to_first_token\":300", "\"time_to_first_token\":200")
+            .replace("0.3,", "0.2,")
+            .replace("0.3}", "0.2}")
+            .replace("300.0", "200.0");
+        let c = coverage(format, &close);
+        f.check(
+            c["anomalies"]["duration_mismatch"].as_u64().unwrap_or(0) == 0,
+            || {
+                format!(
+                    "{format}: within 1 ms counted as a mismatch: {}",
+                    c["anomalies"]
+                )
+            },
+        );
+    }
+    f.done();
+}
+
+/// Rule: an absent field is unknown (null, `not_logged`), never 0. Each line is a format's
+/// response with its decode duration left out (one output token, and eleven): the decode and
+/// the TPOT are null, `not_logged`, never a 0 ms decode.
+#[test]
+fn an_absent_duration_is_unknown_never_zero() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "ollama",
+            r#"{"model":"gemma3:12b","created_at":"2025-03-14T10:06:00.5Z","message":{"role":"assistant","content":"c"},"done":true,"done_reason":"stop","total_duration":1500000000,"load_duration":10000000,"prompt_eval_count":2048,"prompt_eval_duration":490000000,"eval_count":N}"#,
+        ),
+        (
+            "llamacpp",
+            r#"{"choices":[{"finish_reason":"stop","index":0,"message":{"role":"assistant","content":"c"}}],"created":1741946600,"model":"m","object":"chat.completion","usage":{"completion_tokens":N,"prompt_tokens":68,"total_tokens":93},"id":"c1","timings":{"cache_n":60,"prompt_n":8,"prompt_ms":43.237,"predicted_n":N}}"#,
+        ),
+        (
+            "vllm",
+            r#"{"id":"c1","object":"chat.completion","created":1741946531,"model":"m","choices":[{"index":0,"finish_reason":"stop"}],"usage":{"prompt_tokens":1843,"total_tokens":1971,"completion_tokens":N},"metrics":{"time_to_first_token_ms":21.7,"queue_time_ms":0.4}}"#,
+        ),
+        (
+            "llamacpp-log",
+            concat!(
+                r#"{"tid":"1","timestamp":1714489700,"level":"INFO","function":"print_timings","msg":"prompt","id_slot":1,"id_task":9,"t_prompt_processing":50.0,"n_prompt_tokens_processed":10}"#,
+                "\n",
+                r#"{"tid":"1","timestamp":1714489700,"level":"INFO","function":"print_timings","msg":"generation","id_slot":1,"id_task":9,"n_decoded":N}"#,
+                "\n",
+                r#"{"tid":"1","timestamp":1714489700,"level":"INFO","function":"print_timings","msg":"total","id_slot":1,"id_task":9,"t_prompt_processing":50.0,"t_total":200.0}"#
+            ),
+        ),
+        (
+            "nim",
+            r#"{"id":"c1","object":"chat.completion","created":1741946531,"model":"m","usage":{"prompt_tokens":10,"completion_tokens":N},"stats":{"type":"NIM LLM Model Stats","time_in_queue_in_ms":1.0,"llm_input_token_length":10,"llm_output_token_length":N,"response_tokens":{"time_to_first_token_in_ms":30.0}}}"#,
+        ),
+    ];
+    let mut f = Failures::default();
+    for &(format, line) in cases {
+        for n in ["1", "11"] {
+            let input = format!("{}\n", line.replace(":N", &format!(":{n}")));
+            let m = one(format, &input);
+            for metric in ["decode_ms", "tpot_ms"] {
+                f.check(m[metric] != 0.0, || {
+                    format!("{format} ({n} tokens): {metric} 0 from an absent field: {m}")
+                });
+            }
+            // Derived from other logged durations (E2E - TTFT) it may be a number; null, it
+            // is null for want of the field.
+            f.check(
+                m["decode_ms"].is_number() || m["nulls"]["decode_ms"] == "not_logged",
+                || {
+                    format!(
+                        "{format} ({n} tokens): decode_ms {} ({}), not_logged expected",
+                        m["decode_ms"], m["nulls"]["decode_ms"]
+                    )
+                },
+            );
+        }
+    }
+    // Ollama's TTFT of a single response is load + prompt eval: a part left out is no 0.
+    let line = r#"{"model":"gemma3:12b","created_at":"2025-03-14T10:06:00.5Z","message":{"role":"assistant","content":"c"},"done":true,"done_reason":"stop","total_duration":1500000000,"load_duration":10000000,"prompt_eval_count":2048,"eval_count":51,"eval_duration":1000000000}"#;
+    let m = one("ollama", &format!("{line}\n"));
+    f.check(m["nulls"]["ttft_ms"] == "not_logged", || {
+        format!(
+            "ollama: ttft_ms {} without prompt_eval_duration",
+            m["ttft_ms"]
+        )
+    });
+    f.done();
+}
+
+/// Rule: cancellations and client disconnects, in every form producers log them, make the
+/// outcome `cancelled`; the TTFT stays when the first token came; decode, TPOT and E2E are
+/// null (`cancelled`). Timeouts are errors.
+#[test]
+fn cancellations_in_every_spelling() {
+    // (format, line, whether the format logs a TTFT)
+    let cases: &[(&str, &str, bool)] = &[
+        // An abort finish reason.
+        (
+            "sglang",
+            r#"{"request_parameters":"{}","id":"s1","finish_reason":{"type":"abort","message":"Abort request"},"prompt_tokens":900,"completion_tokens":40,"cached_tokens":768,"e2e_latency":0.6123,"request_received_ts":1741946580.0001,"request_finished_ts":1741946580.6124}"#,
+            false,
+        ),
+        (
+            "vllm-stats",
+            r#"{"request_id":"c1","finish_reason":"abort","e2e_latency":0.918,"num_prompt_tokens":512,"num_generation_tokens":40,"queued_time":0.008,"prefill_time":0.085,"decode_time":0.819,"arrival_time":1735900100.0,"first_token_latency":0.099}"#,
+            true,
+        ),
+        // A cancelled status or flag.
+        (
+            "aiperf",
+            r#"{"metadata":{"x_request_id":"a1","request_start_ns":1759813207000000000,"record_processor_id":"rp","benchmark_phase":"profiling","was_cancelled":true,"cancellation_time_ns":1759813207900000000},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"time_to_first_token":{"value":255.9,"unit":"ms"},"request_latency":{"value":900.0,"unit":"ms"},"output_sequence_length":{"value":20,"unit":"tokens"}},"error":null}"#,
+            true,
+        ),
+        (
+            "openai-responses-usage",
+            r#"{"id":"resp_1","object":"response","created_at":1741946600,"status":"cancelled","model":"m","usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":0},"output_tokens":5}}"#,
+            false,
+        ),
+        // A cancellation time alone (AIPerf's metadata.cancellation_time_ns).
+        (
+            "aiperf",
+            r#"{"metadata":{"x_request_id":"a2","request_start_ns":1759813207000000000,"record_processor_id":"rp","benchmark_phase":"profiling","cancellation_time_ns":1759813207900000000},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"time_to_first_token":{"value":255.9,"unit":"ms"},"request_latency":{"value":900.0,"unit":"ms"},"output_sequence_length":{"value":20,"unit":"tokens"}},"error":null}"#,
+            true,
+        ),
+        // HTTP 499 (the client closed the request).
+        (
+            "kong",
+            r#"{"started_at":1741946600100,"request":{"id":"k1"},"response":{"status":499},"latencies":{"request":1210,"kong":8,"proxy":1198},"ai":{"proxy":{"usage":{"prompt_tokens":812,"completion_tokens":64,"time_to_first_token":250},"meta":{"request_model":"m","llm_latency":1198,"request_mode":"stream"}}}}"#,
+            true,
+        ),
+        (
+            "helicone",
+            r#"{"request_id":"h1","request_created_at":"2025-03-14T10:05:00.000Z","response_created_at":"2025-03-14T10:05:01.000Z","response_status":499,"delay_ms":1000,"time_to_first_token":200,"total_tokens":68,"prompt_tokens":57,"completion_tokens":11,"prompt_cache_read_tokens":0,"cache_reference_id":"00000000-0000-0000-0000-000000000000","model":"m"}"#,
+            true,
+        ),
+        (
+            "llm-load-test",
+            r#"{"results":[{"user_id":0,"input_tokens":10,"output_tokens":11,"start_time":1735900000.0,"first_token_time":1735900000.2,"end_time":1735900001.0,"response_time":1000.0,"ttft":200.0,"error_code":499,"error_text":"client closed request"}],"config":{},"summary":{}}"#,
+            true,
+        ),
+        (
+            "llmperf",
+            r#"{"error_code":499,"error_msg":"client closed request","inter_token_latency_s":0.02,"ttft_s":0.2,"end_to_end_latency_s":1.0,"number_input_tokens":10,"number_output_tokens":11}"#,
+            true,
+        ),
+        // A success status whose error text says the client disconnected (LiteLLM).
+        (
+            "litellm",
+            r#"{"id":"l1","call_type":"anthropic_messages","stream":true,"status":"success","error_str":"Client disconnected the request","startTime":1741946531.0,"completionStartTime":1741946531.2,"endTime":1741946532.2,"prompt_tokens":45,"completion_tokens":35}"#,
+            true,
+        ),
+        // An incomplete request of a benchmark run.
+        (
+            "guidellm",
+            r#"{"benchmarks":[{"requests":{"successful":[],"errored":[],"incomplete":[{"request_id":"g1","prompt_tokens":10,"output_tokens":5,"info":{"timings":{"request_start":1741946531.0,"first_token_iteration":1741946531.2,"last_token_iteration":1741946531.5,"request_end":1741946531.5}}}]}}]}"#,
+            true,
+        ),
+    ];
+    let mut f = Failures::default();
+    for &(format, line, logs_ttft) in cases {
+        let m = one(format, &format!("{line}\n"));
+        f.check(m["outcome"] == "cancelled", || {
+            format!(
+                "{format}: outcome {} (cancelled expected): {line}",
+                m["outcome"]
+            )
+        });
+        if logs_ttft {
+            f.check(m["ttft_ms"].is_number(), || {
+                format!("{format}: the TTFT of a cancelled request is kept: {m}")
+            });
+        }
+        for metric in ["decode_ms", "tpot_ms", "e2e_ms"] {
+            f.check(m["nulls"][metric] == "cancelled", || {
+                format!(
+                    "{format}: {metric} {} (null, cancelled expected)",
+                    m[metric]
+                )
+            });
+        }
+    }
+    f.done();
+}
+
+/// Rule (the other side of cancellations): a timeout is an error, not a cancellation, in the
+/// formats that also log cancellations.
+#[test]
+fn timeouts_are_errors() {
+    let mut f = Failures::default();
+    let timeouts: &[(&str, &str)] = &[
+        (
+            "aiperf",
+            r#"{"metadata":{"x_request_id":"a3","request_start_ns":1759813207000000000,"record_processor_id":"rp","benchmark_phase":"profiling"},"metrics":{"error_isl":{"value":550,"unit":"tokens"}},"error":{"code":408,"type":"TimeoutError","message":"Request timed out"}}"#,
+        ),
+        (
+            "kong",
+            r#"{"started_at":1741946600100,"request":{"id":"k2"},"response":{"status":504},"latencies":{"request":60000,"kong":8,"proxy":60000},"ai":{"proxy":{"usage":{},"meta":{"request_model":"m","llm_latency":60000}}}}"#,
+        ),
+        (
+            "litellm",
+            r#"{"id":"l2","call_type":"acompletion","stream":true,"status":"failure","error_str":"litellm.Timeout: Request timed out","startTime":1741946531.0,"completionStartTime":null,"endTime":1741946591.0,"prompt_tokens":45,"completion_tokens":0}"#,
+        ),
+    ];
+    for &(format, line) in timeouts {
+        let m = one(format, &format!("{line}\n"));
+        f.check(m["outcome"] == "error", || {
+            format!(
+                "{format}: a timeout's outcome {} (error expected)",
+                m["outcome"]
+            )
+        });
+    }
+    f.done();
+}
