@@ -122,8 +122,13 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
 
 /// True when `path` holds a digest file: its first JSON value is an object whose `schema` is
 /// `tokentime.digest/v1` (the check `merge` makes). A compressed file, a JSON array or text
-/// is a log; so is a file that cannot be opened (the reading reports it).
+/// is a log; so is anything but a regular file, and a file that cannot be opened (the
+/// reading reports it).
 fn is_digest_file(path: &Path) -> bool {
+    // A pipe (`<(zcat day.gz)`) is not looked into: what is read from it would be lost.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let Ok(f) = std::fs::File::open(path) else {
         return false;
     };
