@@ -41,11 +41,7 @@ pub(crate) fn run_diff(
     };
     check_line_up(&a, &b)?;
     let runs = [a.run.clone(), b.run.clone()];
-    let c = compare(
-        &mut a.summary,
-        &mut b.summary,
-        &dc.summary.report.quantiles,
-    );
+    let c = compare(&mut a.summary, &mut b.summary, &dc.summary.report.quantiles);
     let gates = judge(&dc.fail_if, &c);
     match dc.output {
         DiffOutput::Table => write_table(out, &runs, &c).map_err(Error::Output)?,

@@ -17,9 +17,9 @@ use crate::cli::config::{
 use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
 use crate::input::source::Source;
 use crate::output::render::{Rows, parse_fields};
-use crate::summary::{parse_quantiles, quantile_name};
 use crate::summary::slo::{parse_goodput, parse_slo};
 use crate::summary::window::{parse_flag_duration, parse_positive_duration};
+use crate::summary::{parse_quantiles, quantile_name};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;

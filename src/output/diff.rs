@@ -60,11 +60,7 @@ fn cell(v: Option<f64>) -> String {
 ///
 /// # Errors
 /// Output that cannot be written.
-pub(crate) fn write_table(
-    out: &mut impl Write,
-    runs: &[Run; 2],
-    c: &Comparison,
-) -> io::Result<()> {
+pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison) -> io::Result<()> {
     for (label, r) in ["A", "B"].iter().zip(runs) {
         writeln!(
             out,
@@ -88,7 +84,13 @@ pub(crate) fn write_table(
             }
         }
         let line = |out: &mut dyn Write, cells: [&str; 7]| -> io::Result<()> {
-            let mut s = format!("{:<w0$}  {:<w1$}", cells[0], cells[1], w0 = widths[0], w1 = widths[1]);
+            let mut s = format!(
+                "{:<w0$}  {:<w1$}",
+                cells[0],
+                cells[1],
+                w0 = widths[0],
+                w1 = widths[1]
+            );
             for i in 2..6 {
                 s.push_str(&format!("  {:>w$}", cells[i], w = widths[i]));
             }
@@ -98,7 +100,10 @@ pub(crate) fn write_table(
         };
         line(out, header)?;
         for r in block.iter() {
-            line(out, [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]].map(String::as_str))?;
+            line(
+                out,
+                [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]].map(String::as_str),
+            )?;
         }
         block.clear();
         Ok(())
@@ -114,7 +119,10 @@ pub(crate) fn write_table(
     flush(out, &mut block)?;
     for (label, keys) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
         if !keys.is_empty() {
-            let names: Vec<String> = keys.iter().map(|k| group_label(k, "all requests")).collect();
+            let names: Vec<String> = keys
+                .iter()
+                .map(|k| group_label(k, "all requests"))
+                .collect();
             writeln!(out, "\nonly in {label}: {}", names.join("; "))?;
         }
     }
@@ -157,7 +165,8 @@ fn key_json(k: &[(String, Option<String>)]) -> Json {
 
 /// The JSON document (`tokentime.diff/v1`, docs/diff.md).
 pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> Json {
-    let run = |r: &Run| json!({"input": r.name, "digest_file": r.digest_file, "requests": r.requests});
+    let run =
+        |r: &Run| json!({"input": r.name, "digest_file": r.digest_file, "requests": r.requests});
     json!({
         "schema": SCHEMA,
         "a": run(&runs[0]),
@@ -196,9 +205,9 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
 pub(crate) fn gate_line(g: &GateResult) -> String {
     let text = &g.gate.text;
     match &g.row {
-        None => format!(
-            "--fail-if {text}: not judged: no such group, metric and quantile in both runs"
-        ),
+        None => {
+            format!("--fail-if {text}: not judged: no such group, metric and quantile in both runs")
+        }
         Some(r) => {
             let what = format!(
                 "{} ({} ms), {}",

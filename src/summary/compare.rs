@@ -411,7 +411,9 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
         .ok_or_else(|| err("no '.pQ' after the metric"))?;
     let metric = Metric::from_name(metric)
         .filter(|m| m.is_duration())
-        .ok_or_else(|| err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode)"))?;
+        .ok_or_else(|| {
+            err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode)")
+        })?;
     let pct: f64 = q
         .trim()
         .strip_prefix('p')
@@ -516,8 +518,7 @@ fn holds(g: &FailIf, r: &Row) -> bool {
         Amount::Pct(p) => r.change_pct.map(|c| (c, p)),
         Amount::Ms(ms) => r.change_ms.map(|c| (c, ms)),
     };
-    beyond
-        && change.is_some_and(|(c, t)| if g.up { c > t } else { c < t })
+    beyond && change.is_some_and(|(c, t)| if g.up { c > t } else { c < t })
 }
 
 #[cfg(test)]

@@ -19,7 +19,10 @@ fn phase_lines(p: u64) -> Vec<String> {
         .iter()
         .find(|x| x["phase"] == p)
         .unwrap();
-    let (t0, t1) = (ph["t_start"].as_f64().unwrap(), ph["t_end"].as_f64().unwrap());
+    let (t0, t1) = (
+        ph["t_start"].as_f64().unwrap(),
+        ph["t_end"].as_f64().unwrap(),
+    );
     std::fs::read_to_string(testdata().join("lab/litellm.jsonl"))
         .unwrap()
         .lines()
@@ -174,8 +177,14 @@ fn hand_computed_intervals() {
     let r = row(&doc, "ttft_ms");
     assert_eq!(r["a"]["value"], 104.5);
     assert_eq!(r["b"]["value"], 204.5);
-    assert_eq!((r["a"]["low"].as_f64(), r["a"]["high"].as_f64()), (Some(100.0), Some(109.0)));
-    assert_eq!((r["b"]["low"].as_f64(), r["b"]["high"].as_f64()), (Some(200.0), Some(209.0)));
+    assert_eq!(
+        (r["a"]["low"].as_f64(), r["a"]["high"].as_f64()),
+        (Some(100.0), Some(109.0))
+    );
+    assert_eq!(
+        (r["b"]["low"].as_f64(), r["b"]["high"].as_f64()),
+        (Some(200.0), Some(209.0))
+    );
     assert_eq!(r["change_ms"], 100.0);
     assert_eq!(r["change_pct"], 95.694); // 100 / 104.5
     assert_eq!(r["verdict"], "worse");
@@ -203,12 +212,18 @@ fn fail_if_exit_codes() {
             args.extend(["--fail-if", g]);
         }
         let out = run(&args, b"");
-        (out.status.code().unwrap(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     // +95.7% and +100 ms, beyond noise.
     let (c3, err) = code(&a, &b, &["ttft_ms.p50>+10%"]);
     assert_eq!(c3, 3, "{err}");
-    assert!(err.contains("--fail-if ttft_ms.p50>+10% HOLDS: +95.694% (+100.0 ms), worse beyond noise"), "{err}");
+    assert!(
+        err.contains("--fail-if ttft_ms.p50>+10% HOLDS: +95.694% (+100.0 ms), worse beyond noise"),
+        "{err}"
+    );
     assert_eq!(code(&a, &b, &["ttft.p50>+50ms"]).0, 3);
     assert_eq!(code(&a, &b, &["ttft.p50>10%"]).0, 3);
     assert_eq!(code(&a, &b, &["ttft.p50>+50ms@cache=unknown"]).0, 3);
@@ -221,7 +236,10 @@ fn fail_if_exit_codes() {
     // Past it but within noise: no flaky gate.
     let (c0, err) = code(&a, &c, &["ttft.p50>+1%"]);
     assert_eq!(c0, 0);
-    assert!(err.contains("does not hold: +4.785% (+5.0 ms), within noise"), "{err}");
+    assert!(
+        err.contains("does not hold: +4.785% (+5.0 ms), within noise"),
+        "{err}"
+    );
     // Too few values: not judged, exit 0.
     let (c0, err) = code(&a, &b, &["ttft.p90>+1%"]);
     assert_eq!(c0, 0);
@@ -234,7 +252,10 @@ fn fail_if_exit_codes() {
         ("ttft.p50>+x%", "the change is not a number"),
         ("ttft.p50>+10", "unit"),
         ("ttft.p50>-10%", "'>' takes a rise"),
-        ("ttft.p75>+10%", "p75 is not compared: add it to --quantiles"),
+        (
+            "ttft.p75>+10%",
+            "p75 is not compared: add it to --quantiles",
+        ),
         ("input_tokens.p50>+1%", "not a latency metric"),
         ("ttft.p50>+1%@model=x", "no group by [model]"),
     ] {
@@ -252,7 +273,10 @@ fn digest_files_compare_as_their_logs() {
     let dir = tempfile::tempdir().unwrap();
     let a = write(dir.path(), "c1.jsonl", &phase_lines(1));
     let b = write(dir.path(), "c8.jsonl", &phase_lines(4));
-    let (da, db) = (dir.path().join("c1.digest.json"), dir.path().join("c8.digest.json"));
+    let (da, db) = (
+        dir.path().join("c1.digest.json"),
+        dir.path().join("c8.digest.json"),
+    );
     for (log, d) in [(&a, &da), (&b, &db)] {
         let out = run(&["summary", "--save-digest", s(d), s(log)], b"");
         assert!(out.status.success());
@@ -275,9 +299,12 @@ fn digest_files_compare_as_their_logs() {
     // A log and a digest file saved with other --by keys do not line up.
     let dm = dir.path().join("by-model.digest.json");
     assert!(
-        run(&["summary", "--by", "model", "--save-digest", s(&dm), s(&a)], b"")
-            .status
-            .success()
+        run(
+            &["summary", "--by", "model", "--save-digest", s(&dm), s(&a)],
+            b""
+        )
+        .status
+        .success()
     );
     let out = run(&["diff", s(&dm), s(&b)], b"");
     assert_eq!(out.status.code(), Some(2));
