@@ -1,10 +1,11 @@
 //! The application: the driver that reads every input ([`driver`]), the commands on top of
-//! it (enrich here, summary and merge in [`summary_cmd`]), the threads that run them, and the
+//! it (enrich here, summary and merge in [`summary_cmd`], diff in [`diff_cmd`]), the threads that run them, and the
 //! diagnostics a run prints on stderr.
 //!
 //! The top layer: it may use every folder below it; none of them may use it.
 
 pub(crate) mod buckets;
+pub(crate) mod diff_cmd;
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod parallel;
@@ -87,6 +88,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         }
         Command::Summary(s) => summary_cmd::run_summary(config, s, &mut out),
         Command::Merge(m) => summary_cmd::run_merge(m, &mut out),
+        Command::Diff(d) => diff_cmd::run_diff(config, d, &mut out),
         Command::Enrich(e) => run_enrich(config, e, &mut out),
     }
 }

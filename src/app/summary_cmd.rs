@@ -227,6 +227,49 @@ pub(crate) fn run_summary(
     watch.finish(out)
 }
 
+/// Reads every input of `config` into one summary, as [`run_summary`] does, and returns it
+/// without a report (`tokentime diff`): the same readers and folding, no interval summaries,
+/// no signals (Ctrl-C ends the process). `coverage.read_errors` counts inputs that could not
+/// be read to their end.
+///
+/// # Errors
+/// As [`run_summary`]'s reading.
+pub(crate) fn collect(config: &Config, sc: &SummaryConfig) -> Result<(Coverage, Summary), Error> {
+    let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
+    let n = config.inputs.len();
+    let jobs = sc.jobs.clamp(1, n.max(1));
+    let per_file = (config.threads / jobs.max(1)).max(1);
+    let sh = Arc::new(Shared {
+        config: config.clone(),
+        chunked_config: (per_file > 1).then(|| Config {
+            threads: per_file,
+            ..config.clone()
+        }),
+        chunked: AtomicUsize::new(0),
+        sc: sc.clone(),
+        parts: (0..n)
+            .map(|_| Mutex::new(Tally::new(&template, sc)))
+            .collect(),
+        template,
+        proto: Worker::summary_processor(config, sc),
+        next: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        bytes: Arc::new(AtomicU64::new(0)),
+        diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
+        input_failed: AtomicU64::new(0),
+    });
+    let rx = spawn_readers(&sh, jobs);
+    let mut watch = Watch::new(&sh);
+    watch.run(&rx, &AtomicBool::new(false), &mut io::sink())?;
+    let mut fin = watch.total;
+    for p in &sh.parts[watch.folded..] {
+        fin.absorb(&lock(p), &sh.template);
+    }
+    fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
+    lock(&sh.diags).finish();
+    Ok((fin.cov, fin.summary))
+}
+
 /// Refuses a `--save-digest` file that is also an input, or that cannot be written (before
 /// anything is read).
 fn check_save_digest(config: &Config, sc: &SummaryConfig) -> Result<(), Error> {

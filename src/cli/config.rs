@@ -57,6 +57,8 @@ pub enum Command {
     Summary(SummaryConfig),
     /// Merge digest files into one summary.
     Merge(MergeConfig),
+    /// Compare two runs (logs or digest files).
+    Diff(DiffConfig),
     /// Describe the formats (those named, or all).
     Formats(Vec<String>),
 }
@@ -125,6 +127,27 @@ pub struct MergeConfig {
     pub allow_partial: bool,
     /// Rendering, SLOs, digest file.
     pub report: ReportConfig,
+}
+
+/// `tokentime diff` options.
+#[derive(Debug, Clone)]
+pub struct DiffConfig {
+    /// How a log side is summarized (`--by`, `--exact-limit`, `--max-groups`; the quantiles
+    /// compared are its report's).
+    pub summary: SummaryConfig,
+    /// `--fail-if` gates.
+    pub fail_if: Vec<crate::summary::compare::FailIf>,
+    /// Rendering.
+    pub output: DiffOutput,
+}
+
+/// Diff rendering (`--output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffOutput {
+    // Aligned text table.
+    Table,
+    // `tokentime.diff/v1` JSON.
+    Json,
 }
 
 /// Summary rendering (`--output`). Its variants are commented, not documented: clap would

@@ -11,14 +11,15 @@ pub use error::ConfigError;
 
 use crate::analysis::AnalysisConfig;
 use crate::cli::config::{
-    Command, Config, EnrichConfig, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput,
+    Command, Config, DiffConfig, DiffOutput, EnrichConfig, MergeConfig, ReportConfig,
+    SummaryConfig, SummaryOutput,
 };
 use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
 use crate::input::source::Source;
 use crate::output::render::{Rows, parse_fields};
-use crate::summary::parse_quantiles;
 use crate::summary::slo::{parse_goodput, parse_slo};
 use crate::summary::window::{parse_flag_duration, parse_positive_duration};
+use crate::summary::{parse_quantiles, quantile_name};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -29,7 +30,7 @@ Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after C
 SIGTERM ends a summary); 1 with --strict when some lines were invalid or too long; 2 usage, \
 configuration or I/O error, also a merge of digest files of partial runs (interrupted, or an \
 input not read to its end) without --allow-partial; 3 an --slo was broken (one verdict per \
-SLO on stderr).
+SLO on stderr), or a diff --fail-if condition held.
 
 Metrics (ms): ttft = first_token - arrival; tpot = decode / (output_tokens - 1); \
 e2e = end - arrival; queue = scheduled - arrival; prefill = first_token - scheduled; \
@@ -55,6 +56,36 @@ enum Cmd {
     /// Merge digest files (`summary --save-digest`) into the summary one run over all their
     /// inputs would have printed.
     Merge(MergeArgs),
+    /// Compare two runs, each a log or a digest file: per group, metric and quantile, both
+    /// values, the change, and whether it is beyond the noise of that many samples.
+    Diff(Box<DiffArgs>),
+}
+
+#[derive(Debug, Args)]
+struct DiffArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Also group by this dotted path (e.g. `model`), repeatable (log inputs; a digest file
+    /// keeps the keys it was saved with, which must be the same).
+    #[arg(long, value_name = "PATH")]
+    by: Vec<String>,
+    /// Percentiles to compare.
+    #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
+    quantiles: String,
+    /// Rendering: table or json.
+    #[arg(long, short = 'o', default_value = "table")]
+    output: DiffOutput,
+    /// A regression gate, repeatable or comma-separated: METRIC.pQ>+N% or >+Nms (B slower),
+    /// METRIC.pQ<-N% or <-Nms (B faster), optionally @KEY=VALUE,... for a group, e.g.
+    /// 'ttft_ms.p99>+10%'. Exit status 3 when one holds and its change is beyond noise.
+    #[arg(long = "fail-if", value_name = "EXPR")]
+    fail_if: Vec<String>,
+    /// At most this many groups per log input; further keys are counted under "(other)".
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_groups: usize,
+    /// Quantiles are exact while a group's metric holds at most N values (log inputs).
+    #[arg(long, default_value_t = crate::summary::digest::EXACT_LIMIT, value_name = "N")]
+    exact_limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -275,6 +306,7 @@ impl Cli {
             Some(Cmd::Formats(f)) => f.resolve(),
             Some(Cmd::Merge(m)) => m.resolve(),
             Some(Cmd::Summary(s)) => s.resolve(),
+            Some(Cmd::Diff(d)) => d.resolve(),
             None => self.enrich.resolve(),
         }
     }
@@ -364,6 +396,73 @@ impl SummaryArgs {
                     .map_err(ConfigError::flag("bucket-grace"))?,
                 progress,
                 jobs,
+            }),
+        )
+    }
+}
+
+impl DiffArgs {
+    fn resolve(self) -> Result<Config, ConfigError> {
+        if self.common.files.len() != 2 {
+            return Err(ConfigError::Parse(format!(
+                "diff takes two inputs, A and B (each a log or a digest file), not {}",
+                self.common.files.len()
+            )));
+        }
+        if self.by.iter().any(String::is_empty) {
+            return Err(ConfigError::EmptyBy);
+        }
+        let names = by_names(&self.by)?;
+        let quantiles = parse_quantiles(&self.quantiles)?;
+        let mut fail_if = vec![];
+        for v in &self.fail_if {
+            for text in crate::summary::compare::split_fail_if(v) {
+                let g = crate::summary::compare::parse_fail_if(text)?;
+                check_slo_group(&g.text, &g.group, &names)?;
+                if !quantiles
+                    .iter()
+                    .any(|&q| quantile_name(q) == quantile_name(g.quantile))
+                {
+                    return Err(ConfigError::Parse(format!(
+                        "--fail-if {:?}: {} is not compared: add it to --quantiles",
+                        g.text,
+                        quantile_name(g.quantile)
+                    )));
+                }
+                fail_if.push(g);
+            }
+        }
+        let by = names
+            .iter()
+            .zip(&self.by)
+            .map(|(name, b)| (name.clone(), parse_path(b)))
+            .collect();
+        let report = ReportConfig {
+            quantiles,
+            output: SummaryOutput::Table,
+            slos: vec![],
+            save_digest: None,
+            analysis: AnalysisConfig::default(),
+        };
+        let jobs = threads(self.common.threads);
+        resolve_common(
+            self.common,
+            Command::Diff(DiffConfig {
+                summary: SummaryConfig {
+                    by,
+                    max_groups: self.max_groups,
+                    exact_limit: self.exact_limit,
+                    report,
+                    goodput: None,
+                    every: None,
+                    window: None,
+                    bucket: None,
+                    bucket_grace: 0,
+                    progress: None,
+                    jobs,
+                },
+                fail_if,
+                output: self.output,
             }),
         )
     }
@@ -686,7 +785,7 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
     match &mut command {
         Command::Summary(sc) => sc.report.analysis.threads = threads,
         Command::Merge(mc) => mc.report.analysis.threads = threads,
-        Command::Enrich(_) | Command::Formats(_) => {}
+        Command::Enrich(_) | Command::Formats(_) | Command::Diff(_) => {}
     }
     Ok(Config {
         command,

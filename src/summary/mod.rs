@@ -6,6 +6,7 @@
 //! [`Metrics`]; must not render a report (`crate::output` does) or read input.
 
 pub(crate) mod accumulators;
+pub(crate) mod compare;
 pub(crate) mod digest;
 pub(crate) mod digest_file;
 pub(crate) mod slo;

@@ -60,7 +60,7 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
     })
 }
 
-fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
+pub(crate) fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
     let group = g
         .split(',')
         .map(|kv| {

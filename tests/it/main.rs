@@ -9,6 +9,7 @@ mod buckets;
 mod cases;
 mod common;
 mod custom;
+mod diff;
 mod differential;
 mod digest_accuracy;
 mod enrich_props;

@@ -1,0 +1,177 @@
+//! `tokentime diff A B`: two runs, each a log (read into a summary by the one driver, as
+//! `summary` reads it) or a digest file (`summary --save-digest`, read as `merge` reads it),
+//! compared group by group ([`crate::summary::compare`]), rendered
+//! ([`crate::output::diff`]), and the `--fail-if` gates judged.
+
+use crate::app::error::{Error, ExitCode};
+use crate::classify::Coverage;
+use crate::cli::config::{Config, DiffConfig, DiffOutput};
+use crate::input::source::Source;
+use crate::output::diff::{Run, gate_line, to_json, write_table};
+use crate::summary::Summary;
+use crate::summary::compare::{compare, judge};
+use crate::summary::digest_file;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+
+/// One side, read.
+struct Side {
+    run: Run,
+    cov: Coverage,
+    summary: Summary,
+}
+
+/// Runs `tokentime diff`.
+///
+/// # Errors
+/// An input that cannot be read, a digest file that is not one or does not line up with the
+/// other side ([`Error::Config`]), output that cannot be written.
+pub(crate) fn run_diff(
+    config: &Config,
+    dc: &DiffConfig,
+    out: &mut impl Write,
+) -> Result<ExitCode, Error> {
+    let mut sides = config
+        .inputs
+        .iter()
+        .map(|s| read_side(config, dc, s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (Some(mut b), Some(mut a)) = (sides.pop(), sides.pop()) else {
+        return Err(Error::Config("diff takes two inputs, A and B".into()));
+    };
+    check_line_up(&a, &b)?;
+    let runs = [a.run.clone(), b.run.clone()];
+    let c = compare(&mut a.summary, &mut b.summary, &dc.summary.report.quantiles);
+    let gates = judge(&dc.fail_if, &c);
+    match dc.output {
+        DiffOutput::Table => write_table(out, &runs, &c).map_err(Error::Output)?,
+        DiffOutput::Json => {
+            serde_json::to_writer_pretty(&mut *out, &to_json(&runs, &c, &gates))
+                .map_err(|e| Error::Output(e.into()))?;
+            out.write_all(b"\n").map_err(Error::Output)?;
+        }
+    }
+    out.flush().map_err(Error::Output)?;
+    for g in &gates {
+        crate::diag!("tokentime: {}", gate_line(g));
+    }
+    let mut partial = false;
+    for (label, s) in [("A", &a), ("B", &b)] {
+        if s.cov.partial() {
+            partial = true;
+            crate::diag!(
+                "tokentime: {label} ({}) was not read to its end{}: the comparison covers only what was read",
+                s.run.name,
+                if s.run.digest_file {
+                    " by the run that saved it"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    if partial {
+        return Ok(ExitCode::Usage);
+    }
+    Ok(if gates.iter().any(|g| g.holds) {
+        ExitCode::SloViolated
+    } else {
+        ExitCode::Ok
+    })
+}
+
+/// Reads one side: a digest file by its schema, any other input as a log.
+fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, Error> {
+    let name = source.name();
+    if let Source::Path(p) = source
+        && is_digest_file(p)
+    {
+        let l = digest_file::load(p).map_err(Error::Config)?;
+        return Ok(Side {
+            run: Run {
+                name: crate::input::shown_path(p),
+                digest_file: true,
+                requests: l.coverage.requests,
+            },
+            cov: l.coverage,
+            summary: l.summary,
+        });
+    }
+    let one = Config {
+        inputs: vec![source.clone()],
+        ..config.clone()
+    };
+    let (cov, summary) = crate::app::summary_cmd::collect(&one, &dc.summary)?;
+    if cov.requests == 0 {
+        crate::diag!("tokentime: {}: {}", name, crate::summary::NO_REQUESTS);
+    }
+    Ok(Side {
+        run: Run {
+            name: crate::input::shown_name(&name).into_owned(),
+            digest_file: false,
+            requests: cov.requests,
+        },
+        cov,
+        summary,
+    })
+}
+
+/// True when `path` holds a digest file: its first JSON value is an object whose `schema` is
+/// `tokentime.digest/v1` (the check `merge` makes). A compressed file, a JSON array or text
+/// is a log; so is anything but a regular file, and a file that cannot be opened (the
+/// reading reports it).
+fn is_digest_file(path: &Path) -> bool {
+    // A pipe (`<(zcat day.gz)`) is not looked into: what is read from it would be lost.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok(f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut r = BufReader::new(f);
+    let starts_with_object = loop {
+        let Ok(buf) = r.fill_buf() else { break false };
+        if buf.is_empty() {
+            break false;
+        }
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                let brace = buf[i] == b'{';
+                r.consume(i);
+                break brace;
+            }
+            None => {
+                let n = buf.len();
+                r.consume(n);
+            }
+        }
+    };
+    starts_with_object
+        && serde_json::Deserializer::from_reader(r)
+            .into_iter::<serde_json::Value>()
+            .next()
+            .and_then(Result::ok)
+            .is_some_and(|v| v["schema"] == digest_file::SCHEMA)
+}
+
+/// The two sides' groups must mean the same: the same `--by` keys and cache-hit ratio.
+fn check_line_up(a: &Side, b: &Side) -> Result<(), Error> {
+    if a.summary.by() != b.summary.by() {
+        return Err(Error::Config(format!(
+            "A ({}) is grouped by [{}], B ({}) by [{}]: their groups do not line up (a digest file keeps the --by keys it was saved with)",
+            a.run.name,
+            a.summary.by().join(", "),
+            b.run.name,
+            b.summary.by().join(", ")
+        )));
+    }
+    if let (Some(x), Some(y)) = (a.summary.hit_ratio(), b.summary.hit_ratio())
+        && x != y
+    {
+        return Err(Error::Config(format!(
+            "A ({}) has --cache-hit-ratio {x}, B ({}) {y}: their hit and partial groups differ",
+            a.run.name, b.run.name
+        )));
+    }
+    Ok(())
+}

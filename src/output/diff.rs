@@ -1,0 +1,232 @@
+//! `tokentime diff`: the comparison of two runs as a table and as JSON
+//! (`tokentime.diff/v1`), and the `--fail-if` verdict lines. Computes nothing: the
+//! comparison is [`crate::summary::compare`]'s.
+
+use crate::number::{fmt_cell, round3};
+use crate::summary::compare::{ALPHA, Comparison, GateResult, Row, Side};
+use crate::summary::{group_label, quantile_name};
+use serde_json::{Value as Json, json};
+use std::io::{self, Write};
+
+/// The version of the diff JSON document.
+pub(crate) const SCHEMA: &str = "tokentime.diff/v1";
+
+/// One side as the report names it: its input and how many requests it held.
+#[derive(Debug, Clone)]
+pub(crate) struct Run {
+    /// The input's name.
+    pub name: String,
+    /// Whether it was a digest file.
+    pub digest_file: bool,
+    /// Requests read (or saved in the digest file).
+    pub requests: u64,
+}
+
+/// The method, in one sentence (table footer and JSON).
+pub(crate) fn method(c: &Comparison) -> String {
+    format!(
+        "beyond noise: the two runs' order-statistic confidence intervals of the quantile do not overlap; \
+         {}% family-wise over {} comparisons (each interval {}%), t-digest estimates widened by their rank error",
+        round3((1.0 - ALPHA) * 100.0),
+        c.comparisons,
+        pct_level(c.level)
+    )
+}
+
+/// The interval level as a percentage with enough digits to tell it from 100.
+fn pct_level(level: f64) -> String {
+    let p = level * 100.0;
+    let mut digits = 1;
+    while digits < 8 && format!("{p:.digits$}").parse::<f64>().unwrap_or(100.0) >= 100.0 {
+        digits += 1;
+    }
+    let s = format!("{:.*}", digits + 1, p);
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+fn signed(v: Option<f64>, unit: &str) -> String {
+    match v {
+        Some(x) if x >= 0.0 => format!("+{}{unit}", fmt_cell(x)),
+        Some(x) => format!("-{}{unit}", fmt_cell(-x)),
+        None => "-".to_owned(),
+    }
+}
+
+fn cell(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), fmt_cell)
+}
+
+/// The aligned table: a block per group, a row per metric and quantile.
+///
+/// # Errors
+/// Output that cannot be written.
+pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison) -> io::Result<()> {
+    for (label, r) in ["A", "B"].iter().zip(runs) {
+        writeln!(
+            out,
+            "{label}: {}{} ({})",
+            r.name,
+            if r.digest_file { " (digest file)" } else { "" },
+            crate::output::summary::plural(r.requests, "request")
+        )?;
+    }
+    let header = ["metric", "q", "A", "B", "change", "change %", "verdict"];
+    let mut group: Option<&[(String, Option<String>)]> = None;
+    let mut block: Vec<[String; 7]> = vec![];
+    let flush = |out: &mut dyn Write, block: &mut Vec<[String; 7]>| -> io::Result<()> {
+        if block.is_empty() {
+            return Ok(());
+        }
+        let mut widths = header.map(str::len);
+        for r in block.iter() {
+            for (w, c) in widths.iter_mut().zip(r) {
+                *w = (*w).max(c.len());
+            }
+        }
+        let line = |out: &mut dyn Write, cells: [&str; 7]| -> io::Result<()> {
+            let mut s = format!(
+                "{:<w0$}  {:<w1$}",
+                cells[0],
+                cells[1],
+                w0 = widths[0],
+                w1 = widths[1]
+            );
+            for i in 2..6 {
+                s.push_str(&format!("  {:>w$}", cells[i], w = widths[i]));
+            }
+            s.push_str("  ");
+            s.push_str(cells[6]);
+            writeln!(out, "{}", s.trim_end())
+        };
+        line(out, header)?;
+        for r in block.iter() {
+            line(
+                out,
+                [&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]].map(String::as_str),
+            )?;
+        }
+        block.clear();
+        Ok(())
+    };
+    for r in &c.rows {
+        if group != Some(&r.group[..]) {
+            flush(out, &mut block)?;
+            group = Some(&r.group);
+            writeln!(out, "\n{}:", group_label(&r.group, "all requests"))?;
+        }
+        block.push(row_cells(r));
+    }
+    flush(out, &mut block)?;
+    for (label, keys) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
+        if !keys.is_empty() {
+            let names: Vec<String> = keys
+                .iter()
+                .map(|k| group_label(k, "all requests"))
+                .collect();
+            writeln!(out, "\nonly in {label}: {}", names.join("; "))?;
+        }
+    }
+    writeln!(out, "\n{}", method(c))
+}
+
+fn row_cells(r: &Row) -> [String; 7] {
+    let verdict = match r.verdict.as_str() {
+        v @ ("not enough samples" | "no values") => format!("n/a ({v})"),
+        v => v.to_owned(),
+    };
+    [
+        r.metric.json_name().to_owned(),
+        quantile_name(r.quantile),
+        cell(r.a.value),
+        cell(r.b.value),
+        signed(r.change_ms, ""),
+        signed(r.change_pct, "%"),
+        verdict,
+    ]
+}
+
+fn num(v: Option<f64>) -> Json {
+    v.map_or(Json::Null, |x| json!(round3(x)))
+}
+
+fn side_json(s: &Side) -> Json {
+    json!({
+        "value": num(s.value),
+        "count": s.count,
+        "exact": s.exact,
+        "low": num(s.low),
+        "high": num(s.high),
+    })
+}
+
+fn key_json(k: &[(String, Option<String>)]) -> Json {
+    Json::Object(k.iter().map(|(n, v)| (n.clone(), json!(v))).collect())
+}
+
+/// The JSON document (`tokentime.diff/v1`, docs/diff.md).
+pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> Json {
+    let run =
+        |r: &Run| json!({"input": r.name, "digest_file": r.digest_file, "requests": r.requests});
+    json!({
+        "schema": SCHEMA,
+        "a": run(&runs[0]),
+        "b": run(&runs[1]),
+        "method": {
+            "test": "order-statistic confidence intervals, non-overlap",
+            "family_alpha": ALPHA,
+            "comparisons": c.comparisons,
+            "interval_level": c.level,
+            "text": method(c),
+        },
+        "rows": c.rows.iter().map(|r| json!({
+            "group": key_json(&r.group),
+            "metric": r.metric.json_name(),
+            "quantile": quantile_name(r.quantile),
+            "a": side_json(&r.a),
+            "b": side_json(&r.b),
+            "change_ms": num(r.change_ms),
+            "change_pct": num(r.change_pct),
+            "verdict": r.verdict.as_str(),
+        })).collect::<Vec<_>>(),
+        "only_in_a": c.only_in_a.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
+        "only_in_b": c.only_in_b.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
+        "fail_if": gates.iter().map(|g| json!({
+            "condition": g.gate.text,
+            "holds": g.holds,
+            "verdict": g.row.as_ref().map(|r| r.verdict.as_str()),
+            "change_ms": num(g.row.as_ref().and_then(|r| r.change_ms)),
+            "change_pct": num(g.row.as_ref().and_then(|r| r.change_pct)),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// One line for stderr per gate: `--fail-if ttft_ms.p99>+10% HOLDS: +35.2% (+120.5 ms), worse
+/// beyond noise`.
+pub(crate) fn gate_line(g: &GateResult) -> String {
+    let text = &g.gate.text;
+    match &g.row {
+        None => {
+            format!("--fail-if {text}: not judged: no such group, metric and quantile in both runs")
+        }
+        Some(r) => {
+            let what = format!(
+                "{} ({} ms), {}",
+                signed(r.change_pct, "%"),
+                signed(r.change_ms, ""),
+                match r.verdict.as_str() {
+                    v @ ("worse" | "better") => format!("{v} beyond noise"),
+                    "same" => "within noise".to_owned(),
+                    v => v.to_owned(),
+                }
+            );
+            let state = if g.holds {
+                "HOLDS"
+            } else if matches!(r.verdict.as_str(), "not enough samples" | "no values") {
+                "not judged"
+            } else {
+                "does not hold"
+            };
+            format!("--fail-if {text} {state}: {what}")
+        }
+    }
+}

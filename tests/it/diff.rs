@@ -1,0 +1,312 @@
+//! `tokentime diff A B`: the acceptance checks on the lab log (its concurrency-1 phase against
+//! its concurrency-8 phase is worse beyond noise in TTFT and TPOT; two halves of one shuffle of
+//! a phase differ in nothing), hand-computed intervals, the `--fail-if` exit codes, and digest
+//! files read as the logs they were saved from.
+
+use crate::common::{run, testdata};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The lab log's requests of phase `p` (1-4), by LiteLLM's `startTime` within the phase's
+/// window in `phases.json` (testdata/lab/README.md).
+fn phase_lines(p: u64) -> Vec<String> {
+    let phases: Value =
+        serde_json::from_slice(&std::fs::read(testdata().join("lab/phases.json")).unwrap())
+            .unwrap();
+    let ph = phases["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["phase"] == p)
+        .unwrap();
+    let (t0, t1) = (
+        ph["t_start"].as_f64().unwrap(),
+        ph["t_end"].as_f64().unwrap(),
+    );
+    std::fs::read_to_string(testdata().join("lab/litellm.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let t = v["startTime"].as_f64().unwrap();
+            (t0..=t1).contains(&t)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, lines.concat()).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// `diff -o json` of two files, its exit status and document.
+fn diff_json(a: &Path, b: &Path, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["diff", "-o", "json", s(a), s(b)];
+    args.extend_from_slice(extra);
+    let out = run(&args, b"");
+    let doc = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap(), doc)
+}
+
+/// The verdicts of `metric` in the group of all requests.
+fn verdicts(doc: &Value, metric: &str) -> Vec<String> {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["metric"] == metric && r["group"] == serde_json::json!({}))
+        .map(|r| r["verdict"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn concurrency_8_is_worse_than_concurrency_1_in_ttft_and_tpot() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, eight) = (phase_lines(1), phase_lines(4));
+    assert_eq!((one.len(), eight.len()), (59, 88));
+    let a = write(dir.path(), "c1.jsonl", &one);
+    let b = write(dir.path(), "c8.jsonl", &eight);
+    let (code, doc) = diff_json(&a, &b, &[]);
+    assert_eq!(code, 0);
+    for m in ["ttft_ms", "tpot_ms"] {
+        let v = verdicts(&doc, m);
+        assert!(v.iter().any(|v| v == "worse"), "{m}: {v:?}");
+        assert!(!v.iter().any(|v| v == "better"), "{m}: {v:?}");
+    }
+    // The other way round: better.
+    let (_, doc) = diff_json(&b, &a, &[]);
+    assert!(verdicts(&doc, "ttft_ms").iter().any(|v| v == "better"));
+}
+
+#[test]
+fn two_halves_of_a_shuffled_phase_differ_in_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    for p in 1..=4 {
+        let mut lines = phase_lines(p);
+        // Fisher-Yates with a fixed LCG: one random shuffle, the same on every run.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d ^ p;
+        for i in (1..lines.len()).rev() {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            lines.swap(i, ((x >> 33) % (i as u64 + 1)) as usize);
+        }
+        let half = lines.len() / 2;
+        let a = write(dir.path(), "h1.jsonl", &lines[..half]);
+        let b = write(dir.path(), "h2.jsonl", &lines[half..]);
+        let (code, doc) = diff_json(&a, &b, &["--fail-if", "ttft.p50>+0%,tpot.p50>+0%"]);
+        assert_eq!(code, 0, "phase {p}");
+        let flagged: Vec<&Value> = doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["verdict"] == "worse" || r["verdict"] == "better")
+            .collect();
+        assert!(flagged.is_empty(), "phase {p}: {flagged:?}");
+        assert!(
+            doc["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["verdict"] == "same"),
+            "phase {p}: something was compared"
+        );
+    }
+}
+
+const MAP: [&str; 6] = [
+    "--map",
+    "arrival=t0:epoch_ms",
+    "--map",
+    "first_token=t1:epoch_ms",
+    "--map",
+    "end=t2:epoch_ms",
+];
+
+/// Ten requests whose TTFT is `ttft0 + i` ms and decode 100 ms.
+fn ten(dir: &Path, name: &str, ttft0: u64) -> PathBuf {
+    let t: u64 = 1_795_964_927_000;
+    let lines: Vec<String> = (0..10)
+        .map(|i| {
+            format!(
+                "{{\"t0\":{t},\"t1\":{},\"t2\":{}}}\n",
+                t + ttft0 + i,
+                t + ttft0 + i + 100
+            )
+        })
+        .collect();
+    write(dir, name, &lines)
+}
+
+fn row<'a>(doc: &'a Value, metric: &str) -> &'a Value {
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == metric && r["group"] == serde_json::json!({}))
+        .unwrap()
+}
+
+#[test]
+fn hand_computed_intervals() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = ten(dir.path(), "a.jsonl", 100);
+    let b = ten(dir.path(), "b.jsonl", 200);
+    let c = ten(dir.path(), "c.jsonl", 105);
+    let args: Vec<&str> = MAP.iter().copied().chain(["--quantiles", "50"]).collect();
+    // Groups: all requests and cache=unknown; metrics with values: ttft, e2e, decode. So 6
+    // comparisons; each interval at 1 - 0.05 / 12, 0.2083% per tail. For p50 of 10 values,
+    // P(Bin(10, 0.5) <= 0) = 1/1024 = 0.098% <= 0.2083% < P(<= 1) = 11/1024: the lower end is
+    // the 1st value; P(<= 8) = 1013/1024 = 98.93% < 99.79% <= P(<= 9) = 1023/1024: the upper
+    // end is the 10th. A: 100..109 ms, p50 104.5; B: 200..209, p50 204.5.
+    let (code, doc) = diff_json(&a, &b, &args);
+    assert_eq!(code, 0);
+    assert_eq!(doc["method"]["comparisons"], 6);
+    let r = row(&doc, "ttft_ms");
+    assert_eq!(r["a"]["value"], 104.5);
+    assert_eq!(r["b"]["value"], 204.5);
+    assert_eq!(
+        (r["a"]["low"].as_f64(), r["a"]["high"].as_f64()),
+        (Some(100.0), Some(109.0))
+    );
+    assert_eq!(
+        (r["b"]["low"].as_f64(), r["b"]["high"].as_f64()),
+        (Some(200.0), Some(209.0))
+    );
+    assert_eq!(r["change_ms"], 100.0);
+    assert_eq!(r["change_pct"], 95.694); // 100 / 104.5
+    assert_eq!(r["verdict"], "worse");
+    assert_eq!(row(&doc, "decode_ms")["verdict"], "same");
+    // C: 105..114 overlaps A's 100..109: within noise, though its p50 is 5 ms higher.
+    let (_, doc) = diff_json(&a, &c, &args);
+    assert_eq!(row(&doc, "ttft_ms")["change_ms"], 5.0);
+    assert_eq!(row(&doc, "ttft_ms")["verdict"], "same");
+    // p90 of 10 values: no order statistic above it at that level.
+    let args: Vec<&str> = MAP.iter().copied().chain(["--quantiles", "90"]).collect();
+    let (_, doc) = diff_json(&a, &b, &args);
+    assert_eq!(row(&doc, "ttft_ms")["verdict"], "not enough samples");
+}
+
+#[test]
+fn fail_if_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = ten(dir.path(), "a.jsonl", 100);
+    let b = ten(dir.path(), "b.jsonl", 200);
+    let c = ten(dir.path(), "c.jsonl", 105);
+    let code = |x: &Path, y: &Path, gates: &[&str]| {
+        let mut args: Vec<&str> = vec!["diff", s(x), s(y), "--quantiles", "50,90"];
+        args.extend(MAP);
+        for g in gates {
+            args.extend(["--fail-if", g]);
+        }
+        let out = run(&args, b"");
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // +95.7% and +100 ms, beyond noise.
+    let (c3, err) = code(&a, &b, &["ttft_ms.p50>+10%"]);
+    assert_eq!(c3, 3, "{err}");
+    assert!(
+        err.contains("--fail-if ttft_ms.p50>+10% HOLDS: +95.694% (+100.0 ms), worse beyond noise"),
+        "{err}"
+    );
+    assert_eq!(code(&a, &b, &["ttft.p50>+50ms"]).0, 3);
+    assert_eq!(code(&a, &b, &["ttft.p50>10%"]).0, 3);
+    assert_eq!(code(&a, &b, &["ttft.p50>+50ms@cache=unknown"]).0, 3);
+    // Past the threshold in one of two gates (comma-separated or repeated).
+    assert_eq!(code(&a, &b, &["decode.p50>+1%,ttft.p50>+10%"]).0, 3);
+    assert_eq!(code(&a, &b, &["decode.p50>+1%", "ttft.p50>+10%"]).0, 3);
+    // Not past the threshold.
+    assert_eq!(code(&a, &b, &["ttft.p50>+100%"]).0, 0);
+    assert_eq!(code(&a, &b, &["ttft.p50>+100ms"]).0, 0);
+    // Past it but within noise: no flaky gate.
+    let (c0, err) = code(&a, &c, &["ttft.p50>+1%"]);
+    assert_eq!(c0, 0);
+    assert!(
+        err.contains("does not hold: +4.785% (+5.0 ms), within noise"),
+        "{err}"
+    );
+    // Too few values: not judged, exit 0.
+    let (c0, err) = code(&a, &b, &["ttft.p90>+1%"]);
+    assert_eq!(c0, 0);
+    assert!(err.contains("not judged"), "{err}");
+    // Faster: `<`.
+    assert_eq!(code(&b, &a, &["ttft.p50<-20%"]).0, 3);
+    assert_eq!(code(&b, &a, &["ttft.p50>+1%"]).0, 0);
+    // Usage errors: 2, with the reason.
+    for (gate, why) in [
+        ("ttft.p50>+x%", "the change is not a number"),
+        ("ttft.p50>+10", "unit"),
+        ("ttft.p50>-10%", "'>' takes a rise"),
+        (
+            "ttft.p75>+10%",
+            "p75 is not compared: add it to --quantiles",
+        ),
+        ("input_tokens.p50>+1%", "not a latency metric"),
+        ("ttft.p50>+1%@model=x", "no group by [model]"),
+    ] {
+        let (c2, err) = code(&a, &b, &[gate]);
+        assert_eq!(c2, 2, "{gate}");
+        assert!(err.contains(why), "{gate}: {err}");
+    }
+    let out = run(&["diff", s(&a)], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("diff takes two inputs"));
+}
+
+#[test]
+fn digest_files_compare_as_their_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "c1.jsonl", &phase_lines(1));
+    let b = write(dir.path(), "c8.jsonl", &phase_lines(4));
+    let (da, db) = (
+        dir.path().join("c1.digest.json"),
+        dir.path().join("c8.digest.json"),
+    );
+    for (log, d) in [(&a, &da), (&b, &db)] {
+        let out = run(&["summary", "--save-digest", s(d), s(log)], b"");
+        assert!(out.status.success());
+    }
+    let strip = |mut doc: Value| {
+        for side in ["a", "b"] {
+            doc[side]["input"] = Value::Null;
+            doc[side]["digest_file"] = Value::Null;
+        }
+        doc
+    };
+    let (_, logs) = diff_json(&a, &b, &[]);
+    let (_, digests) = diff_json(&da, &db, &[]);
+    let (_, mixed) = diff_json(&da, &b, &[]);
+    assert_eq!(digests["a"]["digest_file"], true);
+    assert_eq!(mixed["b"]["digest_file"], false);
+    let logs = strip(logs);
+    assert_eq!(strip(digests), logs);
+    assert_eq!(strip(mixed), logs);
+    // A log and a digest file saved with other --by keys do not line up.
+    let dm = dir.path().join("by-model.digest.json");
+    assert!(
+        run(
+            &["summary", "--by", "model", "--save-digest", s(&dm), s(&a)],
+            b""
+        )
+        .status
+        .success()
+    );
+    let out = run(&["diff", s(&dm), s(&b)], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("do not line up"));
+}
