@@ -58,7 +58,8 @@ pub use format::units::{
     Instant, PLAUSIBLE_FROM_NS, PLAUSIBLE_UNTIL_NS, Unit, decode_count, decode_instant, decode_ns,
     parse_duration_str, parse_rfc3339,
 };
-pub use format::{Field, Formats, builtins, custom as custom_format};
+pub use format::infer::{guess_format, parse_formats_file};
+pub use format::{Field, FormatSpec, Formats, builtins, custom as custom_format};
 pub use input::document::{Document, Item, Objects, detect as detect_document, for_each_element};
 pub use input::lines::{Line, LineReader};
 pub use json::{PathSet, ReadError, Slots, neutralize_non_finite};

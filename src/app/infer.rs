@@ -201,8 +201,9 @@ pub(crate) fn prepare(config: &Config) -> Config {
             let inf = infer(&values);
             if let Some(spec) = inf.spec.clone() {
                 crate::diag!(
-                    "tokentime: no format recognised the first {} lines: read with the format \
-                     `inferred` (tokentime formats --guess FILE writes it as a formats file to edit)",
+                    "tokentime: no format recognised any of the first {} JSON objects: read with the \
+                     format `inferred` (tokentime formats --guess FILE writes it as a formats file \
+                     to edit)",
                     inf.lines
                 );
                 say(&inf);

@@ -247,6 +247,7 @@ fn instant_field(stem: &str) -> Option<Field> {
     match s {
         "start" | "started" | "arrival" | "arrived" | "received" => Some(Field::Arrival),
         "end" | "ended" | "last_token" => Some(Field::End),
+        "finished" if stem.starts_with("request_") => Some(Field::End),
         "first_token" => Some(Field::FirstToken),
         "scheduled" | "first_scheduled" => Some(Field::Scheduled),
         _ => None,
@@ -812,9 +813,18 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
     } else {
         "none found".into()
     };
-    // A root `error` member that is not a flag: a failed request.
-    let error = sample.iter().any(|v| v.get("error").is_some_and(|e| !e.is_null()))
-        && !sample.iter().any(|v| v.get("error").is_some_and(Value::is_boolean));
+    // A root error member (not a flag, not a 0 code) that is set: a failed request.
+    let error_when: Vec<Cond> = ["error", "error_code", "error_msg", "error_message"]
+        .into_iter()
+        .filter(|k| {
+            sample.iter().any(|v| v.get(*k).is_some_and(|e| !e.is_null() && e != ""))
+                && !sample.iter().any(|v| {
+                    v.get(*k)
+                        .is_some_and(|e| e.is_boolean() || e.as_f64() == Some(0.0))
+                })
+        })
+        .map(|k| Cond::Differs(vec![k.to_owned()], "\"\"".into()))
+        .collect();
     Some(FormatSpec {
         name: "inferred".into(),
         about: format!(
@@ -823,11 +833,7 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
             if inf.lines == 1 { "line" } else { "lines" }
         ),
         markers: vec![Cond::Present(marker.path.clone())],
-        error_when: if error {
-            vec![Cond::Differs(vec!["error".into()], "\"\"".into())]
-        } else {
-            vec![]
-        },
+        error_when,
         arrival_origin: Origin::Arrival,
         ttft_doc,
         cache_doc,
@@ -936,4 +942,133 @@ pub(crate) fn summary(inf: &Inference) -> Vec<String> {
         out.push(format!("checks: {}", inf.checks.join("; ")));
     }
     out
+}
+
+/// The format inferred from `lines` (each a JSON object's text; others are skipped) and its
+/// formats-file entry: what `tokentime formats --guess` prints, for the fuzz target and tests.
+pub fn guess_format(lines: &[&[u8]]) -> (Option<FormatSpec>, String) {
+    let sample: Vec<Value> = lines
+        .iter()
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect();
+    let inf = infer(&sample);
+    let toml = to_toml(&inf);
+    (inf.spec, toml)
+}
+
+/// Parses the text of a formats file (TOML or JSON), as `--formats` does.
+///
+/// # Errors
+/// The message `--formats` would give.
+pub fn parse_formats_file(text: &str) -> Result<Vec<FormatSpec>, String> {
+    crate::format::file::parse(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inf(lines: &[&str]) -> Inference {
+        let v: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        infer(&v)
+    }
+
+    fn unit_of(i: &Inference, what: &str) -> Option<Unit> {
+        i.mapped.iter().find(|m| m.what == what).map(|m| m.unit)
+    }
+
+    #[test]
+    fn names_say_the_unit() {
+        let i = inf(&[r#"{"ttftMs":120,"x":{"e2e_s":1.5},"num_prompt_tokens":7,"completion_tokens_count":3}"#]);
+        assert_eq!(unit_of(&i, "ttft"), Some(Unit::Ms));
+        assert_eq!(unit_of(&i, "e2e"), Some(Unit::S));
+        assert_eq!(unit_of(&i, "input_tokens"), Some(Unit::Count));
+        assert_eq!(unit_of(&i, "output_tokens"), Some(Unit::Count));
+        let spec = i.spec.unwrap();
+        assert!(spec.fallback);
+        assert_eq!(spec.name, "inferred");
+    }
+
+    #[test]
+    fn value_unit_objects_and_duration_strings() {
+        let i = inf(&[r#"{"m":{"ttft":{"value":0.2,"unit":"sec"}},"total_time":"1.5s"}"#]);
+        assert_eq!(unit_of(&i, "ttft"), Some(Unit::S));
+        assert_eq!(i.mapped[0].paths[0], ["m", "ttft", "value"]);
+        assert_eq!(unit_of(&i, "e2e"), Some(Unit::DurationStr));
+    }
+
+    #[test]
+    fn an_equality_with_instants_pins_the_unit() {
+        // end - start = 1.5 s on both lines: a latency of 1500 is in ms (as s it would be
+        // 1500 s, as us 1.5 ms).
+        let i = inf(&[
+            r#"{"start_time":1750000000.0,"end_time":1750000001.5,"latency":1500}"#,
+            r#"{"start_time":1750000002.0,"end_time":1750000002.25,"latency":250.4}"#,
+        ]);
+        assert_eq!(unit_of(&i, "e2e"), Some(Unit::Ms));
+        assert!(i.checks.iter().any(|c| c.contains("e2e = end - arrival within 1 ms on 2 of 2")), "{:?}", i.checks);
+        // Off by more than a millisecond on one line: not pinned, left null.
+        let j = inf(&[
+            r#"{"start_time":1750000000.0,"end_time":1750000001.5,"latency":1500}"#,
+            r#"{"start_time":1750000002.0,"end_time":1750000002.25,"latency":252}"#,
+        ]);
+        assert_eq!(unit_of(&j, "e2e"), None);
+        assert!(j.unmapped.iter().any(|(p, _, why)| p == "latency" && why.starts_with("unit_unknown")));
+    }
+
+    #[test]
+    fn a_tight_bound_pins_the_unit() {
+        // e2e 2 s and 4 s by name; ttft 300 and 500: in ms within the e2e, in s past it on
+        // both lines: ms.
+        let i = inf(&[r#"{"e2e_s":2.0,"ttft":300}"#, r#"{"e2e_s":4.0,"ttft":500}"#]);
+        assert_eq!(unit_of(&i, "ttft"), Some(Unit::Ms));
+        // A ttft of 0.001 fits in s, and in a unit 1000 times larger (1 s) still fits within
+        // the 2 s: no tight unit, not mapped.
+        let j = inf(&[r#"{"e2e_s":2.0,"ttft":0.001}"#]);
+        assert_eq!(unit_of(&j, "ttft"), None);
+        // TPOT * (n - 1) fits inside the e2e: a TPOT is a check only, never a field.
+        let k = inf(&[r#"{"e2e_s":2.0,"tpot":20,"output_tokens":51}"#]);
+        assert_eq!(unit_of(&k, "tpot"), Some(Unit::Ms));
+        assert!(k.spec.unwrap().fields.iter().all(|r| r.field != Field::Ttft));
+    }
+
+    #[test]
+    fn disagreements_are_left_out_with_a_reason() {
+        let i = inf(&[r#"{"ttft_ms":{"value":1,"unit":"s"},"e2e":{"value":1,"unit":"s"}}"#, r#"{"e2e":{"value":1,"unit":"ms"}}"#]);
+        assert_eq!(unit_of(&i, "ttft"), None);
+        assert_eq!(unit_of(&i, "e2e"), None);
+        assert!(i.spec.is_none());
+        let why: Vec<&str> = i.unmapped.iter().map(|u| u.2.as_str()).collect();
+        assert!(why[0].starts_with("conflicting units in its"), "{why:?}");
+        assert!(why[1].starts_with("conflicting units: ms by its name"), "{why:?}");
+        // Two names for the E2E that differ: ambiguous.
+        let j = inf(&[r#"{"e2e_ms":10,"latency_ms":20}"#]);
+        assert_eq!(unit_of(&j, "e2e"), None);
+        assert!(j.unmapped.iter().all(|u| u.2.starts_with("ambiguous")));
+        // Strings, negative durations, implausible or monotonic instants.
+        let k = inf(&[r#"{"ttft_ms":"fast","e2e_ms":-3,"start_time":51234.5,"prompt_tokens":"many"}"#]);
+        assert!(k.mapped.is_empty() && k.spec.is_none(), "{k:?}");
+        assert_eq!(k.unmapped.len(), 4);
+    }
+
+    #[test]
+    fn deep_objects_and_arrays_are_not_searched() {
+        let mut deep = String::new();
+        for _ in 0..20 {
+            deep.push_str(r#"{"a":"#);
+        }
+        deep.push_str(r#"{"ttft_ms":5}"#);
+        deep.push_str(&"}".repeat(20));
+        let i = inf(&[&deep, r#"{"list":[{"ttft_ms":5}]}"#]);
+        assert!(i.mapped.is_empty());
+    }
+
+    #[test]
+    fn the_toml_reads_back_as_the_same_format() {
+        let i = inf(&[r#"{"r":{"start_time":1750000000.0,"end_time":1750000001.5},"ttft_ms":100,"a.b":{"e2e_ms":1500},"error":"x","model":"m"}"#]);
+        let spec = i.spec.clone().unwrap();
+        let back = crate::format::file::parse(&to_toml(&i)).unwrap();
+        assert_eq!(back, vec![spec]);
+    }
 }
