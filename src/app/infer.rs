@@ -143,7 +143,13 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool) {
                 None => continue,
             },
         };
-        let _ = driver::read_from(&reading, &name, Box::new(UntilError(reader)), false, &mut sink);
+        let _ = driver::read_from(
+            &reading,
+            &name,
+            Box::new(UntilError(reader)),
+            false,
+            &mut sink,
+        );
     }
     (sink.values, sink.claimed)
 }
@@ -158,7 +164,9 @@ fn stdin_file_sample() -> Option<Box<dyn Read + Send>> {
         let mut file = std::fs::File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
         let at = file.stream_position().ok()?;
         let mut raw = Vec::new();
-        let _ = (&mut file).take(4 * SAMPLE_BYTES as u64).read_to_end(&mut raw);
+        let _ = (&mut file)
+            .take(4 * SAMPLE_BYTES as u64)
+            .read_to_end(&mut raw);
         file.seek(SeekFrom::Start(at)).ok()?;
         crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
     }
@@ -186,8 +194,9 @@ fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
 
 /// The configuration the run uses: under `--format inferred`, the inferred format alone;
 /// under auto, the formats in use plus the inferred one (a fallback, tried after every other)
-/// when no format in use claimed a line of the sample and a time field could be mapped. What
-/// was inferred is said once on stderr.
+/// when no format in use claimed a line of the sample and the inferred one is fit for it
+/// ([`Inference::fit_for_auto`]: a TTFT and an E2E that agree). What was inferred is said once
+/// on stderr.
 pub(crate) fn prepare(config: &Config) -> Config {
     let mut out = config.clone();
     out.infer = Infer::Off;
@@ -199,7 +208,7 @@ pub(crate) fn prepare(config: &Config) -> Config {
                 return out;
             }
             let inf = infer(&values);
-            if let Some(spec) = inf.spec.clone() {
+            if let Some(spec) = inf.spec.clone().filter(|_| inf.fit_for_auto()) {
                 crate::diag!(
                     "tokentime: no format recognised any of the first {} JSON objects: read with the \
                      format `inferred` (tokentime formats --guess FILE writes it as a formats file \

@@ -92,6 +92,17 @@ pub(crate) struct Inference {
     /// The checks on the values, with how many lines backed each (`ttft <= e2e: 12 of 12
     /// lines`).
     pub(crate) checks: Vec<String>,
+    /// Sample lines with both a TTFT and an E2E, and how many of them have TTFT <= E2E.
+    pub(crate) ttft_e2e: (usize, usize),
+}
+
+impl Inference {
+    /// Whether `--format auto` may use the format: it reads both a TTFT and an E2E, and on
+    /// at least two sample lines that have both, TTFT <= E2E holds on every one.
+    pub(crate) fn fit_for_auto(&self) -> bool {
+        let (both, ok) = self.ttft_e2e;
+        self.spec.is_some() && both >= 2 && ok == both
+    }
 }
 
 /// One leaf of a sample object: its raw JSON text, and the unit of a `{value, unit}` object.
@@ -123,7 +134,11 @@ fn snake(key: &str) -> String {
             s.push('_');
         }
         prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        s.push(if c == '-' { '_' } else { c.to_ascii_lowercase() });
+        s.push(if c == '-' {
+            '_'
+        } else {
+            c.to_ascii_lowercase()
+        });
     }
     s
 }
@@ -268,7 +283,8 @@ fn walk(v: &Value, path: &mut Vec<String>, depth: usize, out: &mut BTreeMap<Vec<
         path.push(k.clone());
         match child {
             Value::Object(inner) => {
-                if let (Some(val), Some(Value::String(unit))) = (inner.get("value"), inner.get("unit"))
+                if let (Some(val), Some(Value::String(unit))) =
+                    (inner.get("value"), inner.get("unit"))
                     && (val.is_number() || val.is_string())
                 {
                     let mut p = path.clone();
@@ -302,7 +318,11 @@ fn walk(v: &Value, path: &mut Vec<String>, depth: usize, out: &mut BTreeMap<Vec<
 /// The name a candidate's path is classified by: its last key, or for a `{value, unit}`
 /// object, the object's key.
 fn key_of(path: &[String], wrapped: bool) -> &str {
-    let i = if wrapped { path.len().saturating_sub(2) } else { path.len() - 1 };
+    let i = if wrapped {
+        path.len().saturating_sub(2)
+    } else {
+        path.len() - 1
+    };
     path.get(i).map_or("", String::as_str)
 }
 
@@ -338,7 +358,9 @@ pub(crate) fn infer(sample: &[Value]) -> Inference {
     let mut cands = Vec::new();
     for path in paths {
         let wrapped = path.last().is_some_and(|l| l == "value")
-            && leaves.iter().any(|l| l.get(path).is_some_and(|x| x.unit.is_some()));
+            && leaves
+                .iter()
+                .any(|l| l.get(path).is_some_and(|x| x.unit.is_some()));
         let Some((target, name_unit)) = classify_key(key_of(path, wrapped)) else {
             continue;
         };
@@ -443,7 +465,7 @@ fn settle_unit(c: &mut Candidate) -> Result<(), String> {
 
 impl Target {
     /// The field (E2E for `tpot`, never asked).
-        fn as_field(self) -> Field {
+    fn as_field(self) -> Field {
         match self {
             Target::Field(k) => k.field(),
             Target::Tpot => Field::E2e,
@@ -500,9 +522,11 @@ const RELATIONS: [Relation; 6] = [
     (Field::Queue, "queue = scheduled - arrival", |c, i| {
         diff(c, i, Field::Scheduled, Field::Arrival)
     }),
-    (Field::Prefill, "prefill = first_token - scheduled", |c, i| {
-        diff(c, i, Field::FirstToken, Field::Scheduled)
-    }),
+    (
+        Field::Prefill,
+        "prefill = first_token - scheduled",
+        |c, i| diff(c, i, Field::FirstToken, Field::Scheduled),
+    ),
     (Field::E2e, "e2e = ttft + decode", |c, i| {
         known(c, fk(Field::Ttft), i)?.checked_add(known(c, fk(Field::Decode), i)?)
     }),
@@ -533,7 +557,8 @@ fn pin_units(cands: &mut [Candidate], inf: &mut Inference) {
                 continue;
             }
             if let Some((u, how)) = by_equality(cands, k).or_else(|| by_bound(cands, k)) {
-                inf.checks.push(format!("{}: {how}", path_str(&cands[k].path)));
+                inf.checks
+                    .push(format!("{}: {how}", path_str(&cands[k].path)));
                 cands[k].unit = Some(u);
                 cands[k].how = how;
                 changed = true;
@@ -569,7 +594,10 @@ fn by_equality(cands: &[Candidate], k: usize) -> Option<(Unit, String)> {
             .collect();
         if let [u] = ok[..] {
             let n = lines.len();
-            return Some((u, format!("{} by {name} within 1 ms on {n} of {n} lines", u.name())));
+            return Some((
+                u,
+                format!("{} by {name} within 1 ms on {n} of {n} lines", u.name()),
+            ));
         }
     }
     None
@@ -659,10 +687,15 @@ fn by_bound(cands: &[Candidate], k: usize) -> Option<(Unit, String)> {
             .count();
         let m = counted.len();
         if over * 2 > m {
-            let larger = DURATION_UNITS.get(j + 1).map_or("a unit 1000 times larger", |x| x.name());
+            let larger = DURATION_UNITS
+                .get(j + 1)
+                .map_or("a unit 1000 times larger", |x| x.name());
             return Some((
                 u,
-                format!("{} by {what} on {m} of {m} lines (in {larger} it fails on {over})", u.name()),
+                format!(
+                    "{} by {what} on {m} of {m} lines (in {larger} it fails on {over})",
+                    u.name()
+                ),
             ));
         }
         return None;
@@ -701,9 +734,14 @@ fn choose(cands: Vec<Candidate>, inf: &mut Inference) -> Vec<Candidate> {
                     TOLERANCE_NS
                 };
                 let differ = (0..x.values.len())
-                    .filter(|&i| match (val(x, i, x.unit.unwrap_or(Unit::Ms)), val(y, i, y.unit.unwrap_or(Unit::Ms))) {
-                        (Some(p), Some(q)) => (p - q).abs() > tol,
-                        _ => false,
+                    .filter(|&i| {
+                        match (
+                            val(x, i, x.unit.unwrap_or(Unit::Ms)),
+                            val(y, i, y.unit.unwrap_or(Unit::Ms)),
+                        ) {
+                            (Some(p), Some(q)) => (p - q).abs() > tol,
+                            _ => false,
+                        }
                     })
                     .count();
                 if differ > 0 && conflict.is_none() {
@@ -718,7 +756,8 @@ fn choose(cands: Vec<Candidate>, inf: &mut Inference) -> Vec<Candidate> {
         match conflict {
             Some(why) => {
                 for c in group {
-                    inf.unmapped.push((path_str(&c.path), c.target.name(), why.clone()));
+                    inf.unmapped
+                        .push((path_str(&c.path), c.target.name(), why.clone()));
                 }
             }
             None => out.extend(group),
@@ -734,12 +773,20 @@ fn checks(chosen: &[Candidate], inf: &mut Inference) {
         let results: Vec<bool> = (0..n).filter_map(test).collect();
         if !results.is_empty() {
             let ok = results.iter().filter(|&&b| b).count();
-            inf.checks.push(format!("{name}: {ok} of {} lines", results.len()));
+            inf.checks
+                .push(format!("{name}: {ok} of {} lines", results.len()));
         }
     };
     let get = |t: Target, i: usize| known(chosen, t, i);
+    let ttft_of = |i: usize| {
+        get(fk(Field::Ttft), i).or_else(|| diff(chosen, i, Field::FirstToken, Field::Arrival))
+    };
+    let both: Vec<bool> = (0..n)
+        .filter_map(|i| Some(ttft_of(i)? <= e2e_of(chosen, i)? + TOLERANCE_NS))
+        .collect();
+    let ttft_e2e = (both.len(), both.iter().filter(|&&b| b).count());
     count("ttft <= e2e", &|i| {
-        Some(get(fk(Field::Ttft), i)? <= e2e_of(chosen, i)? + TOLERANCE_NS)
+        Some(ttft_of(i)? <= e2e_of(chosen, i)? + TOLERANCE_NS)
     });
     count("e2e = end - arrival within 1 ms", &|i| {
         let d = diff(chosen, i, Field::End, Field::Arrival)?;
@@ -753,6 +800,7 @@ fn checks(chosen: &[Candidate], inf: &mut Inference) {
         let p = part(chosen, Target::Tpot, i, get(Target::Tpot, i)?)?;
         Some(p <= e2e_of(chosen, i)? + TOLERANCE_NS)
     });
+    inf.ttft_e2e = ttft_e2e;
 }
 
 /// A root member of the sample objects that is a string (or number) on some line.
@@ -776,9 +824,12 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         .iter()
         .filter(|c| c.target != Target::Tpot && !c.target.as_field().is_count())
         .collect();
-    let marker = timing
-        .iter()
-        .max_by_key(|c| (c.values.iter().flatten().count(), std::cmp::Reverse(c.path.len())))?;
+    let marker = timing.iter().max_by_key(|c| {
+        (
+            c.values.iter().flatten().count(),
+            std::cmp::Reverse(c.path.len()),
+        )
+    })?;
     let fields: Vec<FieldRule> = chosen
         .iter()
         .filter(|c| c.target != Target::Tpot)
@@ -817,7 +868,9 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
     let error_when: Vec<Cond> = ["error", "error_code", "error_msg", "error_message"]
         .into_iter()
         .filter(|k| {
-            sample.iter().any(|v| v.get(*k).is_some_and(|e| !e.is_null() && e != ""))
+            sample
+                .iter()
+                .any(|v| v.get(*k).is_some_and(|e| !e.is_null() && e != ""))
                 && !sample.iter().any(|v| {
                     v.get(*k)
                         .is_some_and(|e| e.is_boolean() || e.as_f64() == Some(0.0))
@@ -861,7 +914,14 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     );
     for m in &inf.mapped {
         let paths: Vec<String> = m.paths.iter().map(|p| path_str(p)).collect();
-        let _ = writeln!(s, "# {} = {} ({}: {})", m.what, paths.join(" | "), m.unit.name(), m.how);
+        let _ = writeln!(
+            s,
+            "# {} = {} ({}: {})",
+            m.what,
+            paths.join(" | "),
+            m.unit.name(),
+            m.how
+        );
     }
     for (path, what, why) in &inf.unmapped {
         let _ = writeln!(s, "# not mapped: {path} as {what}: {why}");
@@ -922,13 +982,23 @@ pub(crate) fn summary(inf: &Inference) -> Vec<String> {
         .iter()
         .map(|m| {
             let paths: Vec<String> = m.paths.iter().map(|p| path_str(p)).collect();
-            format!("{} = {} ({}, {})", m.what, paths.join(" | "), m.unit.name(), m.how)
+            format!(
+                "{} = {} ({}, {})",
+                m.what,
+                paths.join(" | "),
+                m.unit.name(),
+                m.how
+            )
         })
         .collect();
     out.push(format!(
         "mapped from {} sample lines: {}",
         inf.lines,
-        if mapped.is_empty() { "nothing".into() } else { mapped.join("; ") }
+        if mapped.is_empty() {
+            "nothing".into()
+        } else {
+            mapped.join("; ")
+        }
     ));
     if !inf.unmapped.is_empty() {
         let un: Vec<String> = inf
@@ -970,7 +1040,10 @@ mod tests {
     use super::*;
 
     fn inf(lines: &[&str]) -> Inference {
-        let v: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let v: Vec<Value> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         infer(&v)
     }
 
@@ -980,7 +1053,9 @@ mod tests {
 
     #[test]
     fn names_say_the_unit() {
-        let i = inf(&[r#"{"ttftMs":120,"x":{"e2e_s":1.5},"num_prompt_tokens":7,"completion_tokens_count":3}"#]);
+        let i = inf(&[
+            r#"{"ttftMs":120,"x":{"e2e_s":1.5},"num_prompt_tokens":7,"completion_tokens_count":3}"#,
+        ]);
         assert_eq!(unit_of(&i, "ttft"), Some(Unit::Ms));
         assert_eq!(unit_of(&i, "e2e"), Some(Unit::S));
         assert_eq!(unit_of(&i, "input_tokens"), Some(Unit::Count));
@@ -1007,14 +1082,24 @@ mod tests {
             r#"{"start_time":1750000002.0,"end_time":1750000002.25,"latency":250.4}"#,
         ]);
         assert_eq!(unit_of(&i, "e2e"), Some(Unit::Ms));
-        assert!(i.checks.iter().any(|c| c.contains("e2e = end - arrival within 1 ms on 2 of 2")), "{:?}", i.checks);
+        assert!(
+            i.checks
+                .iter()
+                .any(|c| c.contains("e2e = end - arrival within 1 ms on 2 of 2")),
+            "{:?}",
+            i.checks
+        );
         // Off by more than a millisecond on one line: not pinned, left null.
         let j = inf(&[
             r#"{"start_time":1750000000.0,"end_time":1750000001.5,"latency":1500}"#,
             r#"{"start_time":1750000002.0,"end_time":1750000002.25,"latency":252}"#,
         ]);
         assert_eq!(unit_of(&j, "e2e"), None);
-        assert!(j.unmapped.iter().any(|(p, _, why)| p == "latency" && why.starts_with("unit_unknown")));
+        assert!(
+            j.unmapped
+                .iter()
+                .any(|(p, _, why)| p == "latency" && why.starts_with("unit_unknown"))
+        );
     }
 
     #[test]
@@ -1030,24 +1115,37 @@ mod tests {
         // TPOT * (n - 1) fits inside the e2e: a TPOT is a check only, never a field.
         let k = inf(&[r#"{"e2e_s":2.0,"tpot":20,"output_tokens":51}"#]);
         assert_eq!(unit_of(&k, "tpot"), Some(Unit::Ms));
-        assert!(k.spec.unwrap().fields.iter().all(|r| r.field != Field::Ttft));
+        assert!(
+            k.spec
+                .unwrap()
+                .fields
+                .iter()
+                .all(|r| r.field != Field::Ttft)
+        );
     }
 
     #[test]
     fn disagreements_are_left_out_with_a_reason() {
-        let i = inf(&[r#"{"ttft_ms":{"value":1,"unit":"s"},"e2e":{"value":1,"unit":"s"}}"#, r#"{"e2e":{"value":1,"unit":"ms"}}"#]);
+        let i = inf(&[
+            r#"{"ttft_ms":{"value":1,"unit":"s"},"e2e":{"value":1,"unit":"s"}}"#,
+            r#"{"e2e":{"value":1,"unit":"ms"}}"#,
+        ]);
         assert_eq!(unit_of(&i, "ttft"), None);
         assert_eq!(unit_of(&i, "e2e"), None);
         assert!(i.spec.is_none());
         let why: Vec<&str> = i.unmapped.iter().map(|u| u.2.as_str()).collect();
         assert!(why[0].starts_with("conflicting units in its"), "{why:?}");
-        assert!(why[1].starts_with("conflicting units: ms by its name"), "{why:?}");
+        assert!(
+            why[1].starts_with("conflicting units: ms by its name"),
+            "{why:?}"
+        );
         // Two names for the E2E that differ: ambiguous.
         let j = inf(&[r#"{"e2e_ms":10,"latency_ms":20}"#]);
         assert_eq!(unit_of(&j, "e2e"), None);
         assert!(j.unmapped.iter().all(|u| u.2.starts_with("ambiguous")));
         // Strings, negative durations, implausible or monotonic instants.
-        let k = inf(&[r#"{"ttft_ms":"fast","e2e_ms":-3,"start_time":51234.5,"prompt_tokens":"many"}"#]);
+        let k =
+            inf(&[r#"{"ttft_ms":"fast","e2e_ms":-3,"start_time":51234.5,"prompt_tokens":"many"}"#]);
         assert!(k.mapped.is_empty() && k.spec.is_none(), "{k:?}");
         assert_eq!(k.unmapped.len(), 4);
     }
@@ -1066,7 +1164,9 @@ mod tests {
 
     #[test]
     fn the_toml_reads_back_as_the_same_format() {
-        let i = inf(&[r#"{"r":{"start_time":1750000000.0,"end_time":1750000001.5},"ttft_ms":100,"a.b":{"e2e_ms":1500},"error":"x","model":"m"}"#]);
+        let i = inf(&[
+            r#"{"r":{"start_time":1750000000.0,"end_time":1750000001.5},"ttft_ms":100,"a.b":{"e2e_ms":1500},"error":"x","model":"m"}"#,
+        ]);
         let spec = i.spec.clone().unwrap();
         let back = crate::format::file::parse(&to_toml(&i)).unwrap();
         assert_eq!(back, vec![spec]);
