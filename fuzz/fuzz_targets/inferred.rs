@@ -16,7 +16,10 @@ fuzz_target!(|data: &[u8]| {
     let Some(spec) = spec else {
         return;
     };
-    assert!(!spec.markers.is_empty() && !spec.fields.is_empty(), "{spec:?}");
+    assert!(
+        !spec.markers.is_empty() && !spec.fields.is_empty(),
+        "{spec:?}"
+    );
     let back = parse_formats_file(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
     assert_eq!(back.len(), 1, "{toml}");
     assert_eq!(back[0], spec, "{toml}");

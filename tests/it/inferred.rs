@@ -355,9 +355,9 @@ fn auto_leaves_a_log_a_format_recognises_alone() {
 fn hostile_samples_map_nothing_they_cannot_pin() {
     let dir = tempfile::tempdir().unwrap();
     let deep = format!(
-        "{}{}",
+        "{}{{\"ttft_ms\":5}}{}",
         "{\"a\":".repeat(100),
-        format!("{{\"ttft_ms\":5}}{}", "}".repeat(100))
+        "}".repeat(100)
     );
     let cases = [
         // Conflicting units: the name says ms, the object says s.
