@@ -10,7 +10,7 @@ testdata=../testdata
 files=$(find "$testdata" -name '*.jsonl' -not -path '*/lab/*' -not -path '*/realdata/*' | sort)
 lab=$(find "$testdata/lab" "$testdata/realdata" -name '*.jsonl' | sort)
 mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units corpus/document_detection \
-    corpus/instants
+    corpus/instants corpus/inferred
 n=0
 seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
     local f="corpus/$1/seed-$n${3-}"
@@ -59,6 +59,15 @@ done < <(
         grep -oE '"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9:.]+([Zz]|[+-][0-9]{2}:[0-9]{2})"|"[0-9.]+(ns|µs|μs|us|ms|s)"|-?[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?|"[0-9]{10,19}"' |
         sort -u | awk 'NR <= 400'
 )
-for t in lines_and_formats enrich_splice units document_detection instants; do
+# inferred: the first lines of each file together (a sample), and the head of each document.
+for f in $files $lab; do
+    n=$((n + 1))
+    awk 'NR <= 20' "$f" | head -c 4000 >"corpus/inferred/seed-$n"
+done
+while IFS= read -r f; do
+    n=$((n + 1))
+    head -c 4000 "$f" | tr -d '\n' >"corpus/inferred/seed-$n-doc"
+done < <(find "$testdata" -name '*.json' | sort)
+for t in lines_and_formats enrich_splice units document_detection instants inferred; do
     echo "$t: $(ls corpus/$t | wc -l) seeds"
 done

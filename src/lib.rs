@@ -54,11 +54,12 @@ pub use app::worker::Worker;
 pub use classify::{Coverage, Kind, LineError, Processor};
 pub use cli::config::Config;
 pub use cli::{Cli, ConfigError, config_from_args};
+pub use format::infer::{guess_format, parse_formats_file};
 pub use format::units::{
     Instant, PLAUSIBLE_FROM_NS, PLAUSIBLE_UNTIL_NS, Unit, decode_count, decode_instant, decode_ns,
     parse_duration_str, parse_rfc3339,
 };
-pub use format::{Field, Formats, builtins, custom as custom_format};
+pub use format::{Field, FormatSpec, Formats, builtins, custom as custom_format};
 pub use input::document::{
     Document, Item, Objects, Replay, detect as detect_document, for_each_element,
     sniff as sniff_document,

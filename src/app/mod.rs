@@ -8,6 +8,7 @@ pub(crate) mod buckets;
 pub(crate) mod diff_cmd;
 pub(crate) mod driver;
 pub(crate) mod error;
+pub(crate) mod infer;
 pub(crate) mod parallel;
 pub(crate) mod summary_cmd;
 pub(crate) mod watchdog;
@@ -80,7 +81,22 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     // blocked on a pipe nobody reads ends after a signal), not every fragment written to the
     // buffer.
     let mut out = BufWriter::with_capacity(256 * 1024, watchdog::Watched(stdout));
+    // The `inferred` format is decided here, on the calling thread, before any line is counted.
+    let inferred;
+    let config = if config.infer == crate::cli::config::Infer::Off
+        || matches!(config.command, Command::Guess)
+    {
+        config
+    } else {
+        inferred = infer::prepare(config);
+        &inferred
+    };
     match &config.command {
+        Command::Guess => {
+            infer::guess(config, &mut out).map_err(Error::Output)?;
+            out.flush().map_err(Error::Output)?;
+            Ok(ExitCode::Ok)
+        }
         Command::Formats(names) => {
             write_formats(&mut out, config, names).map_err(Error::Output)?;
             out.flush().map_err(Error::Output)?;

@@ -46,6 +46,19 @@ pub struct Config {
     pub reference_parser: bool,
     /// Bytes per chunk of a file read in parallel.
     pub chunk_bytes: usize,
+    /// Whether the `inferred` format is learned from a sample of the input.
+    pub infer: Infer,
+}
+
+/// When the `inferred` format is learned from the input (`crate::app::infer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Infer {
+    /// Never (`--format NAME`, `--map`, and the commands that read no log).
+    Off,
+    /// `--format auto`: used when no format in use recognises a line of the sample.
+    Auto,
+    /// `--format inferred`: the only format.
+    Forced,
 }
 
 /// The subcommand.
@@ -61,6 +74,8 @@ pub enum Command {
     Diff(DiffConfig),
     /// Describe the formats (those named, or all).
     Formats(Vec<String>),
+    /// `formats --guess FILE`: print the format inferred from the input as a formats-file entry.
+    Guess,
 }
 
 /// Enrich options.

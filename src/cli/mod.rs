@@ -11,7 +11,7 @@ pub use error::ConfigError;
 
 use crate::analysis::AnalysisConfig;
 use crate::cli::config::{
-    Command, Config, DiffConfig, DiffOutput, EnrichConfig, MergeConfig, ReportConfig,
+    Command, Config, DiffConfig, DiffOutput, EnrichConfig, Infer, MergeConfig, ReportConfig,
     SummaryConfig, SummaryOutput,
 };
 use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
@@ -96,6 +96,13 @@ struct FormatsArgs {
     /// Also read the format tables of this TOML or JSON file (listed first).
     #[arg(long = "formats", value_name = "FILE")]
     formats_files: Vec<PathBuf>,
+    /// Print the format inferred from the first lines of FILE (`-`: standard input) as a
+    /// formats-file entry to edit and keep (`--formats`), with what was mapped and why.
+    #[arg(long, value_name = "FILE", conflicts_with = "names")]
+    guess: Option<PathBuf>,
+    /// The record sits at this dotted path inside each line (with --guess).
+    #[arg(long, value_name = "PATH", requires = "guess")]
+    root: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -314,6 +321,15 @@ impl Cli {
 
 impl FormatsArgs {
     fn resolve(self) -> Result<Config, ConfigError> {
+        if let Some(file) = self.guess {
+            let common = Common {
+                files: vec![file],
+                format: "inferred".into(),
+                root: self.root,
+                ..Common::empty()
+            };
+            return resolve_common(common, Command::Guess);
+        }
         let common = Common {
             formats_files: self.formats_files,
             ..Common::empty()
@@ -708,8 +724,10 @@ fn available_formats(files: &[PathBuf]) -> Result<Vec<FormatSpec>, ConfigError> 
     Ok(all)
 }
 
-/// The formats to try: `--map`'s custom one, the one `--format` names, or all.
-fn selected_formats(c: &Common) -> Result<Vec<FormatSpec>, ConfigError> {
+/// The formats to try: `--map`'s custom one, the one `--format` names, or all; and whether the
+/// `inferred` format is learned from the input (auto, or `--format inferred` when no formats
+/// file defines a format of that name).
+fn selected_formats(c: &Common) -> Result<(Vec<FormatSpec>, Infer), ConfigError> {
     let all = available_formats(&c.formats_files)?;
     if !c.maps.is_empty() {
         if c.format != "auto" && c.format != "custom" {
@@ -718,13 +736,14 @@ fn selected_formats(c: &Common) -> Result<Vec<FormatSpec>, ConfigError> {
         if !c.formats_files.is_empty() {
             return Err(ConfigError::MapWithFormatsFile);
         }
-        return Ok(vec![custom(&c.maps)?]);
+        return Ok((vec![custom(&c.maps)?], Infer::Off));
     }
     match c.format.as_str() {
         "custom" => Err(ConfigError::CustomWithoutMap),
-        "auto" => Ok(all),
+        "auto" => Ok((all, Infer::Auto)),
+        "inferred" if !all.iter().any(|f| f.name == "inferred") => Ok((vec![], Infer::Forced)),
         name => match all.into_iter().find(|f| f.name == name) {
-            Some(f) => Ok(vec![f]),
+            Some(f) => Ok((vec![f], Infer::Off)),
             None => {
                 let mut names: Vec<String> = Vec::new();
                 for path in &c.formats_files {
@@ -774,7 +793,11 @@ fn prefix_regex(prefix: Option<&str>) -> Result<Option<regex::bytes::Regex>, Con
 
 fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError> {
     check_common(&c)?;
-    let formats = selected_formats(&c)?;
+    let (formats, infer) = selected_formats(&c)?;
+    let infer = match command {
+        Command::Enrich(_) | Command::Summary(_) | Command::Guess => infer,
+        Command::Merge(_) | Command::Formats(_) | Command::Diff(_) => Infer::Off,
+    };
     let inputs = sources(c.files)?;
     let prefix = prefix_regex(c.prefix.as_deref())?;
     // The one duration parser of every flag (`d` included, as docs/live-and-windows.md lists).
@@ -785,7 +808,7 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
     match &mut command {
         Command::Summary(sc) => sc.report.analysis.threads = threads,
         Command::Merge(mc) => mc.report.analysis.threads = threads,
-        Command::Enrich(_) | Command::Formats(_) | Command::Diff(_) => {}
+        Command::Enrich(_) | Command::Formats(_) | Command::Diff(_) | Command::Guess => {}
     }
     Ok(Config {
         command,
@@ -805,6 +828,7 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
         threads,
         reference_parser: c.reference_parser,
         chunk_bytes: c.chunk_bytes.max(1),
+        infer,
     })
 }
 

@@ -8,6 +8,7 @@
 
 pub(crate) mod builtin;
 pub(crate) mod file;
+pub(crate) mod infer;
 pub(crate) mod units;
 
 use crate::format::units::{

@@ -41,7 +41,13 @@ impl Source {
         // once. Compressed input: the decoder's read-ahead.
         const PEEK: usize = 32 * 1024;
         match (self, bytes) {
-            (Source::Stdin, _) => decompress(BufReader::with_capacity(PEEK, io::stdin())),
+            (Source::Stdin, _) => match stdin_head() {
+                Some(head) => decompress(BufReader::with_capacity(
+                    PEEK,
+                    io::Cursor::new(head).chain(io::stdin()),
+                )),
+                None => decompress(BufReader::with_capacity(PEEK, io::stdin())),
+            },
             (Source::Path(p), None) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
             (Source::Path(p), Some(bytes)) => decompress(BufReader::with_capacity(
                 PEEK,
@@ -52,6 +58,22 @@ impl Source {
             )),
         }
     }
+}
+
+/// Bytes already read from standard input (a pipe) that its next [`Source::open`] reads first:
+/// the sample the `inferred` format was learned from.
+static STDIN_HEAD: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
+
+/// Makes the next [`Source::open`] of standard input read `head` before the rest of it.
+pub(crate) fn replay_on_stdin(head: Vec<u8>) {
+    if let Ok(mut h) = STDIN_HEAD.lock() {
+        *h = Some(head);
+    }
+}
+
+/// The bytes to read again before standard input, once.
+fn stdin_head() -> Option<Vec<u8>> {
+    STDIN_HEAD.lock().ok()?.take()
 }
 
 /// Counts the bytes read from a file, for the progress line.

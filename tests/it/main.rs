@@ -16,6 +16,7 @@ mod enrich_props;
 mod enrich_then_summary;
 mod fuzz_regressions;
 mod golden;
+mod inferred;
 mod inputs;
 mod lab;
 mod live;

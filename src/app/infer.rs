@@ -1,0 +1,246 @@
+//! The sample the `inferred` format is learned from, and where it is decided.
+//!
+//! Before any line is counted, the calling thread reads the first lines (records, in a JSON
+//! document) of the inputs, up to [`SAMPLE_LINES`] or [`SAMPLE_BYTES`], through the same
+//! driver as the run. Under `--format auto` it stops at the first line a format in use claims
+//! (then nothing is inferred), and reads standard input only when it is a regular file (it is
+//! read again from where it was); under `--format inferred` it reads every input it needs, and
+//! a pipe's sample is kept and read again by the run. The run then compiles the inferred
+//! [`FormatSpec`](crate::format::FormatSpec) like any other format, whatever the thread count:
+//! the mapping is the same on one thread and several.
+
+use crate::app::driver::{self, Documents, Reading, Sink};
+use crate::classify::{Kind, Processor};
+use crate::cli::config::{Config, Infer};
+use crate::format::infer::{Inference, SAMPLE_BYTES, SAMPLE_LINES, infer, summary, to_toml};
+use crate::input::source::Source;
+use serde_json::Value;
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Reads `inner` to its first error, which ends it quietly (a truncated compressed sample).
+struct UntilError<R>(R);
+
+impl<R: Read> Read for UntilError<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Ok(self.0.read(buf).unwrap_or(0))
+    }
+}
+
+/// Gathers the sample: each record no format in use claims, as a JSON value.
+struct SampleSink<'a> {
+    /// The formats in use, to tell claimed lines (auto only).
+    claims: Option<Processor>,
+    root: &'a [String],
+    values: Vec<Value>,
+    lines: usize,
+    bytes: usize,
+    claimed: bool,
+    stop: &'a AtomicBool,
+}
+
+impl SampleSink<'_> {
+    fn full(&self) -> bool {
+        self.claimed || self.lines >= SAMPLE_LINES || self.bytes >= SAMPLE_BYTES
+    }
+}
+
+impl Sink for SampleSink<'_> {
+    fn line(&mut self, _: u64, _: &[u8], content: &[u8], _: &[u8]) -> io::Result<()> {
+        if self.full() {
+            self.stop.store(true, Ordering::Relaxed);
+            return Err(io::Error::other("sample complete"));
+        }
+        self.lines += 1;
+        self.bytes += content.len();
+        if let Some(p) = &mut self.claims {
+            match p.process(content) {
+                Kind::NoTiming => {}
+                Kind::NonJson | Kind::Invalid(_) | Kind::AlreadyEnriched => return Ok(()),
+                Kind::Requests | Kind::Part | Kind::Deferred => {
+                    self.claimed = true;
+                    return Ok(());
+                }
+            }
+        }
+        if let Some(v) = body(content, self.root) {
+            self.values.push(v);
+        }
+        Ok(())
+    }
+}
+
+/// The JSON object of a line as inference reads it: from its first `{` (after a CRI or syslog
+/// prefix), the `log` of a Docker json-file record, then the record at `--root`.
+fn body(content: &[u8], root: &[String]) -> Option<Value> {
+    let start = content.iter().position(|&b| b == b'{')?;
+    let mut bytes = content[start..].to_vec();
+    let mut v: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(_) => {
+            crate::json::neutralize_non_finite(&mut bytes);
+            serde_json::from_slice(&bytes).ok()?
+        }
+    };
+    if let (Some(Value::String(log)), Some(_)) = (v.get("log"), v.get("stream"))
+        && log.trim_start().starts_with('{')
+    {
+        v = serde_json::from_str(log.trim()).ok()?;
+    }
+    for seg in root {
+        v = v.get_mut(seg.as_str())?.take();
+    }
+    v.is_object().then_some(v)
+}
+
+/// Reads the sample of `config`'s inputs. Returns the values and whether a format in use
+/// claimed a line (auto: then the sample stops there).
+fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool) {
+    let stop = AtomicBool::new(false);
+    let claims = auto.then(|| {
+        let mut p = Processor::new(
+            config.formats.clone(),
+            &config.root,
+            None,
+            &[],
+            config.cache_hit_ratio,
+        );
+        p.set_prefix(config.prefix.clone());
+        p
+    });
+    let mut sink = SampleSink {
+        claims,
+        root: &config.root,
+        values: Vec::new(),
+        lines: 0,
+        bytes: 0,
+        claimed: false,
+        stop: &stop,
+    };
+    let reading = Reading {
+        documents: Documents::Records,
+        stop: Some(&stop),
+        ..Reading::plain(config)
+    };
+    for source in &config.inputs {
+        if sink.full() {
+            break;
+        }
+        let name = source.name();
+        let reader: Box<dyn Read + Send> = match source {
+            Source::Path(_) => match source.open(None) {
+                Ok(r) => r,
+                // The run reports it.
+                Err(_) => continue,
+            },
+            Source::Stdin if config.stdin_is_file => match stdin_file_sample() {
+                Some(r) => r,
+                None => continue,
+            },
+            Source::Stdin if auto => break,
+            Source::Stdin => match stdin_pipe_sample() {
+                Some(r) => r,
+                None => continue,
+            },
+        };
+        let _ = driver::read_from(
+            &reading,
+            &name,
+            Box::new(UntilError(reader)),
+            false,
+            &mut sink,
+        );
+    }
+    (sink.values, sink.claimed)
+}
+
+/// Standard input that is a regular file: its first [`SAMPLE_BYTES`] (and some: a compressed
+/// file's), read through a second descriptor, the offset put back for the run.
+fn stdin_file_sample() -> Option<Box<dyn Read + Send>> {
+    #[cfg(unix)]
+    {
+        use std::io::{Seek, SeekFrom};
+        use std::os::fd::AsFd;
+        let mut file = std::fs::File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+        let at = file.stream_position().ok()?;
+        let mut raw = Vec::new();
+        let _ = (&mut file)
+            .take(4 * SAMPLE_BYTES as u64)
+            .read_to_end(&mut raw);
+        file.seek(SeekFrom::Start(at)).ok()?;
+        crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Standard input from a pipe (`--format inferred` only): read up to [`SAMPLE_LINES`] lines,
+/// [`SAMPLE_BYTES`] or its end, kept for the run to read again.
+fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
+    let mut raw = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut stdin = io::stdin().lock();
+    while raw.len() < SAMPLE_BYTES && memchr::memchr_iter(b'\n', &raw).count() < SAMPLE_LINES {
+        match stdin.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+    }
+    crate::input::source::replay_on_stdin(raw.clone());
+    crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
+}
+
+/// The configuration the run uses: under `--format inferred`, the inferred format alone;
+/// under auto, the formats in use plus the inferred one (a fallback, tried after every other)
+/// when no format in use claimed a line of the sample and the inferred one is fit for it
+/// ([`Inference::fit_for_auto`]: a TTFT and an E2E that agree). What was inferred is said once
+/// on stderr.
+pub(crate) fn prepare(config: &Config) -> Config {
+    let mut out = config.clone();
+    out.infer = Infer::Off;
+    match config.infer {
+        Infer::Off => {}
+        Infer::Auto => {
+            let (values, claimed) = sample(config, true);
+            if claimed || values.is_empty() {
+                return out;
+            }
+            let inf = infer(&values);
+            if let Some(spec) = inf.spec.clone().filter(|_| inf.fit_for_auto()) {
+                crate::diag!(
+                    "tokentime: no format recognised any of the first {} JSON objects: read with the \
+                     format `inferred` (tokentime formats --guess FILE writes it as a formats file \
+                     to edit)",
+                    inf.lines
+                );
+                say(&inf);
+                out.formats.push(spec);
+            }
+        }
+        Infer::Forced => {
+            let (values, _) = sample(config, false);
+            let inf = infer(&values);
+            say(&inf);
+            out.formats = inf.spec.into_iter().collect();
+        }
+    }
+    out
+}
+
+/// Says what was inferred on stderr.
+fn say(inf: &Inference) {
+    for line in summary(inf) {
+        crate::diag!("tokentime: inferred: {line}");
+    }
+}
+
+/// `tokentime formats --guess FILE`: the inferred mapping of the input as a formats-file entry.
+///
+/// # Errors
+/// The output's.
+pub(crate) fn guess(config: &Config, w: &mut impl Write) -> io::Result<()> {
+    let (values, _) = sample(config, false);
+    w.write_all(to_toml(&infer(&values)).as_bytes())
+}

@@ -1,0 +1,404 @@
+//! The `inferred` format (the generic reader): run alone (`--format inferred`) on each
+//! built-in format's testdata whose field names say what they are, it finds the same requests
+//! and the same TTFT and E2E as the named format; `formats --guess` writes a formats file that
+//! reproduces the run; auto mode uses it only when no format recognises a line of the sample.
+
+use crate::common::{run, run_ok, testdata};
+use serde_json::Value;
+
+/// Files read the same by `--format inferred` as by their format, and why they qualify.
+const SAME: &[(&str, &str)] = &[
+    (
+        "realdata/llmperf-groq-70b/individual_responses.json",
+        "ttft_s, end_to_end_latency_s, number_*_tokens; error_code/error_msg",
+    ),
+    (
+        "realdata/llmperf-bedrock-70b/individual_responses.json",
+        "as above, 49 failed requests (error_code set)",
+    ),
+    (
+        "realdata/llmperf-perplexity-70b/individual_responses.json",
+        "as above",
+    ),
+    (
+        "realdata/aiperf011-reasoning-cancel/profile_export.jsonl",
+        "{value, unit} metrics ttft and request_latency; its failed records carry no latency",
+    ),
+    (
+        "loadtest/vllm-v0-metrics.jsonl",
+        "wall-clock arrival_time, first_token_time, last_token_time; time_in_queue pinned to s by scheduled - arrival",
+    ),
+];
+
+/// Built-in formats' testdata the generic reader is not expected to match, and why.
+const OUT: &[(&str, &str)] = &[
+    (
+        "samples/litellm.jsonl",
+        "TTFT is completionStartTime - startTime on streamed calls only: a stream flag decides",
+    ),
+    ("lab/litellm.jsonl", "as samples/litellm.jsonl"),
+    (
+        "samples/langfuse.jsonl",
+        "completionStartTime, non-streamed calls: as LiteLLM",
+    ),
+    ("formats/langfuse.jsonl", "as samples/langfuse.jsonl"),
+    (
+        "samples/llamacpp.jsonl",
+        "timings.prompt_ms / predicted_ms name no field of the vocabulary",
+    ),
+    ("lab/llamacpp_timings.jsonl", "as samples/llamacpp.jsonl"),
+    (
+        "samples/llamacpp_legacy_jsonlog.jsonl",
+        "one request spans three lines",
+    ),
+    (
+        "formats/llamacpp-log.jsonl",
+        "one request spans three lines",
+    ),
+    (
+        "samples/vllm_response_metrics.jsonl",
+        "time_to_first_token_ms runs from scheduling; vllm adds queue_time_ms",
+    ),
+    (
+        "samples/nim.jsonl",
+        "time_to_first_token_in_ms runs from processing start; nim adds the queue",
+    ),
+    ("formats/nim.jsonl", "as samples/nim.jsonl"),
+    (
+        "samples/tgi.jsonl",
+        "failures are separate ERROR events of a request span",
+    ),
+    ("formats/tgi.jsonl", "as samples/tgi.jsonl"),
+    (
+        "samples/kong.jsonl",
+        "meta.llm_latency, usage.time_to_first_token: no unit in name or value, no instants",
+    ),
+    ("formats/kong.jsonl", "as samples/kong.jsonl"),
+    (
+        "samples/helicone.jsonl",
+        "delay_ms is no vocabulary name; time_to_first_token 0 is a sentinel",
+    ),
+    ("formats/helicone.jsonl", "as samples/helicone.jsonl"),
+    (
+        "samples/bedrock.jsonl",
+        "TTFT only on the last stream chunk (firstByteLatency), errors by errorCode",
+    ),
+    ("formats/bedrock.jsonl", "as samples/bedrock.jsonl"),
+    (
+        "samples/sglang.jsonl",
+        "an abort finish_reason is a cancellation (E2E kept out), a field the reader does not interpret",
+    ),
+    ("formats/sglang.jsonl", "as samples/sglang.jsonl"),
+    (
+        "samples/ollama.jsonl",
+        "durations in ns without a unit in name or value, and no wall-clock start",
+    ),
+    (
+        "samples/ollama_stream.jsonl",
+        "a stream of chunks joined into one request",
+    ),
+    ("formats/ollama.jsonl", "as samples/ollama.jsonl"),
+    (
+        "samples/otel_genai_otlp.jsonl",
+        "spans are array elements (resourceSpans[].scopeSpans[].spans[])",
+    ),
+    ("samples/vllm_otlp_traces.jsonl", "as otel_genai_otlp"),
+    ("formats/otlp.jsonl", "as otel_genai_otlp"),
+    ("formats/vllm-otlp.jsonl", "as otel_genai_otlp"),
+    (
+        "samples/vllm_bench_serve.jsonl",
+        "requests are columns of parallel arrays",
+    ),
+    ("loadtest/sglang-bench.jsonl", "parallel arrays"),
+    (
+        "realdata/vllm083-dsv25-tp8pp2-qps04/result.json",
+        "parallel arrays",
+    ),
+    (
+        "realdata/vllm083-llama70b-tp4pp2-qps16/result.json",
+        "parallel arrays",
+    ),
+    (
+        "realdata/vllm083-llama70b-tp8-qps1/result.json",
+        "parallel arrays",
+    ),
+    (
+        "realdata/vllm083-llama70b-tp8-qpsinf/result.json",
+        "parallel arrays",
+    ),
+    ("samples/provider_usage.jsonl", "a usage object has no time"),
+    ("formats/openai-usage.jsonl", "no time"),
+    ("formats/openai-responses-usage.jsonl", "no time"),
+    ("formats/anthropic-usage.jsonl", "no time"),
+    ("formats/deepseek-usage.jsonl", "no time"),
+    ("formats/sglang-log.jsonl", "one request spans two lines"),
+    (
+        "loadtest/vllm-stats.jsonl",
+        "durations in s without a unit anywhere, and only monotonic *_ts to check them against",
+    ),
+    (
+        "loadtest/llm-load-test.json",
+        "requests are elements of a results array",
+    ),
+    (
+        "realdata/llmloadtest2023-caikit-c20/output.json",
+        "requests are elements of a results array",
+    ),
+    (
+        "realdata/guidellm03-qwen3-0.6b-llmd-sim/benchmarks.json",
+        "requests are elements of nested arrays",
+    ),
+    (
+        "realdata/guidellm050-gptoss20b-xpu/benchmarks.json",
+        "as above",
+    ),
+    (
+        "realdata/guidellm050-qwen3-30b-xpu/benchmarks.json",
+        "as above",
+    ),
+    (
+        "realdata/genai-perf-chat-c50/simple_medium_response_c50.json",
+        "requests are elements of experiments[].requests[]",
+    ),
+];
+
+/// Requests that did not fail, and TTFT and E2E (count, min, max, quantiles), of `summary -o json`.
+fn figures(args: &[&str], file: &str) -> Value {
+    let mut a = vec!["summary", "--exact-limit", "1000000", "-o", "json"];
+    a.extend_from_slice(args);
+    a.push(file);
+    let out: Value = serde_json::from_slice(&run_ok(&a, b"")).unwrap();
+    let all = out["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["key"] == serde_json::json!({}))
+        .cloned()
+        .unwrap_or_default();
+    let cov = &out["coverage"];
+    let ok = cov["requests"].as_u64().unwrap() - cov["errors"].as_u64().unwrap_or(0);
+    let pick = |m: &str| {
+        let x = &all["metrics"][m];
+        serde_json::json!([x["count"], x["min"], x["max"], x["quantiles"]])
+    };
+    serde_json::json!({"ok": ok, "ttft": pick("ttft_ms"), "e2e": pick("e2e_ms")})
+}
+
+#[test]
+fn same_requests_ttft_and_e2e_as_the_named_format() {
+    for (rel, why) in SAME {
+        let f = testdata().join(rel);
+        let f = f.to_str().unwrap();
+        let named = figures(&[], f);
+        assert!(named["ok"].as_u64().unwrap() > 0, "{rel}");
+        assert_eq!(
+            figures(&["--format", "inferred"], f),
+            named,
+            "{rel} ({why})"
+        );
+    }
+}
+
+#[test]
+fn every_builtin_testdata_file_is_listed() {
+    let listed: Vec<&str> = SAME.iter().chain(OUT).map(|(f, _)| *f).collect();
+    for dir in ["samples", "formats", "loadtest", "realdata", "lab"] {
+        for e in std::fs::read_dir(testdata().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let files: Vec<std::path::PathBuf> = if p.is_dir() {
+                std::fs::read_dir(&p)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect()
+            } else {
+                vec![p]
+            };
+            for p in files {
+                let rel = p
+                    .strip_prefix(testdata())
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_owned();
+                let name = p.file_name().unwrap().to_str().unwrap();
+                // Inputs only: not expectations, aggregates, notes or the lab's ground truth.
+                let input = (name.ends_with(".jsonl") || name.ends_with(".json"))
+                    && !name.contains(".expected.")
+                    && !["summary.json", "truth.jsonl", "phases.json"].contains(&name)
+                    && !name.contains("_aiperf")
+                    && !name.contains("_genai_perf");
+                if input {
+                    assert!(listed.contains(&rel.as_str()), "{rel} is not listed");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn guess_writes_a_formats_file_that_reproduces_the_run() {
+    let f = testdata().join(SAME[0].0);
+    let f = f.to_str().unwrap();
+    let toml = run_ok(&["formats", "--guess", f], b"");
+    let text = String::from_utf8(toml).unwrap();
+    assert!(text.contains("[[format]]"), "{text}");
+    assert!(
+        text.contains(r#"{ field = "ttft", path = "ttft_s", unit = "s" }"#),
+        "{text}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("guessed.toml");
+    std::fs::write(&file, &text).unwrap();
+    let file = file.to_str().unwrap();
+    let args = ["summary", "-o", "json"];
+    let inferred = run_ok(&[&args[..], &["--format", "inferred", f]].concat(), b"");
+    // The entry is a fallback like the generic reader: `--format inferred` picks it.
+    let forced = run_ok(
+        &[&args[..], &["--formats", file, "--format", "inferred", f]].concat(),
+        b"",
+    );
+    assert_eq!(forced, inferred);
+}
+
+/// A log no format knows, with self-describing names: epoch-second instants and an E2E in ms
+/// without a unit (pinned by end - start), a TTFT with its unit in the name.
+fn unknown_log(n: usize) -> String {
+    let mut s = String::from("server starting\n{\"event\":\"ready\"}\n");
+    for i in 0..n {
+        let start = 1_750_000_000.0 + i as f64;
+        let ttft = 100 + i % 7 * 10;
+        let e2e = 900 + i % 5 * 100;
+        s.push_str(&format!(
+            "{{\"req\":{{\"id\":\"r{i}\",\"start_time\":{start},\"end_time\":{}}},\"timing\":{{\"ttftMs\":{ttft},\"latency\":{e2e}}},\"usage\":{{\"num_prompt_tokens\":{},\"completion_tokens\":{}}}}}\n",
+            start + e2e as f64 / 1000.0,
+            100 + i,
+            20 + i % 3
+        ));
+    }
+    s
+}
+
+#[test]
+fn auto_uses_it_when_no_format_recognises_a_line_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("unknown.jsonl");
+    std::fs::write(&file, unknown_log(40)).unwrap();
+    let f = file.to_str().unwrap();
+    let out = run(&["--only-requests", "--threads", "1", f], b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no format recognised any of the first 41 JSON objects"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "e2e = timing.latency (ms, ms by e2e = end - arrival within 1 ms on 40 of 40 lines)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ttft = timing.ttftMs (ms, unit from the name)"),
+        "{stderr}"
+    );
+    let first: Value =
+        serde_json::from_slice(out.stdout.split(|&b| b == b'\n').next().unwrap()).unwrap();
+    let t = &first["tokentime"];
+    assert_eq!(t["format"], "inferred");
+    assert_eq!(t["ttft_ms"], 100.0);
+    assert_eq!(t["e2e_ms"], 900.0);
+    assert_eq!(t["input_tokens"], 100);
+    assert_eq!(t["tpot_ms"], 42.105, "(900 - 100) / (20 - 1)");
+    // The same on 2 threads in small chunks, and piped (stdin is not sampled in auto: a pipe
+    // is never held back), where --format inferred reads it.
+    let two = run_ok(
+        &[
+            "--only-requests",
+            "--threads",
+            "2",
+            "--chunk-bytes",
+            "300",
+            f,
+        ],
+        b"",
+    );
+    assert_eq!(two, out.stdout);
+    let piped = run_ok(
+        &["--only-requests", "--format", "inferred"],
+        unknown_log(40).as_bytes(),
+    );
+    assert_eq!(piped, out.stdout);
+    let s1 = run_ok(&["summary", "-o", "json", "--threads", "1", f], b"");
+    let s2 = run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--threads",
+            "2",
+            "--chunk-bytes",
+            "300",
+            f,
+        ],
+        b"",
+    );
+    assert_eq!(s1, s2);
+}
+
+#[test]
+fn auto_leaves_a_log_a_format_recognises_alone() {
+    let f = testdata().join("samples/litellm.jsonl");
+    let out = run(&["summary", f.to_str().unwrap()], b"");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("inferred"));
+}
+
+#[test]
+fn hostile_samples_map_nothing_they_cannot_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!(
+        "{}{{\"ttft_ms\":5}}{}",
+        "{\"a\":".repeat(100),
+        "}".repeat(100)
+    );
+    let cases = [
+        // Conflicting units: the name says ms, the object says s.
+        "{\"ttft_ms\":{\"value\":1,\"unit\":\"s\"},\"e2e_ms\":10}\n",
+        // Strings that are no durations, and a unit that changes between lines.
+        "{\"ttft\":\"fast\",\"e2e\":{\"value\":1,\"unit\":\"s\"}}\n{\"ttft\":\"x\",\"e2e\":{\"value\":1,\"unit\":\"ms\"}}\n",
+        // No unit and nothing to check it against.
+        "{\"latency\":12.5}\n",
+        &deep,
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        let file = dir.path().join(format!("h{i}.jsonl"));
+        std::fs::write(&file, text).unwrap();
+        let out = run(
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--format",
+                "inferred",
+                file.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert!(out.status.success(), "{i}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("tokentime: inferred:"), "{i}: {stderr}");
+        if i < 3 {
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let e2e = &v["groups"][0]["metrics"]["e2e_ms"]["count"];
+            assert!(e2e.is_null() || e2e == 0 || i == 0, "{i}: {v}");
+        }
+    }
+    let conflict = run(
+        &[
+            "formats",
+            "--guess",
+            dir.path().join("h0.jsonl").to_str().unwrap(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&conflict.stdout);
+    assert!(text.contains("# not mapped: ttft_ms.value as ttft: conflicting units: ms by its name, s by its {value, unit} object"), "{text}");
+}
