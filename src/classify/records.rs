@@ -282,8 +282,8 @@ pub(crate) fn collect_raw(
                     write_string(&mut text, &parent);
                     if let Some(ts) = last(&ms, TIMESTAMPS) {
                         let ts: Value = serde_json::from_str(ts).map_err(|_| NotRaw)?;
-                        let outputs = last(&ms, OUTPUTS)
-                            .and_then(|o| serde_json::from_str::<Value>(o).ok());
+                        let outputs =
+                            last(&ms, OUTPUTS).and_then(|o| serde_json::from_str::<Value>(o).ok());
                         text.push(b',');
                         write_key(&mut text, CONTENT_TIMESTAMPS);
                         let content = content_timestamps(&ts, outputs.as_ref());
@@ -321,7 +321,9 @@ fn content_timestamps(timestamps: &Value, outputs: Option<&Value>) -> Value {
     let Some(ts) = timestamps.as_array() else {
         return Value::Array(vec![]);
     };
-    let outputs = outputs.and_then(Value::as_array).filter(|o| o.len() == ts.len());
+    let outputs = outputs
+        .and_then(Value::as_array)
+        .filter(|o| o.len() == ts.len());
     let Some(outputs) = outputs else {
         return Value::Array(ts.clone());
     };
@@ -349,7 +351,10 @@ fn response_has_content(response: &str) -> bool {
         if event.is_empty() || event.starts_with([':']) {
             return false;
         }
-        if ["event:", "id:", "retry:"].iter().any(|f| event.starts_with(f)) {
+        if ["event:", "id:", "retry:"]
+            .iter()
+            .any(|f| event.starts_with(f))
+        {
             return false;
         }
         let data = event.strip_prefix("data:").unwrap_or(event).trim();

@@ -159,7 +159,10 @@ fn genai_perf_reproduces_its_ttft_and_request_latency_statistics() {
     assert_eq!(s["coverage"]["lines"], 1);
     let g = &s["groups"][0]["metrics"];
     let qs = ["p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99"];
-    for (ours, tag) in [("ttft_ms", "time_to_first_token"), ("e2e_ms", "request_latency")] {
+    for (ours, tag) in [
+        ("ttft_ms", "time_to_first_token"),
+        ("e2e_ms", "request_latency"),
+    ] {
         assert_eq!(
             g[ours]["count"].as_f64(),
             theirs["request_count"]["avg"].as_f64(),
@@ -212,9 +215,12 @@ fn genai_perf_times_the_responses_that_carry_content() {
     assert_eq!(rows[0]["e2e_ms"], 150.0);
     assert_eq!(rows[1]["ttft_ms"], Value::Null);
     assert_eq!(rows[1]["e2e_ms"], 300.0);
-    let s: Value = serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input.as_bytes()))
-        .unwrap();
-    assert_eq!(s["groups"][0]["metrics"]["ttft_ms"]["nulls"]["not_streamed"], 1);
+    let s: Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input.as_bytes())).unwrap();
+    assert_eq!(
+        s["groups"][0]["metrics"]["ttft_ms"]["nulls"]["not_streamed"],
+        1
+    );
 }
 
 /// The current AIPerf record (`request_start_ns`, `time_to_first_token`, `was_cancelled`,
