@@ -24,7 +24,9 @@ use std::collections::BTreeMap;
 /// OTLP `attributes` lists (`[{"key":K,"value":{"intValue":"3"}}]`) in a record become
 /// objects (`{"K":"3"}`), so a format reads `attributes.K`. Each record found by a pattern
 /// gets a member `"$parent"`: the key of the array or object that held it (`"spans"`,
-/// `"errored"`), so a format can tell records of different lists apart.
+/// `"errored"`), so a format can tell records of different lists apart. A record with
+/// `response_timestamps` (Perf Analyzer's export) gets `"$content_timestamps"`: see
+/// [`content_timestamps`].
 pub(crate) fn collect(
     line: &Value,
     source: &RecordSource,
@@ -61,6 +63,10 @@ pub(crate) fn collect(
                     normalize_otlp(&mut v);
                     if let Value::Object(m) = &mut v {
                         m.insert("$parent".into(), Value::String(parent.clone()));
+                        if let Some(ts) = m.get(TIMESTAMPS) {
+                            let content = content_timestamps(ts, m.get(OUTPUTS));
+                            m.insert(CONTENT_TIMESTAMPS.into(), content);
+                        }
                         add_carried(m);
                     }
                     out.push(serde_json::to_vec(&v).unwrap_or_default());
@@ -264,7 +270,7 @@ pub(crate) fn collect_raw(
                     text.push(b'{');
                     let mut first = true;
                     for (k, v) in &ms {
-                        if k == "$parent" {
+                        if k == "$parent" || k == CONTENT_TIMESTAMPS {
                             continue;
                         }
                         comma(&mut text, &mut first);
@@ -274,6 +280,15 @@ pub(crate) fn collect_raw(
                     comma(&mut text, &mut first);
                     write_key(&mut text, "$parent");
                     write_string(&mut text, &parent);
+                    if let Some(ts) = last(&ms, TIMESTAMPS) {
+                        let ts: Value = serde_json::from_str(ts).map_err(|_| NotRaw)?;
+                        let outputs =
+                            last(&ms, OUTPUTS).and_then(|o| serde_json::from_str::<Value>(o).ok());
+                        text.push(b',');
+                        write_key(&mut text, CONTENT_TIMESTAMPS);
+                        let content = content_timestamps(&ts, outputs.as_ref());
+                        text.extend_from_slice(&serde_json::to_vec(&content).map_err(|_| NotRaw)?);
+                    }
                     for &(k, v) in &carried {
                         if k != "$parent" && last(&ms, k).is_none() {
                             text.push(b',');
@@ -289,6 +304,84 @@ pub(crate) fn collect_raw(
         }
     }
     Ok(outside)
+}
+
+/// The response instants of a Perf Analyzer export record (GenAI-Perf's `profile_export.json`).
+const TIMESTAMPS: &str = "response_timestamps";
+/// The responses' text, one `{"response": TEXT}` per instant.
+const OUTPUTS: &str = "response_outputs";
+/// The member added to such a record: the instants of the responses that carry output.
+const CONTENT_TIMESTAMPS: &str = "$content_timestamps";
+
+/// The elements of `timestamps` whose response (the same index of `outputs`) carries output
+/// text, as GenAI-Perf keeps them before it measures: a stream's role-only first chunk, a
+/// usage-only chunk, `[DONE]` and SSE comments carry none. Every element when `outputs` is
+/// absent or does not pair with `timestamps`; an empty array when `timestamps` is no array.
+fn content_timestamps(timestamps: &Value, outputs: Option<&Value>) -> Value {
+    let Some(ts) = timestamps.as_array() else {
+        return Value::Array(vec![]);
+    };
+    let outputs = outputs
+        .and_then(Value::as_array)
+        .filter(|o| o.len() == ts.len());
+    let Some(outputs) = outputs else {
+        return Value::Array(ts.clone());
+    };
+    let kept = ts
+        .iter()
+        .zip(outputs)
+        .filter(|(_, o)| {
+            o.get("response")
+                .and_then(Value::as_str)
+                .is_some_and(response_has_content)
+        })
+        .map(|(t, _)| t.clone())
+        .collect();
+    Value::Array(kept)
+}
+
+/// True when one response's text (one or more SSE events, `data: {...}`, or a whole JSON
+/// body) carries output: a non-empty `content` or `reasoning_content` / `reasoning` of the
+/// first choice's `delta` or `message`, its `text`, a Triton `text_output` or a Hugging Face
+/// `generated_text`. Data that is no JSON counts as output (a response the reader cannot
+/// judge is still a response).
+fn response_has_content(response: &str) -> bool {
+    response.split("\n\n").any(|event| {
+        let event = event.trim();
+        if event.is_empty() || event.starts_with([':']) {
+            return false;
+        }
+        if ["event:", "id:", "retry:"]
+            .iter()
+            .any(|f| event.starts_with(f))
+        {
+            return false;
+        }
+        let data = event.strip_prefix("data:").unwrap_or(event).trim();
+        if data.is_empty() || data == "[DONE]" {
+            return false;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(data) else {
+            return true;
+        };
+        let v = v.as_array().and_then(|a| a.first()).unwrap_or(&v);
+        let choice = v.get("choices").and_then(|c| c.get(0));
+        let texts = [
+            choice.and_then(|c| c.get("delta")),
+            choice.and_then(|c| c.get("message")),
+        ]
+        .into_iter()
+        .flatten()
+        .flat_map(|m| ["content", "reasoning_content", "reasoning"].map(|k| m.get(k)))
+        .chain([
+            choice.and_then(|c| c.get("text")),
+            v.get("text_output"),
+            v.get("generated_text"),
+        ]);
+        texts
+            .flatten()
+            .any(|t| t.as_str().is_some_and(|s| !s.is_empty()))
+    })
 }
 
 /// [`collect_raw`] could not read the line (see there).
@@ -773,6 +866,20 @@ mod tests {
                 true,
                 &["model"],
             ),
+            // Perf Analyzer's export: the instants of the responses with content are added.
+            (
+                r#"{"experiments":[{"requests":[
+                    {"timestamp":1,"response_timestamps":[2,3,4,5],"response_outputs":[
+                      {"response":"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"},
+                      {"response":"data: {\"choices\":[{\"delta\":{\"content\":\" a\"}}]}\n\n"},
+                      {"response":": keep-alive\n\ndata: {\"choices\":[{\"text\":\"b\"}]}\n\n"},
+                      {"response":"data: [DONE]\n\n"}]},
+                    {"timestamp":1,"response_timestamps":[2,3],"response_outputs":[{"response":"x"}]},
+                    {"timestamp":1,"response_timestamps":7,"$content_timestamps":[1]}]}]}"#,
+                &["experiments.*.requests.*"],
+                false,
+                &[],
+            ),
         ];
         for (line, patterns, windowed, carry) in cases {
             let w = windowed.then_some(&window);
@@ -780,6 +887,26 @@ mod tests {
             assert!(!by_value.0.is_empty());
             assert_eq!(by_value, raw, "{line}");
         }
+    }
+
+    #[test]
+    fn perf_analyzer_records_list_the_instants_of_responses_with_content() {
+        let line = r#"{"requests":[
+            {"response_timestamps":[10,20,30,40,50,60],"response_outputs":[
+              {"response":"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n"},
+              {"response":"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n"},
+              {"response":"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n"},
+              {"response":"data: {\"choices\":[],\"usage\":{\"completion_tokens\":2}}\n\n"},
+              {"response":"event: ping"},
+              {"response":"data: [DONE]\n\n"}]},
+            {"response_timestamps":[10,20],"response_outputs":[{"response":""}]},
+            {"response_timestamps":[10],"response_outputs":[{"response":"not json"}]}]}"#;
+        let ((recs, _), (raw, _)) = both(line, &["requests.*"], None, &[]);
+        assert_eq!(recs, raw);
+        assert_eq!(recs[0]["$content_timestamps"], json!([20, 30]));
+        // Outputs that do not pair with the instants: every instant.
+        assert_eq!(recs[1]["$content_timestamps"], json!([10, 20]));
+        assert_eq!(recs[2]["$content_timestamps"], json!([10]));
     }
 
     #[test]

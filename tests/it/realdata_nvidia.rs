@@ -1,6 +1,6 @@
-//! NVIDIA's benchmark clients, AIPerf and GenAI-Perf (testdata/realdata, public files with the
-//! producers' own aggregates, see its README): `summary` reproduces each producer's numbers
-//! where the definitions agree.
+//! NVIDIA's benchmark clients, AIPerf and GenAI-Perf (testdata/realdata: a public file, and runs
+//! of the producers' own code against the mock server, each with the producer's own aggregates,
+//! see its README): `summary` reproduces each producer's numbers where the definitions agree.
 
 use crate::common::*;
 use serde_json::Value;
@@ -81,11 +81,72 @@ fn aiperf_reproduces_its_latency_token_and_chunk_gap_statistics() {
     assert_eq!(g["ttft_ms"]["nulls"]["error"], 11);
 }
 
+const AIPERF13: &str = "realdata/aiperf013-mock-chat-cancel";
+
+/// AIPerf 0.13 (the current schema: `request_start_ns`, `time_to_first_token`, `was_cancelled`,
+/// `error_isl`, warm-up records in the same file), run here against the mock server: 150
+/// profiling requests, 11 HTTP 503s, 12 cancelled by AIPerf, 5 warm-up requests.
 #[test]
-fn genai_perf_reproduces_its_request_latency_statistics() {
-    let dir = "realdata/genai-perf-chat-c50";
-    let file = testdata().join(dir).join("simple_medium_response_c50.json");
-    let theirs = read(&format!("{dir}/simple_medium_response_c50_genai_perf.json"));
+fn aiperf_current_reproduces_its_statistics_errors_and_cancellations() {
+    let file = testdata().join(AIPERF13).join("profile_export.jsonl");
+    let theirs = read(&format!("{AIPERF13}/profile_export_aiperf.json"));
+    assert_eq!(theirs["aiperf_version"], "0.13.0");
+    let qs = ["p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99"];
+    let s = summary(&[
+        "summary",
+        "-o",
+        "json",
+        "--exact-limit",
+        "1000000",
+        "--quantiles",
+        "1,5,10,25,50,75,90,95,99",
+        file.to_str().unwrap(),
+    ]);
+    let cov = &s["coverage"];
+    // 155 lines: the 5 warm-up records are no requests.
+    assert_eq!(cov["lines"], 155);
+    assert_eq!(cov["formats"]["aiperf"], 150);
+    assert_eq!(
+        cov["requests"].as_f64(),
+        theirs["completed_request_count"]["avg"].as_f64()
+    );
+    // AIPerf's error count holds its cancellations: a cancelled record carries no metric but
+    // `error_isl` (no TTFT even when tokens had come), so each is a cancellation before the
+    // first token, an error to tokentime.
+    assert_eq!(
+        cov["errors"].as_f64(),
+        theirs["error_request_count"]["avg"].as_f64()
+    );
+    let g = &s["groups"][0]["metrics"];
+    for (ours, tag) in [
+        ("ttft_ms", "time_to_first_token"),
+        ("tpot_ms", "inter_token_latency"),
+        ("itl_ms", "inter_chunk_latency"),
+        ("e2e_ms", "request_latency"),
+        ("decode_ms", "decode_duration"),
+        ("output_tokens", "output_sequence_length"),
+        ("input_tokens", "input_sequence_length"),
+    ] {
+        assert_eq!(g[ours]["count"], theirs[tag]["count"], "{ours} count");
+        compare(
+            &g[ours],
+            &theirs[tag],
+            &qs,
+            &format!("aiperf 0.13 {ours} ~ {tag}"),
+        );
+    }
+    assert_eq!(g["ttft_ms"]["nulls"]["error"], 23);
+}
+
+const GENAI_PERF: &str = "realdata/genai-perf016-mock-chat-stream";
+
+/// GenAI-Perf 0.0.16 (Perf Analyzer 2.51.0), a streamed chat run against the mock server: each
+/// request's responses are the role chunk, the content chunks and `[DONE]`; TTFT and request
+/// latency run from the start to the first and last response that carries content.
+#[test]
+fn genai_perf_reproduces_its_ttft_and_request_latency_statistics() {
+    let file = testdata().join(GENAI_PERF).join("profile_export.json");
+    let theirs = read(&format!("{GENAI_PERF}/profile_export_genai_perf.json"));
     let s = summary(&[
         "summary",
         "-o",
@@ -94,23 +155,72 @@ fn genai_perf_reproduces_its_request_latency_statistics() {
         "1,5,10,25,50,75,90,95,99",
         file.to_str().unwrap(),
     ]);
-    assert_eq!(s["coverage"]["formats"]["genai-perf"], 138);
+    assert_eq!(s["coverage"]["formats"]["genai-perf"], 100);
     assert_eq!(s["coverage"]["lines"], 1);
     let g = &s["groups"][0]["metrics"];
-    assert_eq!(
-        g["e2e_ms"]["count"].as_f64(),
-        theirs["request_count"]["avg"].as_f64()
-    );
     let qs = ["p1", "p5", "p10", "p25", "p50", "p75", "p90", "p95", "p99"];
-    compare(
-        &g["e2e_ms"],
-        &theirs["request_latency"],
-        &qs,
-        "genai-perf e2e",
+    for (ours, tag) in [
+        ("ttft_ms", "time_to_first_token"),
+        ("e2e_ms", "request_latency"),
+    ] {
+        assert_eq!(
+            g[ours]["count"].as_f64(),
+            theirs["request_count"]["avg"].as_f64(),
+            "{ours} count"
+        );
+        compare(
+            &g[ours],
+            &theirs[tag],
+            &qs,
+            &format!("genai-perf {ours} ~ {tag}"),
+        );
+    }
+    // Token counts come from GenAI-Perf's tokenizer over the text: not in the export.
+    assert_eq!(g["output_tokens"]["nulls"]["not_logged"], 100);
+}
+
+/// A request that was not streamed has one response: no first token to time. GenAI-Perf
+/// reports its request latency as the TTFT; tokentime has none. The role chunk and `[DONE]` of
+/// a stream carry no content and neither start nor end it.
+#[test]
+fn genai_perf_times_the_responses_that_carry_content() {
+    let chunk = |content: &str| {
+        format!(
+            r#"{{"response":"data: {{\"object\":\"chat.completion.chunk\",\"choices\":[{{\"index\":0,\"delta\":{{{content}}}}}]}}\n\n"}}"#
+        )
+    };
+    let streamed = format!(
+        r#"{{"timestamp":1700000000000000000,"request_inputs":{{"payload":"{{}}"}},"response_timestamps":[1700000000001000000,1700000000100000000,1700000000150000000,1700000000151000000],"response_outputs":[{},{},{},{{"response":"data: [DONE]\n\n"}}]}}"#,
+        chunk(r#"\"role\":\"assistant\",\"content\":\"\""#),
+        chunk(r#"\"content\":\" Hello\""#),
+        chunk(r#"\"content\":\" world\""#),
     );
-    // A run without streaming: one response a request, no first token to time. GenAI-Perf
-    // reports its request latency as the TTFT; tokentime has none.
-    assert_eq!(g["ttft_ms"]["nulls"]["not_streamed"], 138);
+    let whole = r#"{"timestamp":1700000000000000000,"request_inputs":{"payload":"{}"},"response_timestamps":[1700000000300000000],"response_outputs":[{"response":"{\"object\":\"chat.completion\",\"choices\":[{\"message\":{\"content\":\"Hi\"}}]}"}]}"#;
+    let doc = format!(
+        r#"{{"experiments":[{{"experiment":{{"mode":"concurrency","value":1}},"requests":[{streamed},{whole}]}}],"version":"2.51.0","service_kind":"openai","endpoint":"v1/chat/completions"}}"#
+    );
+    let input = doc + "\n";
+    let rows = run_ok(
+        &["-o", "jsonl", "--fields", "format,ttft_ms,e2e_ms"],
+        input.as_bytes(),
+    );
+    let rows: Vec<Value> = String::from_utf8(rows)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["format"], "genai-perf");
+    assert_eq!(rows[0]["ttft_ms"], 100.0);
+    assert_eq!(rows[0]["e2e_ms"], 150.0);
+    assert_eq!(rows[1]["ttft_ms"], Value::Null);
+    assert_eq!(rows[1]["e2e_ms"], 300.0);
+    let s: Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], input.as_bytes())).unwrap();
+    assert_eq!(
+        s["groups"][0]["metrics"]["ttft_ms"]["nulls"]["not_streamed"],
+        1
+    );
 }
 
 /// The current AIPerf record (`request_start_ns`, `time_to_first_token`, `was_cancelled`,
