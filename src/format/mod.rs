@@ -51,11 +51,14 @@ pub enum Field {
     /// The gaps between consecutive output tokens or chunks: an array of durations (vLLM
     /// bench `itls[i]`). Their sum is the decode time when none is logged.
     Itl,
+    /// Duration arrival -> first answer token (a reasoning model's first token after its
+    /// reasoning: AIPerf's `time_to_first_output_token`).
+    Ttfot,
 }
 
 impl Field {
     /// All fields, in `--map` order.
-    pub const ALL: [Field; 15] = [
+    pub const ALL: [Field; 16] = [
         Field::Arrival,
         Field::Scheduled,
         Field::FirstToken,
@@ -71,6 +74,7 @@ impl Field {
         Field::OutputTokens,
         Field::LoggedAt,
         Field::Itl,
+        Field::Ttfot,
     ];
 
     /// The name used by `--map` and `tokentime formats`.
@@ -91,6 +95,7 @@ impl Field {
             Field::OutputTokens => "output_tokens",
             Field::LoggedAt => "logged_at",
             Field::Itl => "itl",
+            Field::Ttfot => "ttfot",
         }
     }
 
@@ -817,6 +822,7 @@ fn set_field(t: &mut Timeline, field: Field, v: i64) {
         Field::Decode => t.decode = Some(v),
         Field::E2e => t.e2e = Some(v),
         Field::LoggedAt => t.logged_at = Some(v),
+        Field::Ttfot => t.ttfot = Some(v),
         Field::Itl => {}
     }
 }
@@ -857,6 +863,7 @@ pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
             Field::Decode => t.decode.is_none(),
             Field::E2e => t.e2e.is_none(),
             Field::LoggedAt => t.logged_at.is_none(),
+            Field::Ttfot => t.ttfot.is_none(),
             Field::Itl => false,
         };
         if empty {
