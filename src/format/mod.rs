@@ -308,6 +308,10 @@ pub struct FormatSpec {
     /// What the format's arrival instant is (`Arrival` for a server, `Gateway` for a gateway).
     #[serde(default, deserialize_with = "crate::format::file::de_origin")]
     pub arrival_origin: Origin,
+    /// What its `itl_ms` gaps are (`chunk gaps`: one per stream chunk, a chunk may carry
+    /// several tokens), for `tokentime formats`; empty when unknown (a `--map itl` array).
+    #[serde(default)]
+    pub itl_doc: String,
     /// What its TTFT is measured from, for `tokentime formats`.
     #[serde(default)]
     pub ttft_doc: String,
@@ -555,6 +559,9 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
         }
     }
     let _ = writeln!(s, "  TTFT origin: {}", f.ttft_doc);
+    if !f.itl_doc.is_empty() {
+        let _ = writeln!(s, "  itl_ms: {}", f.itl_doc);
+    }
     let _ = writeln!(s, "  cache: {}", f.cache_doc);
     for r in &f.fields {
         let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();

@@ -402,3 +402,19 @@ fn reasoning_ttft_and_time_to_first_output_token() {
     }
     f.done();
 }
+
+/// Rule: where one chunk carries several tokens, the gaps a producer logs between chunks are
+/// chunk gaps, not per-token ITLs: every format whose `itl_ms` comes from such gaps says so
+/// in `tokentime formats`, and the per-token figure stays `tpot_ms`.
+#[test]
+fn itl_of_chunk_gaps_is_labelled_chunk_gaps() {
+    let mut f = Failures::default();
+    for format in ["aiperf", "vllm-bench", "sglang-bench"] {
+        let out = run_ok(&["formats", format], b"");
+        let text = String::from_utf8_lossy(&out);
+        f.check(text.contains("  itl_ms: chunk gaps ("), || {
+            format!("{format}: `itl_ms: chunk gaps` expected in:\n{text}")
+        });
+    }
+    f.done();
+}

@@ -22,6 +22,7 @@ pub(crate) fn spec() -> FormatSpec {
             vec![eq("metadata.credit_phase", "\"warmup\"")],
         ],
         arrival_origin: Origin::Gateway,
+        itl_doc: "chunk gaps (metrics.inter_chunk_latency: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): metrics.time_to_first_token, the first token of any kind (reasoning included); itl = inter_chunk_latency (chunk gaps)".into(),
         cache_doc: "none".into(),
         fields: vec![
