@@ -52,11 +52,14 @@ pub enum Field {
     /// The gaps between consecutive output tokens or chunks: an array of durations (vLLM
     /// bench `itls[i]`). Their sum is the decode time when none is logged.
     Itl,
+    /// Duration arrival -> first answer token (a reasoning model's first token after its
+    /// reasoning: AIPerf's `time_to_first_output_token`).
+    Ttfot,
 }
 
 impl Field {
     /// All fields, in `--map` order.
-    pub const ALL: [Field; 15] = [
+    pub const ALL: [Field; 16] = [
         Field::Arrival,
         Field::Scheduled,
         Field::FirstToken,
@@ -72,6 +75,7 @@ impl Field {
         Field::OutputTokens,
         Field::LoggedAt,
         Field::Itl,
+        Field::Ttfot,
     ];
 
     /// The name used by `--map` and `tokentime formats`.
@@ -92,6 +96,7 @@ impl Field {
             Field::OutputTokens => "output_tokens",
             Field::LoggedAt => "logged_at",
             Field::Itl => "itl",
+            Field::Ttfot => "ttfot",
         }
     }
 
@@ -304,6 +309,10 @@ pub struct FormatSpec {
     /// What the format's arrival instant is (`Arrival` for a server, `Gateway` for a gateway).
     #[serde(default, deserialize_with = "crate::format::file::de_origin")]
     pub arrival_origin: Origin,
+    /// What its `itl_ms` gaps are (`chunk gaps`: one per stream chunk, a chunk may carry
+    /// several tokens), for `tokentime formats`; empty when unknown (a `--map itl` array).
+    #[serde(default)]
+    pub itl_doc: String,
     /// What its TTFT is measured from, for `tokentime formats`.
     #[serde(default)]
     pub ttft_doc: String,
@@ -551,6 +560,9 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
         }
     }
     let _ = writeln!(s, "  TTFT origin: {}", f.ttft_doc);
+    if !f.itl_doc.is_empty() {
+        let _ = writeln!(s, "  itl_ms: {}", f.itl_doc);
+    }
     let _ = writeln!(s, "  cache: {}", f.cache_doc);
     for r in &f.fields {
         let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
@@ -818,6 +830,7 @@ fn set_field(t: &mut Timeline, field: Field, v: i64) {
         Field::Decode => t.decode = Some(v),
         Field::E2e => t.e2e = Some(v),
         Field::LoggedAt => t.logged_at = Some(v),
+        Field::Ttfot => t.ttfot = Some(v),
         Field::Itl => {}
     }
 }
@@ -858,6 +871,7 @@ pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
             Field::Decode => t.decode.is_none(),
             Field::E2e => t.e2e.is_none(),
             Field::LoggedAt => t.logged_at.is_none(),
+            Field::Ttfot => t.ttfot.is_none(),
             Field::Itl => false,
         };
         if empty {

@@ -84,6 +84,9 @@ pub struct Timeline {
     pub decode: Option<i64>,
     /// Logged E2E duration (ns).
     pub e2e: Option<i64>,
+    /// Logged duration arrival -> first answer token (ns): a reasoning model's time to first
+    /// output token, where the log separates it from the TTFT.
+    pub ttfot: Option<i64>,
     /// Prompt tokens, cached ones included.
     pub input_tokens: Option<u64>,
     /// Prompt tokens served from a prefix/KV cache.
@@ -291,6 +294,8 @@ pub struct Metrics {
     pub tpot: Value,
     /// E2E latency: end - arrival.
     pub e2e: Value,
+    /// Time to first output (answer) token, logged only: `NotLogged` where the log has none.
+    pub ttfot: Value,
     /// Prompt tokens, cached included.
     pub input_tokens: Option<u64>,
     /// Cached prompt tokens.
@@ -785,6 +790,13 @@ impl Draft {
             decode: self.decode,
             tpot,
             e2e: self.e2e,
+            ttfot: match t.ttfot {
+                None => Err(NullReason::NotLogged),
+                Some(_) if outcome == Outcome::Error => Err(NullReason::Error),
+                Some(_) if t.response_cache => Err(NullReason::ResponseCache),
+                Some(v) if v < 0 => Err(NullReason::NegativeInterval),
+                Some(v) => Ok(v as f64),
+            },
             input_tokens: count(t.input_tokens),
             cached_tokens: count(cached_tokens),
             output_tokens: count(t.output_tokens),

@@ -27,6 +27,10 @@ pub enum Metric {
     CachedTokens,
     /// Generated tokens.
     OutputTokens,
+    /// Time to first output token: to the first answer token of a reasoning model, where the
+    /// log separates it from the TTFT (the first token of any kind). Reported only where
+    /// logged ([`Metric::only_where_logged`]).
+    Ttfot,
 }
 
 /// One request's raw value of a metric, as [`Metric::sample`] reads it.
@@ -42,7 +46,7 @@ pub(crate) enum Sample {
 
 impl Metric {
     /// How many metrics there are.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 11;
 
     /// Every metric, in output order.
     pub const ALL: [Metric; Metric::COUNT] = [
@@ -56,6 +60,7 @@ impl Metric {
         Metric::InputTokens,
         Metric::CachedTokens,
         Metric::OutputTokens,
+        Metric::Ttfot,
     ];
 
     /// The metric's place in [`Metric::ALL`] (and in every per-metric array).
@@ -76,6 +81,7 @@ impl Metric {
             Metric::InputTokens => "input_tokens",
             Metric::CachedTokens => "cached_tokens",
             Metric::OutputTokens => "output_tokens",
+            Metric::Ttfot => "ttfot_ms",
         }
     }
 
@@ -92,6 +98,7 @@ impl Metric {
             Metric::InputTokens => "input_tokens",
             Metric::CachedTokens => "cached_tokens",
             Metric::OutputTokens => "output_tokens",
+            Metric::Ttfot => "ttfot",
         }
     }
 
@@ -123,6 +130,13 @@ impl Metric {
         !matches!(self, Metric::Itl)
     }
 
+    /// True for a metric that outputs show only where some request logged it (its values and
+    /// its nulls other than `not_logged`): a log without it renders as if the metric did not
+    /// exist. Only [`Metric::Ttfot`], which few producers log.
+    pub const fn only_where_logged(self) -> bool {
+        matches!(self, Metric::Ttfot)
+    }
+
     /// The Prometheus family: durations in seconds (`tokentime_ttft_seconds`), token counts
     /// as they are (`tokentime_input_tokens`).
     pub const fn prometheus_name(self) -> &'static str {
@@ -137,6 +151,7 @@ impl Metric {
             Metric::InputTokens => "tokentime_input_tokens",
             Metric::CachedTokens => "tokentime_cached_tokens",
             Metric::OutputTokens => "tokentime_output_tokens",
+            Metric::Ttfot => "tokentime_ttfot_seconds",
         }
     }
 
@@ -162,6 +177,9 @@ impl Metric {
             Metric::InputTokens => "Prompt tokens per request, cached ones included.",
             Metric::CachedTokens => "Prompt tokens served from the prefix cache per request.",
             Metric::OutputTokens => "Generated tokens per request.",
+            Metric::Ttfot => {
+                "Time to first output token (the first answer token after a reasoning model's reasoning), in seconds."
+            }
         }
     }
 
@@ -178,6 +196,7 @@ impl Metric {
             Metric::InputTokens => Sample::Tokens(m.input_tokens),
             Metric::CachedTokens => Sample::Tokens(m.cached_tokens),
             Metric::OutputTokens => Sample::Tokens(m.output_tokens),
+            Metric::Ttfot => Sample::Ns(m.ttfot),
         }
     }
 
@@ -198,7 +217,7 @@ mod tests {
     use super::*;
 
     /// The summary's metric list before the enum, in its order.
-    const OLD_METRICS: [&str; 10] = [
+    const OLD_METRICS: [&str; 11] = [
         "ttft_ms",
         "tpot_ms",
         "itl_ms",
@@ -209,6 +228,7 @@ mod tests {
         "input_tokens",
         "cached_tokens",
         "output_tokens",
+        "ttfot_ms",
     ];
 
     #[test]

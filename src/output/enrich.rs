@@ -4,7 +4,7 @@
 //! unchanged up to the line's closing `}`; the metrics object is inserted before it; the rest
 //! (the `}`, trailing blanks, the line ending) follows unchanged. Nothing is re-serialized.
 
-use crate::metrics::{Metric, Metrics, Sample};
+use crate::metrics::{Metric, Metrics, NullReason, Sample};
 pub(crate) use crate::number::round3;
 use crate::number::{push_u64, write_json_str_body, write_ms};
 use std::io::{self, Write};
@@ -79,6 +79,10 @@ pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io:
     write_json_str_body(out, format);
     out.push(b'"');
     for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {
+        if metric.only_where_logged() && metric.sample(m) == Sample::Ns(Err(NullReason::NotLogged))
+        {
+            continue;
+        }
         member(out, metric.json_name());
         match metric.sample(m) {
             Sample::Ns(Ok(ns)) => write_ms(out, ns)?,
@@ -96,6 +100,9 @@ pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io:
     let mut nulls = 0;
     for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {
         if let Sample::Ns(Err(r)) = metric.sample(m) {
+            if metric.only_where_logged() && r == NullReason::NotLogged {
+                continue;
+            }
             out.extend_from_slice(if nulls == 0 {
                 b",\"nulls\":{\""
             } else {

@@ -96,6 +96,9 @@ pub(crate) fn write_delimited(
             })
             .collect();
         for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+            if !st.shown(metric) {
+                continue;
+            }
             let dg = &mut st.digest;
             let mut row = vec![label.clone()];
             row.extend(cells.iter().cloned());
@@ -203,6 +206,11 @@ pub(crate) fn write_prometheus(
     let targets = summary.targets().cloned();
     let mut groups = prom_groups(summary);
     for metric in Metric::ALL {
+        // A metric only some logs have: its family only where some group logged it.
+        if metric.only_where_logged() && !groups.iter_mut().any(|(_, g)| g.metric(metric).logged())
+        {
+            continue;
+        }
         write_family(out, metric, &mut groups, quantiles)?;
     }
     write_count_gauges(out, cov, &groups)?;
@@ -688,8 +696,8 @@ mod tests {
         assert_eq!(
             row_fields(),
             "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, \
-             prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, cache, \
-             ttft_origin, outcome"
+             prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, ttfot_ms, \
+             cache, ttft_origin, outcome"
         );
         assert!(parse_fields("itl_ms").is_err());
         assert_eq!(

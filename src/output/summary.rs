@@ -79,7 +79,9 @@ impl MakeGroups for LazyGroups<'_> {
         doc["findings"] = findings;
         doc["analysis"] = analysis;
         for (metric, h) in Metric::ALL.into_iter().zip(&r.hist) {
-            if let Some(h) = h {
+            if let Some(h) = h
+                && !doc["metrics"][metric.json_name()].is_null()
+            {
                 doc["metrics"][metric.json_name()]["histogram"] =
                     crate::output::findings::hist_json(h);
             }
@@ -137,6 +139,9 @@ pub(crate) fn group_json(
             .map(|(o, n)| ((*o).to_owned(), json!(n)))
             .collect();
         for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+            if !st.shown(metric) {
+                continue;
+            }
             let mut qs = Map::new();
             for &q in quantiles {
                 qs.insert(quantile_name(q), num(st.digest.quantile(q)));
@@ -317,6 +322,9 @@ impl TableContext<'_> {
         let mut rows = vec![header];
         let mut absent = vec![];
         for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+            if !st.shown(metric) {
+                continue;
+            }
             let name = metric.json_name();
             let nulls: Vec<String> = st
                 .nulls

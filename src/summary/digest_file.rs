@@ -62,6 +62,9 @@ impl MakeGroups for SavedGroups<'_> {
             .collect();
         let mut metrics = Map::new();
         for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+            if !st.shown(metric) {
+                continue;
+            }
             let nulls: Map<String, Json> = st
                 .nulls
                 .iter()
@@ -442,6 +445,11 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
     for (metric, m) in Metric::ALL.into_iter().zip(st.metrics.iter_mut()) {
         let name = metric.json_name();
         let j = &g["metrics"][name];
+        if j.is_null() && metric.only_where_logged() {
+            // Left out when no request logged it (and by files saved before it existed).
+            m.nulls.insert(NullReason::NotLogged, st.requests);
+            continue;
+        }
         if j.is_null() {
             return Err(format!("metric {name} missing"));
         }

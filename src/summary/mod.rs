@@ -41,6 +41,20 @@ pub struct MetricStats {
     pub nulls: NullCounts,
 }
 
+impl MetricStats {
+    /// True when some request of the group logged the metric: a value, or a null other than
+    /// `not_logged`. Outputs leave out a [`Metric::only_where_logged`] metric without it.
+    pub fn logged(&self) -> bool {
+        self.digest.count() > 0 || self.nulls.iter().any(|(r, _)| r != NullReason::NotLogged)
+    }
+
+    /// False for a [`Metric::only_where_logged`] metric that no request logged: outputs
+    /// leave it out (so a log without it renders as before the metric existed).
+    pub fn shown(&self, metric: Metric) -> bool {
+        !metric.only_where_logged() || self.logged()
+    }
+}
+
 /// Null counts by reason. A fixed array rather than a map: counting is on every request's
 /// path (a `BTreeMap` entry per null was a measurable share of `summary`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -343,3 +343,78 @@ fn timeouts_are_errors() {
     }
     f.done();
 }
+
+/// Rule: where a log separates them, the time to the first token of any kind (TTFT, a reasoning
+/// model's first reasoning token) and the time to the first answer token (`ttfot_ms`, time to
+/// first output token) are both reported: per request and in the summary. Where a log does not
+/// separate them, `ttfot_ms` is absent from every output (no member, no row), so such output
+/// is as it was. Each line logs a TTFT of 120 ms and an answer 900 ms after arrival.
+#[test]
+fn reasoning_ttft_and_time_to_first_output_token() {
+    let mut f = Failures::default();
+    for (format, line) in [
+        (
+            "aiperf",
+            r#"{"metadata":{"x_request_id":"a1","request_start_ns":1759813207000000000,"record_processor_id":"rp","benchmark_phase":"profiling"},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"time_to_first_token":{"value":120.0,"unit":"ms"},"time_to_first_output_token":{"value":900.0,"unit":"ms"},"request_latency":{"value":2000.0,"unit":"ms"},"output_sequence_length":{"value":200,"unit":"tokens"}},"error":null}"#,
+        ),
+        // AIPerf's earlier tag of the same metric.
+        (
+            "aiperf",
+            r#"{"metadata":{"x_request_id":"a2","request_start_ns":1759813207000000000,"record_processor_id":"rp","benchmark_phase":"profiling"},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"time_to_first_token":{"value":120.0,"unit":"ms"},"time_to_first_output":{"value":900.0,"unit":"ms"},"request_latency":{"value":2000.0,"unit":"ms"},"output_sequence_length":{"value":200,"unit":"tokens"}},"error":null}"#,
+        ),
+        // vLLM's per-request metrics with the per-type split: both from the scheduler, the
+        // queue time added to each.
+        (
+            "vllm",
+            r#"{"id":"c1","object":"chat.completion","created":1741946531,"model":"m","choices":[{"index":0,"finish_reason":"stop"}],"usage":{"prompt_tokens":1843,"total_tokens":2043,"completion_tokens":200},"metrics":{"time_to_first_token_ms":100.0,"queue_time_ms":20.0,"generation_time_ms":1880.0,"output_token_metrics":{"reasoning":{"token_count":150,"time_to_first_token_ms":100.0},"content":{"token_count":50,"time_to_first_token_ms":880.0}}}}"#,
+        ),
+    ] {
+        let r = one(format, line);
+        f.check(r["ttft_ms"] == 120.0 && r["ttfot_ms"] == 900.0, || {
+            format!("{format}: ttft_ms 120 and ttfot_ms 900 expected: {r}")
+        });
+        let out = run_ok(
+            &["summary", "--format", format, "-o", "json"],
+            line.as_bytes(),
+        );
+        let s: Value = serde_json::from_slice(&out).unwrap();
+        let m = &s["groups"][0]["metrics"];
+        f.check(
+            m["ttfot_ms"]["count"] == 1 && m["ttft_ms"]["count"] == 1,
+            || format!("{format}: summary ttfot_ms and ttft_ms expected: {m}"),
+        );
+        // Without it: no member anywhere.
+        let without = line
+            .replace("time_to_first_output", "x")
+            .replace("\"content\":", "\"x\":");
+        let r = one(format, &without);
+        f.check(r.get("ttfot_ms").is_none(), || {
+            format!("{format}: no ttfot_ms member expected without it: {r}")
+        });
+        let out = run_ok(
+            &["summary", "--format", format, "-o", "json"],
+            without.as_bytes(),
+        );
+        let s: Value = serde_json::from_slice(&out).unwrap();
+        f.check(s["groups"][0]["metrics"].get("ttfot_ms").is_none(), || {
+            format!("{format}: no summary ttfot_ms expected without it")
+        });
+    }
+    f.done();
+}
+
+/// Rule: where one chunk carries several tokens, the gaps a producer logs between chunks are
+/// chunk gaps, not per-token ITLs: every format whose `itl_ms` comes from such gaps says so
+/// in `tokentime formats`, and the per-token figure stays `tpot_ms`.
+#[test]
+fn itl_of_chunk_gaps_is_labelled_chunk_gaps() {
+    let mut f = Failures::default();
+    for format in ["aiperf", "vllm-bench", "sglang-bench"] {
+        let out = run_ok(&["formats", format], b"");
+        let text = String::from_utf8_lossy(&out);
+        f.check(text.contains("  itl_ms: chunk gaps ("), || {
+            format!("{format}: `itl_ms: chunk gaps` expected in:\n{text}")
+        });
+    }
+    f.done();
+}

@@ -22,6 +22,7 @@ pub(crate) fn spec() -> FormatSpec {
             vec![eq("metadata.credit_phase", "\"warmup\"")],
         ],
         arrival_origin: Origin::Gateway,
+        itl_doc: "chunk gaps (metrics.inter_chunk_latency: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): metrics.time_to_first_token, the first token of any kind (reasoning included); itl = inter_chunk_latency (chunk gaps)".into(),
         cache_doc: "none".into(),
         fields: vec![
@@ -33,6 +34,9 @@ pub(crate) fn spec() -> FormatSpec {
             combined(Field::Decode, Unit::Ms, Combine::Difference, &["metrics.request_latency.value", "metrics.time_to_first_token.value"]),
             combined(Field::Decode, Unit::Ms, Combine::Difference, &["metrics.request_latency.value", "metrics.ttft.value"]),
             rule(Field::Itl, Unit::Ms, &["metrics.inter_chunk_latency.value"]),
+            // Later versions: the first non-reasoning token (`time_to_first_output`, renamed
+            // `time_to_first_output_token`; display unit ms), streamed responses only.
+            rule(Field::Ttfot, Unit::Ms, &["metrics.time_to_first_output_token.value", "metrics.time_to_first_output.value"]),
             rule(Field::OutputTokens, Unit::Count, &["metrics.output_sequence_length.value"]),
             rule(Field::InputTokens, Unit::Count, &["metrics.input_sequence_length.value", "metrics.error_isl.value"]),
         ],

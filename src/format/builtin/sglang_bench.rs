@@ -24,6 +24,7 @@ pub(crate) fn spec() -> FormatSpec {
         record_markers: vec![Cond::Present(p("ttfts"))],
         record_carry: vec!["backend".into()],
         arrival_origin: Origin::Gateway,
+        itl_doc: "chunk gaps (itls[i]: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): ttfts[i]; decode = sum(itls[i]); a non-streamed run's ttfts[i] is the whole latency".into(),
         cache_doc: "none".into(),
         fields: vec![

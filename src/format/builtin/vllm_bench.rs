@@ -28,6 +28,7 @@ pub(crate) fn spec() -> FormatSpec {
         record_carry: vec!["model_id".into()],
         model_paths: vec![p("model_id")],
         arrival_origin: Origin::Gateway,
+        itl_doc: "chunk gaps (itls[i]: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): ttfts[i]; decode = sum(itls[i])".into(),
         cache_doc: "none".into(),
         fields: vec![
