@@ -45,6 +45,15 @@ pub(crate) trait Sink {
         ending: &[u8],
     ) -> io::Result<()>;
 
+    /// A record of a JSON document read by enrich, the `line_no`th: its requests are counted,
+    /// and written only as rows (the document's bytes pass through as they are).
+    ///
+    /// # Errors
+    /// The sink's output errors.
+    fn record(&mut self, line_no: u64, content: &[u8]) -> io::Result<()> {
+        self.line(line_no, b"", content, b"")
+    }
+
     /// Whether bytes that are not lines pass through to the output: the pieces of a line
     /// longer than `--max-line-bytes`, a JSON array document.
     fn passes_through(&self) -> bool {
@@ -218,7 +227,7 @@ pub(crate) fn read_from(
     let reader = io::BufReader::with_capacity(64 * 1024, reader);
     // A document only when the whole input parses as one: a first line of `[]` or a pretty
     // banner before a log leaves it JSON lines, every line read.
-    let (doc, mut reader) = match document::sniff(reader, reading.config.max_line_bytes) {
+    let (doc, reader) = match document::sniff(reader, reading.config.max_line_bytes) {
         Ok(d) => d,
         Err(e) => {
             failed(name, e, sink);
@@ -226,18 +235,12 @@ pub(crate) fn read_from(
         }
     };
     let failure = match (doc, reading.documents) {
-        (Some(Document::Array), Documents::PassThrough) => {
-            pass_document(name, &mut reader, sink)?;
-            None
-        }
+        (Some(kind), Documents::PassThrough) => read_document_through(reading, name, kind, reader, sink)?,
         (Some(Document::Array), Documents::Records) => {
             read_array(reader, sink);
             None
         }
         (Some(Document::Object), Documents::Records) => read_objects(reading, reader, sink)?,
-        // A pretty-printed object document passed through is read as lines: they pass through
-        // unchanged (counted non-JSON or invalid), and JSON lines after it (a server's log after
-        // a pretty banner, a live `tail -F`) are still enriched.
         (_, _) if chunkable => {
             let config = reading.chunked.unwrap_or(reading.config);
             if let Some(n) = reading.in_chunks {
@@ -262,35 +265,92 @@ pub(crate) fn read_from(
     Ok(Outcome::Read)
 }
 
-/// A JSON array document, in enrich: it is not JSON lines, so it passes through (`tokentime
-/// summary` reads its records). It holds no request line, so --only-requests and the row
-/// outputs (CSV, TSV, JSONL rows) leave it out, as they leave out the other lines that are not
-/// requests.
-fn pass_document(name: &str, reader: &mut impl BufRead, sink: &mut impl Sink) -> io::Result<()> {
+/// A JSON document in enrich: it is not JSON lines, so its bytes pass through unchanged (left
+/// out when the sink passes nothing through: rows, `--only-requests`), while its records are
+/// read as `summary` reads them ([`Sink::record`]): counted, and written as rows. Returns the
+/// input's read error.
+///
+/// # Errors
+/// The sink's output errors.
+fn read_document_through<R: Read>(
+    reading: &Reading<'_>,
+    name: &str,
+    kind: Document,
+    reader: io::BufReader<document::Replay<R>>,
+    sink: &mut impl Sink,
+) -> io::Result<Option<io::Error>> {
     let keep = sink.passes_through();
-    if keep {
-        loop {
-            let buf = match reader.fill_buf() {
-                Ok([]) => break,
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            let n = buf.len();
-            sink.through(buf)?;
-            reader.consume(n);
+    let shared = RefCell::new(sink);
+    let output_error = RefCell::new(None);
+    let tee = Tee {
+        inner: reader,
+        sink: &shared,
+        keep,
+        output_error: &output_error,
+    };
+    let mut records = io::BufReader::with_capacity(64 * 1024, tee);
+    let mut through = Records(&shared);
+    let mut failure = match kind {
+        Document::Array => {
+            read_array(&mut records, &mut through);
+            None
         }
+        Document::Object => read_objects(reading, &mut records, &mut through)?,
+    };
+    // What is left after the records (after a part that does not parse, too) passes through.
+    if let Err(e) = io::copy(&mut records, &mut io::sink()) {
+        failure = failure.or(Some(e));
     }
-    crate::diag!(
-        "tokentime: {}: a JSON array document, {} (tokentime summary reads its records)",
-        crate::input::shown_name(name),
-        if keep {
-            "passed through unchanged"
-        } else {
-            "left out"
+    if let Some(e) = output_error.borrow_mut().take() {
+        return Err(e);
+    }
+    if keep {
+        crate::diag!(
+            "tokentime: {}: a JSON document, passed through unchanged; its requests are counted, not spliced in (tokentime summary reads them, -o csv|tsv|jsonl writes a row each)",
+            crate::input::shown_name(name)
+        );
+    }
+    Ok(failure)
+}
+
+/// The bytes of a document as they are read, passed through to the sink (when `keep`).
+struct Tee<'a, R, S> {
+    inner: R,
+    sink: &'a RefCell<&'a mut S>,
+    keep: bool,
+    /// The sink's output error: the read fails with its kind, and the caller returns it.
+    output_error: &'a RefCell<Option<io::Error>>,
+}
+
+impl<R: Read, S: Sink> Read for Tee<'_, R, S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if self.keep
+            && let Err(e) = self.sink.borrow_mut().through(&buf[..n])
+        {
+            let kind = e.kind();
+            *self.output_error.borrow_mut() = Some(e);
+            return Err(io::Error::from(kind));
         }
-    );
-    Ok(())
+        Ok(n)
+    }
+}
+
+/// The sink a document's records go to in enrich: each record to [`Sink::record`].
+struct Records<'a, S>(&'a RefCell<&'a mut S>);
+
+impl<S: Sink> Sink for Records<'_, S> {
+    fn line(&mut self, line_no: u64, _: &[u8], content: &[u8], _: &[u8]) -> io::Result<()> {
+        self.0.borrow_mut().record(line_no, content)
+    }
+
+    fn too_long(&mut self, line_no: u64, max_line_bytes: usize) {
+        self.0.borrow_mut().too_long(line_no, max_line_bytes);
+    }
+
+    fn bad_document(&mut self, line_no: u64, why: &str) {
+        self.0.borrow_mut().bad_document(line_no, why);
+    }
 }
 
 /// A JSON array document (LLMPerf): its elements are the records, numbered from 1.
@@ -472,6 +532,19 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
             LineOutcome::Done(Some(why)) => (self.report)(line_no, Some(&why)),
             // Only a worker made with `Worker::fork` defers.
             LineOutcome::Done(None) | LineOutcome::Deferred => {}
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, line_no: u64, content: &[u8]) -> io::Result<()> {
+        if self.worker.writes_rows() {
+            return self.line(line_no, b"", content, b"");
+        }
+        if let LineOutcome::Done(Some(why)) =
+            self.worker
+                .line(line_no, b"", content, b"", &mut io::sink())?
+        {
+            (self.report)(line_no, Some(&why));
         }
         Ok(())
     }
