@@ -330,10 +330,10 @@ pub struct FormatSpec {
     pub fallback: bool,
     /// When set, a line holds several requests, found here; `markers` then apply to the line
     /// and everything else (fields, conditions) to each record.
-    #[serde(skip)]
+    #[serde(default, deserialize_with = "crate::format::file::de_records")]
     pub records: Option<RecordSource>,
     /// With `records`: a record is a request of this format when all of these hold.
-    #[serde(skip)]
+    #[serde(default)]
     pub record_markers: Vec<Cond>,
     /// With `records`: the measurement window records must overlap.
     #[serde(skip)]
@@ -341,7 +341,7 @@ pub struct FormatSpec {
     /// With `records`: members of the line's top-level object copied into each record that
     /// has no member of that name (a benchmark result's `model_id`, which holds for all its
     /// requests), so the fields and `model` paths read them as the record's own.
-    #[serde(skip)]
+    #[serde(default)]
     pub record_carry: Vec<String>,
     /// When set, a request spans several lines, joined this way.
     #[serde(skip)]
