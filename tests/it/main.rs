@@ -10,6 +10,7 @@ mod cases;
 mod common;
 mod custom;
 mod digest_accuracy;
+mod documents;
 mod enrich_props;
 mod enrich_then_summary;
 mod fuzz_regressions;
