@@ -235,7 +235,9 @@ pub(crate) fn read_from(
         }
     };
     let failure = match (doc, reading.documents) {
-        (Some(kind), Documents::PassThrough) => read_document_through(reading, name, kind, reader, sink)?,
+        (Some(kind), Documents::PassThrough) => {
+            read_document_through(reading, name, kind, reader, sink)?
+        }
         (Some(Document::Array), Documents::Records) => {
             read_array(reader, sink);
             None

@@ -1277,9 +1277,14 @@ impl Processor {
         for f in 0..self.formats.len() {
             let named = match (&self.formats.spec(f).records, parent) {
                 (Some(_), None) => true,
-                (Some(crate::format::RecordSource::Each(patterns)), Some(parent)) => patterns
-                    .iter()
-                    .any(|p| p.iter().rev().find(|s| *s != "*").is_some_and(|s| s == parent)),
+                (Some(crate::format::RecordSource::Each(patterns)), Some(parent)) => {
+                    patterns.iter().any(|p| {
+                        p.iter()
+                            .rev()
+                            .find(|s| *s != "*")
+                            .is_some_and(|s| s == parent)
+                    })
+                }
                 _ => false,
             };
             if named && self.read_record(f, rec) == Ok(true) {

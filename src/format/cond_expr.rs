@@ -85,10 +85,7 @@ mod tests {
             Ok(Cond::Equals(p("finish"), "\"abort\"".into()))
         );
         assert_eq!(parse("ok==true"), Ok(Cond::Equals(p("ok"), "true".into())));
-        assert_eq!(
-            parse("id!=0"),
-            Ok(Cond::Differs(p("id"), "0".into()))
-        );
+        assert_eq!(parse("id!=0"), Ok(Cond::Differs(p("id"), "0".into())));
         assert_eq!(parse("error"), Ok(Cond::Present(p("error"))));
         assert_eq!(
             parse("!a.b==1"),
@@ -103,8 +100,16 @@ mod tests {
     #[test]
     fn mistakes_are_named() {
         assert!(parse("status>=5xx").unwrap_err().contains("integer"));
-        assert!(parse("status>500").unwrap_err().contains("`>` is no operator"));
-        assert!(parse("status=500").unwrap_err().contains("`=` is no operator"));
+        assert!(
+            parse("status>500")
+                .unwrap_err()
+                .contains("`>` is no operator")
+        );
+        assert!(
+            parse("status=500")
+                .unwrap_err()
+                .contains("`=` is no operator")
+        );
         assert!(parse("==1").unwrap_err().contains("no path"));
         assert!(parse("a==").unwrap_err().contains("no value"));
         assert!(parse("").unwrap_err().contains("empty"));

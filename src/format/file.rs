@@ -231,9 +231,7 @@ pub(crate) fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String
 enum RecordsDef {
     One(String),
     Many(Vec<String>),
-    Columns {
-        columns: Vec<String>,
-    },
+    Columns { columns: Vec<String> },
 }
 
 /// Deserializes `records` ([`RecordsDef`]).

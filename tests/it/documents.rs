@@ -47,15 +47,20 @@ fn a_list_at_any_level_is_found_without_options() {
 #[test]
 fn an_llm_load_test_list_nested_deeper_is_found() {
     let path = testdata().join("realdata/llmloadtest2023-caikit-c20/output.json");
-    let run: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let doc = serde_json::to_vec_pretty(&serde_json::json!({"runs": [{"output": run}]})).unwrap();
     let auto = stdout_of(&["summary"], &doc);
-    assert!(auto.starts_with("lines 1  requests 107  errors 0"), "{auto}");
+    assert!(
+        auto.starts_with("lines 1  requests 107  errors 0"),
+        "{auto}"
+    );
     assert!(auto.contains("llm-load-test-2023 107"), "{auto}");
     let rooted = stdout_of(&["summary", "--root", "runs[*].output.results[*]"], &doc);
     assert_eq!(rooted, auto);
-    let flat = stdout_of(&["summary", "--root", "results[*]", path.to_str().unwrap()], b"");
+    let flat = stdout_of(
+        &["summary", "--root", "results[*]", path.to_str().unwrap()],
+        b"",
+    );
     assert!(flat.starts_with("lines 1  requests 107"), "{flat}");
 }
 
@@ -79,7 +84,10 @@ fn enrich_passes_a_pretty_document_through_and_counts_it() {
     assert_eq!(out.stdout, doc, "byte for byte");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.contains("invalid"), "{err}");
-    assert!(err.contains("a JSON document, passed through unchanged"), "{err}");
+    assert!(
+        err.contains("a JSON document, passed through unchanged"),
+        "{err}"
+    );
     // --strict finds no bad line in it.
     assert!(run(&["--strict"], &doc).status.success());
 }
@@ -114,7 +122,12 @@ fn map_conditions_and_records() {
     let cache = with(&["--map", "response_cache_when=worker_id==0"]);
     assert!(field(&cache, "response cache") > 0, "{cache}");
     let bad = run(
-        &["--map", "arrival=t:epoch_s", "--map", "error_when=status>500"],
+        &[
+            "--map",
+            "arrival=t:epoch_s",
+            "--map",
+            "error_when=status>500",
+        ],
         b"",
     );
     assert_eq!(bad.status.code(), Some(2));
@@ -124,17 +137,28 @@ fn map_conditions_and_records() {
         "{err}"
     );
     let bad = run(
-        &["--map", "arrival=t:epoch_s", "--map", "error_when=status>=5xx"],
+        &[
+            "--map",
+            "arrival=t:epoch_s",
+            "--map",
+            "error_when=status>=5xx",
+        ],
         b"",
     );
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8(bad.stderr).unwrap().contains("`>=` takes an integer"));
+    assert!(
+        String::from_utf8(bad.stderr)
+            .unwrap()
+            .contains("`>=` takes an integer")
+    );
 }
 
 /// The number after `name ` in a summary's first line.
 fn field(summary: &str, name: &str) -> u64 {
     let first = summary.lines().next().unwrap();
-    let at = first.find(&format!("{name} ")).unwrap_or_else(|| panic!("{name}: {first}"));
+    let at = first
+        .find(&format!("{name} "))
+        .unwrap_or_else(|| panic!("{name}: {first}"));
     first[at + name.len() + 1..]
         .split_whitespace()
         .next()
@@ -167,7 +191,12 @@ fields = [
     .unwrap();
     let path = testdata().join("realdata/llmloadtest2023-caikit-c20/output.json");
     let out = stdout_of(
-        &["summary", "--formats", file.to_str().unwrap(), path.to_str().unwrap()],
+        &[
+            "summary",
+            "--formats",
+            file.to_str().unwrap(),
+            path.to_str().unwrap(),
+        ],
         b"",
     );
     assert!(out.contains("formats: caikit-run 107"), "{out}");
