@@ -9,7 +9,7 @@ testdata=../testdata
 # Small files whole and line by line; the lab and real captures (large) by their first lines.
 files=$(find "$testdata" -name '*.jsonl' -not -path '*/lab/*' -not -path '*/realdata/*' | sort)
 lab=$(find "$testdata/lab" "$testdata/realdata" -name '*.jsonl' | sort)
-mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units
+mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units corpus/document_walker
 n=0
 seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
     local f="corpus/$1/seed-$n${3-}"
@@ -21,6 +21,7 @@ for f in $files; do
         n=$((n + 1))
         seed lines_and_formats '\x80\x00\x00' <"$f"
         seed enrich_splice '\x04' <"$f"
+        seed document_walker '\x00' <"$f"
     fi
 done
 for f in $files $lab; do
@@ -39,6 +40,7 @@ while IFS= read -r f; do
     n=$((n + 1))
     head -c 4000 "$f" | awk 'NR <= 40' | seed lines_and_formats '\x80\x00\x00' -array
     head -c 4000 "$f" | awk 'NR <= 40' | seed enrich_splice '\x04' -array
+    head -c 4000 "$f" | awk 'NR <= 40' | seed document_walker '\x00' -array
 done < <(find "$testdata" -name '*.json' | sort)
 while IFS= read -r v; do
     n=$((n + 1))
@@ -49,6 +51,6 @@ done < <(
         grep -oE '"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9:.]+([Zz]|[+-][0-9]{2}:[0-9]{2})"|"[0-9.]+(ns|µs|μs|us|ms|s)"|-?[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?|"[0-9]{10,19}"' |
         sort -u | awk 'NR <= 400'
 )
-for t in lines_and_formats enrich_splice units; do
+for t in lines_and_formats enrich_splice units document_walker; do
     echo "$t: $(ls corpus/$t | wc -l) seeds"
 done

@@ -614,6 +614,43 @@ pub(crate) fn record_pattern(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The field and unit of `--map` entry `m` (`name=PATH:unit`), checked against each other.
+///
+/// # Errors
+/// An unknown field or unit, or a unit of another clock domain than the field's.
+fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), String> {
+    let field = Field::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
+        format!(
+            "--map {m}: unknown field {name:?} (known: {}, id, model, stream)",
+            names.join(", ")
+        )
+    })?;
+    let unit = match unit {
+        None => field.default_unit(),
+        Some(u) => Unit::from_name(u)
+            .ok_or_else(|| format!("--map {m}: unknown unit {u:?} ({})", unit_names(|_| true)))?,
+    };
+    if field.is_instant() && !unit.is_timestamp() {
+        return Err(format!(
+            "--map {m}: {name} is an instant and needs a timestamp unit ({}), not {}",
+            unit_names(Unit::is_timestamp),
+            unit.name()
+        ));
+    }
+    if !field.is_instant() && !field.is_count() && !unit.is_duration() {
+        return Err(format!(
+            "--map {m}: {name} is a duration and needs a duration unit ({}), not {}",
+            unit_names(Unit::is_duration),
+            unit.name()
+        ));
+    }
+    if field.is_count() && unit != Unit::Count {
+        return Err(format!("--map {m}: {name} is a token count; give no unit"));
+    }
+    Ok((field, unit))
+}
+
 /// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
 ///
 /// # Errors
@@ -666,36 +703,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
             }
             _ => {}
         }
-        let field = Field::from_name(name).ok_or_else(|| {
-            let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
-            format!(
-                "--map {m}: unknown field {name:?} (known: {}, id, model, stream)",
-                names.join(", ")
-            )
-        })?;
-        let unit = match unit {
-            None => field.default_unit(),
-            Some(u) => Unit::from_name(u).ok_or_else(|| {
-                format!("--map {m}: unknown unit {u:?} ({})", unit_names(|_| true))
-            })?,
-        };
-        if field.is_instant() && !unit.is_timestamp() {
-            return Err(format!(
-                "--map {m}: {name} is an instant and needs a timestamp unit ({}), not {}",
-                unit_names(Unit::is_timestamp),
-                unit.name()
-            ));
-        }
-        if !field.is_instant() && !field.is_count() && !unit.is_duration() {
-            return Err(format!(
-                "--map {m}: {name} is a duration and needs a duration unit ({}), not {}",
-                unit_names(Unit::is_duration),
-                unit.name()
-            ));
-        }
-        if field.is_count() && unit != Unit::Count {
-            return Err(format!("--map {m}: {name} is a token count; give no unit"));
-        }
+        let (field, unit) = map_field(m, name, unit)?;
         match fields.iter_mut().find(|r| r.field == field) {
             Some(r) if r.unit == unit => r.paths.push(parse_path(path)),
             Some(_) => return Err(format!("--map {m}: {name} was given another unit before")),
