@@ -753,16 +753,16 @@ mod tests {
     #[test]
     fn an_array_document_passes_through_or_its_records_are_read() {
         let doc = b"[{\"a\":1},\n {\"b\":2}]\n";
+        let records = [r#"line 1 ""|{"a":1}|"""#, r#"line 2 ""|{"b":2}|"""#];
+        // Enrich: the bytes pass through as they are, and the records are read (counted).
         let passed = read_bytes(doc, Documents::PassThrough, true);
-        assert!(passed.events.is_empty());
+        assert_eq!(passed.events, records);
         assert_eq!(passed.through, doc);
         let left_out = read_bytes(doc, Documents::PassThrough, false);
-        assert!(left_out.events.is_empty() && left_out.through.is_empty());
+        assert_eq!(left_out.events, records);
+        assert!(left_out.through.is_empty());
         let read = read_bytes(doc, Documents::Records, true);
-        assert_eq!(
-            read.events,
-            [r#"line 1 ""|{"a":1}|"""#, r#"line 2 ""|{"b":2}|"""#]
-        );
+        assert_eq!(read.events, records);
         assert!(read.through.is_empty());
         // What does not parse as an array to its end is no document: its one line is read.
         let bad = read_bytes(b"[{\"a\":1}, oops]", Documents::Records, false);
@@ -771,14 +771,15 @@ mod tests {
     }
 
     #[test]
-    fn pretty_objects_are_records_in_summary_and_lines_in_enrich() {
+    fn pretty_objects_are_records_and_pass_through_whole_in_enrich() {
         let doc = b"{\n  \"a\": 1\n}\n{\n  \"b\": 2\n}\n";
-        let read = read_bytes(doc, Documents::Records, false);
-        assert_eq!(read.events.len(), 2, "{:?}", read.events);
-        assert!(read.events[0].starts_with("line 1 "));
-        assert!(read.events[1].starts_with("line 4 "));
-        let lines = read_bytes(doc, Documents::PassThrough, false);
-        assert_eq!(lines.events.len(), 6, "{:?}", lines.events);
+        for (documents, pass) in [(Documents::Records, false), (Documents::PassThrough, true)] {
+            let read = read_bytes(doc, documents, pass);
+            assert_eq!(read.events.len(), 2, "{:?}", read.events);
+            assert!(read.events[0].starts_with("line 1 "));
+            assert!(read.events[1].starts_with("line 4 "));
+            assert_eq!(read.through, if pass { &doc[..] } else { b"" });
+        }
     }
 
     /// Yields `data`, then fails.
