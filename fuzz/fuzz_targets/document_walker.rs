@@ -19,8 +19,12 @@ use std::io::BufRead;
 use std::sync::OnceLock;
 use tokentime::{Document, Item, Kind, Objects, Processor, builtins, detect_document, for_each_element};
 
-/// The formats with records.
-const RECORDS: [&str; 9] = [
+/// The formats with records, and those that join lines (a line's requests depend on the lines
+/// before it, which the wrapped copies repeat).
+const RECORDS: [&str; 12] = [
+    "ollama",
+    "llamacpp-log",
+    "sglang-log",
     "otlp",
     "vllm-otlp",
     "vllm-bench",
@@ -84,9 +88,13 @@ fuzz_target!(|input: &[u8]| {
     };
     let reference = mode & 1 == 1;
     let ps = procs();
+    // Forked once an input (a fork clones the compiled formats): each line is processed
+    // alone, and its requests are per line.
+    let mut alone = fresh(&ps.walk, reference);
+    let mut walker = fresh(&ps.walk, reference);
+    let mut rooter = fresh(&ps.root, reference);
     for line in data.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let mut alone = fresh(&ps.walk, reference);
         let (is_req, reqs, part) = run(&mut alone, line);
         let joins = part || reqs.is_empty();
         let wrapped = [
@@ -97,9 +105,9 @@ fuzz_target!(|input: &[u8]| {
             b"]}}",
         ]
         .concat();
-        let (_, twice, _) = run(&mut fresh(&ps.walk, reference), &wrapped);
+        let (_, twice, _) = run(&mut walker, &wrapped);
         let once = [&b"{\"a\":["[..], line, b"]}"].concat();
-        let (_, rooted, _) = run(&mut fresh(&ps.root, reference), &once);
+        let (_, rooted, _) = run(&mut rooter, &once);
         // A line of a format that joins lines, or a line of a format with records (they find
         // their records from the line's top), may read differently inside a list.
         // A line of a format with records (which finds them from the line's top) or one
@@ -126,7 +134,7 @@ fuzz_target!(|input: &[u8]| {
     }
     // The whole input as a document.
     let mut r = std::io::BufReader::new(data);
-    let mut p = fresh(&ps.walk, reference);
+    let mut p = walker;
     match detect_document(&mut r) {
         Ok(Some(Document::Array)) => {
             let _ = for_each_element(&mut r, &mut |rec| {
