@@ -54,6 +54,11 @@ pub(crate) trait Sink {
         self.line(line_no, b"", content, b"")
     }
 
+    /// Whether the sink writes per-request rows (a document's records are written as rows).
+    fn writes_rows(&self) -> bool {
+        false
+    }
+
     /// Whether bytes that are not lines pass through to the output: the pieces of a line
     /// longer than `--max-line-bytes`, a JSON array document.
     fn passes_through(&self) -> bool {
@@ -235,6 +240,11 @@ pub(crate) fn read_from(
         }
     };
     let failure = match (doc, reading.documents) {
+        // Pretty objects then objects on one line each: a log after a pretty banner, whose
+        // lines enrich splices.
+        (Some(Document::Object), Documents::PassThrough) if has_one_line_object(&reader) => {
+            read_lines(reading, reader, sink)?
+        }
         (Some(kind), Documents::PassThrough) => {
             read_document_through(reading, name, kind, reader, sink)?
         }
@@ -282,6 +292,7 @@ fn read_document_through<R: Read>(
     sink: &mut impl Sink,
 ) -> io::Result<Option<io::Error>> {
     let keep = sink.passes_through();
+    let rows = sink.writes_rows();
     let shared = RefCell::new(sink);
     let output_error = RefCell::new(None);
     let tee = Tee {
@@ -306,13 +317,34 @@ fn read_document_through<R: Read>(
     if let Some(e) = output_error.borrow_mut().take() {
         return Err(e);
     }
+    let shown = crate::input::shown_name(name);
     if keep {
         crate::diag!(
-            "tokentime: {}: a JSON document, passed through unchanged; its requests are counted, not spliced in (tokentime summary reads them, -o csv|tsv|jsonl writes a row each)",
-            crate::input::shown_name(name)
+            "tokentime: {shown}: a JSON document, passed through unchanged; its requests are counted, not spliced in (tokentime summary reads them, -o csv|tsv|jsonl writes a row each)"
+        );
+    } else if !rows {
+        crate::diag!(
+            "tokentime: {shown}: a JSON document, left out (it is no request line; -o csv|tsv|jsonl writes a row for each of its requests)"
         );
     }
     Ok(failure)
+}
+
+/// True when the bytes read ahead of an object document hold an object on one line (a JSON
+/// line), after the first object.
+fn has_one_line_object<R>(reader: &io::BufReader<document::Replay<R>>) -> bool {
+    let ahead = reader.get_ref().get_ref().0.get_ref();
+    let mut objects = Objects::new(&ahead[..], usize::MAX);
+    let mut first = true;
+    while let Ok(Some(item)) = objects.next_item() {
+        if let Item::Object { bytes, .. } = item {
+            if !first && !bytes.contains(&b'\n') {
+                return true;
+            }
+            first = false;
+        }
+    }
+    false
 }
 
 /// The bytes of a document as they are read, passed through to the sink (when `keep`).
@@ -536,6 +568,10 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
             LineOutcome::Done(None) | LineOutcome::Deferred => {}
         }
         Ok(())
+    }
+
+    fn writes_rows(&self) -> bool {
+        self.worker.writes_rows()
     }
 
     fn record(&mut self, line_no: u64, content: &[u8]) -> io::Result<()> {
