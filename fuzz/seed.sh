@@ -10,7 +10,7 @@ testdata=../testdata
 files=$(find "$testdata" -name '*.jsonl' -not -path '*/lab/*' -not -path '*/realdata/*' | sort)
 lab=$(find "$testdata/lab" "$testdata/realdata" -name '*.jsonl' | sort)
 mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units corpus/document_detection \
-    corpus/instants corpus/inferred
+    corpus/instants corpus/inferred corpus/document_walker
 n=0
 seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
     local f="corpus/$1/seed-$n${3-}"
@@ -23,6 +23,7 @@ for f in $files; do
         seed lines_and_formats '\x80\x00\x00' <"$f"
         seed enrich_splice '\x04' <"$f"
         seed document_detection '\x1c' <"$f"
+        seed document_walker '\x00' <"$f"
     fi
 done
 for f in $files $lab; do
@@ -41,6 +42,7 @@ while IFS= read -r f; do
     n=$((n + 1))
     head -c 4000 "$f" | awk 'NR <= 40' | seed lines_and_formats '\x80\x00\x00' -array
     head -c 4000 "$f" | awk 'NR <= 40' | seed enrich_splice '\x04' -array
+    head -c 4000 "$f" | awk 'NR <= 40' | seed document_walker '\x00' -array
 done < <(find "$testdata" -name '*.json' | sort)
 # Whole small JSON documents (arrays, pretty-printed objects) for the detection.
 while IFS= read -r f; do
@@ -68,6 +70,6 @@ while IFS= read -r f; do
     n=$((n + 1))
     head -c 4000 "$f" | tr -d '\n' >"corpus/inferred/seed-$n-doc"
 done < <(find "$testdata" -name '*.json' | sort)
-for t in lines_and_formats enrich_splice units document_detection instants inferred; do
+for t in lines_and_formats enrich_splice units document_detection instants inferred document_walker; do
     echo "$t: $(ls corpus/$t | wc -l) seeds"
 done

@@ -45,6 +45,20 @@ pub(crate) trait Sink {
         ending: &[u8],
     ) -> io::Result<()>;
 
+    /// A record of a JSON document read by enrich, the `line_no`th: its requests are counted,
+    /// and written only as rows (the document's bytes pass through as they are).
+    ///
+    /// # Errors
+    /// The sink's output errors.
+    fn record(&mut self, line_no: u64, content: &[u8]) -> io::Result<()> {
+        self.line(line_no, b"", content, b"")
+    }
+
+    /// Whether the sink writes per-request rows (a document's records are written as rows).
+    fn writes_rows(&self) -> bool {
+        false
+    }
+
     /// Whether bytes that are not lines pass through to the output: the pieces of a line
     /// longer than `--max-line-bytes`, a JSON array document.
     fn passes_through(&self) -> bool {
@@ -218,7 +232,7 @@ pub(crate) fn read_from(
     let reader = io::BufReader::with_capacity(64 * 1024, reader);
     // A document only when the whole input parses as one: a first line of `[]` or a pretty
     // banner before a log leaves it JSON lines, every line read.
-    let (doc, mut reader) = match document::sniff(reader, reading.config.max_line_bytes) {
+    let (doc, reader) = match document::sniff(reader, reading.config.max_line_bytes) {
         Ok(d) => d,
         Err(e) => {
             failed(name, e, sink);
@@ -226,18 +240,19 @@ pub(crate) fn read_from(
         }
     };
     let failure = match (doc, reading.documents) {
-        (Some(Document::Array), Documents::PassThrough) => {
-            pass_document(name, &mut reader, sink)?;
-            None
+        // Pretty objects then objects on one line each: a log after a pretty banner, whose
+        // lines enrich splices.
+        (Some(Document::Object), Documents::PassThrough) if has_one_line_object(&reader) => {
+            read_lines(reading, reader, sink)?
+        }
+        (Some(kind), Documents::PassThrough) => {
+            read_document_through(reading, name, kind, reader, sink)?
         }
         (Some(Document::Array), Documents::Records) => {
             read_array(reader, sink);
             None
         }
         (Some(Document::Object), Documents::Records) => read_objects(reading, reader, sink)?,
-        // A pretty-printed object document passed through is read as lines: they pass through
-        // unchanged (counted non-JSON or invalid), and JSON lines after it (a server's log after
-        // a pretty banner, a live `tail -F`) are still enriched.
         (_, _) if chunkable => {
             let config = reading.chunked.unwrap_or(reading.config);
             if let Some(n) = reading.in_chunks {
@@ -262,35 +277,114 @@ pub(crate) fn read_from(
     Ok(Outcome::Read)
 }
 
-/// A JSON array document, in enrich: it is not JSON lines, so it passes through (`tokentime
-/// summary` reads its records). It holds no request line, so --only-requests and the row
-/// outputs (CSV, TSV, JSONL rows) leave it out, as they leave out the other lines that are not
-/// requests.
-fn pass_document(name: &str, reader: &mut impl BufRead, sink: &mut impl Sink) -> io::Result<()> {
+/// A JSON document in enrich: it is not JSON lines, so its bytes pass through unchanged (left
+/// out when the sink passes nothing through: rows, `--only-requests`), while its records are
+/// read as `summary` reads them ([`Sink::record`]): counted, and written as rows. Returns the
+/// input's read error.
+///
+/// # Errors
+/// The sink's output errors.
+fn read_document_through<R: Read>(
+    reading: &Reading<'_>,
+    name: &str,
+    kind: Document,
+    reader: io::BufReader<document::Replay<R>>,
+    sink: &mut impl Sink,
+) -> io::Result<Option<io::Error>> {
     let keep = sink.passes_through();
+    let rows = sink.writes_rows();
+    let shared = RefCell::new(sink);
+    let output_error = RefCell::new(None);
+    let tee = Tee {
+        inner: reader,
+        sink: &shared,
+        keep,
+        output_error: &output_error,
+    };
+    let mut records = io::BufReader::with_capacity(64 * 1024, tee);
+    let mut through = Records(&shared);
+    let mut failure = match kind {
+        Document::Array => {
+            read_array(&mut records, &mut through);
+            None
+        }
+        Document::Object => read_objects(reading, &mut records, &mut through)?,
+    };
+    // What is left after the records (after a part that does not parse, too) passes through.
+    if let Err(e) = io::copy(&mut records, &mut io::sink()) {
+        failure = failure.or(Some(e));
+    }
+    if let Some(e) = output_error.borrow_mut().take() {
+        return Err(e);
+    }
+    let shown = crate::input::shown_name(name);
     if keep {
-        loop {
-            let buf = match reader.fill_buf() {
-                Ok([]) => break,
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            let n = buf.len();
-            sink.through(buf)?;
-            reader.consume(n);
+        crate::diag!(
+            "tokentime: {shown}: a JSON document, passed through unchanged; its requests are counted, not spliced in (tokentime summary reads them, -o csv|tsv|jsonl writes a row each)"
+        );
+    } else if !rows {
+        crate::diag!(
+            "tokentime: {shown}: a JSON document, left out (it is no request line; -o csv|tsv|jsonl writes a row for each of its requests)"
+        );
+    }
+    Ok(failure)
+}
+
+/// True when the bytes read ahead of an object document hold an object on one line (a JSON
+/// line), after the first object.
+fn has_one_line_object<R>(reader: &io::BufReader<document::Replay<R>>) -> bool {
+    let ahead = reader.get_ref().get_ref().0.get_ref();
+    let mut objects = Objects::new(&ahead[..], usize::MAX);
+    let mut first = true;
+    while let Ok(Some(item)) = objects.next_item() {
+        if let Item::Object { bytes, .. } = item {
+            if !first && !bytes.contains(&b'\n') {
+                return true;
+            }
+            first = false;
         }
     }
-    crate::diag!(
-        "tokentime: {}: a JSON array document, {} (tokentime summary reads its records)",
-        crate::input::shown_name(name),
-        if keep {
-            "passed through unchanged"
-        } else {
-            "left out"
+    false
+}
+
+/// The bytes of a document as they are read, passed through to the sink (when `keep`).
+struct Tee<'a, R, S> {
+    inner: R,
+    sink: &'a RefCell<&'a mut S>,
+    keep: bool,
+    /// The sink's output error: the read fails with its kind, and the caller returns it.
+    output_error: &'a RefCell<Option<io::Error>>,
+}
+
+impl<R: Read, S: Sink> Read for Tee<'_, R, S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if self.keep
+            && let Err(e) = self.sink.borrow_mut().through(&buf[..n])
+        {
+            let kind = e.kind();
+            *self.output_error.borrow_mut() = Some(e);
+            return Err(io::Error::from(kind));
         }
-    );
-    Ok(())
+        Ok(n)
+    }
+}
+
+/// The sink a document's records go to in enrich: each record to [`Sink::record`].
+struct Records<'a, S>(&'a RefCell<&'a mut S>);
+
+impl<S: Sink> Sink for Records<'_, S> {
+    fn line(&mut self, line_no: u64, _: &[u8], content: &[u8], _: &[u8]) -> io::Result<()> {
+        self.0.borrow_mut().record(line_no, content)
+    }
+
+    fn too_long(&mut self, line_no: u64, max_line_bytes: usize) {
+        self.0.borrow_mut().too_long(line_no, max_line_bytes);
+    }
+
+    fn bad_document(&mut self, line_no: u64, why: &str) {
+        self.0.borrow_mut().bad_document(line_no, why);
+    }
 }
 
 /// A JSON array document (LLMPerf): its elements are the records, numbered from 1.
@@ -472,6 +566,23 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
             LineOutcome::Done(Some(why)) => (self.report)(line_no, Some(&why)),
             // Only a worker made with `Worker::fork` defers.
             LineOutcome::Done(None) | LineOutcome::Deferred => {}
+        }
+        Ok(())
+    }
+
+    fn writes_rows(&self) -> bool {
+        self.worker.writes_rows()
+    }
+
+    fn record(&mut self, line_no: u64, content: &[u8]) -> io::Result<()> {
+        if self.worker.writes_rows() {
+            return self.line(line_no, b"", content, b"");
+        }
+        if let LineOutcome::Done(Some(why)) =
+            self.worker
+                .line(line_no, b"", content, b"", &mut io::sink())?
+        {
+            (self.report)(line_no, Some(&why));
         }
         Ok(())
     }
@@ -678,16 +789,16 @@ mod tests {
     #[test]
     fn an_array_document_passes_through_or_its_records_are_read() {
         let doc = b"[{\"a\":1},\n {\"b\":2}]\n";
+        let records = [r#"line 1 ""|{"a":1}|"""#, r#"line 2 ""|{"b":2}|"""#];
+        // Enrich: the bytes pass through as they are, and the records are read (counted).
         let passed = read_bytes(doc, Documents::PassThrough, true);
-        assert!(passed.events.is_empty());
+        assert_eq!(passed.events, records);
         assert_eq!(passed.through, doc);
         let left_out = read_bytes(doc, Documents::PassThrough, false);
-        assert!(left_out.events.is_empty() && left_out.through.is_empty());
+        assert_eq!(left_out.events, records);
+        assert!(left_out.through.is_empty());
         let read = read_bytes(doc, Documents::Records, true);
-        assert_eq!(
-            read.events,
-            [r#"line 1 ""|{"a":1}|"""#, r#"line 2 ""|{"b":2}|"""#]
-        );
+        assert_eq!(read.events, records);
         assert!(read.through.is_empty());
         // What does not parse as an array to its end is no document: its one line is read.
         let bad = read_bytes(b"[{\"a\":1}, oops]", Documents::Records, false);
@@ -696,14 +807,15 @@ mod tests {
     }
 
     #[test]
-    fn pretty_objects_are_records_in_summary_and_lines_in_enrich() {
+    fn pretty_objects_are_records_and_pass_through_whole_in_enrich() {
         let doc = b"{\n  \"a\": 1\n}\n{\n  \"b\": 2\n}\n";
-        let read = read_bytes(doc, Documents::Records, false);
-        assert_eq!(read.events.len(), 2, "{:?}", read.events);
-        assert!(read.events[0].starts_with("line 1 "));
-        assert!(read.events[1].starts_with("line 4 "));
-        let lines = read_bytes(doc, Documents::PassThrough, false);
-        assert_eq!(lines.events.len(), 6, "{:?}", lines.events);
+        for (documents, pass) in [(Documents::Records, false), (Documents::PassThrough, true)] {
+            let read = read_bytes(doc, documents, pass);
+            assert_eq!(read.events.len(), 2, "{:?}", read.events);
+            assert!(read.events[0].starts_with("line 1 "));
+            assert!(read.events[1].starts_with("line 4 "));
+            assert_eq!(read.through, if pass { &doc[..] } else { b"" });
+        }
     }
 
     /// Yields `data`, then fails.

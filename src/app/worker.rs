@@ -491,6 +491,11 @@ impl<'p> Worker<'p> {
         }
     }
 
+    /// True when the worker writes per-request rows (`--output csv|tsv|jsonl`).
+    pub fn writes_rows(&self) -> bool {
+        matches!(self.role, Role::Enrich { rows: Some(_), .. })
+    }
+
     /// True when a line longer than `--max-line-bytes` is passed through (enrich without
     /// `--only-requests` or `--output` rows).
     pub fn passes_long_lines(&self) -> bool {

@@ -8,6 +8,7 @@
 
 mod by_values;
 pub(crate) mod records;
+mod walk;
 
 pub(crate) use by_values::ByValues;
 
@@ -477,6 +478,39 @@ pub struct Processor {
     ids: Vec<(Option<String>, Option<String>)>,
     reference: bool,
     defer_joins: bool,
+    /// What walks a line for requests inside it ([`Walk`]).
+    walk: Walk,
+    /// The object being tried by a walk, with its `"$parent"`.
+    walk_buf: Vec<u8>,
+}
+
+/// How a line that no format reads as a whole is searched for requests inside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Walk {
+    /// Every object in an array at any level ([`walk`]): no `--root`.
+    Arrays,
+    /// The values a `--root` pattern with `[*]` finds, each tried as a line; the line itself
+    /// is not.
+    Root(Vec<String>),
+    /// A `--root` without `[*]`: formats read below it, nothing is walked.
+    Off,
+}
+
+/// The `--root` path as [`Processor::new`] takes it apart: the prefix the formats' paths are
+/// read below, and how lines are walked.
+fn split_root(root: &[String]) -> (&[String], Walk) {
+    let wild = |s: &String| s == "*" || s == "[*]";
+    if root.is_empty() {
+        (root, Walk::Arrays)
+    } else if root.iter().any(wild) {
+        let pattern = root
+            .iter()
+            .map(|s| if wild(s) { "*".to_owned() } else { s.clone() })
+            .collect();
+        (&[], Walk::Root(pattern))
+    } else {
+        (root, Walk::Off)
+    }
 }
 
 impl Processor {
@@ -491,6 +525,7 @@ impl Processor {
         by: &[Vec<String>],
         hit_ratio: f64,
     ) -> Self {
+        let (root, walk) = split_root(root);
         let mut paths = PathSet::default();
         let key_slot = key.map(|k| paths.add(&[k]));
         let docker_log = Some(paths.add(&["log"]));
@@ -549,6 +584,8 @@ impl Processor {
             ids: Vec::new(),
             reference: false,
             defer_joins: false,
+            walk,
+            walk_buf: Vec::new(),
         }
     }
 
@@ -790,6 +827,14 @@ impl Processor {
     fn process_object(&mut self, body: &[u8]) -> Kind {
         match self.extract(body) {
             Ok(()) => self.classify(body),
+            // A line that is a JSON array: its objects may be requests.
+            Err(ReadError::NotAnObject)
+                if body.trim_ascii_start().first() == Some(&b'[')
+                    && self.walk == Walk::Arrays
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() =>
+            {
+                self.walk_line(body).unwrap_or(Kind::NonJson)
+            }
             Err(ReadError::NotAnObject) => Kind::NonJson,
             Err(ReadError::Invalid(msg)) => {
                 // Python writes NaN/Infinity; one in a field we do not read must not cost the
@@ -815,6 +860,71 @@ impl Processor {
         if self.key_slot.is_some_and(|k| self.slots.has(k)) {
             return Kind::AlreadyEnriched;
         }
+        match self.walk {
+            Walk::Root(_) => return self.walk_line(line).unwrap_or(Kind::NoTiming),
+            Walk::Arrays => {}
+            Walk::Off => return self.classify_one(line),
+        }
+        match self.classify_one(line) {
+            Kind::NoTiming => self.walk_line(line).unwrap_or(Kind::NoTiming),
+            kind => kind,
+        }
+    }
+
+    /// The requests inside `line` (valid JSON), as [`Walk`] says: each object found is
+    /// classified as a line would be. `None` when it holds none; [`Kind::Deferred`] (nothing
+    /// kept) when one of them is a line of a format that joins lines and this processor
+    /// defers those: the whole line is processed again in input order.
+    fn walk_line(&mut self, line: &[u8]) -> Option<Kind> {
+        let text = std::str::from_utf8(line).ok()?;
+        let mut buf = std::mem::take(&mut self.walk_buf);
+        let mut deferred = false;
+        let by_name = matches!(self.walk, Walk::Arrays);
+        let mut try_one = |p: &mut Processor, parent: &str, object: &str| -> bool {
+            walk::with_parent(object, parent, &mut buf);
+            if p.extract(&buf).is_err() {
+                return false;
+            }
+            let n = p.requests.len();
+            match p.classify_one(&buf) {
+                Kind::Deferred => {
+                    deferred = true;
+                    true
+                }
+                Kind::Part => true,
+                _ if p.requests.len() > n => true,
+                _ => p.walked_record(&buf, by_name.then_some(parent)),
+            }
+        };
+        match &self.walk {
+            Walk::Root(pattern) => {
+                let mut recs = Vec::new();
+                let pattern = std::slice::from_ref(pattern);
+                let _ = records::collect_raw(text, pattern, None, &[], &mut recs);
+                for rec in &recs {
+                    if let Ok(rec) = std::str::from_utf8(rec) {
+                        try_one(self, "", rec);
+                    }
+                }
+            }
+            Walk::Arrays if walk::may_hold_lists(line) => {
+                let _ = walk::walk(text, &mut |parent, object| try_one(self, parent, object));
+            }
+            Walk::Arrays | Walk::Off => {}
+        }
+        self.walk_buf = buf;
+        if deferred {
+            self.requests.clear();
+            self.gaps.clear();
+            self.by_buf.clear();
+            self.ids.clear();
+            return Some(Kind::Deferred);
+        }
+        (!self.requests.is_empty()).then_some(Kind::Requests)
+    }
+
+    /// Classifies `line` (its slots extracted) as one record: by the formats, no walk.
+    fn classify_one(&mut self, line: &[u8]) -> Kind {
         let Some(d) = self.formats.detect(line, &self.slots, self.hint) else {
             return Kind::NoTiming;
         };
@@ -1112,38 +1222,10 @@ impl Processor {
             .collect();
         for rec in &recs {
             for &f in &candidates {
-                let Some(reader) = self.record_readers[f].as_mut() else {
-                    continue;
-                };
-                let read = if self.reference {
-                    reader.paths.extract_reference(rec, &mut reader.slots)
-                } else {
-                    reader.paths.extract(rec, &mut reader.slots)
-                };
-                if read.is_err() {
-                    break;
+                match self.read_record(f, rec) {
+                    Err(()) | Ok(true) => break,
+                    Ok(false) => {}
                 }
-                let Some(d) = reader.formats.detect(rec, &reader.slots, 0) else {
-                    continue;
-                };
-                let start = self.gaps.len();
-                let timeline = reader
-                    .formats
-                    .timeline(d, rec, &reader.slots, &mut self.gaps);
-                let name = &self.formats.spec(f).name;
-                read_by(
-                    rec,
-                    &reader.slots,
-                    &reader.by_slots,
-                    (&reader.formats, 0, name),
-                    &mut self.by_buf,
-                );
-                if self.want_ids {
-                    self.ids
-                        .push(read_id_model(&reader.formats, 0, rec, &reader.slots));
-                }
-                self.push(f, &timeline, start);
-                break;
             }
         }
         self.record_buf = recs;
@@ -1152,6 +1234,68 @@ impl Processor {
         } else {
             Kind::Requests
         }
+    }
+
+    /// Reads `rec` as a record of format `f` (which has records): `Ok(true)` when it is one
+    /// (its request pushed), `Ok(false)` when its record markers do not hold, `Err` when it
+    /// cannot be read.
+    fn read_record(&mut self, f: usize, rec: &[u8]) -> Result<bool, ()> {
+        let Some(reader) = self.record_readers[f].as_mut() else {
+            return Ok(false);
+        };
+        let read = if self.reference {
+            reader.paths.extract_reference(rec, &mut reader.slots)
+        } else {
+            reader.paths.extract(rec, &mut reader.slots)
+        };
+        if read.is_err() {
+            return Err(());
+        }
+        let Some(d) = reader.formats.detect(rec, &reader.slots, 0) else {
+            return Ok(false);
+        };
+        let start = self.gaps.len();
+        let timeline = reader
+            .formats
+            .timeline(d, rec, &reader.slots, &mut self.gaps);
+        let name = &self.formats.spec(f).name;
+        read_by(
+            rec,
+            &reader.slots,
+            &reader.by_slots,
+            (&reader.formats, 0, name),
+            &mut self.by_buf,
+        );
+        if self.want_ids {
+            self.ids
+                .push(read_id_model(&reader.formats, 0, rec, &reader.slots));
+        }
+        self.push(f, &timeline, start);
+        Ok(true)
+    }
+
+    /// Reads an object a walk found, which no format reads as a line, as a record of a format
+    /// with records: under `--root` pattern, of any; else of one whose lists have the name
+    /// `parent` (an llm-load-test `results` list nested deeper than its format looks).
+    fn walked_record(&mut self, rec: &[u8], parent: Option<&str>) -> bool {
+        for f in 0..self.formats.len() {
+            let named = match (&self.formats.spec(f).records, parent) {
+                (Some(_), None) => true,
+                (Some(crate::format::RecordSource::Each(patterns)), Some(parent)) => {
+                    patterns.iter().any(|p| {
+                        p.iter()
+                            .rev()
+                            .find(|s| *s != "*")
+                            .is_some_and(|s| s == parent)
+                    })
+                }
+                _ => false,
+            };
+            if named && self.read_record(f, rec) == Ok(true) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The token gaps (ns) of the line last processed; a request's `itl` indexes them.

@@ -391,14 +391,14 @@ pub(crate) struct NotRaw;
 /// Where each object and array of the line closes, found in one pass, so that skipping a value
 /// costs a lookup instead of a walk over it (the records walk splits the same text once per
 /// level it descends).
-struct Index<'a> {
+pub(super) struct Index<'a> {
     line: &'a str,
     /// (opening bracket, index after the closing one), in order of the opening ones.
     close: Vec<(usize, usize)>,
 }
 
 impl<'a> Index<'a> {
-    fn new(line: &'a str) -> Result<Self, NotRaw> {
+    pub(super) fn new(line: &'a str) -> Result<Self, NotRaw> {
         let b = line.as_bytes();
         let mut close = Vec::new();
         let mut open: Vec<usize> = Vec::new();
@@ -502,10 +502,10 @@ fn value_end(ix: &Index, b: &[u8], i: usize) -> Result<usize, NotRaw> {
 }
 
 /// An object's members in document order: each key (decoded) and its value's text.
-type Members<'a> = Vec<(Cow<'a, str>, &'a str)>;
+pub(super) type Members<'a> = Vec<(Cow<'a, str>, &'a str)>;
 
 /// The members of `v` (a value's text) when it is an object.
-fn members<'a>(ix: &Index, v: &'a str) -> Result<Option<Members<'a>>, NotRaw> {
+pub(super) fn members<'a>(ix: &Index, v: &'a str) -> Result<Option<Members<'a>>, NotRaw> {
     items(v, b'{', b'}', |b, i| {
         let key_end = string_end(b, i)?;
         let key = decode_string(v.get(i..key_end).ok_or(NotRaw)?)?;
@@ -516,7 +516,7 @@ fn members<'a>(ix: &Index, v: &'a str) -> Result<Option<Members<'a>>, NotRaw> {
 }
 
 /// The elements' texts of `v` when it is an array.
-fn elements<'a>(ix: &Index, v: &'a str) -> Result<Option<Vec<&'a str>>, NotRaw> {
+pub(super) fn elements<'a>(ix: &Index, v: &'a str) -> Result<Option<Vec<&'a str>>, NotRaw> {
     items(v, b'[', b']', |b, i| {
         let end = value_end(ix, b, i)?;
         Ok((v.get(i..end).ok_or(NotRaw)?, end))

@@ -52,6 +52,7 @@ enum Cmd {
     Summary(Box<SummaryArgs>),
     /// Describe the formats tokentime reads (all, or those named): how a line is recognized,
     /// the fields read with their units and paths, the TTFT origin and the cache signal.
+    #[command(after_help = crate::format::file::SCHEMA)]
     Formats(FormatsArgs),
     /// Merge digest files (`summary --save-digest`) into the summary one run over all their
     /// inputs would have printed.
@@ -120,7 +121,9 @@ struct Common {
     /// docs/formats.md); they are tried before the built-in ones, and `--format NAME` selects one.
     #[arg(long = "formats", value_name = "FILE")]
     formats_files: Vec<PathBuf>,
-    /// The request record sits at this dotted path inside each line (e.g. `response`).
+    /// The request record sits at this dotted path inside each line (e.g. `response`); `[*]`
+    /// walks an array, each element a record (`results[*]`, `data.runs[*].requests[*]`).
+    /// Without it, objects in arrays anywhere in a line no format reads are tried as records.
     #[arg(long, value_name = "PATH")]
     root: Option<String>,
     /// Longer lines are passed through and counted, never held whole (a number of bytes, or

@@ -45,11 +45,42 @@
 //! in a key, `[0]` / `[-1]` for the first / last array element.
 
 use crate::format::units::Unit;
-use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, parse_path};
+use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, RecordSource, parse_path};
 use crate::input::shown_path;
 use crate::metrics::Origin;
 use serde::{Deserialize, Deserializer};
 use std::path::Path;
+
+/// The schema of a formats file, printed by `tokentime formats --help` (docs/formats.md has it
+/// with examples).
+pub(crate) const SCHEMA: &str = "\
+Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{...}]}. Keys:
+  name                 required: the name --format uses (not auto)
+  about                one line, shown here
+  markers              required: conditions that all hold for a line of the format
+  error_markers        conditions of an error record that lacks the markers
+  errors_only_when_forced  true: error_markers count only under --format NAME
+  skip_when            a list of condition lists: a line is no request when one list holds
+  error_when           conditions: the request failed when any holds
+  cancelled_when       conditions: the request was cancelled when any holds
+  response_cache_when  conditions: a response cache answered when any holds
+  streamed_when        one condition: streamed only when it holds
+  arrival_origin       arrival (default), scheduled or gateway
+  ttft_doc, cache_doc  text shown here
+  fallback             true: tried after every other format
+  id, model            a path or a list of paths (the first present is read)
+  fields               [{ field = NAME, path = PATH, unit = UNIT }] or
+                       { field = NAME, paths = [PATH, ...], combine = first|sum|floor_ratio|
+                       difference|first_or_zero }; names and units as --map
+  records              a line holds many requests: \"results[*]\" (a path to a list, [*] its
+                       elements; or a list of such paths) or { columns = [NAME, ...] } (element i
+                       of each named array is request i); markers then hold for the line, and
+                       fields, id, model and the conditions for each record
+  record_markers       with records, required: conditions that all hold for a record
+  record_carry         with records: top-level members copied into each record (a run's model)
+Conditions: { present = PATH }, { path = PATH, equals = VALUE }, { path = PATH, differs = VALUE },
+{ path = PATH, at_least = INTEGER }, { not = CONDITION }. Paths are dotted; \\. is a dot in a key,
+[0] and [-1] an array's first and last element.";
 
 /// A formats file: `format` is the list of tables.
 #[derive(Debug, Deserialize)]
@@ -105,6 +136,18 @@ pub(crate) fn validate(f: &FormatSpec) -> Result<(), String> {
     if f.markers.is_empty() {
         return Err(format!(
             "format {:?}: needs at least one marker (a line of the format satisfies them all)",
+            f.name
+        ));
+    }
+    if f.records.is_some() && f.record_markers.is_empty() {
+        return Err(format!(
+            "format {:?}: records need record_markers, the conditions a record of the format satisfies",
+            f.name
+        ));
+    }
+    if f.records.is_none() && !(f.record_markers.is_empty() && f.record_carry.is_empty()) {
+        return Err(format!(
+            "format {:?}: record_markers and record_carry go with records",
             f.name
         ));
     }
@@ -179,6 +222,41 @@ impl OneOrMany {
 /// The deserializer's, for anything but a string or a list of strings.
 pub(crate) fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::Error> {
     Ok(OneOrMany::deserialize(d)?.paths())
+}
+
+/// A records source as written in a file: a path with `[*]` (`"results[*]"`), a list of them,
+/// or `{ columns = [NAME, ...] }`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RecordsDef {
+    One(String),
+    Many(Vec<String>),
+    Columns { columns: Vec<String> },
+}
+
+/// Deserializes `records` ([`RecordsDef`]).
+///
+/// # Errors
+/// Anything else, or a path without `[*]`.
+pub(crate) fn de_records<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<RecordSource>, D::Error> {
+    let patterns = match RecordsDef::deserialize(d)? {
+        RecordsDef::Columns { columns } => return Ok(Some(RecordSource::Columns(columns))),
+        RecordsDef::One(s) => vec![s],
+        RecordsDef::Many(v) => v,
+    };
+    let mut out = vec![];
+    for s in patterns {
+        let pattern = crate::format::record_pattern(&s);
+        if !pattern.iter().any(|seg| seg == "*") || pattern.first().is_none_or(|s| s == "*") {
+            return Err(serde::de::Error::custom(format!(
+                "records {s:?}: a path to a list, with [*] for its elements (results[*])"
+            )));
+        }
+        out.push(pattern);
+    }
+    Ok(Some(RecordSource::Each(out)))
 }
 
 /// Deserializes an [`Origin`] from `"arrival"`, `"scheduled"` or `"gateway"`.
@@ -352,6 +430,39 @@ fields = [
         );
         assert_eq!(a[0].fields[1].combine, Combine::Sum);
         assert_eq!(a[0].arrival_origin, Origin::Gateway);
+    }
+
+    #[test]
+    fn records_are_lists_or_columns() {
+        let t = r#"
+[[format]]
+name = "x"
+markers = [{ present = "run.results" }]
+records = "run.results[*]"
+record_markers = [{ present = "t0" }]
+record_carry = ["model"]
+error_when = [{ not = { path = "ok", equals = true } }]
+fields = [{ field = "arrival", path = "t0", unit = "epoch_s" }]
+"#;
+        let a = parse(t).unwrap();
+        assert_eq!(
+            a[0].records,
+            Some(RecordSource::Each(vec![vec![
+                "run".into(),
+                "results".into(),
+                "*".into()
+            ]]))
+        );
+        assert_eq!(a[0].record_carry, ["model"]);
+        let c = t.replace("\"run.results[*]\"", "{ columns = [\"ttfts\", \"itls\"] }");
+        assert_eq!(
+            parse(&c).unwrap()[0].records,
+            Some(RecordSource::Columns(vec!["ttfts".into(), "itls".into()]))
+        );
+        let bad = |from: &str, to: &str| parse(&t.replace(from, to)).unwrap_err();
+        assert!(bad("run.results[*]", "run.results").contains("[*]"));
+        assert!(bad("record_markers = [{ present = \"t0\" }]", "").contains("need record_markers"));
+        assert!(bad("records = \"run.results[*]\"", "").contains("go with records"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! section 2b). No I/O here.
 
 pub(crate) mod builtin;
+pub(crate) mod cond_expr;
 pub(crate) mod file;
 pub(crate) mod infer;
 pub(crate) mod units;
@@ -342,10 +343,10 @@ pub struct FormatSpec {
     pub fallback: bool,
     /// When set, a line holds several requests, found here; `markers` then apply to the line
     /// and everything else (fields, conditions) to each record.
-    #[serde(skip)]
+    #[serde(default, deserialize_with = "crate::format::file::de_records")]
     pub records: Option<RecordSource>,
     /// With `records`: a record is a request of this format when all of these hold.
-    #[serde(skip)]
+    #[serde(default)]
     pub record_markers: Vec<Cond>,
     /// With `records`: the measurement window records must overlap.
     #[serde(skip)]
@@ -353,7 +354,7 @@ pub struct FormatSpec {
     /// With `records`: members of the line's top-level object copied into each record that
     /// has no member of that name (a benchmark result's `model_id`, which holds for all its
     /// requests), so the fields and `model` paths read them as the record's own.
-    #[serde(skip)]
+    #[serde(default)]
     pub record_carry: Vec<String>,
     /// When set, a request spans several lines, joined this way.
     #[serde(skip)]
@@ -606,13 +607,65 @@ pub(crate) fn map_help() -> String {
          Names: {} (instants; logged_at is when the line was written, taken as the end where \
          no end is logged); {} (durations; itl is an array of token gaps); {} (counts); id, \
          model, stream. Units: {} (instants; epoch, the default, reads any of them); {} \
-         (durations; ms is the default; duration reads \"1.5s\")",
+         (durations; ms is the default; duration reads \"1.5s\"). Conditions, repeatable (any \
+         holds): error_when=, cancelled_when=, response_cache_when= COND, COND being PATH \
+         (present), PATH==VALUE, PATH!=VALUE, PATH>=INTEGER or !COND (e.g. \
+         error_when=status>=500). records=PATH[*]: each element is a request, read with the \
+         paths above relative to it (e.g. records=data.items[*])",
         field_names(Field::is_instant),
         field_names(|f| !f.is_instant() && !f.is_count()),
         field_names(Field::is_count),
         unit_names(Unit::is_timestamp),
         unit_names(Unit::is_duration),
     )
+}
+
+/// The `--map` names of conditions: `NAME=CONDITION` ([`cond_expr`]), any of which holds.
+const WHEN: [&str; 3] = ["error_when", "cancelled_when", "response_cache_when"];
+
+/// A records path (`results[*]`, `a.b[*].c[*]`) as a pattern: `[*]` (or `*`) is every element.
+pub(crate) fn record_pattern(s: &str) -> Vec<String> {
+    parse_path(s)
+        .into_iter()
+        .map(|seg| if seg == "[*]" { "*".to_owned() } else { seg })
+        .collect()
+}
+
+/// The field and unit of `--map` entry `m` (`name=PATH:unit`), checked against each other.
+///
+/// # Errors
+/// An unknown field or unit, or a unit of another clock domain than the field's.
+fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), String> {
+    let field = Field::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
+        format!(
+            "--map {m}: unknown field {name:?} (known: {}, id, model, stream)",
+            names.join(", ")
+        )
+    })?;
+    let unit = match unit {
+        None => field.default_unit(),
+        Some(u) => Unit::from_name(u)
+            .ok_or_else(|| format!("--map {m}: unknown unit {u:?} ({})", unit_names(|_| true)))?,
+    };
+    if field.is_instant() && !unit.is_timestamp() {
+        return Err(format!(
+            "--map {m}: {name} is an instant and needs a timestamp unit ({}), not {}",
+            unit_names(Unit::is_timestamp),
+            unit.name()
+        ));
+    }
+    if !field.is_instant() && !field.is_count() && !unit.is_duration() {
+        return Err(format!(
+            "--map {m}: {name} is a duration and needs a duration unit ({}), not {}",
+            unit_names(Unit::is_duration),
+            unit.name()
+        ));
+    }
+    if field.is_count() && unit != Unit::Count {
+        return Err(format!("--map {m}: {name} is a token count; give no unit"));
+    }
+    Ok((field, unit))
 }
 
 /// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
@@ -625,10 +678,26 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
     let mut id_paths = vec![];
     let mut model_paths = vec![];
     let mut streamed_when = None;
+    let mut when: [Vec<Cond>; 3] = Default::default();
+    let mut records = vec![];
     for m in maps {
         let (name, rest) = m
             .split_once('=')
             .ok_or_else(|| format!("--map {m}: expected NAME=PATH[:UNIT]"))?;
+        if let Some(i) = WHEN.iter().position(|w| *w == name) {
+            when[i].push(cond_expr::parse(rest).map_err(|e| format!("--map {m}: {e}"))?);
+            continue;
+        }
+        if name == "records" {
+            let pattern = record_pattern(rest);
+            if pattern.first().is_none_or(|s| s.is_empty() || s == "*") {
+                return Err(format!(
+                    "--map {m}: a records path starts with a key (results[*], data.items[*])"
+                ));
+            }
+            records.push(pattern);
+            continue;
+        }
         let (path, unit) = match rest.rsplit_once(':') {
             Some((path, unit)) => (path, Some(unit)),
             None => (rest, None),
@@ -651,36 +720,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
             }
             _ => {}
         }
-        let field = Field::from_name(name).ok_or_else(|| {
-            let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
-            format!(
-                "--map {m}: unknown field {name:?} (known: {}, id, model, stream)",
-                names.join(", ")
-            )
-        })?;
-        let unit = match unit {
-            None => field.default_unit(),
-            Some(u) => Unit::from_name(u).ok_or_else(|| {
-                format!("--map {m}: unknown unit {u:?} ({})", unit_names(|_| true))
-            })?,
-        };
-        if field.is_instant() && !unit.is_timestamp() {
-            return Err(format!(
-                "--map {m}: {name} is an instant and needs a timestamp unit ({}), not {}",
-                unit_names(Unit::is_timestamp),
-                unit.name()
-            ));
-        }
-        if !field.is_instant() && !field.is_count() && !unit.is_duration() {
-            return Err(format!(
-                "--map {m}: {name} is a duration and needs a duration unit ({}), not {}",
-                unit_names(Unit::is_duration),
-                unit.name()
-            ));
-        }
-        if field.is_count() && unit != Unit::Count {
-            return Err(format!("--map {m}: {name} is a token count; give no unit"));
-        }
+        let (field, unit) = map_field(m, name, unit)?;
         match fields.iter_mut().find(|r| r.field == field) {
             Some(r) if r.unit == unit => r.paths.push(parse_path(path)),
             Some(_) => return Err(format!("--map {m}: {name} was given another unit before")),
@@ -703,14 +743,29 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
             "--map: map at least one time field (arrival, first_token, end, ttft, ...)".into(),
         );
     }
+    // With records, the markers hold for each record; the line holds the first list.
+    let (markers, record_markers, records) = match records.first() {
+        None => (markers, vec![], None),
+        Some(first) => {
+            let list: Vec<String> = first.iter().take_while(|s| *s != "*").cloned().collect();
+            (
+                vec![Cond::Present(list)],
+                markers,
+                Some(RecordSource::Each(records)),
+            )
+        }
+    };
+    let [error_when, cancelled_when, response_cache_when] = when;
     Ok(FormatSpec {
         name: "custom".into(),
         about: "defined by --map".into(),
         markers,
+        record_markers,
+        records,
         error_markers: vec![],
-        error_when: vec![],
-        cancelled_when: vec![],
-        response_cache_when: vec![],
+        error_when,
+        cancelled_when,
+        response_cache_when,
         streamed_when,
         arrival_origin: Origin::Arrival,
         ttft_doc: "arrival as mapped".into(),

@@ -14,7 +14,7 @@ use std::fmt;
 use std::io::{self, BufRead, Read};
 
 /// True when the input's first non-blank byte (after a UTF-8 BOM) is `[` and the next one is
-/// `{` or `]`: a JSON array document of records (or an empty one). A text line that starts
+/// `{`, `[` or `]`: a JSON array document of records, of lists of them, or an empty one. A text line that starts
 /// with a bracket (`[INFO] proxy up`, `[2026-11-29 10:00:01] ...`) is no document: the input
 /// is read as lines. When the buffered bytes end before the byte after `[` (a stream that has
 /// written only that much), it is taken for a document. Peeks at the buffered bytes only;
@@ -24,7 +24,7 @@ use std::io::{self, BufRead, Read};
 /// The reader's.
 pub(crate) fn is_array_document(r: &mut impl BufRead) -> io::Result<bool> {
     let buf = r.fill_buf()?;
-    Ok(opens_with(buf, b'[', b"{]"))
+    Ok(opens_with(buf, b'[', b"{[]"))
 }
 
 /// True when `buf`'s first non-blank byte (after a UTF-8 BOM) is `open` and the non-blank byte
@@ -45,7 +45,7 @@ pub enum Document {
 }
 
 /// The kind of document the input is, or `None` for JSON lines: an array when its first
-/// non-blank byte (after a UTF-8 BOM) is `[` and the next `{` or `]` ([`is_array_document`]),
+/// non-blank byte (after a UTF-8 BOM) is `[` and the next `{`, `[` or `]` ([`is_array_document`]),
 /// pretty-printed objects when its first non-blank line is a lone `{` (whitespace only after
 /// it, up to the newline), which no JSON-lines log has, and the next non-blank byte is a key's
 /// `"` or the `}`. Peeks at the buffered bytes only; consumes nothing.
@@ -133,7 +133,7 @@ fn tell(buf: &[u8]) -> Option<Option<Document>> {
     match buf[i] {
         b'[' => {
             let next = rest.iter().find(|b| !blank(b))?;
-            Some(b"{]".contains(next).then_some(Document::Array))
+            Some(b"{[]".contains(next).then_some(Document::Array))
         }
         b'{' => {
             // A lone `{` on its line, then a key or the `}`.

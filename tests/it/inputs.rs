@@ -125,7 +125,7 @@ fn progress_line_on_stderr_for_file_input() {
 /// A pretty-printed object document: each object is one line for `summary`, numbered by the
 /// line of its `{`; a too-long object is counted and skipped, never held. Input that does not
 /// parse as objects to its end is no document: it is read as lines. Enrich leaves it
-/// out under `--only-requests` and the row outputs, as it leaves out an array document.
+/// out under `--only-requests` and writes a row for each of its requests in the row outputs.
 #[test]
 fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
     let obj = |ms: f64| {
@@ -191,18 +191,18 @@ fn pretty_printed_objects_are_read_one_by_one_and_trailing_junk_is_reported() {
         "{cov}"
     );
     assert!(err.contains("<stdin>:1: "), "{err}");
-    // Left out where an array document is.
+    // Left out under --only-requests; a row for each request in the row outputs.
     let doc = obj(5.0);
     assert_eq!(run_ok(&["--only-requests"], doc.as_bytes()), b"");
     assert_eq!(
         run_ok(&["--output", "csv", "--fields", "ttft_ms"], doc.as_bytes()),
-        b"ttft_ms\n"
+        b"ttft_ms\n5.0\n"
     );
     let out = run(
         &["--output", "jsonl", "--fields", "ttft_ms"],
         doc.as_bytes(),
     );
-    assert!(out.stdout.is_empty());
+    assert_eq!(out.stdout, b"{\"ttft_ms\":5.0}\n");
     // Enrich reads it as lines: JSON lines after a pretty object (a server's log after a
     // pretty-printed banner) are enriched.
     let line = "{\"timings\":{\"prompt_ms\":5.0,\"predicted_n\":3,\"predicted_ms\":10.0}}\n";
