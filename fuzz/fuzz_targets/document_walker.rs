@@ -17,7 +17,9 @@
 use libfuzzer_sys::fuzz_target;
 use std::io::BufRead;
 use std::sync::OnceLock;
-use tokentime::{Document, Item, Kind, Objects, Processor, builtins, detect_document, for_each_element};
+use tokentime::{
+    Document, Item, Kind, Objects, Processor, builtins, detect_document, for_each_element,
+};
 
 /// The formats with records, and those that join lines (a line's requests depend on the lines
 /// before it, which the wrapped copies repeat).
@@ -65,10 +67,11 @@ fn run(p: &mut Processor, line: &[u8]) -> (bool, Vec<String>, bool) {
         .requests()
         .iter()
         .map(|r| {
-            for v in [r.metrics.ttft, r.metrics.tpot, r.metrics.e2e] {
-                if let Ok(x) = v {
-                    assert!(x.is_finite() && x >= 0.0, "metric {x} of {line:?}");
-                }
+            for x in [r.metrics.ttft, r.metrics.tpot, r.metrics.e2e]
+                .into_iter()
+                .flatten()
+            {
+                assert!(x.is_finite() && x >= 0.0, "metric {x} of {line:?}");
             }
             format!("{} {:?}", r.format, r.metrics)
         })
@@ -97,14 +100,7 @@ fuzz_target!(|input: &[u8]| {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let (is_req, reqs, part) = run(&mut alone, line);
         let joins = part || reqs.is_empty();
-        let wrapped = [
-            &b"{\"page\":{\"items\":["[..],
-            line,
-            b",",
-            line,
-            b"]}}",
-        ]
-        .concat();
+        let wrapped = [&b"{\"page\":{\"items\":["[..], line, b",", line, b"]}}"].concat();
         let (_, twice, _) = run(&mut walker, &wrapped);
         let once = [&b"{\"a\":["[..], line, b"]}"].concat();
         let (_, rooted, _) = run(&mut rooter, &once);
@@ -128,8 +124,18 @@ fuzz_target!(|input: &[u8]| {
         let plain_keys = !line.contains(&b'\\');
         if is_req && !joins && !records && !lists && plain_keys && line.first() == Some(&b'{') {
             let want: Vec<String> = reqs.iter().chain(&reqs).cloned().collect();
-            assert_eq!(twice, want, "wrapped twice: {:?}", String::from_utf8_lossy(line));
-            assert_eq!(rooted, reqs, "under --root: {:?}", String::from_utf8_lossy(line));
+            assert_eq!(
+                twice,
+                want,
+                "wrapped twice: {:?}",
+                String::from_utf8_lossy(line)
+            );
+            assert_eq!(
+                rooted,
+                reqs,
+                "under --root: {:?}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
     // The whole input as a document.
