@@ -10,6 +10,8 @@
 //!   request carries `"tokentime":{...}`, a line holding several (an OTLP export, a compact
 //!   vLLM or guidellm benchmark result) carries `"tokentime":[{...}, ...]`, one object per
 //!   request, so the count is the sum of those arrays' lengths plus the single objects.
+//! - A line that is a JSON array (among JSON lines) passes through unchanged: its objects (arrays
+//!   in it flattened) are written one per line and enriched, and their metrics objects counted.
 //! - A document (a JSON array of records, or pretty-printed objects, as the reader's own
 //!   detection says) is no JSON lines: enrich passes an array through byte for byte and a
 //!   pretty-printed object's lines unchanged (`summary` reads their records). For these the
@@ -81,6 +83,30 @@ fn metrics_carried(enriched: &[u8]) -> usize {
         .sum()
 }
 
+/// The objects of the lines that are JSON arrays (arrays in them flattened), one per line.
+fn array_lines_as_lines(text: &[u8]) -> Vec<u8> {
+    fn objects(v: &Value, out: &mut Vec<u8>) {
+        match v {
+            Value::Array(a) => a.iter().for_each(|e| objects(e, out)),
+            Value::Object(_) => {
+                out.extend(serde_json::to_vec(v).unwrap());
+                out.push(b'\n');
+            }
+            _ => {}
+        }
+    }
+    let mut out = vec![];
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        if line.first() == Some(&b'[')
+            && let Ok(v) = serde_json::from_slice::<Value>(line)
+        {
+            objects(&v, &mut out);
+        }
+    }
+    out
+}
+
 /// The records of a document, one per line: each one's bytes with its newlines made blanks.
 fn records_as_lines(text: &[u8], kind: Document) -> Vec<u8> {
     let mut out = vec![];
@@ -146,7 +172,18 @@ fn check_ways(input: &[u8], opts: &[&str], ways: &[Way], what: &str) -> (u64, Op
         );
         let requests = s_in["coverage"]["requests"].as_u64().unwrap();
         let carried = match kind {
-            None => metrics_carried(&enriched),
+            None => {
+                // A line that is a JSON array has no object to splice into: it passes through,
+                // and its requests are counted as those of a one-line array document.
+                let elements = array_lines_as_lines(&text);
+                let from_arrays = if elements.is_empty() {
+                    0
+                } else {
+                    let (_, enriched) = run_way(opts, &elements, way, dir.path(), "elements");
+                    metrics_carried(&enriched)
+                };
+                metrics_carried(&enriched) + from_arrays
+            }
             Some(kind) => {
                 if kind == Document::Array {
                     assert_eq!(enriched, text, "{what} {way:?}: an array passes through");

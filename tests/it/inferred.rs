@@ -157,8 +157,24 @@ const OUT: &[(&str, &str)] = &[
         "as above",
     ),
     (
-        "realdata/genai-perf-chat-c50/simple_medium_response_c50.json",
-        "requests are elements of experiments[].requests[]",
+        "realdata/genai-perf016-mock-chat-stream/profile_export.json",
+        "requests are elements of experiments[].requests[], timed by response_timestamps lists",
+    ),
+    (
+        "realdata/aiperf013-mock-chat-cancel/profile_export.jsonl",
+        "its warm-up records (metadata.benchmark_phase) are requests to the generic reader: 155, not AIPerf's 150",
+    ),
+    (
+        "realdata/sglang0523-mock/sglang-bench.jsonl",
+        "parallel arrays",
+    ),
+    (
+        "realdata/llmloadtest-mock-chat-c4/output-004.json",
+        "requests are elements of results[]",
+    ),
+    (
+        "realdata/llmloadtest-mock-completions-c4/output-004.json",
+        "requests are elements of results[]",
     ),
 ];
 
