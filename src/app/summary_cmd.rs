@@ -180,10 +180,21 @@ pub(crate) fn run_summary(
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
     check_save_digest(config, sc)?;
+    let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
+    crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
+    let (sh, jobs) = start(config, sc);
+    let rx = spawn_readers(&sh, jobs);
+    let mut watch = Watch::new(&sh);
+    watch.run(&rx, &signals, out)?;
+    watch.finish(out)
+}
+
+/// What the readers of a summary run share, and how many inputs are read at once: live input
+/// (`--every`) all at once (each `tail -F` on its own thread); batch input by `--threads`
+/// threads, a file in chunks when there are fewer files than threads.
+fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
     let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
     let n = config.inputs.len();
-    // Live input is read all at once (each `tail -F` on its own thread); batch input by
-    // `--threads` threads, a file in chunks when there are fewer files than threads.
     let jobs = if sc.every.is_some() {
         n
     } else {
@@ -194,8 +205,6 @@ pub(crate) fn run_summary(
         threads: per_file,
         ..config.clone()
     });
-    let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
-    crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
     let sh = Arc::new(Shared {
         config: config.clone(),
         chunked_config,
@@ -221,10 +230,7 @@ pub(crate) fn run_summary(
         diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
         input_failed: AtomicU64::new(0),
     });
-    let rx = spawn_readers(&sh, jobs);
-    let mut watch = Watch::new(&sh);
-    watch.run(&rx, &signals, out)?;
-    watch.finish(out)
+    (sh, jobs)
 }
 
 /// Reads every input of `config` into one summary, as [`run_summary`] does, and returns it
@@ -235,29 +241,7 @@ pub(crate) fn run_summary(
 /// # Errors
 /// As [`run_summary`]'s reading.
 pub(crate) fn collect(config: &Config, sc: &SummaryConfig) -> Result<(Coverage, Summary), Error> {
-    let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
-    let n = config.inputs.len();
-    let jobs = sc.jobs.clamp(1, n.max(1));
-    let per_file = (config.threads / jobs.max(1)).max(1);
-    let sh = Arc::new(Shared {
-        config: config.clone(),
-        chunked_config: (per_file > 1).then(|| Config {
-            threads: per_file,
-            ..config.clone()
-        }),
-        chunked: AtomicUsize::new(0),
-        sc: sc.clone(),
-        parts: (0..n)
-            .map(|_| Mutex::new(Tally::new(&template, sc)))
-            .collect(),
-        template,
-        proto: Worker::summary_processor(config, sc),
-        next: AtomicUsize::new(0),
-        stop: AtomicBool::new(false),
-        bytes: Arc::new(AtomicU64::new(0)),
-        diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
-        input_failed: AtomicU64::new(0),
-    });
+    let (sh, jobs) = start(config, sc);
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
     watch.run(&rx, &AtomicBool::new(false), &mut io::sink())?;

@@ -1,8 +1,7 @@
 //! The `vllm` format.
 
-use super::combined;
 use crate::format::units::Unit;
-use crate::format::{Combine, Cond, Field, FormatSpec, p, rule};
+use crate::format::{Cond, Field, FormatSpec, p, rule};
 use crate::metrics::Origin;
 
 /// vLLM `--enable-per-request-metrics` responses (FORMATS.md 2b).
@@ -23,9 +22,10 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::Queue, Unit::Ms, &["metrics.queue_time_ms"]),
             rule(Field::Prefill, Unit::Ms, &["metrics.time_to_first_token_ms"]),
             rule(Field::Decode, Unit::Ms, &["metrics.generation_time_ms"]),
-            // With --enable-per-request-output-token-metrics: the content (answer) tokens'
-            // own time to first token, from the same origin as the TTFT.
-            combined(Field::Ttfot, Unit::Ms, Combine::Sum, &["metrics.queue_time_ms", "metrics.output_token_metrics.content.time_to_first_token_ms"]),
+            // Not read: `output_token_metrics.content.time_to_first_token_ms` (with
+            // --enable-per-request-output-token-metrics), whose origin vLLM's docs do not state
+            // (the scheduler, as the TTFT's, or the first token): a time to first output token
+            // made from it would be a guess.
             rule(Field::InputTokens, Unit::Count, &["usage.prompt_tokens"]),
             rule(Field::OutputTokens, Unit::Count, &["usage.completion_tokens"]),
             rule(Field::CachedTokens, Unit::Count, &["usage.prompt_tokens_details.cached_tokens"]),
