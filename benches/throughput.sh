@@ -2,7 +2,7 @@
 # End-to-end throughput of tokentime, side by side with `wc -l` (and jq/jaq when installed) on
 # the same bytes, in one run.
 #
-#   benches/throughput.sh [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq]
+#   benches/throughput.sh [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq] [--no-peers]
 #
 # Generates (once, then reuses) a LiteLLM log of --size bytes with examples/genlog.rs, and a
 # 100 MB file of the real lab LiteLLM log (testdata/lab) repeated. Besides tokentime's own
@@ -15,6 +15,13 @@
 # size). With --rss-4g it also generates a 4 GiB log, measures summary's peak RSS on it, and
 # deletes it.
 #
+# Peers: the same summary job (p50/p90/p99 of TTFT per `cache_hit`) in DuckDB (`read_json` with
+# the three columns typed, and `read_json_auto`) and Polars (`scan_ndjson` with a schema), at 1
+# and 2 threads, by benches/peers.py. They are installed with pip into a virtual environment
+# under target/bench-venv when missing (--no-peers skips them). Their rows give the whole
+# process's time (Python start-up and import included), and in brackets the query's own time
+# inside the process.
+#
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
 # file: read in parallel like a FILE argument); `cat FILE |` rows give it a pipe (one thread,
@@ -26,6 +33,7 @@ size=1G
 dir="${TMPDIR:-/tmp}/tokentime-bench"
 rss4g=0
 jq_too=1
+peers=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) runs="$2"; shift 2 ;;
@@ -33,7 +41,8 @@ while [ $# -gt 0 ]; do
         --dir) dir="$2"; shift 2 ;;
         --rss-4g) rss4g=1; shift ;;
         --no-jq) jq_too=0; shift ;;
-        *) echo "usage: $0 [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq]" >&2; exit 2 ;;
+        --no-peers) peers=0; shift ;;
+        *) echo "usage: $0 [--runs N] [--size 1G] [--dir DIR] [--rss-4g] [--no-jq] [--no-peers]" >&2; exit 2 ;;
     esac
 done
 
@@ -68,6 +77,26 @@ if [ "$jq_too" = 1 ]; then
     command -v jq > /dev/null && tools+=(jq)
     command -v jaq > /dev/null && tools+=(jaq)
 fi
+
+venv="$root/target/bench-venv"
+if [ "$peers" = 1 ] && ! "$venv/bin/python" -c 'import duckdb, polars' 2> /dev/null; then
+    echo "installing duckdb and polars into $venv ..." >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet duckdb polars
+fi
+peer_versions() {
+    "$venv/bin/python" -c 'import duckdb, polars; print(f"DuckDB {duckdb.__version__}, Polars {polars.__version__}")'
+}
+
+# Median of the `inside SECONDS` that benches/peers.py prints on stderr, over `runs` runs.
+median_inside() {
+    local xs=()
+    for _ in $(seq "$runs"); do
+        xs+=("$("$venv/bin/python" "$root/benches/peers.py" "$@" 2>&1 > /dev/null | awk '/^inside/ { print $2 }')")
+    done
+    printf '%s\n' "${xs[@]}" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # Medians over `runs` runs of the shell command $1 (output to /dev/null): wall seconds and CPU
 # seconds (user + system, all threads). On a busy machine wall time exceeds CPU time for a
@@ -124,6 +153,16 @@ table() {
     row '`tokentime < FILE > /dev/null`' "'$tt' < '$file'"
     row '`cat FILE \| tokentime summary`' "cat '$file' | '$tt' summary"
     row '`cat FILE \| tokentime > /dev/null`' "cat '$file' | '$tt'"
+    if [ "$peers" = 1 ]; then
+        local engine threads inside
+        for engine in duckdb-typed duckdb-auto polars; do
+            for threads in 1 2; do
+                inside=$(median_inside "$engine" "$threads" "$file")
+                row "$engine, $threads thread(s) (query alone: ${inside} s)" \
+                    "'$venv/bin/python' '$root/benches/peers.py' $engine $threads '$file'"
+            done
+        done
+    fi
     for tool in "${tools[@]}"; do
         row "\`$tool -nR 'reduce ...'\` (summary job)" "$tool -nR '$jq_job' '$file'"
     done
@@ -135,7 +174,7 @@ table() {
 echo "## tokentime throughput"
 echo
 echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), $(uname -r);" \
-    "median of $runs runs; tokentime $("$tt" --version | cut -d' ' -f2), $(wc --version | head -1)${tools[*]:+, ${tools[*]}}"
+    "median of $runs runs; tokentime $("$tt" --version | cut -d' ' -f2), $(wc --version | head -1)${tools[*]:+, ${tools[*]}}$([ "$peers" = 1 ] && echo ", $(peer_versions)")"
 table "$gen" "Generated LiteLLM log"
 table "$lab" "Real lab LiteLLM log, repeated"
 
