@@ -128,10 +128,16 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool) {
         }
         let name = source.name();
         let reader: Box<dyn Read + Send> = match source {
-            Source::Path(_) => match source.open(None) {
+            Source::Path(p) if crate::input::source::is_regular(p) => match source.open(None) {
                 Ok(r) => r,
                 // The run reports it.
                 Err(_) => continue,
+            },
+            // A named pipe or `<(cmd)`: read once, like a pipe on standard input.
+            Source::Path(_) if auto => continue,
+            Source::Path(p) => match path_pipe_sample(p) {
+                Some(r) => r,
+                None => continue,
             },
             Source::Stdin if config.stdin_is_file => match stdin_file_sample() {
                 Some(r) => r,
@@ -179,17 +185,31 @@ fn stdin_file_sample() -> Option<Box<dyn Read + Send>> {
 /// Standard input from a pipe (`--format inferred` only): read up to [`SAMPLE_LINES`] lines,
 /// [`SAMPLE_BYTES`] or its end, kept for the run to read again.
 fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
+    let raw = pipe_sample(&mut io::stdin().lock());
+    crate::input::source::replay_on_stdin(raw.clone());
+    crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
+}
+
+/// A FILE argument that is a pipe (`--format inferred` only): its sample, read as from
+/// standard input, kept with the open descriptor for the run to read again.
+fn path_pipe_sample(path: &std::path::Path) -> Option<Box<dyn Read + Send>> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let raw = pipe_sample(&mut file);
+    crate::input::source::hold(path.to_path_buf(), raw.clone(), file);
+    crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
+}
+
+/// Up to [`SAMPLE_LINES`] lines, [`SAMPLE_BYTES`] or the end of `r`.
+fn pipe_sample(r: &mut impl Read) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let mut stdin = io::stdin().lock();
     while raw.len() < SAMPLE_BYTES && memchr::memchr_iter(b'\n', &raw).count() < SAMPLE_LINES {
-        match stdin.read(&mut buf) {
+        match r.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => raw.extend_from_slice(&buf[..n]),
         }
     }
-    crate::input::source::replay_on_stdin(raw.clone());
-    crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
+    raw
 }
 
 /// The configuration the run uses: under `--format inferred`, the inferred format alone;

@@ -48,14 +48,22 @@ impl Source {
                 )),
                 None => decompress(BufReader::with_capacity(PEEK, io::stdin())),
             },
-            (Source::Path(p), None) => decompress(BufReader::with_capacity(PEEK, File::open(p)?)),
-            (Source::Path(p), Some(bytes)) => decompress(BufReader::with_capacity(
-                PEEK,
-                Counting {
-                    inner: File::open(p)?,
-                    bytes: Arc::clone(bytes),
-                },
-            )),
+            (Source::Path(p), bytes) => {
+                let file: Box<dyn Read + Send> = match held(p) {
+                    Some((head, file)) => Box::new(io::Cursor::new(head).chain(file)),
+                    None => Box::new(File::open(p)?),
+                };
+                match bytes {
+                    None => decompress(BufReader::with_capacity(PEEK, file)),
+                    Some(bytes) => decompress(BufReader::with_capacity(
+                        PEEK,
+                        Counting {
+                            inner: file,
+                            bytes: Arc::clone(bytes),
+                        },
+                    )),
+                }
+            }
         }
     }
 }
@@ -74,6 +82,33 @@ pub(crate) fn replay_on_stdin(head: Vec<u8>) {
 /// The bytes to read again before standard input, once.
 fn stdin_head() -> Option<Vec<u8>> {
     STDIN_HEAD.lock().ok()?.take()
+}
+
+/// FILE arguments that are not regular files (a named pipe, `<(cmd)`), opened once to read a
+/// sample from, with the bytes read: their next [`Source::open`] reads those bytes and then
+/// the rest from the same descriptor (opening such a path again would find its start gone, or
+/// block for a writer that is no longer there).
+#[allow(clippy::type_complexity)]
+static HELD: std::sync::Mutex<Vec<(PathBuf, Vec<u8>, File)>> = std::sync::Mutex::new(Vec::new());
+
+/// Makes the next [`Source::open`] of `path` read `head` and then the rest of `file`.
+pub(crate) fn hold(path: PathBuf, head: Vec<u8>, file: File) {
+    if let Ok(mut h) = HELD.lock() {
+        h.push((path, head, file));
+    }
+}
+
+/// The held bytes and descriptor of `path`, once.
+fn held(path: &std::path::Path) -> Option<(Vec<u8>, File)> {
+    let mut h = HELD.lock().ok()?;
+    let i = h.iter().position(|(p, _, _)| p == path)?;
+    let (_, head, file) = h.swap_remove(i);
+    Some((head, file))
+}
+
+/// Whether `path` names a regular file (one that can be opened again, and read in chunks).
+pub(crate) fn is_regular(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// Counts the bytes read from a file, for the progress line.

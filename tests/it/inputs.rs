@@ -399,3 +399,51 @@ fn zero_padding_after_the_last_gzip_member_is_ignored() {
         }
     }
 }
+
+/// A FILE argument that is a named pipe (as `<(cmd)` is, or `mkfifo`) is read once from its
+/// start: all of it, plain or compressed, under auto detection and under `--format inferred`
+/// (which reads a sample first), and it never waits for a writer that is gone.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_argument_is_read_whole_once() {
+    let plain = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("log.jsonl");
+    std::fs::write(&file, &plain).unwrap();
+    for (args, bytes) in [
+        (&["summary", "-o", "json"][..], plain.clone()),
+        (&["summary", "-o", "json"][..], gzip(&plain)),
+        (&["summary", "--format", "inferred", "-o", "json"][..], plain.clone()),
+        (&[][..], plain.clone()),
+    ] {
+        let fifo = dir.path().join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                // Ignore EPIPE: the failure this test looks for would show in the output.
+                let _ = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&fifo)
+                    .and_then(|mut f| f.write_all(&bytes));
+            })
+        };
+        let mut all: Vec<&str> = args.to_vec();
+        let fifo_arg = fifo.display().to_string();
+        all.push(&fifo_arg);
+        let from_pipe = run(&all, b"");
+        writer.join().unwrap();
+        let mut all: Vec<&str> = args.to_vec();
+        let file_arg = file.display().to_string();
+        all.push(&file_arg);
+        let from_file = run(&all, b"");
+        assert_eq!(
+            String::from_utf8_lossy(&from_pipe.stdout),
+            String::from_utf8_lossy(&from_file.stdout),
+            "{args:?}"
+        );
+    }
+}
