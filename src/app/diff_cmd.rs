@@ -70,7 +70,9 @@ pub(crate) fn run_diff(
             );
         }
     }
-    if partial {
+    // A gate with no row can never be judged (its group, or its metric, is in neither run, or
+    // in one only): a usage error, so a CI gate with a typo does not pass for ever.
+    if partial || gates.iter().any(|g| g.row.is_none()) {
         return Ok(ExitCode::Usage);
     }
     Ok(if gates.iter().any(|g| g.holds) {

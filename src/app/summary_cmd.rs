@@ -747,7 +747,8 @@ pub(crate) fn report(
                 doc.head.insert("slos".into(), slos_json(&verdicts));
             }
             let w = if one_line {
-                // The last of `--every`'s documents, the whole run's (no `interval`).
+                // The last of `--every`'s documents, the whole run's (`interval` null).
+                doc.head.insert("interval".into(), serde_json::Value::Null);
                 doc.head.insert("final".into(), json!(true));
                 serde_json::to_writer(&mut *out, &doc)
             } else {
@@ -812,7 +813,7 @@ fn partial_reasons(cov: &Coverage) -> String {
     }
     if cov.read_errors > 0 {
         why.push(format!(
-            "{} could not be read to their end (coverage.read_errors)",
+            "{} not read to the end (coverage.read_errors)",
             crate::output::summary::plural(cov.read_errors, "input")
         ));
     }

@@ -53,9 +53,11 @@ pub enum ConfigError {
     },
     /// An SLO on a group the summary does not build.
     #[error(
-        "--slo {text:?}: there is no group by [{keys}]; groups are all requests, cache{groups}"
+        "{flag} {text:?}: there is no group by [{keys}]; groups are all requests, cache{groups}"
     )]
     SloGroup {
+        /// `--slo` or `--fail-if`.
+        flag: &'static str,
         /// The SLO as given.
         text: String,
         /// Its group's keys, comma-separated.
@@ -167,6 +169,7 @@ mod tests {
         );
         assert_eq!(
             ConfigError::SloGroup {
+                flag: "--slo",
                 text: "ttft:p99<=1s@model=a".into(),
                 keys: "model".into(),
                 groups: " (add --by KEY to group by KEY)".into(),

@@ -387,7 +387,7 @@ impl SummaryArgs {
             .map(|(name, b)| (name.clone(), parse_path(b)))
             .collect();
         for slo in &report.slos {
-            check_slo_group(&slo.text, &slo.group, &names)?;
+            check_slo_group("--slo", &slo.text, &slo.group, &names)?;
         }
         let bucket = positive_duration("bucket", self.bucket.as_deref())?;
         if bucket.is_some() && !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json)
@@ -437,7 +437,7 @@ impl DiffArgs {
         for v in &self.fail_if {
             for text in crate::summary::compare::split_fail_if(v) {
                 let g = crate::summary::compare::parse_fail_if(text)?;
-                check_slo_group(&g.text, &g.group, &names)?;
+                check_slo_group("--fail-if", &g.text, &g.group, &names)?;
                 if !quantiles
                     .iter()
                     .any(|&q| quantile_name(q) == quantile_name(g.quantile))
@@ -540,6 +540,7 @@ impl ReportArgs {
 /// An SLO's group must be one the summary builds: all requests, `cache`, the `--by` keys, or
 /// the `--by` keys with `cache`.
 fn check_slo_group(
+    flag: &'static str,
     text: &str,
     group: &[(String, Option<String>)],
     by: &[String],
@@ -554,6 +555,7 @@ fn check_slo_group(
         return Ok(());
     }
     Err(ConfigError::SloGroup {
+        flag,
         text: text.to_owned(),
         keys: names.join(", "),
         groups: if by.is_empty() {

@@ -126,6 +126,18 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
             writeln!(out, "\nonly in {label}: {}", names.join("; "))?;
         }
     }
+    if !c.same_as_all.is_empty() {
+        let names: Vec<String> = c
+            .same_as_all
+            .iter()
+            .map(|k| group_label(k, "all requests"))
+            .collect();
+        writeln!(
+            out,
+            "\nsame requests as all requests in both runs (not compared again): {}",
+            names.join("; ")
+        )?;
+    }
     writeln!(out, "\n{}", method(c))
 }
 
@@ -190,6 +202,7 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
         })).collect::<Vec<_>>(),
         "only_in_a": c.only_in_a.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
         "only_in_b": c.only_in_b.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
+        "same_as_all": c.same_as_all.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
         "fail_if": gates.iter().map(|g| json!({
             "condition": g.gate.text,
             "holds": g.holds,
@@ -205,9 +218,9 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
 pub(crate) fn gate_line(g: &GateResult) -> String {
     let text = &g.gate.text;
     match &g.row {
-        None => {
-            format!("--fail-if {text}: not judged: no such group, metric and quantile in both runs")
-        }
+        None => format!(
+            "--fail-if {text}: cannot be judged: no such group, metric and quantile in both runs"
+        ),
         Some(r) => {
             let what = format!(
                 "{} ({} ms), {}",

@@ -99,6 +99,11 @@ pub(crate) struct Comparison {
     pub only_in_a: Vec<GroupKey>,
     /// Groups of B that A does not have.
     pub only_in_b: Vec<GroupKey>,
+    /// Groups holding every request of both runs (`cache=unknown` in a log with no cache
+    /// signal, a `--by model` key of a one-model run): their rows would repeat those of all
+    /// requests, so they are not compared again (nor counted in the Bonferroni divisor); a
+    /// gate on one is judged on all requests' row.
+    pub same_as_all: Vec<GroupKey>,
 }
 
 /// The metrics compared: the durations (token counts describe the workload, not its speed).
@@ -123,11 +128,30 @@ pub(crate) fn compare(a: &mut Summary, b: &mut Summary, qs: &[f64]) -> Compariso
         .map(|(k, _)| k.clone())
         .collect();
     // The groups both have, as (index in A, index in B).
-    let pairs: Vec<(usize, usize)> = ga
+    let mut pairs: Vec<(usize, usize)> = ga
         .iter()
         .enumerate()
         .filter_map(|(i, (k, _))| Some((i, keys_b.iter().position(|kb| *kb == sorted(k))?)))
         .collect();
+    // Every group is a subset of all requests: one as large as all, in both runs, is all.
+    let all_a = ga
+        .iter()
+        .find(|(k, _)| k.is_empty())
+        .map(|(_, g)| g.requests);
+    let all_b = gb
+        .iter()
+        .find(|(k, _)| k.is_empty())
+        .map(|(_, g)| g.requests);
+    let mut same_as_all = vec![];
+    pairs.retain(|&(i, j)| {
+        let same = !ga[i].0.is_empty()
+            && Some(ga[i].1.requests) == all_a
+            && Some(gb[j].1.requests) == all_b;
+        if same {
+            same_as_all.push(ga[i].0.clone());
+        }
+        !same
+    });
     let comparisons: usize = pairs
         .iter()
         .map(|&(i, j)| {
@@ -161,6 +185,7 @@ pub(crate) fn compare(a: &mut Summary, b: &mut Summary, qs: &[f64]) -> Compariso
         level: 1.0 - gamma,
         only_in_a,
         only_in_b,
+        same_as_all,
     }
 }
 
@@ -488,7 +513,10 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
     gates
         .iter()
         .map(|g| {
-            let want = sorted(&g.group);
+            let mut want = sorted(&g.group);
+            if c.same_as_all.iter().any(|k| sorted(k) == want) {
+                want = GroupKey::default();
+            }
             let row = c
                 .rows
                 .iter()

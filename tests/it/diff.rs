@@ -166,14 +166,14 @@ fn hand_computed_intervals() {
     let b = ten(dir.path(), "b.jsonl", 200);
     let c = ten(dir.path(), "c.jsonl", 105);
     let args: Vec<&str> = MAP.iter().copied().chain(["--quantiles", "50"]).collect();
-    // Groups: all requests and cache=unknown; metrics with values: ttft, e2e, decode. So 6
-    // comparisons; each interval at 1 - 0.05 / 12, 0.2083% per tail. For p50 of 10 values,
-    // P(Bin(10, 0.5) <= 0) = 1/1024 = 0.098% <= 0.2083% < P(<= 1) = 11/1024: the lower end is
-    // the 1st value; P(<= 8) = 1013/1024 = 98.93% < 99.79% <= P(<= 9) = 1023/1024: the upper
-    // end is the 10th. A: 100..109 ms, p50 104.5; B: 200..209, p50 204.5.
+    // Groups: all requests (cache=unknown holds the same requests: not compared again);
+    // metrics with values: ttft, e2e, decode. So 3 comparisons; each interval at
+    // 1 - 0.05 / 6, 0.833% per tail. For p50 of 10 values, P(Bin(10, 0.5) <= 0) = 1/1024 =
+    // 0.098% <= 0.833% < P(<= 1) = 11/1024: the lower end is the 1st value;
+    // P(<= 8) = 1013/1024 = 98.93% < 99.17% <= P(<= 9) = 1023/1024: the upper end is the 10th. A: 100..109 ms, p50 104.5; B: 200..209, p50 204.5.
     let (code, doc) = diff_json(&a, &b, &args);
     assert_eq!(code, 0);
-    assert_eq!(doc["method"]["comparisons"], 6);
+    assert_eq!(doc["method"]["comparisons"], 3);
     let r = row(&doc, "ttft_ms");
     assert_eq!(r["a"]["value"], 104.5);
     assert_eq!(r["b"]["value"], 204.5);
@@ -257,7 +257,18 @@ fn fail_if_exit_codes() {
             "p75 is not compared: add it to --quantiles",
         ),
         ("input_tokens.p50>+1%", "not a latency metric"),
-        ("ttft.p50>+1%@model=x", "no group by [model]"),
+        (
+            "ttft.p50>+1%@model=x",
+            "--fail-if \"ttft.p50>+1%@model=x\": there is no group by [model]",
+        ),
+        // A group neither run has (a typo, or a class the logs never show): never judged, so
+        // a usage error rather than a gate that passes for ever.
+        (
+            "ttft.p50>+1%@cache=miss",
+            "--fail-if ttft.p50>+1%@cache=miss: cannot be judged",
+        ),
+        // A metric neither run logged.
+        ("queue.p50>+1%", "cannot be judged"),
     ] {
         let (c2, err) = code(&a, &b, &[gate]);
         assert_eq!(c2, 2, "{gate}");
@@ -266,6 +277,38 @@ fn fail_if_exit_codes() {
     let out = run(&["diff", s(&a)], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("diff takes two inputs"));
+}
+
+/// A group that holds every request of both runs (`cache=unknown` when the logs carry no cache
+/// signal) repeats all requests' rows: compared once, and not counted twice in the Bonferroni
+/// divisor.
+#[test]
+fn a_group_as_large_as_all_requests_is_not_compared_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = ten(dir.path(), "a.jsonl", 100);
+    let b = ten(dir.path(), "b.jsonl", 200);
+    let mut args = vec!["--quantiles", "50"];
+    args.extend(MAP);
+    let (_, doc) = diff_json(&a, &b, &args);
+    assert_eq!(
+        doc["same_as_all"],
+        serde_json::json!([{"cache": null}]),
+        "{doc}"
+    );
+    let groups: Vec<&Value> = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["group"])
+        .collect();
+    assert!(
+        groups
+            .iter()
+            .all(|g| g.as_object().is_some_and(|o| o.is_empty())),
+        "{groups:?}"
+    );
+    let metrics = doc["rows"].as_array().unwrap().len();
+    assert_eq!(doc["method"]["comparisons"], metrics, "{doc}");
 }
 
 #[test]

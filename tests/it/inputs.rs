@@ -413,12 +413,18 @@ fn a_named_pipe_argument_is_read_whole_once() {
     for (args, bytes) in [
         (&["summary", "-o", "json"][..], plain.clone()),
         (&["summary", "-o", "json"][..], gzip(&plain)),
-        (&["summary", "--format", "inferred", "-o", "json"][..], plain.clone()),
+        (
+            &["summary", "--format", "inferred", "-o", "json"][..],
+            plain.clone(),
+        ),
         (&[][..], plain.clone()),
     ] {
         let fifo = dir.path().join("fifo");
         let _ = std::fs::remove_file(&fifo);
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         let writer = {
             let fifo = fifo.clone();
