@@ -931,6 +931,7 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     }
     let Some(f) = &inf.spec else {
         let _ = writeln!(s, "# no time field could be mapped: no format to write");
+        template(&mut s, inf);
         return s;
     };
     let cond = |c: &Cond| match c {
@@ -971,6 +972,48 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     }
     let _ = writeln!(s, "]");
     s
+}
+
+/// When nothing could be mapped but fields were found whose unit no check pins: a commented
+/// formats-file entry naming them, for the user to give each its unit (the log does not say,
+/// so tokentime does not guess).
+fn template(s: &mut String, inf: &Inference) {
+    if inf.unmapped.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "# A template to complete: uncomment it, set each unit (s, ms, us or ns: the log does not \
+         say which), drop what is not what its name says, and use it with --formats FILE."
+    );
+    let _ = writeln!(s, "# [[format]]");
+    let _ = writeln!(s, "# name = \"my-log\"");
+    let _ = writeln!(
+        s,
+        "# markers = [{{ present = {} }}]",
+        quoted(&inf.unmapped[0].0)
+    );
+    let _ = writeln!(s, "# fields = [");
+    // `tpot` is a cross-check of the inference, not a field a formats file reads.
+    for m in inf.mapped.iter().filter(|m| m.what != "tpot") {
+        if let Some(p) = m.paths.first() {
+            let _ = writeln!(
+                s,
+                "#   {{ field = {}, path = {} }},",
+                quoted(m.what),
+                quoted(&path_str(p))
+            );
+        }
+    }
+    for (path, what, _) in inf.unmapped.iter().filter(|u| u.1 != "tpot") {
+        let _ = writeln!(
+            s,
+            "#   {{ field = {}, path = {}, unit = \"?\" }},",
+            quoted(what),
+            quoted(path)
+        );
+    }
+    let _ = writeln!(s, "# ]");
 }
 
 /// What inference found, for stderr: one line each for the mapping, what was not mapped, and

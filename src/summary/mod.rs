@@ -889,7 +889,9 @@ pub(crate) fn log_span(summary: &mut Summary) -> Option<f64> {
 /// server in a cron job's JSON or Prometheus output).
 pub(crate) const NO_REQUESTS: &str = "no line was recognised as a request: `tokentime formats` lists \
      the formats; try --format NAME, --root PATH (when the record sits inside each line), --prefix \
-     REGEX (when text such as a syslog header comes before the JSON) or --map for an in-house log";
+     REGEX (when text such as a syslog header comes before the JSON); for an in-house log, \
+     `tokentime formats --guess FILE` proposes a mapping to edit and keep (--format inferred \
+     reads with it), or --map names the fields";
 
 /// A JSON document whose `groups` array is made one element at a time while it is written:
 /// `head` holds the other members (the callers may add theirs); serializing writes them all in

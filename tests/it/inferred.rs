@@ -276,6 +276,68 @@ fn guess_writes_a_formats_file_that_reproduces_the_run() {
     assert_eq!(forced, inferred);
 }
 
+/// Durations with no unit in their names and no instants to check them against: nothing is
+/// mapped, the summary points at `formats --guess`, and the guess is a commented template naming
+/// the fields, which loads once the user gives each its unit.
+#[test]
+fn guess_leaves_units_it_cannot_pin_to_the_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    let lines: String = (0..40)
+        .map(|i| {
+            format!(
+                "{{\"req_id\":\"r{i}\",\"ttft\":0.{},\"latency\":{}.5,\"prompt_tokens\":100,\"completion_tokens\":{}}}\n",
+                300 + i,
+                2 + i % 9,
+                20 + i
+            )
+        })
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let log = log.to_str().unwrap();
+    let out = run(&["summary", log], b"");
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("`tokentime formats --guess FILE` proposes a mapping"),
+        "{table}"
+    );
+    let text = String::from_utf8(run_ok(&["formats", "--guess", log], b"")).unwrap();
+    assert!(text.contains("# no time field could be mapped"), "{text}");
+    assert!(
+        text.contains(r#"#   { field = "ttft", path = "ttft", unit = "?" },"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"#   { field = "input_tokens", path = "prompt_tokens" },"#),
+        "{text}"
+    );
+    let filled: String = text
+        .lines()
+        .skip_while(|l| !l.starts_with("# [[format]]"))
+        .map(|l| format!("{}\n", l.trim_start_matches("# ").replace("\"?\"", "\"s\"")))
+        .collect();
+    let file = dir.path().join("mine.toml");
+    std::fs::write(&file, filled).unwrap();
+    let doc: Value = serde_json::from_slice(&run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--formats",
+            file.to_str().unwrap(),
+            log,
+        ],
+        b"",
+    ))
+    .unwrap();
+    assert_eq!(doc["coverage"]["requests"], 40, "{doc}");
+    // TTFT 0.300 .. 0.339 s: the median 319.5 ms.
+    assert_eq!(
+        doc["groups"][0]["metrics"]["ttft_ms"]["quantiles"]["p50"],
+        319.5
+    );
+}
+
 /// A log no format knows, with self-describing names: epoch-second instants and an E2E in ms
 /// without a unit (pinned by end - start), a TTFT with its unit in the name.
 fn unknown_log(n: usize) -> String {
