@@ -36,7 +36,17 @@ struct SampleSink<'a> {
     lines: usize,
     bytes: usize,
     claimed: bool,
+    /// Lines a format claimed with no duration at all.
+    untimed: usize,
     stop: &'a AtomicBool,
+}
+
+/// A request with no duration: no TTFT, E2E, queue, prefill or decode.
+fn untimed(r: &crate::classify::Request) -> bool {
+    let m = &r.metrics;
+    [m.ttft, m.e2e, m.queue, m.prefill, m.decode]
+        .iter()
+        .all(Result::is_err)
 }
 
 impl SampleSink<'_> {
@@ -57,6 +67,10 @@ impl Sink for SampleSink<'_> {
             match p.process(content) {
                 Kind::NoTiming => {}
                 Kind::NonJson | Kind::Invalid(_) | Kind::AlreadyEnriched => return Ok(()),
+                // A line a format claims without one duration (a fallback that reads only an
+                // OpenAI `usage` object from a line that also logs its timing under names of
+                // its own): still in the sample, so the inferred reader can go first.
+                Kind::Requests if p.requests().iter().all(untimed) => self.untimed += 1,
                 Kind::Requests | Kind::Part | Kind::Deferred => {
                     self.claimed = true;
                     return Ok(());
@@ -94,8 +108,9 @@ fn body(content: &[u8], root: &[String]) -> Option<Value> {
 }
 
 /// Reads the sample of `config`'s inputs. Returns the values and whether a format in use
-/// claimed a line (auto: then the sample stops there).
-fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool) {
+/// claimed a line with a duration (auto: then the sample stops there), and how many lines a
+/// format claimed without one.
+fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
     let stop = AtomicBool::new(false);
     let claims = auto.then(|| {
         let mut p = Processor::new(
@@ -115,6 +130,7 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool) {
         lines: 0,
         bytes: 0,
         claimed: false,
+        untimed: 0,
         stop: &stop,
     };
     let reading = Reading {
@@ -157,7 +173,7 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool) {
             &mut sink,
         );
     }
-    (sink.values, sink.claimed)
+    (sink.values, sink.claimed, sink.untimed)
 }
 
 /// Standard input that is a regular file: its first [`SAMPLE_BYTES`] (and some: a compressed
@@ -223,24 +239,36 @@ pub(crate) fn prepare(config: &Config) -> Config {
     match config.infer {
         Infer::Off => {}
         Infer::Auto => {
-            let (values, claimed) = sample(config, true);
+            let (values, claimed, untimed) = sample(config, true);
             if claimed || values.is_empty() {
                 return out;
             }
             let inf = infer(&values);
-            if let Some(spec) = inf.spec.clone().filter(|_| inf.fit_for_auto()) {
-                crate::diag!(
-                    "tokentime: no format recognised any of the first {} JSON objects: read with the \
-                     format `inferred` (tokentime formats --guess FILE writes it as a formats file \
-                     to edit)",
-                    inf.lines
-                );
+            if let Some(mut spec) = inf.spec.clone().filter(|_| inf.fit_for_auto()) {
+                if untimed > 0 {
+                    crate::diag!(
+                        "tokentime: the formats that recognised the first {} JSON objects read no \
+                         duration from them, which log their timing under names of their own: read \
+                         with the format `inferred` first (tokentime formats --guess FILE writes it \
+                         as a formats file to edit)",
+                        inf.lines
+                    );
+                    // Tried before the fallbacks that claimed the lines without their timing.
+                    spec.fallback = false;
+                } else {
+                    crate::diag!(
+                        "tokentime: no format recognised any of the first {} JSON objects: read \
+                         with the format `inferred` (tokentime formats --guess FILE writes it as a \
+                         formats file to edit)",
+                        inf.lines
+                    );
+                }
                 say(&inf);
                 out.formats.push(spec);
             }
         }
         Infer::Forced => {
-            let (values, _) = sample(config, false);
+            let (values, _, _) = sample(config, false);
             let inf = infer(&values);
             say(&inf);
             out.formats = inf.spec.into_iter().collect();
@@ -261,6 +289,6 @@ fn say(inf: &Inference) {
 /// # Errors
 /// The output's.
 pub(crate) fn guess(config: &Config, w: &mut impl Write) -> io::Result<()> {
-    let (values, _) = sample(config, false);
+    let (values, _, _) = sample(config, false);
     w.write_all(to_toml(&infer(&values)).as_bytes())
 }

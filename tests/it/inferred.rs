@@ -276,6 +276,42 @@ fn guess_writes_a_formats_file_that_reproduces_the_run() {
     assert_eq!(forced, inferred);
 }
 
+/// A gateway's own log with an OpenAI `usage` object and its timing under names of its own: the
+/// usage fallback reads no duration from it, so the inferred reader goes first (before, every
+/// latency was `not_logged`, silently).
+#[test]
+fn a_usage_object_does_not_hide_the_timing_beside_it() {
+    let lines: String = (0..30)
+        .map(|i| {
+            format!(
+                "{{\"req_id\":\"r{i}\",\"start_time\":{}.5,\"usage\":{{\"prompt_tokens\":100,\"completion_tokens\":{}}},\"ttft_ms\":{},\"e2e_ms\":{}}}\n",
+                1_796_000_000 + i,
+                20 + i,
+                400 + i,
+                3000 + 10 * i
+            )
+        })
+        .collect();
+    // A file: on a pipe, auto detection reads no sample ahead (the output stays live).
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("gateway.jsonl");
+    std::fs::write(&log, lines).unwrap();
+    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        doc["coverage"]["formats"],
+        serde_json::json!({"inferred": 30}),
+        "{err}"
+    );
+    assert!(err.contains("read no duration from them"), "{err}");
+    let all = &doc["groups"][0]["metrics"];
+    // TTFT 400 .. 429 ms, E2E 3000 .. 3290 ms.
+    assert_eq!(all["ttft_ms"]["quantiles"]["p50"], 414.5);
+    assert_eq!(all["e2e_ms"]["quantiles"]["p50"], 3145.0);
+    assert_eq!(all["output_tokens"]["count"], 30);
+}
+
 /// Durations with no unit in their names and no instants to check them against: nothing is
 /// mapped, the summary points at `formats --guess`, and the guess is a commented template naming
 /// the fields, which loads once the user gives each its unit.
