@@ -699,7 +699,22 @@ fn write_tick(
             render::write_prometheus(out, cov, summary, q, &[])?;
             writeln!(out)
         }
+        // Each document ends with `# EOF` (OpenMetrics has no blank lines).
+        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &[]),
     }
+}
+
+/// Writes the summary in the OpenMetrics text format.
+fn write_openmetrics(
+    out: &mut impl Write,
+    cov: &Coverage,
+    summary: &mut Summary,
+    q: &[f64],
+    verdicts: &[slo::Verdict],
+) -> io::Result<()> {
+    let mut prom = Vec::new();
+    render::write_prometheus(&mut prom, cov, summary, q, verdicts)?;
+    crate::output::openmetrics::write_from_prometheus(out, &prom)
 }
 
 /// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns whether
@@ -763,6 +778,7 @@ pub(crate) fn report(
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
         SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),
+        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &verdicts),
     };
     w.map_err(Error::Output)?;
     Ok(broken)

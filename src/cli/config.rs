@@ -179,4 +179,14 @@ pub enum SummaryOutput {
     Tsv,
     // Prometheus text exposition format.
     Prometheus,
+    // OpenMetrics text format (the Prometheus rendering with units and `# EOF`).
+    Openmetrics,
+}
+
+impl SummaryOutput {
+    /// True for the renderings that carry the OpenTelemetry GenAI histograms (Prometheus and
+    /// OpenMetrics).
+    pub fn exposition(self) -> bool {
+        matches!(self, SummaryOutput::Prometheus | SummaryOutput::Openmetrics)
+    }
 }

@@ -199,7 +199,7 @@ struct ReportArgs {
     /// Percentiles to report.
     #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
     quantiles: String,
-    /// Rendering: table, json, csv, tsv, or prometheus (text exposition format).
+    /// Rendering: table, json, csv, tsv, prometheus (text exposition format), or openmetrics.
     #[arg(long, short = 'o', default_value = "table")]
     output: SummaryOutput,
     /// An SLO, repeatable: METRIC:pQ<=VALUE[@KEY=VALUE,...], e.g. 'ttft:p99<=800ms' or
