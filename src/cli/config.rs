@@ -130,6 +130,8 @@ pub struct SummaryConfig {
     pub progress: Option<std::time::Duration>,
     /// Files read at once (`--threads`).
     pub jobs: usize,
+    /// `--out FILE`: the reports replace FILE whole instead of going to stdout.
+    pub out: Option<PathBuf>,
 }
 
 /// `tokentime merge` options.

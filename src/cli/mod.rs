@@ -288,6 +288,11 @@ struct SummaryArgs {
     /// always, never.
     #[arg(long, default_value = "auto", value_name = "WHEN")]
     progress: Progress,
+    /// Write the report to FILE instead of stdout, replacing it whole (a temporary file
+    /// renamed over it): once at the end, or with --every after each summary (for
+    /// node-exporter's textfile collector: -o prometheus --out DIR/tokentime.prom).
+    #[arg(long, value_name = "FILE", conflicts_with = "bucket")]
+    out: Option<PathBuf>,
 }
 
 /// Parses command-line arguments (the first is the program name) into a [`Config`], as the
@@ -415,6 +420,7 @@ impl SummaryArgs {
                     .map_err(ConfigError::flag("bucket-grace"))?,
                 progress,
                 jobs,
+                out: self.out,
             }),
         )
     }
@@ -479,6 +485,7 @@ impl DiffArgs {
                     bucket_grace: 0,
                     progress: None,
                     jobs,
+                    out: None,
                 },
                 fail_if,
                 output: self.output,
