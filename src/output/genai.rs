@@ -139,8 +139,12 @@ pub(crate) fn write_histograms(out: &mut impl Write, g: &GenAi) -> io::Result<()
             if let Some(t) = token_type {
                 labels.push_str(&format!("gen_ai_token_type=\"{t}\","));
             }
-            if let Some(m) = model {
-                labels.push_str(&format!("gen_ai_request_model=\"{}\",", escape(m)));
+            // An empty label value is no label: the model logged as "" says `(empty)`, as the
+            // summary families do.
+            match model.as_deref() {
+                Some("") => labels.push_str("gen_ai_request_model=\"(empty)\","),
+                Some(m) => labels.push_str(&format!("gen_ai_request_model=\"{}\",", escape(m))),
+                None => {}
             }
             if let Some(p) = provider {
                 labels.push_str(&format!("gen_ai_provider_name=\"{p}\","));
