@@ -44,10 +44,9 @@ fn replaceable(path: &Path) -> bool {
 
 /// The temporary file beside `path`: `.NAME.PID.tmp`.
 fn tmp_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map_or_else(
-        || "out".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
@@ -95,9 +94,8 @@ impl Write for ReplaceOnFlush {
         if self.buf.is_empty() {
             return Ok(());
         }
-        write_atomically(&self.path, &self.buf).map_err(|e| {
-            io::Error::new(e.kind(), format!("--out {}: {e}", self.path.display()))
-        })?;
+        write_atomically(&self.path, &self.buf)
+            .map_err(|e| io::Error::new(e.kind(), format!("--out {}: {e}", self.path.display())))?;
         self.buf.clear();
         Ok(())
     }

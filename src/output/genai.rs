@@ -101,7 +101,10 @@ fn unit_text(v: i128, duration: bool) -> String {
         return v.to_string();
     }
     let sign = if v < 0 { "-" } else { "" };
-    let (s, ns) = (v.unsigned_abs() / 1_000_000_000, v.unsigned_abs() % 1_000_000_000);
+    let (s, ns) = (
+        v.unsigned_abs() / 1_000_000_000,
+        v.unsigned_abs() % 1_000_000_000,
+    );
     if ns == 0 {
         return format!("{sign}{s}");
     }

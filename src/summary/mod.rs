@@ -575,7 +575,11 @@ impl Summary {
         let tokens = r.metrics.output_tokens.unwrap_or(0);
         if let Some(g) = &mut self.genai {
             let n = self.by.len();
-            g.add(&r.metrics, by_values.get(n), by_values.get(n + 1).unwrap_or(""));
+            g.add(
+                &r.metrics,
+                by_values.get(n),
+                by_values.get(n + 1).unwrap_or(""),
+            );
         }
         self.each_group(r.metrics.cache, by_values, |g| {
             g.add(&r.metrics, gaps);

@@ -24,8 +24,8 @@ const DURATION_LE: &[&str] = &[
     "20.48", "40.96", "81.92", "+Inf",
 ];
 const TOKEN_LE: &[&str] = &[
-    "1", "4", "16", "64", "256", "1024", "4096", "16384", "65536", "262144", "1048576",
-    "4194304", "16777216", "67108864", "+Inf",
+    "1", "4", "16", "64", "256", "1024", "4096", "16384", "65536", "262144", "1048576", "4194304",
+    "16777216", "67108864", "+Inf",
 ];
 
 const FAMILIES: [(&str, &[&str]); 4] = [
@@ -102,7 +102,10 @@ fn check_exposition(text: &str, openmetrics: bool) {
         }
         if let Some(rest) = line.strip_prefix("# TYPE ") {
             let (name, kind) = rest.split_once(' ').unwrap();
-            assert!(helped.last().map(String::as_str) == Some(name), "HELP before TYPE: {line}");
+            assert!(
+                helped.last().map(String::as_str) == Some(name),
+                "HELP before TYPE: {line}"
+            );
             assert!(!seen.contains(&name.to_owned()), "family {name} twice");
             seen.push(name.to_owned());
             family = Some((name.to_owned(), kind.to_owned()));
@@ -129,7 +132,11 @@ fn check_exposition(text: &str, openmetrics: bool) {
             let key = format!("{fam}{{{}}}", key.join(","));
             if name.ends_with("_bucket") {
                 let le = &labels.iter().find(|(k, _)| k == "le").expect("le").1;
-                let le: f64 = if le == "+Inf" { f64::INFINITY } else { le.parse().unwrap() };
+                let le: f64 = if le == "+Inf" {
+                    f64::INFINITY
+                } else {
+                    le.parse().unwrap()
+                };
                 let b = buckets.entry(key).or_default();
                 if let Some(&(ple, pn)) = b.last() {
                     assert!(le > ple, "le ascending: {line}");
@@ -174,7 +181,9 @@ fn histograms(text: &str) -> BTreeMap<String, Series> {
             .filter(|(k, _)| k != "le")
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        let s = out.entry(format!("{fam}{{{}}}", key.join(","))).or_default();
+        let s = out
+            .entry(format!("{fam}{{{}}}", key.join(",")))
+            .or_default();
         match part {
             "_bucket" => {
                 let le = labels.iter().find(|(k, _)| k == "le").unwrap().1.clone();
@@ -203,9 +212,15 @@ fn gen_ai_histograms_are_named_and_bucketed_as_the_conventions_say() {
     let text = summary(&["summary", "-o", "prometheus", &vllm, &usage, &litellm]);
     check_exposition(&text, false);
     for (name, les) in FAMILIES {
-        assert!(text.contains(&format!("# TYPE {name} histogram\n")), "{name}");
+        assert!(
+            text.contains(&format!("# TYPE {name} histogram\n")),
+            "{name}"
+        );
         let h = histograms(&text);
-        let series: Vec<_> = h.iter().filter(|(k, _)| k.starts_with(&format!("{name}{{"))).collect();
+        let series: Vec<_> = h
+            .iter()
+            .filter(|(k, _)| k.starts_with(&format!("{name}{{")))
+            .collect();
         assert!(!series.is_empty(), "{name} has series");
         for (k, s) in series {
             let got: Vec<&str> = s.buckets.iter().map(|(le, _)| le.as_str()).collect();
@@ -218,10 +233,20 @@ fn gen_ai_histograms_are_named_and_bucketed_as_the_conventions_say() {
     assert!(h.keys().any(|k| k.starts_with(
         "gen_ai_server_time_to_first_token_seconds{gen_ai_request_model=meta-llama/Llama-3.1-8B-Instruct,gen_ai_provider_name=vllm,cache=hit"
     )));
-    assert!(h.keys().any(|k| k.starts_with("gen_ai_client_token_usage{gen_ai_token_type=input,")));
-    assert!(h.keys().any(|k| k.starts_with("gen_ai_client_token_usage{gen_ai_token_type=output,")));
+    assert!(
+        h.keys()
+            .any(|k| k.starts_with("gen_ai_client_token_usage{gen_ai_token_type=input,"))
+    );
+    assert!(
+        h.keys()
+            .any(|k| k.starts_with("gen_ai_client_token_usage{gen_ai_token_type=output,"))
+    );
     // A gateway's requests (LiteLLM: any provider) have no provider label.
-    assert!(h.keys().any(|k| k.contains("gen_ai_request_model=gpt-4o-mini") && !k.contains("gen_ai_provider_name")));
+    assert!(
+        h.keys()
+            .any(|k| k.contains("gen_ai_request_model=gpt-4o-mini")
+                && !k.contains("gen_ai_provider_name"))
+    );
     // Every TTFT the summary counts is in exactly one series.
     let ttft_count: f64 = h
         .iter()
@@ -248,7 +273,10 @@ fn the_existing_families_come_first_unchanged() {
 /// Generated logs of four formats, one file each, and the samples of every format.
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut files = vec![];
-    for (i, f) in ["litellm", "llamacpp", "vllm", "otlp"].into_iter().enumerate() {
+    for (i, f) in ["litellm", "llamacpp", "vllm", "otlp"]
+        .into_iter()
+        .enumerate()
+    {
         let mut bytes = vec![];
         genlog::generate(f, 40 + i as u64, Some(4_000), None, &mut bytes)
             .unwrap()
@@ -332,7 +360,14 @@ fn histograms_of_partial_runs_add_up_to_one_run_over_everything() {
 #[test]
 fn openmetrics_is_the_prometheus_rendering_with_units_and_eof() {
     let vllm = sample_file("vllm_response_metrics.jsonl");
-    let om = summary(&["summary", "-o", "openmetrics", "--goodput", "ttft=1s", &vllm]);
+    let om = summary(&[
+        "summary",
+        "-o",
+        "openmetrics",
+        "--goodput",
+        "ttft=1s",
+        &vllm,
+    ]);
     check_exposition(&om, true);
     assert!(om.contains(
         "# TYPE gen_ai_server_time_to_first_token_seconds histogram\n# UNIT gen_ai_server_time_to_first_token_seconds seconds\n"
@@ -352,11 +387,21 @@ fn out_without_every_writes_the_report_once_at_the_end() {
     let path = dir.path().join("tokentime.prom");
     let vllm = sample_file("vllm_response_metrics.jsonl");
     let out = run(
-        &["summary", "-o", "prometheus", "--out", path.to_str().unwrap(), &vllm],
+        &[
+            "summary",
+            "-o",
+            "prometheus",
+            "--out",
+            path.to_str().unwrap(),
+            &vllm,
+        ],
         b"",
     );
     assert!(out.status.success());
-    assert!(out.stdout.is_empty(), "the report goes to the file, not stdout");
+    assert!(
+        out.stdout.is_empty(),
+        "the report goes to the file, not stdout"
+    );
     let expected = summary(&["summary", "-o", "prometheus", &vllm]);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
     let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -365,7 +410,10 @@ fn out_without_every_writes_the_report_once_at_the_end() {
         .collect();
     assert_eq!(names, ["tokentime.prom"], "no temporary file left");
     // A directory, or a file in none, is refused before anything is read.
-    let bad = run(&["summary", "--out", dir.path().to_str().unwrap(), &vllm], b"");
+    let bad = run(
+        &["summary", "--out", dir.path().to_str().unwrap(), &vllm],
+        b"",
+    );
     assert_eq!(bad.status.code(), Some(2));
     let missing = dir.path().join("no/such/dir/m.prom");
     let bad = run(&["summary", "--out", missing.to_str().unwrap(), &vllm], b"");
@@ -422,11 +470,21 @@ fn every_with_out_replaces_the_file_whole_while_input_grows() {
     }
     writer.join().unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     assert!(reads > 10, "{reads} reads");
-    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "requests only grow: {counts:?}");
-    assert!(counts.len() >= 2 && counts[0] < counts[counts.len() - 1], "{counts:?}");
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "requests only grow: {counts:?}"
+    );
+    assert!(
+        counts.len() >= 2 && counts[0] < counts[counts.len() - 1],
+        "{counts:?}"
+    );
     let fin = std::fs::read_to_string(&path).unwrap();
     check_exposition(&fin, true);
     assert!(fin.contains(&format!("\ntokentime_requests {}\n", 5 * rounds)));
