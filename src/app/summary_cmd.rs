@@ -180,13 +180,54 @@ pub(crate) fn run_summary(
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
     check_save_digest(config, sc)?;
+    let file_config;
+    let config = match &sc.out {
+        Some(path) => {
+            check_out(config, path)?;
+            // A file is no terminal: no redraw in place.
+            file_config = Config {
+                stdout_is_terminal: false,
+                ..config.clone()
+            };
+            &file_config
+        }
+        None => config,
+    };
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
     crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
     let (sh, jobs) = start(config, sc);
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
-    watch.run(&rx, &signals, out)?;
-    watch.finish(out)
+    match &sc.out {
+        // Each report (flushed whole) replaces the file: see `out_file`.
+        Some(path) => {
+            let mut file = crate::app::out_file::ReplaceOnFlush::new(path.clone());
+            watch.run(&rx, &signals, &mut file)?;
+            watch.finish(&mut file)
+        }
+        None => {
+            watch.run(&rx, &signals, out)?;
+            watch.finish(out)
+        }
+    }
+}
+
+/// Refuses an `--out` FILE that is also an input, or that cannot be written (before anything
+/// is read).
+fn check_out(config: &Config, path: &std::path::Path) -> Result<(), Error> {
+    if let Some(input) = config
+        .inputs
+        .iter()
+        .find(|s| same_file(s, path).unwrap_or(false))
+    {
+        return Err(Error::Config(format!(
+            "--out {}: is also an input ({}): it would be overwritten",
+            path.display(),
+            input.name()
+        )));
+    }
+    crate::app::out_file::check_writable(path)
+        .map_err(|e| Error::Config(format!("--out {}: {e}", path.display())))
 }
 
 /// What the readers of a summary run share, and how many inputs are read at once: live input
@@ -699,7 +740,22 @@ fn write_tick(
             render::write_prometheus(out, cov, summary, q, &[])?;
             writeln!(out)
         }
+        // Each document ends with `# EOF` (OpenMetrics has no blank lines).
+        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &[]),
     }
+}
+
+/// Writes the summary in the OpenMetrics text format.
+fn write_openmetrics(
+    out: &mut impl Write,
+    cov: &Coverage,
+    summary: &mut Summary,
+    q: &[f64],
+    verdicts: &[slo::Verdict],
+) -> io::Result<()> {
+    let mut prom = Vec::new();
+    render::write_prometheus(&mut prom, cov, summary, q, verdicts)?;
+    crate::output::openmetrics::write_from_prometheus(out, &prom)
 }
 
 /// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns whether
@@ -764,6 +820,7 @@ pub(crate) fn report(
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
         SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),
+        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &verdicts),
     };
     w.map_err(Error::Output)?;
     Ok(broken)

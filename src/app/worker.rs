@@ -92,6 +92,7 @@ pub(crate) fn template(sc: &SummaryConfig) -> Summary {
         sc.exact_limit,
     )
     .with_goodput(sc.goodput.clone())
+    .with_genai(sc.report.output.exposition())
 }
 
 /// Where a summary worker adds its lines: a part of its own, or one shared with the thread
@@ -405,7 +406,11 @@ impl<'p> Worker<'p> {
 
     /// The processor a summary worker of `config` reads with ([`Worker::shared`]).
     pub fn summary_processor(config: &Config, sc: &SummaryConfig) -> Processor {
-        let by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
+        let mut by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
+        if sc.report.output.exposition() {
+            // The GenAI histograms' labels, after the `--by` values (`Summary::with_genai`).
+            by.extend([vec!["$model".to_owned()], vec!["$format".to_owned()]]);
+        }
         // A summary reads the original fields of an enriched line like any other: no key.
         processor(config, None, &by)
     }

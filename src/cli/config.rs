@@ -130,6 +130,8 @@ pub struct SummaryConfig {
     pub progress: Option<std::time::Duration>,
     /// Files read at once (`--threads`).
     pub jobs: usize,
+    /// `--out FILE`: the reports replace FILE whole instead of going to stdout.
+    pub out: Option<PathBuf>,
 }
 
 /// `tokentime merge` options.
@@ -179,4 +181,14 @@ pub enum SummaryOutput {
     Tsv,
     // Prometheus text exposition format.
     Prometheus,
+    // OpenMetrics text format (the Prometheus rendering with units and `# EOF`).
+    Openmetrics,
+}
+
+impl SummaryOutput {
+    /// True for the renderings that carry the OpenTelemetry GenAI histograms (Prometheus and
+    /// OpenMetrics).
+    pub fn exposition(self) -> bool {
+        matches!(self, SummaryOutput::Prometheus | SummaryOutput::Openmetrics)
+    }
 }

@@ -199,7 +199,7 @@ struct ReportArgs {
     /// Percentiles to report.
     #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
     quantiles: String,
-    /// Rendering: table, json, csv, tsv, or prometheus (text exposition format).
+    /// Rendering: table, json, csv, tsv, prometheus (text exposition format), or openmetrics.
     #[arg(long, short = 'o', default_value = "table")]
     output: SummaryOutput,
     /// An SLO, repeatable: METRIC:pQ<=VALUE[@KEY=VALUE,...], e.g. 'ttft:p99<=800ms' or
@@ -288,6 +288,11 @@ struct SummaryArgs {
     /// always, never.
     #[arg(long, default_value = "auto", value_name = "WHEN")]
     progress: Progress,
+    /// Write the report to FILE instead of stdout, replacing it whole (a temporary file
+    /// renamed over it): once at the end, or with --every after each summary (for
+    /// node-exporter's textfile collector: -o prometheus --out DIR/tokentime.prom).
+    #[arg(long, value_name = "FILE", conflicts_with = "bucket")]
+    out: Option<PathBuf>,
 }
 
 /// Parses command-line arguments (the first is the program name) into a [`Config`], as the
@@ -415,6 +420,7 @@ impl SummaryArgs {
                     .map_err(ConfigError::flag("bucket-grace"))?,
                 progress,
                 jobs,
+                out: self.out,
             }),
         )
     }
@@ -479,6 +485,7 @@ impl DiffArgs {
                     bucket_grace: 0,
                     progress: None,
                     jobs,
+                    out: None,
                 },
                 fail_if,
                 output: self.output,

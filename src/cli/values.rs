@@ -97,7 +97,7 @@ mod tests {
         assert_eq!(names::<EnrichOutput>(), ["enrich", "csv", "tsv", "jsonl"]);
         assert_eq!(
             names::<SummaryOutput>(),
-            ["table", "json", "csv", "tsv", "prometheus"]
+            ["table", "json", "csv", "tsv", "prometheus", "openmetrics"]
         );
         assert_eq!(names::<ForArg>(), ["chat", "agent", "both"]);
         assert_eq!(names::<Progress>(), ["auto", "always", "never"]);

@@ -7,5 +7,7 @@
 pub(crate) mod diff;
 pub(crate) mod enrich;
 pub(crate) mod findings;
+pub(crate) mod genai;
+pub(crate) mod openmetrics;
 pub(crate) mod render;
 pub(crate) mod summary;

@@ -217,7 +217,11 @@ pub(crate) fn write_prometheus(
     if let Some(t) = &targets {
         write_goodput_gauges(out, t, span, &groups)?;
     }
-    write_slo_gauges(out, verdicts)
+    write_slo_gauges(out, verdicts)?;
+    match summary.genai() {
+        Some(g) => crate::output::genai::write_histograms(out, g),
+        None => Ok(()),
+    }
 }
 
 /// The groups of `summary` with their keys as labels.

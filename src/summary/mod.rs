@@ -9,6 +9,7 @@ pub(crate) mod accumulators;
 pub(crate) mod compare;
 pub(crate) mod digest;
 pub(crate) mod digest_file;
+pub(crate) mod genai;
 pub(crate) mod slo;
 pub(crate) mod window;
 
@@ -364,6 +365,9 @@ pub struct Summary {
     /// each cache class, once found (`u32::MAX` before). Groups are never removed or moved,
     /// so a request finds them without hashing its key.
     cache_groups: [u32; CACHE_SLOTS],
+    /// The OpenTelemetry GenAI histograms (`-o prometheus`), when kept: each request's model
+    /// and format name follow its `--by` values ([`Summary::with_genai`]).
+    genai: Option<Box<genai::GenAi>>,
 }
 
 /// Slots of [`Summary`]'s `cache_groups`: the overall group, then one per cache class and
@@ -408,7 +412,21 @@ impl Summary {
             hit_ratio: None,
             view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
+            genai: None,
         }
+    }
+
+    /// The same summary keeping the OpenTelemetry GenAI histograms ([`genai`]) when `yes`:
+    /// each request's `--by` values are then followed by its model and its format's name
+    /// (the processor reads `$model` and `$format` after the `--by` keys).
+    pub fn with_genai(mut self, yes: bool) -> Self {
+        self.genai = yes.then(|| Box::new(genai::GenAi::new(self.max_groups)));
+        self
+    }
+
+    /// The OpenTelemetry GenAI histograms, when kept ([`Summary::with_genai`]).
+    pub fn genai(&self) -> Option<&genai::GenAi> {
+        self.genai.as_deref()
     }
 
     /// The same summary judging each request against `--goodput` targets.
@@ -467,6 +485,7 @@ impl Summary {
             hit_ratio: self.hit_ratio,
             view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
+            genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),
         }
     }
 
@@ -554,6 +573,14 @@ impl Summary {
             (None, None) => None,
         };
         let tokens = r.metrics.output_tokens.unwrap_or(0);
+        if let Some(g) = &mut self.genai {
+            let n = self.by.len();
+            g.add(
+                &r.metrics,
+                by_values.get(n),
+                by_values.get(n + 1).unwrap_or(""),
+            );
+        }
         self.each_group(r.metrics.cache, by_values, |g| {
             g.add(&r.metrics, gaps);
             g.add_extra(judged, tokens, span);
@@ -729,6 +756,9 @@ impl Summary {
     /// Adds every group of `other` (built with the same `--by` keys) to this summary, as if
     /// its requests had been added here.
     pub fn merge(&mut self, other: &Summary) {
+        if let (Some(a), Some(b)) = (&mut self.genai, &other.genai) {
+            a.merge(b);
+        }
         for g in &other.groups {
             self.group(g.subset, g.key.iter().map(Option::as_deref))
                 .merge(&g.stats);

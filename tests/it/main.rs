@@ -27,6 +27,7 @@ mod parallel;
 mod parser;
 mod partial_runs;
 mod pitfalls;
+mod prometheus;
 mod readme;
 mod realdata;
 mod realdata_loadtest;

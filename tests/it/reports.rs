@@ -268,6 +268,7 @@ fn prometheus_output_is_accepted_by_an_exposition_format_parser() {
         let family = name
             .trim_end_matches("_sum")
             .trim_end_matches("_count")
+            .trim_end_matches("_bucket")
             .to_owned();
         if family != current {
             assert!(seen.insert(family.clone()), "{family} is split");
@@ -445,13 +446,18 @@ fn merge_of_three_parts_prints_what_one_run_prints_while_exact() {
         one.extend_from_slice(&extra);
         one.extend_from_slice(output);
         one.extend_from_slice(&p);
-        let want = run_ok(&one, b"");
+        let mut want = String::from_utf8(run_ok(&one, b"")).unwrap();
+        // Digest files hold digests, not the GenAI histograms' bucket counts: a merge renders
+        // everything before them (docs/prometheus.md).
+        if let Some(at) = want.find("# HELP gen_ai_") {
+            want.truncate(at);
+        }
         let mut m = vec!["merge"];
         m.extend_from_slice(output);
         m.extend_from_slice(&d);
         assert_eq!(
             String::from_utf8(run_ok(&m, b"")).unwrap(),
-            String::from_utf8(want).unwrap(),
+            want,
             "merge {output:?}"
         );
     }
@@ -736,7 +742,7 @@ fn an_input_not_read_to_its_end_is_counted_and_merge_exits_2() {
     );
     let merged = run(&["merge", "-o", "json", digest], b"");
     assert_eq!(merged.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&merged.stderr).contains("could not be read to their end"));
+    assert!(String::from_utf8_lossy(&merged.stderr).contains("not read to the end"));
     let m: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
     assert_eq!(m["coverage"]["read_errors"], 1);
     // A whole input: 0, exit 0.

@@ -1,0 +1,290 @@
+//! Histograms named by the OpenTelemetry GenAI semantic conventions (v1.41.0,
+//! `docs/gen-ai/gen-ai-metrics.md`): TTFT, TPOT and E2E request duration in seconds, and
+//! prompt and output token counts, each with the conventions' explicit bucket boundaries, per
+//! series of model, format and cache class.
+//!
+//! Bucket counts add up: the histograms of runs over parts of a log (per host, per day) summed
+//! series by series are those of one run over all of it. So every value is kept in integer
+//! units (a duration rounded to the nanosecond, a token count as it is): counts and sums do not
+//! depend on the order values were added in, or on which thread added them.
+//!
+//! A histogram holds exactly the values the summary's digest of the same metric holds (the
+//! same nulls, errors and response-cache answers left out).
+
+use crate::metrics::{CacheClass, Metric, Metrics, Outcome, Sample};
+use std::collections::BTreeMap;
+
+/// One histogram family: the metric it counts, its explicit bucket boundaries (ns for a
+/// duration, tokens for a count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Family {
+    /// The metric whose values it counts.
+    pub metric: Metric,
+    /// Upper bounds of the buckets (inclusive), ascending, in integer units.
+    pub bounds: &'static [i64],
+}
+
+const MS: i64 = 1_000_000;
+
+/// `gen_ai.server.time_to_first_token`: [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,
+/// 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0] s.
+const TTFT_BOUNDS: [i64; 16] = [
+    MS,
+    5 * MS,
+    10 * MS,
+    20 * MS,
+    40 * MS,
+    60 * MS,
+    80 * MS,
+    100 * MS,
+    250 * MS,
+    500 * MS,
+    750 * MS,
+    1000 * MS,
+    2500 * MS,
+    5000 * MS,
+    7500 * MS,
+    10000 * MS,
+];
+
+/// `gen_ai.server.time_per_output_token`: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4,
+/// 0.5, 0.75, 1.0, 2.5] s.
+const TPOT_BOUNDS: [i64; 13] = [
+    10 * MS,
+    25 * MS,
+    50 * MS,
+    75 * MS,
+    100 * MS,
+    150 * MS,
+    200 * MS,
+    300 * MS,
+    400 * MS,
+    500 * MS,
+    750 * MS,
+    1000 * MS,
+    2500 * MS,
+];
+
+/// `gen_ai.server.request.duration`: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56,
+/// 5.12, 10.24, 20.48, 40.96, 81.92] s.
+const DURATION_BOUNDS: [i64; 14] = [
+    10 * MS,
+    20 * MS,
+    40 * MS,
+    80 * MS,
+    160 * MS,
+    320 * MS,
+    640 * MS,
+    1280 * MS,
+    2560 * MS,
+    5120 * MS,
+    10240 * MS,
+    20480 * MS,
+    40960 * MS,
+    81920 * MS,
+];
+
+/// `gen_ai.client.token.usage`: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576,
+/// 4194304, 16777216, 67108864] tokens.
+const TOKEN_BOUNDS: [i64; 14] = [
+    1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262_144, 1_048_576, 4_194_304, 16_777_216,
+    67_108_864,
+];
+
+/// The histograms, in output order: TTFT, TPOT, request duration (E2E), input tokens, output
+/// tokens (the last two one family, `gen_ai.client.token.usage`, by token type).
+pub(crate) const FAMILIES: [Family; 5] = [
+    Family {
+        metric: Metric::Ttft,
+        bounds: &TTFT_BOUNDS,
+    },
+    Family {
+        metric: Metric::Tpot,
+        bounds: &TPOT_BOUNDS,
+    },
+    Family {
+        metric: Metric::E2e,
+        bounds: &DURATION_BOUNDS,
+    },
+    Family {
+        metric: Metric::InputTokens,
+        bounds: &TOKEN_BOUNDS,
+    },
+    Family {
+        metric: Metric::OutputTokens,
+        bounds: &TOKEN_BOUNDS,
+    },
+];
+
+/// One histogram: per bucket the values that fell in it (not cumulative; the last slot is
+/// above every bound), their sum and count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hist {
+    /// Values per bucket, `bounds.len() + 1` slots.
+    pub buckets: Vec<u64>,
+    /// Sum of the values (ns, or tokens).
+    pub sum: i128,
+    /// Number of values.
+    pub count: u64,
+}
+
+impl Hist {
+    fn new(bounds: &[i64]) -> Self {
+        Hist {
+            buckets: vec![0; bounds.len() + 1],
+            sum: 0,
+            count: 0,
+        }
+    }
+
+    fn add(&mut self, bounds: &[i64], v: i64) {
+        // The first bound at or above v (`le`: a bucket counts the values up to its bound).
+        let i = bounds.partition_point(|&b| b < v);
+        self.buckets[i] += 1;
+        self.sum += i128::from(v);
+        self.count += 1;
+    }
+
+    /// Adds every value of `other`.
+    pub fn merge(&mut self, other: &Hist) {
+        for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
+            *a += b;
+        }
+        self.sum += other.sum;
+        self.count += other.count;
+    }
+
+    /// Cumulative counts per bound, then the `+Inf` one (the count).
+    pub fn cumulative(&self) -> impl Iterator<Item = u64> + '_ {
+        self.buckets.iter().scan(0u64, |acc, &n| {
+            *acc += n;
+            Some(*acc)
+        })
+    }
+}
+
+/// A series: the model as logged (`None` when the log does not say), the format's name, the
+/// cache class (`None` when unknown).
+pub(crate) type SeriesKey = (Option<String>, String, Option<CacheClass>);
+
+/// The value standing for the models past the bound on series.
+pub(crate) const OTHER_MODEL: &str = crate::summary::OTHER;
+
+/// The histograms of every series.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GenAi {
+    series: BTreeMap<SeriesKey, Vec<Hist>>,
+    max_series: usize,
+}
+
+/// A request's value of a family's metric in its integer unit, when the summary's digest of
+/// that metric takes one (as `GroupStats::add`: a token count of a failed request or of a
+/// response-cache answer is left out, as the durations of those are null).
+fn value(metric: Metric, m: &Metrics) -> Option<i64> {
+    match metric.sample(m) {
+        Sample::Ns(Ok(ns)) => Some(ns.round() as i64),
+        Sample::Tokens(Some(n))
+            if m.outcome != Outcome::Error && m.cache != Some(CacheClass::Response) =>
+        {
+            i64::try_from(n).ok()
+        }
+        _ => None,
+    }
+}
+
+impl GenAi {
+    /// Histograms of at most `max_series` series: later models go to [`OTHER_MODEL`].
+    pub fn new(max_series: usize) -> Self {
+        GenAi {
+            series: BTreeMap::new(),
+            max_series: max_series.max(1),
+        }
+    }
+
+    /// An empty copy (same bound).
+    pub fn empty_like(&self) -> Self {
+        GenAi::new(self.max_series)
+    }
+
+    /// Adds one request of `model` read by format `format`.
+    pub fn add(&mut self, m: &Metrics, model: Option<&str>, format: &str) {
+        let values = FAMILIES.map(|f| value(f.metric, m));
+        if values.iter().all(Option::is_none) {
+            return;
+        }
+        let model = model.map(|v| crate::summary::bounded_key(v).into_owned());
+        let hists = self.series_mut((model, format.to_owned(), m.cache));
+        for ((f, v), h) in FAMILIES.iter().zip(values).zip(hists.iter_mut()) {
+            if let Some(v) = v {
+                h.add(f.bounds, v);
+            }
+        }
+    }
+
+    /// The histograms of a series, created when new (past the bound, those of its format and
+    /// cache class with the model [`OTHER_MODEL`]).
+    fn series_mut(&mut self, mut key: SeriesKey) -> &mut Vec<Hist> {
+        if !self.series.contains_key(&key) && self.series.len() >= self.max_series {
+            key.0 = Some(OTHER_MODEL.to_owned());
+        }
+        self.series
+            .entry(key)
+            .or_insert_with(|| FAMILIES.iter().map(|f| Hist::new(f.bounds)).collect())
+    }
+
+    /// Adds every series of `other`.
+    pub fn merge(&mut self, other: &GenAi) {
+        for (k, hs) in &other.series {
+            let mine = self.series_mut(k.clone());
+            for (a, b) in mine.iter_mut().zip(hs) {
+                a.merge(b);
+            }
+        }
+    }
+
+    /// Every series with its histograms (in [`FAMILIES`] order), ordered by model, format and
+    /// cache class.
+    pub fn series(&self) -> impl Iterator<Item = (&SeriesKey, &[Hist])> {
+        self.series.iter().map(|(k, v)| (k, v.as_slice()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_ascend_and_a_value_on_a_bound_is_in_its_bucket() {
+        for f in FAMILIES {
+            assert!(f.bounds.windows(2).all(|w| w[0] < w[1]));
+        }
+        let mut h = Hist::new(&TTFT_BOUNDS);
+        for v in [0, MS, MS + 1, 10_000 * MS, 10_000 * MS + 1] {
+            h.add(&TTFT_BOUNDS, v);
+        }
+        assert_eq!(h.buckets[0], 2);
+        assert_eq!(h.buckets[1], 1);
+        assert_eq!(h.buckets[15], 1);
+        assert_eq!(h.buckets[16], 1);
+        let cum: Vec<u64> = h.cumulative().collect();
+        assert_eq!(cum.last(), Some(&5));
+        assert_eq!(cum.len(), 17);
+    }
+
+    #[test]
+    fn merging_parts_is_adding_everything() {
+        let mut whole = Hist::new(&TOKEN_BOUNDS);
+        let mut a = Hist::new(&TOKEN_BOUNDS);
+        let mut b = Hist::new(&TOKEN_BOUNDS);
+        for (i, v) in [1, 3, 900, 70_000_000, 5, 16].into_iter().enumerate() {
+            whole.add(&TOKEN_BOUNDS, v);
+            if i % 2 == 0 {
+                a.add(&TOKEN_BOUNDS, v)
+            } else {
+                b.add(&TOKEN_BOUNDS, v)
+            }
+        }
+        b.merge(&a);
+        assert_eq!(b, whole);
+    }
+}
