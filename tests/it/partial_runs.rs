@@ -163,7 +163,7 @@ fn partial_run_with_read_errors_is_marked() {
     assert_eq!(m.status.code(), Some(2));
     let err = String::from_utf8_lossy(&m.stderr);
     assert!(
-        err.contains("1 input could not be read to their end") && err.contains(digest_s),
+        err.contains("1 input not read to the end") && err.contains(digest_s),
         "{err}"
     );
     assert_eq!(
