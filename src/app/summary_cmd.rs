@@ -194,7 +194,8 @@ pub(crate) fn run_summary(
         None => config,
     };
     let signals = install_signals().map_err(|e| Error::Config(format!("signals: {e}")))?;
-    crate::app::watchdog::start(Arc::clone(&signals), sc.report.save_digest.clone());
+    let digest_file = (!sc.report.digest_to_stdout()).then(|| sc.report.save_digest.clone());
+    crate::app::watchdog::start(Arc::clone(&signals), digest_file.flatten());
     let (sh, jobs) = start(config, sc);
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
@@ -301,6 +302,9 @@ fn check_save_digest(config: &Config, sc: &SummaryConfig) -> Result<(), Error> {
     let Some(path) = &sc.report.save_digest else {
         return Ok(());
     };
+    if sc.report.digest_to_stdout() {
+        return Ok(());
+    }
     if let Some(input) = config
         .inputs
         .iter()
@@ -595,7 +599,7 @@ impl<'a> Watch<'a> {
                         if b.unplaced == 1 { "is" } else { "are" }
                     );
                 }
-                report_slos_and_digest(&sc.report, &fin.cov, &mut fin.summary)?.0
+                report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary)?.0
             }
             None => report(
                 out,
@@ -758,14 +762,17 @@ fn write_openmetrics(
     crate::output::openmetrics::write_from_prometheus(out, &prom)
 }
 
-/// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns whether
-/// an SLO was broken, and the verdicts.
+/// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file (`--save-digest -`:
+/// writes it to `out`). Returns whether an SLO was broken, and the verdicts.
 fn report_slos_and_digest(
+    out: &mut impl Write,
     rc: &ReportConfig,
     cov: &Coverage,
     summary: &mut Summary,
 ) -> Result<(bool, Vec<slo::Verdict>), Error> {
-    if let Some(path) = &rc.save_digest {
+    if rc.digest_to_stdout() {
+        digest_file::write(out, cov, summary).map_err(Error::Output)?;
+    } else if let Some(path) = &rc.save_digest {
         // Opened and written under the watchdog: a FIFO with no reader blocks in its open.
         let open = |p: &std::path::Path| {
             crate::app::watchdog::watched(|| std::fs::File::create(p))
@@ -793,7 +800,11 @@ pub(crate) fn report(
     summary: &mut Summary,
     one_line: bool,
 ) -> Result<bool, Error> {
-    let (broken, verdicts) = report_slos_and_digest(rc, cov, summary)?;
+    let (broken, verdicts) = report_slos_and_digest(out, rc, cov, summary)?;
+    if rc.digest_to_stdout() {
+        // Standard output holds the digest document only.
+        return Ok(broken);
+    }
     let q = &rc.quantiles;
     let w = match rc.output {
         SummaryOutput::Json => {
@@ -834,23 +845,23 @@ pub(crate) fn report(
 /// output that cannot be written.
 pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
     let mut partial = 0usize;
-    let (cov, mut summary) = digest_file::merge_files(&mc.files, |path, cov| {
+    let merged = digest_file::merge_files(&mc.files, |name, cov| {
         partial += 1;
         crate::diag!(
-            "tokentime: {}: saved by a partial run ({}): the merged summary covers only what it read",
-            path.display(),
+            "tokentime: {name}: saved by a partial run ({}): the merged summary covers only what it read",
             partial_reasons(cov)
         );
     })
     .map_err(Error::Config)?;
+    let (cov, mut summary) = (merged.coverage, merged.summary);
     let broken = report(out, &mc.report, &cov, &mut summary, false)?;
     out.flush().map_err(Error::Output)?;
     if partial > 0 && !mc.allow_partial {
         // As the runs themselves did for an input not read to its end (exit 2): a partial day
         // must not pass for a whole one.
         crate::diag!(
-            "tokentime: {partial} of {} digest files saved by partial runs (--allow-partial to merge them with exit status 0)",
-            mc.files.len()
+            "tokentime: {partial} of {} digests saved by partial runs (--allow-partial to merge them with exit status 0)",
+            merged.documents
         );
         return Ok(ExitCode::Usage);
     }

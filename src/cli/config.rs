@@ -104,6 +104,17 @@ pub struct ReportConfig {
     pub analysis: crate::analysis::AnalysisConfig,
 }
 
+impl ReportConfig {
+    /// `--save-digest -`: the digest document is written to standard output, in place of the
+    /// report.
+    #[must_use]
+    pub fn digest_to_stdout(&self) -> bool {
+        self.save_digest
+            .as_deref()
+            .is_some_and(|p| p.as_os_str() == "-")
+    }
+}
+
 /// Summary options.
 #[derive(Debug, Clone)]
 pub struct SummaryConfig {

@@ -207,7 +207,7 @@ struct ReportArgs {
     #[arg(long = "slo", value_name = "SLO")]
     slos: Vec<String>,
     /// Write every group's digests to FILE (versioned JSON, tokentime.digest/v1), for
-    /// `tokentime merge`.
+    /// `tokentime merge`; `-`: to standard output, in place of the report.
     #[arg(long, value_name = "FILE")]
     save_digest: Option<PathBuf>,
     /// Draw a log-scaled histogram of each metric under its group's table (and list its bins
@@ -226,8 +226,9 @@ struct ReportArgs {
 
 #[derive(Debug, Args)]
 struct MergeArgs {
-    /// Digest files written by `summary --save-digest`.
-    #[arg(value_name = "FILE", required = true)]
+    /// Digest files written by `summary --save-digest` (`-` or none: standard input). A file
+    /// may hold several digests one after another (each run's `--save-digest -` output).
+    #[arg(value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Merge digest files of partial runs (interrupted, or with an input not read to its end)
     /// with exit status 0: each is still named on stderr, and the JSON summary says
@@ -364,7 +365,11 @@ impl MergeArgs {
         resolve_common(
             Common::empty(),
             Command::Merge(MergeConfig {
-                files: self.files,
+                files: if self.files.is_empty() {
+                    vec![PathBuf::from("-")]
+                } else {
+                    self.files
+                },
                 allow_partial: self.allow_partial,
                 report,
             }),
@@ -402,6 +407,12 @@ impl SummaryArgs {
         // (Checked here, not by clap: --hist is also `merge`'s, which has no --bucket.)
         if bucket.is_some() && report.analysis.hist {
             return Err(ConfigError::HistWithBucket);
+        }
+        if report.digest_to_stdout() && (self.every.is_some() || bucket.is_some()) {
+            return Err(ConfigError::Parse(format!(
+                "--save-digest - writes the digest to standard output in place of the report: not with --{}, whose output goes there too",
+                if bucket.is_some() { "bucket" } else { "every" }
+            )));
         }
         let progress = self.progress.delay(std::io::stderr().is_terminal());
         let jobs = threads(self.common.threads);

@@ -160,6 +160,21 @@ pub(crate) fn digest_from_json(j: &Json, name: &str) -> Result<Digest, String> {
     Digest::import(e).map_err(|e| format!("{name}: {e}"))
 }
 
+/// Writes the digest document to `out`, on one line (`--save-digest -`: standard output, in
+/// place of the report; one such line per run, so the output of several runs, concatenated, is
+/// what `merge -` reads).
+///
+/// # Errors
+/// The writer's.
+pub(crate) fn write(
+    out: &mut impl Write,
+    cov: &Coverage,
+    summary: &mut Summary,
+) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &to_json(cov, summary))?;
+    out.write_all(b"\n")
+}
+
 /// Writes the digest file at `path` (through a temporary file beside it, renamed into place,
 /// so a reader never sees half a file; a symbolic link, device or pipe is written through).
 ///
@@ -542,96 +557,181 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
     Ok(cov)
 }
 
+/// What [`merge_files`] returns: the coverage and summary one run over all the inputs of the
+/// digest documents read would have built, and how many documents were read.
+#[derive(Debug)]
+pub(crate) struct Merged {
+    pub coverage: Coverage,
+    pub summary: Summary,
+    /// Digest documents merged (a file or standard input may hold several, one after another).
+    pub documents: usize,
+}
+
 /// Merges digest files in order: the coverage and summary one run over all their inputs
-/// would have built (exact while every digest is, a t-digest merge beyond).
+/// would have built (exact while every digest is, a t-digest merge beyond). `-` is standard
+/// input. A file (or standard input) may hold several digest documents one after another
+/// (`cat a.json b.json`, or the digests of `summary --save-digest -` run per partition): each
+/// is merged in turn.
 ///
-/// Each file saved by a partial run ([`Coverage::partial`]: interrupted, or an input not read
-/// to its end) is told to `partial` with its coverage, as it is read.
+/// Each document saved by a partial run ([`Coverage::partial`]: interrupted, or an input not
+/// read to its end) is told to `partial` with its name (the file's, and `, digest N` when the
+/// file holds several) and its coverage, as it is read.
 ///
 /// # Errors
 /// A message for an unreadable file, or files saved with different `--by` keys or goodput
 /// targets (their groups do not line up).
 pub(crate) fn merge_files(
     paths: &[std::path::PathBuf],
-    mut partial: impl FnMut(&Path, &Coverage),
-) -> Result<(Coverage, Summary), String> {
-    let mut acc: Option<(Coverage, Summary)> = None;
-    let mut totals = Totals::default();
+    mut partial: impl FnMut(&str, &Coverage),
+) -> Result<Merged, String> {
+    let mut m = Merger::default();
     let mut seen: Vec<(u64, u64, &Path)> = vec![];
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err("-: standard input named twice (its digests are read once)".to_owned());
+    }
     for p in paths {
-        // The same file named twice (`merge *.json` over a folder, a path and a link to it)
-        // would count its requests twice.
-        if let Ok(m) = std::fs::metadata(p) {
+        let stdin = p.as_os_str() == "-";
+        if !stdin && let Ok(meta) = std::fs::metadata(p) {
+            // The same file named twice (`merge *.json` over a folder, a path and a link to
+            // it) would count its requests twice.
             use std::os::unix::fs::MetadataExt;
-            let id = (m.dev(), m.ino());
+            let id = (meta.dev(), meta.ino());
             if let Some((_, _, first)) = seen.iter().find(|(d, i, _)| (*d, *i) == id) {
                 return Err(format!(
                     "{}: the same file as {}, named twice (its requests would count twice)",
-                    crate::input::shown_path(p),
-                    crate::input::shown_path(first)
+                    shown_path(p),
+                    shown_path(first)
                 ));
             }
             seen.push((id.0, id.1, p));
         }
-        let l = load(p)?;
-        if l.coverage.partial() {
-            partial(p, &l.coverage);
+        let name = if stdin {
+            "<stdin>".to_owned()
+        } else {
+            shown_path(p)
+        };
+        let reader: Box<dyn std::io::Read> = if stdin {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(std::fs::File::open(p).map_err(|e| format!("{name}: {e}"))?)
+        };
+        m.read_stream(&name, reader, &mut partial)?;
+    }
+    let (coverage, summary) = m
+        .acc
+        .ok_or_else(|| "merge needs at least one digest file".to_owned())?;
+    Ok(Merged {
+        coverage,
+        summary,
+        documents: m.documents,
+    })
+}
+
+fn shown_path(p: &Path) -> String {
+    crate::input::shown_path(p)
+}
+
+/// The documents merged so far ([`merge_files`]).
+#[derive(Default)]
+struct Merger {
+    acc: Option<(Coverage, Summary)>,
+    totals: Totals,
+    documents: usize,
+}
+
+impl Merger {
+    /// Reads and merges every digest document of one input named `name`: JSON documents one
+    /// after another (blanks between them allowed). The first is named `name` in messages; the
+    /// others `name, digest N`.
+    fn read_stream(
+        &mut self,
+        name: &str,
+        reader: impl std::io::Read,
+        partial: &mut impl FnMut(&str, &Coverage),
+    ) -> Result<(), String> {
+        let docs = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(
+            1 << 16,
+            reader,
+        ))
+        .into_iter::<Json>();
+        let mut n = 0usize;
+        for doc in docs {
+            n += 1;
+            let at = if n == 1 {
+                name.to_owned()
+            } else {
+                format!("{name}, digest {n}")
+            };
+            let doc = doc.map_err(|e| {
+                format!(
+                    "{at}: not a digest file (JSON documents written by `tokentime summary --save-digest`): {e}"
+                )
+            })?;
+            let l = from_json(&doc).map_err(|e| format!("{at}: {e}"))?;
+            if l.coverage.partial() {
+                partial(&at, &l.coverage);
+            }
+            self.add(&at, l)?;
         }
-        totals = totals.checked_add(l.totals).map_err(|what| {
+        if n == 0 {
+            return Err(format!(
+                "{name}: no digest in it (empty: `tokentime summary --save-digest` writes one JSON document)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Merges one document, named `at` in messages, into those before it.
+    fn add(&mut self, at: &str, l: Loaded) -> Result<(), String> {
+        self.documents += 1;
+        self.totals = self.totals.checked_add(l.totals).map_err(|what| {
             format!(
-                "{}: the {what} of the groups of the files up to this one add up past {} (2^64 - 1)",
-                crate::input::shown_path(p),
+                "{at}: the {what} of the groups of the files up to this one add up past {} (2^64 - 1)",
                 u64::MAX
             )
         })?;
-        match &mut acc {
-            None => acc = Some((l.coverage, l.summary)),
-            Some((cov, sum)) => {
-                if sum.by() != l.summary.by() {
-                    return Err(format!(
-                        "{}: grouped by [{}], the first file by [{}]",
-                        crate::input::shown_path(p),
-                        l.summary.by().join(", "),
-                        sum.by().join(", ")
-                    ));
-                }
-                match (sum.hit_ratio(), l.summary.hit_ratio()) {
-                    (Some(a), Some(b)) if a != b => {
-                        return Err(format!(
-                            "{}: saved with --cache-hit-ratio {b}, an earlier file with {a}: their hit and partial groups differ",
-                            crate::input::shown_path(p)
-                        ));
-                    }
-                    // A file from before the ratio was recorded: checked against the next.
-                    (None, Some(b)) => sum.set_hit_ratio(Some(b)),
-                    _ => {}
-                }
-                if sum.exact_limit() != l.summary.exact_limit() {
-                    return Err(format!(
-                        "{}: saved with --exact-limit {}, the first file with {}: one run would have had one",
-                        crate::input::shown_path(p),
-                        l.summary.exact_limit(),
-                        sum.exact_limit()
-                    ));
-                }
-                if sum.targets() != l.summary.targets() {
-                    return Err(format!(
-                        "{}: saved with other --goodput targets than the first file",
-                        crate::input::shown_path(p)
-                    ));
-                }
-                cov.checked_merge(&l.coverage).map_err(|what| {
-                    format!(
-                        "{}: coverage.{what} of the files up to this one adds up past {} (2^64 - 1)",
-                        crate::input::shown_path(p),
-                        u64::MAX
-                    )
-                })?;
-                sum.merge(&l.summary);
-            }
+        let Some((cov, sum)) = &mut self.acc else {
+            self.acc = Some((l.coverage, l.summary));
+            return Ok(());
+        };
+        if sum.by() != l.summary.by() {
+            return Err(format!(
+                "{at}: grouped by [{}], the first file by [{}]",
+                l.summary.by().join(", "),
+                sum.by().join(", ")
+            ));
         }
+        match (sum.hit_ratio(), l.summary.hit_ratio()) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(format!(
+                    "{at}: saved with --cache-hit-ratio {b}, an earlier file with {a}: their hit and partial groups differ"
+                ));
+            }
+            // A file from before the ratio was recorded: checked against the next.
+            (None, Some(b)) => sum.set_hit_ratio(Some(b)),
+            _ => {}
+        }
+        if sum.exact_limit() != l.summary.exact_limit() {
+            return Err(format!(
+                "{at}: saved with --exact-limit {}, the first file with {}: one run would have had one",
+                l.summary.exact_limit(),
+                sum.exact_limit()
+            ));
+        }
+        if sum.targets() != l.summary.targets() {
+            return Err(format!(
+                "{at}: saved with other --goodput targets than the first file"
+            ));
+        }
+        cov.checked_merge(&l.coverage).map_err(|what| {
+            format!(
+                "{at}: coverage.{what} of the files up to this one adds up past {} (2^64 - 1)",
+                u64::MAX
+            )
+        })?;
+        sum.merge(&l.summary);
+        Ok(())
     }
-    acc.ok_or_else(|| "merge needs at least one digest file".into())
 }
 
 #[cfg(test)]

@@ -144,7 +144,8 @@ fn merging_two_files_is_one_summary_of_both_inputs() {
     let (p1, p2) = (dir.path().join("1.json"), dir.path().join("2.json"));
     save(&p1, &cov1, &mut s1).unwrap();
     save(&p2, &cov2, &mut s2).unwrap();
-    let (cov, mut merged) = merge_files(&[p1, p2], |_, _| {}).unwrap();
+    let m = merge_files(&[p1, p2], |_, _| {}).unwrap();
+    let (cov, mut merged) = (m.coverage, m.summary);
     let all: Vec<String> = first.into_iter().chain(second).collect();
     let (cov_all, mut one) = summarize(&all, EXACT_LIMIT);
     assert_eq!(cov, cov_all);
@@ -163,7 +164,8 @@ fn merging_beyond_the_exact_limit_stays_close_to_the_values() {
     let (p1, p2) = (dir.path().join("1.json"), dir.path().join("2.json"));
     save(&p1, &cov1, &mut s1).unwrap();
     save(&p2, &cov2, &mut s2).unwrap();
-    let (cov, mut merged) = merge_files(&[p1, p2], |_, _| {}).unwrap();
+    let m = merge_files(&[p1, p2], |_, _| {}).unwrap();
+    let (cov, mut merged) = (m.coverage, m.summary);
     assert_eq!(cov.requests, 1500);
     let values: Vec<f64> = (1..=1500).map(|i| 1.0 + i as f64).collect();
     for q in [0.5, 0.9, 0.99] {
@@ -342,7 +344,7 @@ fn merge_docs(dir: &Path, docs: &[Json]) -> Result<(Coverage, Summary), String> 
             p
         })
         .collect();
-    merge_files(&paths, |_, _| {})
+    merge_files(&paths, |_, _| {}).map(|m| (m.coverage, m.summary))
 }
 
 /// Merge validation: counts of `u64::MAX` wrapped around when added up (a merge of them
@@ -458,9 +460,11 @@ fn partial_run_is_marked_in_the_digest_file_and_told_by_merge() {
                 p
             })
             .collect();
-        merge_files(&paths, |p, c| told.push((p.to_owned(), c.interrupted))).unwrap()
+        let m = merge_files(&paths, |p, c| told.push((p.to_owned(), c.interrupted))).unwrap();
+        (m.coverage, m.summary)
     };
-    assert_eq!(told, vec![(dir.path().join("part.json"), 1)]);
+    let part = dir.path().join("part.json").display().to_string();
+    assert_eq!(told, vec![(part, 1)]);
     assert!(cov.partial());
     let mut bad = d;
     bad["partial"]["read_errors"] = 2.into();

@@ -12,6 +12,7 @@ mod custom;
 mod diff;
 mod differential;
 mod digest_accuracy;
+mod digest_stream;
 mod documents;
 mod enrich_props;
 mod enrich_then_summary;
