@@ -130,6 +130,8 @@ pub struct SummaryConfig {
     pub progress: Option<std::time::Duration>,
     /// Files read at once (`--threads`).
     pub jobs: usize,
+    /// `--keep-duplicates`: count every copy of a record and both views of a request.
+    pub keep_duplicates: bool,
 }
 
 /// `tokentime merge` options.

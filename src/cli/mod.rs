@@ -288,6 +288,11 @@ struct SummaryArgs {
     /// always, never.
     #[arg(long, default_value = "auto", value_name = "WHEN")]
     progress: Progress,
+    /// Count every copy of a record read again and both views of a request (a client's span
+    /// and the server's, in one OTLP export) instead of once; with --by '$format' the views
+    /// fall in their formats' groups.
+    #[arg(long)]
+    keep_duplicates: bool,
 }
 
 /// Parses command-line arguments (the first is the program name) into a [`Config`], as the
@@ -415,6 +420,7 @@ impl SummaryArgs {
                     .map_err(ConfigError::flag("bucket-grace"))?,
                 progress,
                 jobs,
+                keep_duplicates: self.keep_duplicates,
             }),
         )
     }
@@ -479,6 +485,7 @@ impl DiffArgs {
                     bucket_grace: 0,
                     progress: None,
                     jobs,
+                    keep_duplicates: false,
                 },
                 fail_if,
                 output: self.output,
