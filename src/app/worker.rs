@@ -196,10 +196,10 @@ fn tally(
 /// True when `r` is a copy of a request `seen` holds (counted in `p`'s coverage as a
 /// duplicate); else enters it.
 fn is_copy(seen: Option<&mut Seen>, r: &Request, p: &mut Tally) -> bool {
-    let (Some(seen), Some(key), Some(end)) = (seen, r.key, r.end_ns) else {
+    let (Some(seen), Some(key)) = (seen, r.key) else {
         return false;
     };
-    let copy = seen.seen_before(key, end);
+    let copy = seen.seen_before(key, r.end_ns);
     if copy {
         p.count(|c| c.duplicates += 1);
     }

@@ -40,15 +40,13 @@ impl Hasher for Fnv {
 /// for telling a record read again from a new one: its id, its start and end instants and every
 /// metric and token count derived from it. Two records with one id but different timings (a
 /// retry that reuses the id, a server restarted whose task ids start again) are different
-/// requests: their keys differ. `None` for a request without an end instant (it cannot be
-/// placed within [`Seen`]'s horizon).
-pub(crate) fn request_key(format: usize, id: &str, r: &Request) -> Option<u64> {
-    let end = r.end_ns?;
+/// requests: their keys differ.
+pub(crate) fn request_key(format: usize, id: &str, r: &Request) -> u64 {
     let mut h = Fnv::default();
     format.hash(&mut h);
     id.hash(&mut h);
     r.start_ns.hash(&mut h);
-    end.hash(&mut h);
+    r.end_ns.hash(&mut h);
     let m = &r.metrics;
     for v in [m.ttft, m.queue, m.prefill, m.decode, m.tpot, m.e2e, m.ttfot] {
         match v {
@@ -62,7 +60,7 @@ pub(crate) fn request_key(format: usize, id: &str, r: &Request) -> Option<u64> {
     m.cache.hash(&mut h);
     (m.outcome as u8).hash(&mut h);
     r.itl.1.hash(&mut h);
-    Some(h.finish())
+    h.finish()
 }
 
 /// The keys of [`Seen`] are hashes already.
@@ -114,8 +112,9 @@ impl Seen {
     }
 
     /// True when a request with `key`, ending at `end_ns`, was seen before (it is a copy); else
-    /// enters it and returns false.
-    pub(crate) fn seen_before(&mut self, key: u64, end_ns: i64) -> bool {
+    /// enters it and returns false. A request without an end is placed at the latest end read.
+    pub(crate) fn seen_before(&mut self, key: u64, end_ns: Option<i64>) -> bool {
+        let end_ns = end_ns.unwrap_or(self.latest_ns);
         self.latest_ns = self.latest_ns.max(end_ns);
         let cutoff = self.latest_ns.saturating_sub(self.horizon_ns);
         while let Some(&(end, k)) = self.order.front() {
@@ -222,17 +221,17 @@ mod tests {
     fn a_key_is_seen_again_within_the_horizon_and_the_bound() {
         let min = 60_000_000_000;
         let mut s = Seen::new(10 * min, 3);
-        assert!(!s.seen_before(1, 0));
-        assert!(s.seen_before(1, 0));
-        assert!(!s.seen_before(2, min));
+        assert!(!s.seen_before(1, Some(0)));
+        assert!(s.seen_before(1, Some(0)));
+        assert!(!s.seen_before(2, Some(min)));
         // Past the horizon of the latest end (11 min), key 1 (end 0) is forgotten.
-        assert!(!s.seen_before(3, 11 * min));
-        assert!(!s.seen_before(1, 0), "forgotten: counted again");
+        assert!(!s.seen_before(3, Some(11 * min)));
+        assert!(!s.seen_before(1, Some(0)), "forgotten: counted again");
         // At most 3 keys: entering 4 forgets the oldest held (2).
-        assert!(!s.seen_before(4, 11 * min));
-        assert!(!s.seen_before(2, min));
+        assert!(!s.seen_before(4, Some(11 * min)));
+        assert!(!s.seen_before(2, Some(min)));
         s.clear();
-        assert!(!s.seen_before(3, 11 * min));
+        assert!(!s.seen_before(3, Some(11 * min)));
     }
 
     #[test]

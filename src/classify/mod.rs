@@ -167,7 +167,7 @@ pub struct Request {
     /// holding both spans: [`dedupe::mark_views`]): set aside by a summary, marked by enrich.
     pub duplicate: bool,
     /// Its identity for telling a record read again ([`dedupe::request_key`]), where its
-    /// format logs an id and it has an end; computed only when asked
+    /// format logs an id; computed only when asked
     /// ([`Processor::set_dedupe`]).
     pub key: Option<u64>,
 }
@@ -1016,7 +1016,7 @@ impl Processor {
     /// Sets the key of the request just pushed, of format `format`, logged with `id`.
     fn set_key(&mut self, format: usize, id: Option<&str>) {
         if let (Some(id), Some(r)) = (id, self.requests.last_mut()) {
-            r.key = dedupe::request_key(format, id, r);
+            r.key = Some(dedupe::request_key(format, id, r));
         }
     }
 
