@@ -19,7 +19,11 @@
 //! ends one on each stream, go to the calling thread, and the pieces held at the end of a
 //! chunk are handed over to it. The in-flight sweep of `summary` (requests in flight during
 //! each decode) needs every request of the input in order: chunk workers hand each request's
-//! start and end to the calling thread, whose worker sweeps them in order.
+//! start and end to the calling thread, whose worker sweeps them in order. A summary that sets
+//! aside the records read again (the default, not `--keep-duplicates`) must see them in input
+//! order too: its chunk workers add nothing, they hand every request on to the calling thread,
+//! whose worker tells the copies and adds the others (and enters them in the sweep and the
+//! `--bucket` windows) in order.
 //!
 //! What is the same as on one thread: every output byte and its order, the coverage counters,
 //! the diagnostics (lines numbered in the file), exact quantiles. What may differ: t-digest

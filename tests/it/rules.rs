@@ -513,7 +513,19 @@ fn the_views_of_one_request_in_one_trace_are_counted_once() {
             || format!("{what}: enrich marks the client view only: {marked:?}"),
         );
     }
-    // Not parent and child: two requests.
+    f.done();
+}
+
+/// The views rule's other side: spans of one trace that are not parent and child, or a
+/// server span whose parent is not in the line, are two requests; `--keep-duplicates --by
+/// '$format'` shows both views of one.
+#[test]
+fn spans_not_parent_and_child_are_two_requests() {
+    let ours = TRACE
+        .replace("CLIENT", CLIENT)
+        .replace("SERVER", SERVER)
+        .replace("HTTP", "");
+    let mut f = Failures::default();
     for (what, line) in [
         (
             "another trace",
