@@ -19,7 +19,11 @@
 //! ends one on each stream, go to the calling thread, and the pieces held at the end of a
 //! chunk are handed over to it. The in-flight sweep of `summary` (requests in flight during
 //! each decode) needs every request of the input in order: chunk workers hand each request's
-//! start and end to the calling thread, whose worker sweeps them in order.
+//! start and end to the calling thread, whose worker sweeps them in order. A summary that sets
+//! aside the records read again (the default, not `--keep-duplicates`) must see them in input
+//! order too: its chunk workers add nothing, they hand every request on to the calling thread,
+//! whose worker tells the copies and adds the others (and enters them in the sweep and the
+//! `--bucket` windows) in order.
 //!
 //! What is the same as on one thread: every output byte and its order, the coverage counters,
 //! the diagnostics (lines numbered in the file), exact quantiles. What may differ: t-digest
@@ -82,6 +86,8 @@ struct Left {
     sweep_at: usize,
     /// And among the requests handed on for `--bucket` windows.
     buckets_at: usize,
+    /// And among the requests handed on to be told from copies.
+    handed_at: usize,
     line_no: u64,
     /// Its bytes in the chunk (with its ending), and the lengths of its prefix and content
     /// in them (its framing).
@@ -108,6 +114,8 @@ struct Done {
     sweep: Vec<SweepInput>,
     /// The chunk's requests for `--bucket` windows (summary), in order.
     buckets: Vec<BucketInput>,
+    /// The chunk's requests handed on to be told from copies and added (summary), in order.
+    handed: Vec<BucketInput>,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
     /// The input buffer, for reuse (and for the lines left).
@@ -412,6 +420,7 @@ fn work(
                             out_at: out.len(),
                             sweep_at: worker.sweep_len(),
                             buckets_at: worker.buckets_len(),
+                            handed_at: worker.handed_len(),
                             line_no,
                             start,
                             prefix: prefix.len(),
@@ -431,6 +440,7 @@ fn work(
             left,
             sweep: worker.take_sweep(),
             buckets: worker.take_buckets(),
+            handed: worker.take_handed(),
             held: worker.take_held(),
             buf: job.buf,
         };
@@ -477,6 +487,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         let mut written = 0;
         let mut fed = 0;
         let mut fed_buckets = 0;
+        let mut fed_handed = 0;
         for l in &mut d.left {
             while let Some((line, why)) = bad.next_if(|(line, _)| *line < l.line_no) {
                 (c.report)(*line, Some(why));
@@ -487,6 +498,8 @@ impl<W: Write> Writer<'_, '_, '_, W> {
             fed = l.sweep_at;
             c.seq.feed_buckets(&d.buckets[fed_buckets..l.buckets_at]);
             fed_buckets = l.buckets_at;
+            c.seq.feed_handed(&d.handed[fed_handed..l.handed_at]);
+            fed_handed = l.handed_at;
             if let Some((stream, pieces)) = l.handover.take() {
                 c.seq.set_held(stream, pieces);
             }
@@ -504,6 +517,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         c.w.write_all(&d.out[written..])?;
         c.seq.feed_sweep(&d.sweep[fed..]);
         c.seq.feed_buckets(&d.buckets[fed_buckets..]);
+        c.seq.feed_handed(&d.handed[fed_handed..]);
         for (stream, pieces) in d.held.iter_mut().enumerate() {
             if let Some(pieces) = pieces.take() {
                 c.seq.set_held(stream, pieces);

@@ -10,6 +10,7 @@
 
 use crate::app::buckets::{BucketInput, READY_LIMIT};
 use crate::classify::ByValues;
+use crate::classify::dedupe::{SEEN_MAX, Seen};
 use crate::classify::{Coverage, Kind, Processor, Request};
 use crate::cli::config::{Command, Config, EnrichConfig, SummaryConfig};
 use crate::metrics::CacheClass;
@@ -164,7 +165,46 @@ enum Role<'p> {
         inflight: Inflight,
         /// With `--bucket`: how windows are written, and a chunk worker's requests handed on.
         bucket: Option<BucketRole>,
+        /// The requests of the input seen so far, to set aside a record read again (`None`
+        /// with `--keep-duplicates`, and in a chunk worker, which hands its requests on).
+        seen: Option<Box<Seen>>,
+        /// In a chunk worker that sets copies aside: its requests, in order, handed on to the
+        /// caller, which tells the copies in input order and adds the others
+        /// ([`Worker::take_handed`], [`Worker::feed_handed`]).
+        hand: Option<Vec<BucketInput>>,
     },
+}
+
+/// Adds request `r` (its gaps, its `--by` values) to the part `p`, its `--window` slice, its
+/// `--bucket` window and the in-flight sweep.
+fn tally(
+    p: &mut Tally,
+    (r, gaps, by): (&Request, &[i64], ByValues<'_>),
+    template: &Summary,
+    inflight: &mut Inflight,
+    bucket: Option<&mut BucketRole>,
+) {
+    let ids = p.summary.add_request(r, gaps, by);
+    if let Some((_, s)) = &mut p.slice {
+        s.add_request(r, gaps, by);
+    }
+    if let (Some(b), Some(role)) = (&mut p.buckets, bucket) {
+        add_to_window(b, role, r, gaps, by, template, &mut p.ready);
+    }
+    inflight.push(r, ids, by, p.slice.is_some());
+}
+
+/// True when `r` is a copy of a request `seen` holds (counted in `p`'s coverage as a
+/// duplicate); else enters it.
+fn is_copy(seen: Option<&mut Seen>, r: &Request, p: &mut Tally) -> bool {
+    let (Some(seen), Some(key)) = (seen, r.key) else {
+        return false;
+    };
+    let copy = seen.seen_before(key, r.end_ns);
+    if copy {
+        p.count(|c| c.duplicates += 1);
+    }
+    copy
 }
 
 /// A summary worker's part in `--bucket`: the quantiles its windows are written with; in a
@@ -412,7 +452,9 @@ impl<'p> Worker<'p> {
             by.extend([vec!["$model".to_owned()], vec!["$format".to_owned()]]);
         }
         // A summary reads the original fields of an enriched line like any other: no key.
-        processor(config, None, &by)
+        let mut proc = processor(config, None, &by);
+        proc.set_dedupe(!sc.keep_duplicates, !sc.keep_duplicates);
+        proc
     }
 
     fn summary(
@@ -430,6 +472,8 @@ impl<'p> Worker<'p> {
         template: Summary,
         part: TallyRef<'p>,
     ) -> Worker<'p> {
+        let seen =
+            (!sc.keep_duplicates).then(|| Box::new(Seen::new(proc.join_timeout_ns(), SEEN_MAX)));
         Worker {
             proc,
             role: Role::Summary {
@@ -441,6 +485,8 @@ impl<'p> Worker<'p> {
                     quantiles: sc.report.quantiles.clone(),
                     emit: None,
                 }),
+                seen,
+                hand: None,
             },
         }
     }
@@ -478,6 +524,8 @@ impl<'p> Worker<'p> {
                 empty,
                 template,
                 bucket,
+                seen,
+                hand,
                 ..
             } => Role::Summary {
                 part: TallyRef::Own(empty.clone()),
@@ -488,6 +536,8 @@ impl<'p> Worker<'p> {
                     quantiles: b.quantiles.clone(),
                     emit: Some(Vec::new()),
                 }),
+                seen: None,
+                hand: (seen.is_some() || hand.is_some()).then(Vec::new),
             },
         };
         Worker {
@@ -552,6 +602,8 @@ impl<'p> Worker<'p> {
                 template,
                 inflight,
                 bucket,
+                seen,
+                hand,
                 ..
             } => {
                 let mut guard = part.get();
@@ -559,16 +611,25 @@ impl<'p> Worker<'p> {
                 p.count(|cov| proc.count(&kind, cov));
                 if matches!(kind, Kind::Requests) {
                     for (k, r) in proc.requests().iter().enumerate() {
+                        // A client's view of a request whose server's view is on the line:
+                        // counted as a duplicate by `proc.count`.
+                        if r.duplicate {
+                            continue;
+                        }
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
                         let by = proc.by_values(k);
-                        let ids = p.summary.add_request(r, gaps, by);
-                        if let Some((_, s)) = &mut p.slice {
-                            s.add_request(r, gaps, by);
+                        if let Some(h) = hand {
+                            h.push(BucketInput {
+                                request: *r,
+                                gaps: gaps.to_vec(),
+                                by: bounded_owned(by),
+                            });
+                            continue;
                         }
-                        if let (Some(b), Some(role)) = (&mut p.buckets, bucket.as_mut()) {
-                            add_to_window(b, role, r, gaps, by, template, &mut p.ready);
+                        if is_copy(seen.as_deref_mut(), r, p) {
+                            continue;
                         }
-                        inflight.push(r, ids, by, p.slice.is_some());
+                        tally(p, (r, gaps, by), template, inflight, bucket.as_mut());
                     }
                     inflight.drain(p);
                 }
@@ -642,10 +703,18 @@ impl<'p> Worker<'p> {
         let proc = &mut self.proc;
         match &mut self.role {
             Role::Enrich { cov, .. } => proc.finish(cov),
-            Role::Summary { part, inflight, .. } => {
+            Role::Summary {
+                part,
+                inflight,
+                seen,
+                ..
+            } => {
                 let mut p = part.get();
                 proc.finish(&mut p.cov);
                 inflight.finish(&mut p);
+                if let Some(s) = seen {
+                    s.clear();
+                }
             }
         }
     }
@@ -737,6 +806,63 @@ impl<'p> Worker<'p> {
             let by = ByValues::options(&e.by);
             add_to_window(b, role, &e.request, &e.gaps, by, template, &mut p.ready);
         }
+        let full = p.ready.len() > READY_LIMIT;
+        drop(guard);
+        if full {
+            part.wait_written();
+        }
+    }
+
+    /// In a chunk worker that sets copies aside: the requests handed on so far in this chunk.
+    pub fn handed_len(&self) -> usize {
+        match &self.role {
+            Role::Summary { hand: Some(v), .. } => v.len(),
+            _ => 0,
+        }
+    }
+
+    /// In a chunk worker, at the end of a chunk: the requests handed on, in order.
+    pub fn take_handed(&mut self) -> Vec<BucketInput> {
+        match &mut self.role {
+            Role::Summary { hand: Some(v), .. } => std::mem::take(v),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Adds a chunk worker's requests (in input order, between the lines this worker handles
+    /// itself): a copy of one seen before is set aside, the others are added as this worker's
+    /// own are.
+    pub fn feed_handed(&mut self, entries: &[BucketInput]) {
+        let Role::Summary {
+            part,
+            template,
+            inflight,
+            bucket,
+            seen,
+            ..
+        } = &mut self.role
+        else {
+            return;
+        };
+        if entries.is_empty() {
+            return;
+        }
+        let mut guard = part.get();
+        let p = &mut *guard;
+        for e in entries {
+            if is_copy(seen.as_deref_mut(), &e.request, p) {
+                continue;
+            }
+            let by = ByValues::options(&e.by);
+            tally(
+                p,
+                (&e.request, &e.gaps, by),
+                template,
+                inflight,
+                bucket.as_mut(),
+            );
+        }
+        inflight.drain(p);
         let full = p.ready.len() > READY_LIMIT;
         drop(guard);
         if full {

@@ -7,6 +7,7 @@
 //! per-group state: the commands in `crate::app` decide what to do with the result.
 
 mod by_values;
+pub(crate) mod dedupe;
 pub(crate) mod records;
 mod walk;
 
@@ -162,6 +163,13 @@ pub struct Request {
     /// The instants present in the log but outside the plausible window (bits, as
     /// [`crate::metrics::Timeline::implausible`]; 0 when none).
     pub implausible: u8,
+    /// A client's view of a request whose server's view is on the same line (an OTLP export
+    /// holding both spans: [`dedupe::mark_views`]): set aside by a summary, marked by enrich.
+    pub duplicate: bool,
+    /// Its identity for telling a record read again ([`dedupe::request_key`]), where its
+    /// format logs an id; computed only when asked
+    /// ([`Processor::set_dedupe`]).
+    pub key: Option<u64>,
 }
 
 /// The record-level reader of a format whose lines hold several requests.
@@ -188,6 +196,9 @@ fn read_id_model(
         text(formats.model(f, line, slots)),
     )
 }
+
+/// The span identity paths of an OTLP record, in the order of [`Processor`]'s `span_paths`.
+const SPAN_PATHS: [&str; 4] = ["traceId", "spanId", "parentSpanId", "kind"];
 
 /// Held pieces of split lines (Docker, CRI) at the most, per stream, by default (a worker
 /// sets `--max-line-bytes`: [`Processor::set_max_line`]).
@@ -334,6 +345,9 @@ pub struct Coverage {
     pub joined_lines: u64,
     /// Multi-line requests dropped from a full in-flight table (`--max-inflight`).
     pub join_evicted: u64,
+    /// Requests set aside as the same request seen twice: a client's view of a request whose
+    /// server's view is in the same OTLP export, a record read again (summary only).
+    pub duplicates: u64,
     /// Multi-line requests dropped after `--join-timeout` of log time without a new line.
     pub join_timed_out: u64,
     /// Multi-line requests (and split lines) still incomplete at the end of the input.
@@ -353,11 +367,11 @@ pub struct Coverage {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 22] {
+            fn counters(&self) -> [u64; 23] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 22] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 23] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -387,6 +401,7 @@ coverage_counters!(
     join_unfinished: "unfinished",
     join_orphaned: "orphaned",
     interrupted: "interrupted",
+    duplicates: "duplicates",
 );
 
 impl Coverage {
@@ -482,6 +497,14 @@ pub struct Processor {
     walk: Walk,
     /// The object being tried by a walk, with its `"$parent"`.
     walk_buf: Vec<u8>,
+    /// Mark the client views of requests whose server views are on the same line.
+    views: bool,
+    /// Compute each request's [`Request::key`].
+    keys: bool,
+    /// The span identity of an OTLP export's records: `traceId`, `spanId`, `parentSpanId`,
+    /// `kind` (for [`dedupe::mark_views`]).
+    span_paths: PathSet,
+    span_slots: Slots,
 }
 
 /// How a line that no format reads as a whole is searched for requests inside it.
@@ -586,7 +609,25 @@ impl Processor {
             defer_joins: false,
             walk,
             walk_buf: Vec::new(),
+            views: true,
+            keys: false,
+            span_paths: {
+                let mut sp = PathSet::default();
+                for k in SPAN_PATHS {
+                    sp.add(&[k]);
+                }
+                sp
+            },
+            span_slots: Slots::default(),
         }
+    }
+
+    /// Sets what is told of the same request seen twice: `views`, mark a client's view of a
+    /// request whose server's view is on the same line ([`Request::duplicate`]); `keys`,
+    /// compute each request's identity ([`Request::key`]) for a reader that sets copies aside.
+    pub fn set_dedupe(&mut self, views: bool, keys: bool) {
+        self.views = views;
+        self.keys = keys;
     }
 
     /// Reads lines with the serde_json reference parser ([`PathSet::extract_reference`])
@@ -966,6 +1007,17 @@ impl Processor {
                 .push(read_id_model(&self.formats, format, line, &self.slots));
         }
         self.push(format, timeline, gaps_start);
+        if self.keys {
+            let id = self.formats.id(format, line, &self.slots);
+            self.set_key(format, id);
+        }
+    }
+
+    /// Sets the key of the request just pushed, of format `format`, logged with `id`.
+    fn set_key(&mut self, format: usize, id: Option<&str>) {
+        if let (Some(id), Some(r)) = (id, self.requests.last_mut()) {
+            r.key = Some(dedupe::request_key(format, id, r));
+        }
     }
 
     /// Sets `--prefix`: text matching `re` at the start of a line is skipped before the JSON.
@@ -984,6 +1036,12 @@ impl Processor {
     pub fn set_join_limits(&mut self, max_inflight: usize, idle_ns: i64) {
         self.joins.max_inflight = max_inflight.max(1);
         self.joins.idle_ns = idle_ns;
+    }
+
+    /// The idle timeout of the join table (`--join-timeout`, ns of log time): also how long
+    /// a summary keeps a request's key to tell a copy read again.
+    pub fn join_timeout_ns(&self) -> i64 {
+        self.joins.idle_ns
     }
 
     /// A line of a format whose requests span several lines.
@@ -1136,6 +1194,8 @@ impl Processor {
             itl,
             unparseable: timeline.unparseable,
             implausible: timeline.implausible,
+            duplicate: false,
+            key: None,
         });
     }
 
@@ -1220,13 +1280,23 @@ impl Processor {
                     && self.formats.markers_hold(i, line, &self.slots)
             }))
             .collect();
-        for rec in &recs {
+        let first = self.requests.len();
+        // The record each request was read from.
+        let mut from = Vec::new();
+        for (i, rec) in recs.iter().enumerate() {
             for &f in &candidates {
                 match self.read_record(f, rec) {
-                    Err(()) | Ok(true) => break,
+                    Err(()) => break,
+                    Ok(true) => {
+                        from.push(i);
+                        break;
+                    }
                     Ok(false) => {}
                 }
             }
+        }
+        if self.views && from.len() >= 2 {
+            self.mark_views(&recs, first, &from);
         }
         self.record_buf = recs;
         if self.requests.is_empty() {
@@ -1234,6 +1304,29 @@ impl Processor {
         } else {
             Kind::Requests
         }
+    }
+
+    /// Marks the client views among the requests from `first` on, read from the records
+    /// `from` of `recs` (each request's record index), when the records are OTel spans.
+    fn mark_views(&mut self, recs: &[Vec<u8>], first: usize, from: &[usize]) {
+        let mut spans = Vec::with_capacity(recs.len());
+        for (i, rec) in recs.iter().enumerate() {
+            if self.span_paths.extract(rec, &mut self.span_slots).is_err() {
+                continue;
+            }
+            let raw = |k: usize| self.span_slots.raw(rec, k);
+            let (Some(trace), Some(id)) = (raw(0), raw(1)) else {
+                continue;
+            };
+            spans.push(dedupe::Span {
+                trace: trace.to_ascii_lowercase(),
+                id: id.to_ascii_lowercase(),
+                parent: raw(2).unwrap_or("").to_ascii_lowercase(),
+                kind: dedupe::SpanKind::from_raw(raw(3)),
+                request: from.iter().position(|&r| r == i),
+            });
+        }
+        dedupe::mark_views(&spans, &mut self.requests[first..]);
     }
 
     /// Reads `rec` as a record of format `f` (which has records): `Ok(true)` when it is one
@@ -1270,7 +1363,15 @@ impl Processor {
             self.ids
                 .push(read_id_model(&reader.formats, 0, rec, &reader.slots));
         }
+        let key = self
+            .keys
+            .then(|| reader.formats.id(0, rec, &reader.slots))
+            .flatten()
+            .map(str::to_owned);
         self.push(f, &timeline, start);
+        if self.keys {
+            self.set_key(f, key.as_deref());
+        }
         Ok(true)
     }
 
@@ -1367,6 +1468,9 @@ impl Processor {
                     }
                     if r.metrics.duration_mismatch {
                         cov.duration_mismatch += 1;
+                    }
+                    if r.duplicate {
+                        cov.duplicates += 1;
                     }
                     let name = &self.formats.spec(r.format).name;
                     match cov.formats.get_mut(name) {

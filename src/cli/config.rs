@@ -143,6 +143,8 @@ pub struct SummaryConfig {
     pub jobs: usize,
     /// `--out FILE`: the reports replace FILE whole instead of going to stdout.
     pub out: Option<PathBuf>,
+    /// `--keep-duplicates`: count every copy of a record and both views of a request.
+    pub keep_duplicates: bool,
 }
 
 /// `tokentime merge` options.

@@ -294,6 +294,11 @@ struct SummaryArgs {
     /// node-exporter's textfile collector: -o prometheus --out DIR/tokentime.prom).
     #[arg(long, value_name = "FILE", conflicts_with = "bucket")]
     out: Option<PathBuf>,
+    /// Count every copy of a record read again and both views of a request (a client's span
+    /// and the server's, in one OTLP export) instead of once; with --by '$format' the views
+    /// fall in their formats' groups.
+    #[arg(long)]
+    keep_duplicates: bool,
 }
 
 /// Parses command-line arguments (the first is the program name) into a [`Config`], as the
@@ -432,6 +437,7 @@ impl SummaryArgs {
                 progress,
                 jobs,
                 out: self.out,
+                keep_duplicates: self.keep_duplicates,
             }),
         )
     }
@@ -497,6 +503,7 @@ impl DiffArgs {
                     progress: None,
                     jobs,
                     out: None,
+                    keep_duplicates: false,
                 },
                 fail_if,
                 output: self.output,

@@ -46,6 +46,12 @@ pub(crate) fn render_all<'a>(
             out.push(b',');
         }
         render_object(out, format_name(r.format), &r.metrics)?;
+        if r.duplicate {
+            // A client's view of a request whose server's view is on the line: marked, not
+            // dropped (a summary sets it aside).
+            out.pop();
+            out.extend_from_slice(b",\"duplicate\":true}");
+        }
     }
     if requests.len() != 1 {
         out.push(b']');

@@ -236,6 +236,7 @@ fn coverage_line(cov: &Coverage) -> String {
         ("implausible instants", cov.implausible_instant),
         ("out of order", cov.out_of_order),
         ("logged vs derived durations", cov.duration_mismatch),
+        ("duplicates set aside", cov.duplicates),
         ("inputs not read to their end", cov.read_errors),
         ("multi-line requests unfinished", cov.join_unfinished),
         ("evicted", cov.join_evicted),

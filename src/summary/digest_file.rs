@@ -544,6 +544,7 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
     cov.implausible_instant = opt(&c["anomalies"]["implausible_instant"]);
     cov.out_of_order = opt(&c["anomalies"]["out_of_order"]);
     cov.duration_mismatch = opt(&c["anomalies"]["duration_mismatch"]);
+    cov.duplicates = opt(&c["duplicates"]);
     cov.read_errors = opt(&c["read_errors"]);
     let j = &c["joins"];
     cov.joined_lines = opt(&j["joined_lines"]);

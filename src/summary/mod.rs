@@ -1031,6 +1031,9 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
     if cov.duration_mismatch > 0 {
         c["anomalies"]["duration_mismatch"] = json!(cov.duration_mismatch);
     }
+    if cov.duplicates > 0 {
+        c["duplicates"] = json!(cov.duplicates);
+    }
     c
 }
 

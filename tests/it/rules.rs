@@ -419,3 +419,308 @@ fn itl_of_chunk_gaps_is_labelled_chunk_gaps() {
     }
     f.done();
 }
+
+/// An OTLP export line holding an instrumented client's span (OpenLLMetry's `openai.chat`,
+/// kind CLIENT, read as `otlp`) and, below it in the same trace, vLLM's `llm_request` span of
+/// the same request (kind SERVER, read as `vllm-otlp`): vLLM takes the trace context from the
+/// request's `traceparent` header, so its span's parent is the client's (or an HTTP span
+/// between them). Made from the producers' source (vLLM's `vllm/tracing.py`, OpenLLMetry's
+/// OpenAI instrumentation): `CLIENT`, `HTTP` and `SERVER` are replaced by the resource spans
+/// below.
+const TRACE: &str = r#"{"resourceSpans":[CLIENT,SERVER]}"#;
+const CLIENT: &str = r#"{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"chat-app"}}]},"scopeSpans":[{"scope":{"name":"opentelemetry.instrumentation.openai.v1"},"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"a1b2c3d4e5f60718","parentSpanId":"","name":"openai.chat","kind":3,"startTimeUnixNano":"1741946531000000000","endTimeUnixNano":"1741946532300000000","attributes":[{"key":"gen_ai.system","value":{"stringValue":"openai"}},{"key":"gen_ai.request.model","value":{"stringValue":"meta-llama/Llama-3.1-8B-Instruct"}},{"key":"gen_ai.response.id","value":{"stringValue":"chatcmpl-7f3c"}},{"key":"gen_ai.usage.prompt_tokens","value":{"intValue":"1843"}},{"key":"gen_ai.usage.completion_tokens","value":{"intValue":"128"}}],"status":{}}HTTP]}]}"#;
+const HTTP: &str = r#",{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"0102030405060708","parentSpanId":"a1b2c3d4e5f60718","name":"POST","kind":3,"startTimeUnixNano":"1741946531001000000","endTimeUnixNano":"1741946532299000000","attributes":[{"key":"http.request.method","value":{"stringValue":"POST"}}],"status":{}}"#;
+const SERVER: &str = r#"{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"vllm"}}]},"scopeSpans":[{"scope":{"name":"vllm.llm_engine"},"spans":[{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7","parentSpanId":"a1b2c3d4e5f60718","name":"llm_request","kind":2,"startTimeUnixNano":"1741946531018273536","endTimeUnixNano":"1741946532247388880","attributes":[{"key":"gen_ai.response.model","value":{"stringValue":"meta-llama/Llama-3.1-8B-Instruct"}},{"key":"gen_ai.latency.time_to_first_token","value":{"doubleValue":0.034}},{"key":"gen_ai.latency.e2e","value":{"doubleValue":1.229}},{"key":"gen_ai.usage.prompt_tokens","value":{"intValue":"1843"}},{"key":"gen_ai.usage.completion_tokens","value":{"intValue":"128"}},{"key":"gen_ai.request.id","value":{"stringValue":"chatcmpl-7f3c"}}],"status":{}}]}]}"#;
+
+/// The JSON summary of `input` (auto-detected formats) with `args` added.
+fn summary_json(args: &[&str], input: &str) -> Value {
+    let mut a = vec!["summary", "-o", "json"];
+    a.extend(args);
+    serde_json::from_slice(&run_ok(&a, input.as_bytes())).unwrap()
+}
+
+/// Rule: the same request seen twice is counted once. Two views of one request in one OTLP
+/// export (`otlp` and `vllm-otlp`): the client's span (kind CLIENT) that the server's span
+/// (kind SERVER) descends from, in the same trace, is the same request; the server's view
+/// wins. Enrich marks the client's metrics `"duplicate":true`; summary sets it aside and counts
+/// it under `coverage.duplicates`; whichever span comes first in the line. Spans of the same
+/// trace that are not parent and child, or a server span whose parent is not in the line, are
+/// two requests. `--keep-duplicates --by '$format'` shows both views.
+#[test]
+fn the_views_of_one_request_in_one_trace_are_counted_once() {
+    let pair = |client: &str, server: &str| {
+        TRACE
+            .replace("CLIENT", client)
+            .replace("SERVER", server)
+            .replace("HTTP", "")
+    };
+    let ours = pair(CLIENT, SERVER);
+    let reversed = TRACE.replace("CLIENT,SERVER", "SERVER,CLIENT");
+    let reversed = reversed
+        .replace("CLIENT", CLIENT)
+        .replace("SERVER", SERVER)
+        .replace("HTTP", "");
+    // An HTTP client span between them (its own span, no GenAI attributes: no request).
+    let via_http = pair(&CLIENT.replace("HTTP", HTTP), SERVER).replace(
+        r#""parentSpanId":"a1b2c3d4e5f60718","name":"llm_request""#,
+        r#""parentSpanId":"0102030405060708","name":"llm_request""#,
+    );
+    let named = ours
+        .replace(r#""kind":3"#, r#""kind":"SPAN_KIND_CLIENT""#)
+        .replace(r#""kind":2"#, r#""kind":"SPAN_KIND_SERVER""#);
+    let mut f = Failures::default();
+    for (what, line) in [
+        ("client then server", &ours),
+        ("server then client", &reversed),
+        ("an HTTP span between", &via_http),
+        ("kinds by name", &named),
+    ] {
+        let input = format!("{line}\n");
+        let s = summary_json(&[], &input);
+        let g = &s["groups"][0];
+        f.check(
+            g["requests"] == 1 && s["coverage"]["duplicates"] == 1,
+            || {
+                format!(
+                    "{what}: 1 request and 1 duplicate expected: {} requests, coverage {}",
+                    g["requests"], s["coverage"]
+                )
+            },
+        );
+        f.check(g["metrics"]["ttft_ms"]["max"] == 34.0, || {
+            format!(
+                "{what}: the server's TTFT (34 ms) expected: {}",
+                g["metrics"]["ttft_ms"]
+            )
+        });
+        // Every format detected (no --format): the client span is `otlp`'s, the server's
+        // `vllm-otlp`'s.
+        let out = run_ok(&["--threads", "1"], input.as_bytes());
+        let (_, object) = unsplice(&out, "tokentime").unwrap();
+        let views = match serde_json::from_str(&object).unwrap() {
+            Value::Array(v) => v,
+            v => vec![v],
+        };
+        let marked: Vec<_> = views
+            .iter()
+            .map(|v| (v["format"].clone(), v.get("duplicate").cloned()))
+            .collect();
+        f.check(
+            views.len() == 2
+                && views.iter().all(|v| {
+                    (v["format"] == "otlp") == (v.get("duplicate") == Some(&Value::Bool(true)))
+                }),
+            || format!("{what}: enrich marks the client view only: {marked:?}"),
+        );
+    }
+    f.done();
+}
+
+/// The views rule's other side: spans of one trace that are not parent and child, or a
+/// server span whose parent is not in the line, are two requests; `--keep-duplicates --by
+/// '$format'` shows both views of one.
+#[test]
+fn spans_not_parent_and_child_are_two_requests() {
+    let ours = TRACE
+        .replace("CLIENT", CLIENT)
+        .replace("SERVER", SERVER)
+        .replace("HTTP", "");
+    let mut f = Failures::default();
+    for (what, line) in [
+        (
+            "another trace",
+            ours.replace(
+                r#""traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f0"#,
+                r#""traceId":"5bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f0"#,
+            ),
+        ),
+        (
+            "a parent not in the line",
+            ours.replace(
+                r#""parentSpanId":"a1b2c3d4e5f60718","name":"llm_request""#,
+                r#""parentSpanId":"ffffffffffffffff","name":"llm_request""#,
+            ),
+        ),
+    ] {
+        let s = summary_json(&[], &format!("{line}\n"));
+        f.check(
+            s["groups"][0]["requests"] == 2 && s["coverage"].get("duplicates").is_none(),
+            || {
+                format!(
+                    "{what}: 2 requests, no duplicate expected: {}",
+                    s["coverage"]
+                )
+            },
+        );
+    }
+    // Both views, each in its format's group.
+    let s = summary_json(
+        &["--keep-duplicates", "--by", "$format"],
+        &format!("{ours}\n"),
+    );
+    let by_format: Vec<(String, u64)> = s["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| {
+            g["key"].as_object().is_some_and(|k| k.len() == 1) && g["key"]["$format"].is_string()
+        })
+        .map(|g| {
+            (
+                g["key"]["$format"].as_str().unwrap().to_owned(),
+                g["requests"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    f.check(
+        by_format == [("otlp".to_owned(), 1), ("vllm-otlp".to_owned(), 1)]
+            && s["coverage"].get("duplicates").is_none(),
+        || format!("--keep-duplicates --by '$format': both views expected: {by_format:?}"),
+    );
+    f.done();
+}
+
+/// The testdata inputs of every format: one file per format (`testdata/formats/`) and the
+/// producers' samples.
+fn inputs_of_every_format() -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = ["formats", "samples", "loadtest"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(testdata().join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            !name.contains(".expected.") && (name.ends_with(".jsonl") || name.ends_with(".json"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Rule: the same request seen twice is counted once. A record read again (a log re-read after
+/// rotation, a file given twice): every format whose requests log an id (`--fields id`) is
+/// read twice in one input, and each request with an id is counted once (the copy under
+/// `coverage.duplicates`); the summary's groups are those of one copy but for the requests
+/// without an id, counted twice. The same in one thread, in chunks across two, and from a
+/// pipe.
+#[test]
+fn a_record_read_again_is_counted_once() {
+    let dir = std::env::temp_dir().join(format!("tokentime-reread-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut f = Failures::default();
+    let mut deduped = std::collections::BTreeSet::new();
+    for path in inputs_of_every_format() {
+        let p = path.to_str().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        if bytes.trim_ascii_start().first() != Some(&b'{') {
+            continue; // a JSON document, not lines
+        }
+        let rows = run_ok(&["-o", "jsonl", "--fields", "id", p], b"");
+        let ids: Vec<Value> = lines_with_endings(&rows)
+            .iter()
+            .map(|l| serde_json::from_slice::<Value>(l).unwrap()["id"].clone())
+            .collect();
+        let with_id = ids.iter().filter(|v| !v.is_null()).count() as u64;
+        let one = summary_json(&[p], "");
+        let n = one["groups"][0]["requests"].as_u64().unwrap_or(0);
+        let mut twice = bytes.clone();
+        if !twice.ends_with(b"\n") {
+            twice.push(b'\n');
+        }
+        twice.extend_from_slice(&bytes);
+        let copy = dir.join("twice.jsonl");
+        std::fs::write(&copy, &twice).unwrap();
+        let c = copy.to_str().unwrap();
+        let results = [
+            summary_json(&["--threads", "1", c], ""),
+            summary_json(&["--threads", "2", "--chunk-bytes", "1K", c], ""),
+            summary_json(&[], std::str::from_utf8(&twice).unwrap()),
+        ];
+        for s in &results {
+            f.check(s == &results[0], || {
+                format!("{p}: one thread, two and a pipe differ")
+            });
+        }
+        let s = &results[0];
+        let dups = s["coverage"]["duplicates"].as_u64().unwrap_or(0);
+        let counted = s["groups"][0]["requests"].as_u64().unwrap_or(0);
+        f.check(dups == with_id && counted == 2 * n - with_id, || {
+            format!(
+                "{p}: {n} requests ({with_id} with an id) read twice: {counted} counted, {dups} duplicates"
+            )
+        });
+        if with_id == n && n > 0 {
+            // Every request has an id: the groups are one copy's.
+            f.check(s["groups"] == one["groups"], || {
+                format!("{p}: read twice, groups differ from one copy's")
+            });
+            let formats = one["coverage"]["formats"].as_object().unwrap();
+            deduped.extend(formats.keys().cloned());
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    f.check(deduped.len() >= 15, || {
+        format!("formats read twice and counted once: {deduped:?}")
+    });
+    f.done();
+}
+
+/// Rule: two records with one id are one request only when all their timings and counts are
+/// the same: a retry that reuses the id (another end, other tokens) is another attempt and
+/// counted; so is a copy read after the horizon (`--join-timeout` of log time past the
+/// latest end read), which `--join-timeout` widens.
+#[test]
+fn one_id_with_other_timings_is_another_request() {
+    let line = |end: &str, tokens: u32| {
+        format!(
+            r#"{{"id":"l1","call_type":"acompletion","stream":true,"status":"success","startTime":1741946531.0,"completionStartTime":1741946531.2,"endTime":{end},"prompt_tokens":45,"completion_tokens":{tokens}}}"#
+        )
+    };
+    let mut f = Failures::default();
+    for (what, input, counted) in [
+        (
+            "the same record",
+            format!("{}\n{}\n", line("1741946532.0", 9), line("1741946532.0", 9)),
+            1,
+        ),
+        (
+            "a retry ending later",
+            format!("{}\n{}\n", line("1741946532.0", 9), line("1741946533.0", 9)),
+            2,
+        ),
+        (
+            "other tokens",
+            format!("{}\n{}\n", line("1741946532.0", 9), line("1741946532.0", 8)),
+            2,
+        ),
+        (
+            "a copy after 20 minutes of log",
+            format!(
+                "{}\n{}\n{}\n",
+                line("1741946532.0", 9),
+                line("1741947732.0", 9).replace("\"l1\"", "\"l2\""),
+                line("1741946532.0", 9)
+            ),
+            3,
+        ),
+    ] {
+        let s = summary_json(&["--format", "litellm"], &input);
+        let n = &s["groups"][0]["requests"];
+        f.check(*n == counted, || {
+            format!("{what}: {counted} requests expected, {n} counted")
+        });
+    }
+    let late = format!(
+        "{}\n{}\n{}\n",
+        line("1741946532.0", 9),
+        line("1741947732.0", 9).replace("\"l1\"", "\"l2\""),
+        line("1741946532.0", 9)
+    );
+    let s = summary_json(&["--format", "litellm", "--join-timeout", "30m"], &late);
+    f.check(s["groups"][0]["requests"] == 2, || {
+        format!(
+            "--join-timeout 30m: the copy 20 minutes later set aside: {}",
+            s["coverage"]
+        )
+    });
+    f.done();
+}
