@@ -210,7 +210,8 @@ fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
 /// vLLM v1 stats: `arrival_time` is wall clock, the `*_ts` are monotonic; TTFT is vLLM's
 /// `first_token_latency`, never `first_token_ts - arrival_time`. A 0.0
 /// `mean_time_per_output_token` of a one-token request is no TPOT sample; an abort after the
-/// first token is a cancellation, one while queued an error; all-zero stats are sentinels.
+/// first token is a cancellation, one while queued an error; all-zero stats are sentinels,
+/// their token counts of 0 included.
 #[test]
 fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
     let file = testdata().join("loadtest/vllm-stats.jsonl");
@@ -251,7 +252,18 @@ fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
         assert_eq!(zero[m], Value::Null, "{m}");
         assert_eq!(zero["nulls"][m], "sentinel", "{m}");
     }
+    // Its token counts of 0 are vLLM's defaults too, not counts: null, with the reason.
+    for m in ["input_tokens", "output_tokens"] {
+        assert_eq!(zero[m], Value::Null, "{m}");
+        assert_eq!(zero["nulls"][m], "sentinel", "{m}");
+    }
     let s = summary_of(&file, &[]);
+    for m in ["input_tokens", "output_tokens"] {
+        let t = &s["groups"][0]["metrics"][m];
+        // Five requests: one failed (an error), one never ran.
+        assert_eq!(t["count"], 3, "{m}: the request that never ran is no sample");
+        assert_eq!(t["nulls"]["sentinel"], 1, "{m}");
+    }
     // The abort while queued: vLLM subtracts its unset `scheduled_ts` (0.0) from `queued_ts`,
     // a negative `queued_time`, which is counted, not clamped.
     assert_eq!(s["coverage"]["anomalies"]["negative_interval"], 1);
