@@ -237,7 +237,10 @@ pub enum RecordSource {
 
 /// A measurement window: only records whose [start, end] overlaps the window of their group
 /// (the element matched by the pattern's first `*`) are requests; the others are counted as
-/// outside the window (guidellm's warm-up and cool-down requests).
+/// outside the window (guidellm's warm-up and cool-down requests). In a formats file:
+/// `record_window = { start = PATH, end = PATH, record_start = PATH, record_end = PATH }`.
+/// The four are numbers in one unit (any: they are only compared); a group without a window
+/// keeps all its records, a record without a start or an end is outside.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordWindow {
     /// Window start, epoch seconds, relative to the group.
@@ -349,7 +352,7 @@ pub struct FormatSpec {
     #[serde(default)]
     pub record_markers: Vec<Cond>,
     /// With `records`: the measurement window records must overlap.
-    #[serde(skip)]
+    #[serde(default, deserialize_with = "crate::format::file::de_window")]
     pub record_window: Option<RecordWindow>,
     /// With `records`: members of the line's top-level object copied into each record that
     /// has no member of that name (a benchmark result's `model_id`, which holds for all its
