@@ -282,9 +282,7 @@ struct WindowDef {
 ///
 /// # Errors
 /// A missing or unknown key, or an empty path.
-pub(crate) fn de_window<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<RecordWindow>, D::Error> {
+pub(crate) fn de_window<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RecordWindow>, D::Error> {
     let w = WindowDef::deserialize(d)?;
     let path = |key: &str, s: &str| {
         if s.is_empty() {

@@ -273,6 +273,11 @@ pub struct JoinSpec {
     /// A completing line for which any of these holds is a whole response on its own (an
     /// Ollama non-streamed answer, with its text): it takes nothing from earlier lines.
     pub standalone_when: Vec<Cond>,
+    /// When set, an earlier line gives the first-token instant only when one of these holds:
+    /// the chunk carries output (text, reasoning, a tool call). A stream's first chunk may
+    /// carry none (Ollama's opening `{"response":"","done":false}`), and TTFT runs to the
+    /// first chunk that carries output.
+    pub output_when: Vec<Cond>,
 }
 
 /// One log format as data. A formats file (`--formats FILE`) holds the same tables; the
@@ -560,6 +565,13 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
                 r.field.name(),
                 r.unit.name(),
                 paths.join(" | ")
+            );
+        }
+        if !j.output_when.is_empty() {
+            let _ = writeln!(
+                s,
+                "  first_token from the first earlier line that carries output: {}",
+                conds(&j.output_when, " or ")
             );
         }
     }
@@ -1077,6 +1089,7 @@ struct CompiledFormat {
     join_key: Vec<Vec<SlotId>>,
     complete_when: Vec<CCond>,
     standalone_when: Vec<CCond>,
+    output_when: Vec<CCond>,
     part_fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     markers: Vec<CCond>,
     skip_when: Vec<Vec<CCond>>,
@@ -1131,6 +1144,7 @@ impl Formats {
                         .collect(),
                     complete_when: c.conds(&join.complete_when),
                     standalone_when: c.conds(&join.standalone_when),
+                    output_when: c.conds(&join.output_when),
                     part_fields: join
                         .part_fields
                         .iter()
@@ -1223,16 +1237,15 @@ impl Formats {
             .all(|c| c.holds(line, slots))
     }
 
-    /// The part fields of a line of format `i` (one line of a request before the last).
+    /// The part fields of a line of format `i` (one line of a request before the last). A
+    /// line that carries no output (the join's `output_when`) gives no first-token instant.
     pub fn part_timeline(&self, i: usize, line: &[u8], slots: &Slots) -> Timeline {
+        let f = &self.compiled[i];
         let mut t = Timeline::default();
-        read_fields(
-            &self.compiled[i].part_fields,
-            line,
-            slots,
-            &mut t,
-            &mut Vec::new(),
-        );
+        read_fields(&f.part_fields, line, slots, &mut t, &mut Vec::new());
+        if !f.output_when.is_empty() && !f.output_when.iter().any(|c| c.holds(line, slots)) {
+            t.first_token = None;
+        }
         t
     }
 

@@ -774,9 +774,8 @@ impl Draft {
         let cached_tokens = t
             .cached_tokens
             .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
-        let count_null = |v: Option<u64>| {
-            (never_ran && !failed && v == Some(0)).then_some(NullReason::Sentinel)
-        };
+        let count_null =
+            |v: Option<u64>| (never_ran && !failed && v == Some(0)).then_some(NullReason::Sentinel);
         let count_nulls = [
             count_null(t.input_tokens),
             count_null(cached_tokens),

@@ -386,7 +386,15 @@ fields = [
         std::fs::write(&file, text).unwrap();
         let file = file.to_str().unwrap();
         let out = run_ok(
-            &["summary", "--formats", file, "--format", "bench", "-o", "json"],
+            &[
+                "summary",
+                "--formats",
+                file,
+                "--format",
+                "bench",
+                "-o",
+                "json",
+            ],
             doc.as_bytes(),
         );
         let s: serde_json::Value = serde_json::from_slice(&out).unwrap();

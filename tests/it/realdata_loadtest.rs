@@ -261,7 +261,10 @@ fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
     for m in ["input_tokens", "output_tokens"] {
         let t = &s["groups"][0]["metrics"][m];
         // Five requests: one failed (an error), one never ran.
-        assert_eq!(t["count"], 3, "{m}: the request that never ran is no sample");
+        assert_eq!(
+            t["count"], 3,
+            "{m}: the request that never ran is no sample"
+        );
         assert_eq!(t["nulls"]["sentinel"], 1, "{m}");
     }
     // The abort while queued: vLLM subtracts its unset `scheduled_ts` (0.0) from `queued_ts`,
