@@ -487,12 +487,6 @@ pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
 /// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).
 pub(crate) fn describe(f: &FormatSpec) -> String {
     use std::fmt::Write as _;
-    let conds = |cs: &[Cond], sep: &str| {
-        cs.iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(sep)
-    };
     let mut s = String::new();
     let _ = writeln!(s, "{}: {}", f.name, f.about);
     let _ = writeln!(s, "  detected by: {}", conds(&f.markers, " and "));
@@ -541,39 +535,7 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
         );
     }
     if let Some(j) = &f.join {
-        let key: Vec<String> = j
-            .key
-            .iter()
-            .map(|alts| {
-                alts.iter()
-                    .map(|p| path_str(p))
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "  one request spans several lines, joined by [{}]; completed by the line where {}",
-            key.join(", "),
-            conds(&j.complete_when, " and ")
-        );
-        for r in &j.part_fields {
-            let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
-            let _ = writeln!(
-                s,
-                "  {:<16} {:<8} {} (earlier lines)",
-                r.field.name(),
-                r.unit.name(),
-                paths.join(" | ")
-            );
-        }
-        if !j.output_when.is_empty() {
-            let _ = writeln!(
-                s,
-                "  first_token from the first earlier line that carries output: {}",
-                conds(&j.output_when, " or ")
-            );
-        }
+        describe_join(&mut s, j);
     }
     let _ = writeln!(s, "  TTFT origin: {}", f.ttft_doc);
     if !f.itl_doc.is_empty() {
@@ -592,6 +554,52 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
         let _ = writeln!(s, "  {:<16} {:<8} {how}", r.field.name(), r.unit.name());
     }
     s
+}
+
+/// Conditions as `tokentime formats` writes them, joined by `sep` (` and `, ` or `).
+fn conds(cs: &[Cond], sep: &str) -> String {
+    cs.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The lines `tokentime formats` writes on how a format's lines join into one request.
+fn describe_join(s: &mut String, j: &JoinSpec) {
+    use std::fmt::Write as _;
+    let key: Vec<String> = j
+        .key
+        .iter()
+        .map(|alts| {
+            alts.iter()
+                .map(|p| path_str(p))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "  one request spans several lines, joined by [{}]; completed by the line where {}",
+        key.join(", "),
+        conds(&j.complete_when, " and ")
+    );
+    for r in &j.part_fields {
+        let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
+        let _ = writeln!(
+            s,
+            "  {:<16} {:<8} {} (earlier lines)",
+            r.field.name(),
+            r.unit.name(),
+            paths.join(" | ")
+        );
+    }
+    if !j.output_when.is_empty() {
+        let _ = writeln!(
+            s,
+            "  first_token from the first earlier line that carries output: {}",
+            conds(&j.output_when, " or ")
+        );
+    }
 }
 
 /// The names of the units that satisfy `keep`, comma-separated.
