@@ -31,7 +31,7 @@ pub enum ConfigError {
         known: String,
     },
     /// `--format NAME` for a format that does not exist.
-    #[error("--format {name}: unknown format (known: auto, {known})")]
+    #[error("--format {name}: unknown format (known: auto, inferred, {known})")]
     UnknownFormat {
         /// The name given.
         name: String,

@@ -45,7 +45,9 @@
 //! in a key, `[0]` / `[-1]` for the first / last array element.
 
 use crate::format::units::Unit;
-use crate::format::{Combine, Cond, Field, FieldRule, FormatSpec, RecordSource, parse_path};
+use crate::format::{
+    Combine, Cond, Field, FieldRule, FormatSpec, RecordSource, RecordWindow, parse_path,
+};
 use crate::input::shown_path;
 use crate::metrics::Origin;
 use serde::{Deserialize, Deserializer};
@@ -78,6 +80,10 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
                        fields, id, model and the conditions for each record
   record_markers       with records, required: conditions that all hold for a record
   record_carry         with records: top-level members copied into each record (a run's model)
+  record_window        with records: { start = PATH, end = PATH, record_start = PATH,
+                       record_end = PATH }: only records whose [record_start, record_end]
+                       overlaps [start, end] of their group (the element the first [*] takes)
+                       are requests (a benchmark's warm-up and cool-down left out)
 Conditions: { present = PATH }, { path = PATH, equals = VALUE }, { path = PATH, differs = VALUE },
 { path = PATH, at_least = INTEGER }, { not = CONDITION }. Paths are dotted; \\. is a dot in a key,
 [0] and [-1] an array's first and last element.";
@@ -145,9 +151,11 @@ pub(crate) fn validate(f: &FormatSpec) -> Result<(), String> {
             f.name
         ));
     }
-    if f.records.is_none() && !(f.record_markers.is_empty() && f.record_carry.is_empty()) {
+    if f.records.is_none()
+        && !(f.record_markers.is_empty() && f.record_carry.is_empty() && f.record_window.is_none())
+    {
         return Err(format!(
-            "format {:?}: record_markers and record_carry go with records",
+            "format {:?}: record_markers, record_carry and record_window go with records",
             f.name
         ));
     }
@@ -257,6 +265,40 @@ pub(crate) fn de_records<'de, D: Deserializer<'de>>(
         out.push(pattern);
     }
     Ok(Some(RecordSource::Each(out)))
+}
+
+/// A measurement window as written in a file: four paths.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WindowDef {
+    start: String,
+    end: String,
+    record_start: String,
+    record_end: String,
+}
+
+/// Deserializes `record_window` ([`WindowDef`]): the group's `start` and `end`, the record's
+/// `record_start` and `record_end`, each a dotted path.
+///
+/// # Errors
+/// A missing or unknown key, or an empty path.
+pub(crate) fn de_window<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RecordWindow>, D::Error> {
+    let w = WindowDef::deserialize(d)?;
+    let path = |key: &str, s: &str| {
+        if s.is_empty() {
+            Err(serde::de::Error::custom(format!(
+                "record_window {key}: an empty path"
+            )))
+        } else {
+            Ok(parse_path(s))
+        }
+    };
+    Ok(Some(RecordWindow {
+        start: path("start", &w.start)?,
+        end: path("end", &w.end)?,
+        record_start: path("record_start", &w.record_start)?,
+        record_end: path("record_end", &w.record_end)?,
+    }))
 }
 
 /// Deserializes an [`Origin`] from `"arrival"`, `"scheduled"` or `"gateway"`.

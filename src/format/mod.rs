@@ -237,7 +237,10 @@ pub enum RecordSource {
 
 /// A measurement window: only records whose [start, end] overlaps the window of their group
 /// (the element matched by the pattern's first `*`) are requests; the others are counted as
-/// outside the window (guidellm's warm-up and cool-down requests).
+/// outside the window (guidellm's warm-up and cool-down requests). In a formats file:
+/// `record_window = { start = PATH, end = PATH, record_start = PATH, record_end = PATH }`.
+/// The four are numbers in one unit (any: they are only compared); a group without a window
+/// keeps all its records, a record without a start or an end is outside.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordWindow {
     /// Window start, epoch seconds, relative to the group.
@@ -270,6 +273,11 @@ pub struct JoinSpec {
     /// A completing line for which any of these holds is a whole response on its own (an
     /// Ollama non-streamed answer, with its text): it takes nothing from earlier lines.
     pub standalone_when: Vec<Cond>,
+    /// When set, an earlier line gives the first-token instant only when one of these holds:
+    /// the chunk carries output (text, reasoning, a tool call). A stream's first chunk may
+    /// carry none (Ollama's opening `{"response":"","done":false}`), and TTFT runs to the
+    /// first chunk that carries output.
+    pub output_when: Vec<Cond>,
 }
 
 /// One log format as data. A formats file (`--formats FILE`) holds the same tables; the
@@ -349,7 +357,7 @@ pub struct FormatSpec {
     #[serde(default)]
     pub record_markers: Vec<Cond>,
     /// With `records`: the measurement window records must overlap.
-    #[serde(skip)]
+    #[serde(default, deserialize_with = "crate::format::file::de_window")]
     pub record_window: Option<RecordWindow>,
     /// With `records`: members of the line's top-level object copied into each record that
     /// has no member of that name (a benchmark result's `model_id`, which holds for all its
@@ -479,12 +487,6 @@ pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
 /// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).
 pub(crate) fn describe(f: &FormatSpec) -> String {
     use std::fmt::Write as _;
-    let conds = |cs: &[Cond], sep: &str| {
-        cs.iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(sep)
-    };
     let mut s = String::new();
     let _ = writeln!(s, "{}: {}", f.name, f.about);
     let _ = writeln!(s, "  detected by: {}", conds(&f.markers, " and "));
@@ -533,32 +535,7 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
         );
     }
     if let Some(j) = &f.join {
-        let key: Vec<String> = j
-            .key
-            .iter()
-            .map(|alts| {
-                alts.iter()
-                    .map(|p| path_str(p))
-                    .collect::<Vec<_>>()
-                    .join("|")
-            })
-            .collect();
-        let _ = writeln!(
-            s,
-            "  one request spans several lines, joined by [{}]; completed by the line where {}",
-            key.join(", "),
-            conds(&j.complete_when, " and ")
-        );
-        for r in &j.part_fields {
-            let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
-            let _ = writeln!(
-                s,
-                "  {:<16} {:<8} {} (earlier lines)",
-                r.field.name(),
-                r.unit.name(),
-                paths.join(" | ")
-            );
-        }
+        describe_join(&mut s, j);
     }
     let _ = writeln!(s, "  TTFT origin: {}", f.ttft_doc);
     if !f.itl_doc.is_empty() {
@@ -577,6 +554,52 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
         let _ = writeln!(s, "  {:<16} {:<8} {how}", r.field.name(), r.unit.name());
     }
     s
+}
+
+/// Conditions as `tokentime formats` writes them, joined by `sep` (` and `, ` or `).
+fn conds(cs: &[Cond], sep: &str) -> String {
+    cs.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The lines `tokentime formats` writes on how a format's lines join into one request.
+fn describe_join(s: &mut String, j: &JoinSpec) {
+    use std::fmt::Write as _;
+    let key: Vec<String> = j
+        .key
+        .iter()
+        .map(|alts| {
+            alts.iter()
+                .map(|p| path_str(p))
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "  one request spans several lines, joined by [{}]; completed by the line where {}",
+        key.join(", "),
+        conds(&j.complete_when, " and ")
+    );
+    for r in &j.part_fields {
+        let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
+        let _ = writeln!(
+            s,
+            "  {:<16} {:<8} {} (earlier lines)",
+            r.field.name(),
+            r.unit.name(),
+            paths.join(" | ")
+        );
+    }
+    if !j.output_when.is_empty() {
+        let _ = writeln!(
+            s,
+            "  first_token from the first earlier line that carries output: {}",
+            conds(&j.output_when, " or ")
+        );
+    }
 }
 
 /// The names of the units that satisfy `keep`, comma-separated.
@@ -1074,6 +1097,7 @@ struct CompiledFormat {
     join_key: Vec<Vec<SlotId>>,
     complete_when: Vec<CCond>,
     standalone_when: Vec<CCond>,
+    output_when: Vec<CCond>,
     part_fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     markers: Vec<CCond>,
     skip_when: Vec<Vec<CCond>>,
@@ -1128,6 +1152,7 @@ impl Formats {
                         .collect(),
                     complete_when: c.conds(&join.complete_when),
                     standalone_when: c.conds(&join.standalone_when),
+                    output_when: c.conds(&join.output_when),
                     part_fields: join
                         .part_fields
                         .iter()
@@ -1220,16 +1245,15 @@ impl Formats {
             .all(|c| c.holds(line, slots))
     }
 
-    /// The part fields of a line of format `i` (one line of a request before the last).
+    /// The part fields of a line of format `i` (one line of a request before the last). A
+    /// line that carries no output (the join's `output_when`) gives no first-token instant.
     pub fn part_timeline(&self, i: usize, line: &[u8], slots: &Slots) -> Timeline {
+        let f = &self.compiled[i];
         let mut t = Timeline::default();
-        read_fields(
-            &self.compiled[i].part_fields,
-            line,
-            slots,
-            &mut t,
-            &mut Vec::new(),
-        );
+        read_fields(&f.part_fields, line, slots, &mut t, &mut Vec::new());
+        if !f.output_when.is_empty() && !f.output_when.iter().any(|c| c.holds(line, slots)) {
+            t.first_token = None;
+        }
         t
     }
 

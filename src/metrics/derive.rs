@@ -302,6 +302,10 @@ pub struct Metrics {
     pub cached_tokens: Option<u64>,
     /// Generated tokens.
     pub output_tokens: Option<u64>,
+    /// Why `input_tokens`, `cached_tokens` and `output_tokens` (in that order) are null when
+    /// the log gave a value that is no count: the zeros of a request that never ran
+    /// ([`NullReason::Sentinel`]). `None` for a count that is a value or not logged.
+    pub count_nulls: [Option<NullReason>; 3],
     /// Prefix-cache class, `None` when the log does not say.
     pub cache: Option<CacheClass>,
     /// How the request ended.
@@ -417,6 +421,9 @@ struct Draft {
     mismatch: u8,
     /// The instants are out of order.
     out_of_order: bool,
+    /// Every logged duration is 0 (vLLM's stats of a request that never ran): its token
+    /// counts of 0 are no counts either.
+    never_ran: bool,
 }
 
 /// How far a logged duration and the one its instants give may differ before the pair is
@@ -513,6 +520,7 @@ impl Draft {
             negative: f.negative,
             mismatch: f.mismatch,
             out_of_order: false,
+            never_ran: false,
         }
     }
 
@@ -730,6 +738,7 @@ impl Draft {
             self.decode = Err(NullReason::Sentinel);
         }
         if all_zero {
+            self.never_ran = true;
             for v in [
                 &mut self.ttft,
                 &mut self.queue,
@@ -750,11 +759,28 @@ impl Draft {
     fn finish(mut self, t: &Timeline, mut tpot: Value, hit_ratio: f64) -> Metrics {
         // A failed call's token counts are the producer's zeros (LiteLLM, Helicone write 0 on
         // failure), not measurements: neither counts nor a cache class come from them.
+        // Nor are the zero counts of a request whose every duration is 0 (vLLM's
+        // `FinishedRequestStats` of a request that never ran: its defaults): they are null,
+        // `sentinel`.
         let failed = matches!(t.outcome, Outcome::Error);
-        let count = |v: Option<u64>| if failed && v == Some(0) { None } else { v };
+        let never_ran = self.never_ran;
+        let count = |v: Option<u64>| {
+            if (failed || never_ran) && v == Some(0) {
+                None
+            } else {
+                v
+            }
+        };
         let cached_tokens = t
             .cached_tokens
             .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
+        let count_null =
+            |v: Option<u64>| (never_ran && !failed && v == Some(0)).then_some(NullReason::Sentinel);
+        let count_nulls = [
+            count_null(t.input_tokens),
+            count_null(cached_tokens),
+            count_null(t.output_tokens),
+        ];
         let cache = if t.response_cache {
             Some(CacheClass::Response)
         } else {
@@ -800,6 +826,7 @@ impl Draft {
             input_tokens: count(t.input_tokens),
             cached_tokens: count(cached_tokens),
             output_tokens: count(t.output_tokens),
+            count_nulls,
             cache,
             outcome,
             negative_interval: self.negative,
@@ -1037,6 +1064,21 @@ mod tests {
         assert_eq!(m.decode, Err(NullReason::Sentinel));
         assert_eq!(m.prefill, Err(NullReason::Sentinel));
         assert_eq!(m.queue, Err(NullReason::Sentinel));
+        // A request that never ran: its counts of 0 are vLLM's defaults, null (sentinel); an
+        // unlogged count stays unknown without a reason.
+        let never = derive(
+            &Timeline {
+                input_tokens: Some(0),
+                output_tokens: Some(0),
+                ..t
+            },
+            0.5,
+        );
+        assert_eq!((never.input_tokens, never.output_tokens), (None, None));
+        assert_eq!(
+            never.count_nulls,
+            [Some(NullReason::Sentinel), None, Some(NullReason::Sentinel)]
+        );
         // A queue of 0 next to real durations is real; a decode of 0 over one token too.
         let t = Timeline {
             queue: Some(0),

@@ -36,12 +36,22 @@ pub enum Metric {
 /// One request's raw value of a metric, as [`Metric::sample`] reads it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Sample {
-    /// A duration in ns, or why it is null.
+    /// A duration in ns, or why it is null; also a token count that is null for a reason
+    /// other than not being logged (`Err(Sentinel)`: the zeros of a request that never ran),
+    /// so that every output gives that reason as it gives a duration's.
     Ns(Value),
     /// A token count, `None` when not logged.
     Tokens(Option<u64>),
     /// No per-request value ([`Metric::Itl`]).
     None,
+}
+
+/// A token count's sample: the count, or the reason it is null when it has one.
+fn count(v: Option<u64>, null: Option<NullReason>) -> Sample {
+    match (v, null) {
+        (None, Some(r)) => Sample::Ns(Err(r)),
+        (v, _) => Sample::Tokens(v),
+    }
 }
 
 impl Metric {
@@ -193,9 +203,9 @@ impl Metric {
             Metric::Queue => Sample::Ns(m.queue),
             Metric::Prefill => Sample::Ns(m.prefill),
             Metric::Decode => Sample::Ns(m.decode),
-            Metric::InputTokens => Sample::Tokens(m.input_tokens),
-            Metric::CachedTokens => Sample::Tokens(m.cached_tokens),
-            Metric::OutputTokens => Sample::Tokens(m.output_tokens),
+            Metric::InputTokens => count(m.input_tokens, m.count_nulls[0]),
+            Metric::CachedTokens => count(m.cached_tokens, m.count_nulls[1]),
+            Metric::OutputTokens => count(m.output_tokens, m.count_nulls[2]),
             Metric::Ttfot => Sample::Ns(m.ttfot),
         }
     }

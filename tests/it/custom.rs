@@ -340,3 +340,86 @@ fn formats_custom_describes_the_map_format() {
     assert!(all.ends_with(&one), "{all}");
     assert!(all.starts_with("litellm: "));
 }
+
+/// A formats file reaches the measurement window of a format whose line holds many requests
+/// (`record_window`, what the built-in guidellm format uses): only the records whose
+/// [record_start, record_end] overlaps their run's [start, end] are requests, in TOML and in
+/// JSON; a run without a window keeps all its records; a window without `records` is refused.
+#[test]
+fn formats_file_record_window_keeps_the_records_of_the_measurement_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = r#"
+[[format]]
+name = "bench"
+markers = [{ present = "runs" }]
+records = "runs[*].requests[*]"
+record_markers = [{ present = "t0" }]
+record_window = { start = "window.from", end = "window.to", record_start = "t0", record_end = "t2" }
+fields = [
+  { field = "arrival", path = "t0", unit = "epoch_s" },
+  { field = "first_token", path = "t1", unit = "epoch_s" },
+  { field = "end", path = "t2", unit = "epoch_s" },
+]
+"#;
+    let json = r#"{"format": [{"name": "bench", "markers": [{"present": "runs"}],
+        "records": "runs[*].requests[*]", "record_markers": [{"present": "t0"}],
+        "record_window": {"start": "window.from", "end": "window.to", "record_start": "t0", "record_end": "t2"},
+        "fields": [{"field": "arrival", "path": "t0", "unit": "epoch_s"},
+                   {"field": "first_token", "path": "t1", "unit": "epoch_s"},
+                   {"field": "end", "path": "t2", "unit": "epoch_s"}]}]}"#;
+    // Run 1's window is [100, 200]: a warm-up request ends at 99.5 (out), one straddles its
+    // start (in), one inside (in), a cool-down one starts at 200.5 (out), one never ended
+    // (out). Run 2 logs no window: both its requests are in.
+    let doc = concat!(
+        r#"{"runs":[{"window":{"from":1741946500,"to":1741946600},"requests":["#,
+        r#"{"id":"warm","t0":1741946499.0,"t1":1741946499.1,"t2":1741946499.5},"#,
+        r#"{"id":"edge","t0":1741946499.8,"t1":1741946500.1,"t2":1741946501.0},"#,
+        r#"{"id":"in","t0":1741946550.0,"t1":1741946550.25,"t2":1741946551.0},"#,
+        r#"{"id":"cool","t0":1741946600.5,"t1":1741946600.6,"t2":1741946601.0},"#,
+        r#"{"id":"open","t0":1741946599.0,"t1":1741946599.2}]},"#,
+        r#"{"requests":[{"id":"a","t0":1741946700.0,"t1":1741946700.5,"t2":1741946701.0},"#,
+        r#"{"id":"b","t0":1741946800.0,"t1":1741946800.5,"t2":1741946801.0}]}]}"#,
+        "\n"
+    );
+    for (name, text) in [("bench.toml", toml), ("bench.json", json)] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_str().unwrap();
+        let out = run_ok(
+            &[
+                "summary",
+                "--formats",
+                file,
+                "--format",
+                "bench",
+                "-o",
+                "json",
+            ],
+            doc.as_bytes(),
+        );
+        let s: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(s["coverage"]["requests"], 4, "{name}: {}", s["coverage"]);
+        let ttft = &s["groups"][0]["metrics"]["ttft_ms"];
+        assert_eq!(ttft["count"], 4, "{name}");
+        assert_eq!(ttft["min"], 250.0, "{name}: warm-up (100 ms) left out");
+        assert_eq!(ttft["max"], 500.0, "{name}");
+    }
+    // Without records, a window has no records to keep: refused, with the key named.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        toml.replace("records = \"runs[*].requests[*]\"\n", "")
+            .replace("record_markers = [{ present = \"t0\" }]\n", ""),
+    )
+    .unwrap();
+    let out = run(&["--formats", bad.to_str().unwrap()], doc.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("record_window go with records"), "{err}");
+    // A window with a key missing or unknown is refused too.
+    std::fs::write(&bad, toml.replace("record_end = \"t2\" ", "stop = \"t2\" ")).unwrap();
+    let out = run(&["--formats", bad.to_str().unwrap()], doc.as_bytes());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stop"), "{err}");
+}

@@ -176,6 +176,10 @@ const OUT: &[(&str, &str)] = &[
         "realdata/llmloadtest-mock-completions-c4/output-004.json",
         "requests are elements of results[]",
     ),
+    (
+        "realdata/raydata-vllm-v0-viggo/ray-data-llm-viggo.jsonl",
+        "no named format reads it (vLLM's metrics one level down): --format inferred does, see realdata_loadtest",
+    ),
 ];
 
 /// Requests that did not fail, and TTFT and E2E (count, min, max, quantiles), of `summary -o json`.

@@ -19,14 +19,6 @@ fn dirs(prefix: &str) -> Vec<std::path::PathBuf> {
     v
 }
 
-fn close(ours: &Value, theirs: f64, what: &str) {
-    let ours = ours.as_f64().unwrap_or_else(|| panic!("{what}: no value"));
-    assert!(
-        (ours - theirs).abs() <= 0.01,
-        "{what}: ours {ours} vs theirs {theirs}"
-    );
-}
-
 #[test]
 fn vllm_results_reproduce_mean_median_p99_of_ttft_tpot_itl() {
     let dirs = dirs("vllm");
@@ -50,21 +42,11 @@ fn vllm_results_reproduce_mean_median_p99_of_ttft_tpot_itl() {
         let g = &s["groups"][0]["metrics"];
         for m in ["ttft", "tpot", "itl"] {
             let ours = &g[format!("{m}_ms")];
-            let what = format!("{} {m}", d.display());
-            close(
-                &ours["mean"],
-                theirs[format!("mean_{m}_ms")].as_f64().unwrap(),
-                &format!("{what} mean"),
-            );
-            close(
-                &ours["quantiles"]["p50"],
-                theirs[format!("median_{m}_ms")].as_f64().unwrap(),
-                &format!("{what} median"),
-            );
-            close(
-                &ours["quantiles"]["p99"],
-                theirs[format!("p99_{m}_ms")].as_f64().unwrap(),
-                &format!("{what} p99"),
+            let t = |k: &str| theirs[format!("{k}_{m}_ms")].as_f64().unwrap();
+            close_stats(
+                ours,
+                [("mean", t("mean")), ("p50", t("median")), ("p99", t("p99"))],
+                &format!("{} {m}", d.display()),
             );
             assert_eq!(ours["exact"], true);
         }
@@ -92,21 +74,15 @@ fn llmperf_reproduces_its_ttft_and_e2e_percentiles() {
         for (ours_key, their_key) in [("ttft_ms", "ttft_s"), ("e2e_ms", "end_to_end_latency_s")] {
             let m = &g[ours_key];
             assert_eq!(m["count"], theirs["results_num_completed_requests"]);
-            for q in ["p25", "p50", "p75", "p90", "p95", "p99"] {
-                let t = theirs[format!("results_{their_key}_quantiles_{q}")]
-                    .as_f64()
-                    .unwrap()
-                    * 1000.0;
-                close(
-                    &m["quantiles"][q],
-                    t,
-                    &format!("{} {ours_key} {q}", d.display()),
-                );
-            }
-            for k in ["mean", "min", "max"] {
-                let t = theirs[format!("results_{their_key}_{k}")].as_f64().unwrap() * 1000.0;
-                close(&m[k], t, &format!("{} {ours_key} {k}", d.display()));
-            }
+            let t = |k: &str| theirs[format!("results_{their_key}_{k}")].as_f64().unwrap() * 1000.0;
+            let quantiles = ["p25", "p50", "p75", "p90", "p95", "p99"]
+                .map(|q| (q, t(&format!("quantiles_{q}"))));
+            let moments = ["mean", "min", "max"].map(|k| (k, t(k)));
+            close_stats(
+                m,
+                quantiles.into_iter().chain(moments),
+                &format!("{} {ours_key}", d.display()),
+            );
         }
     }
 }
@@ -153,13 +129,11 @@ fn guidellm_reproduces_request_counts_and_ttft_mean_min_max() {
         }
         let m = &successful["metrics"]["ttft_ms"];
         assert_eq!(m["count"].as_u64().unwrap(), n);
-        for k in ["mean", "min", "max"] {
-            close(
-                &m[k],
-                ttft[k].as_f64().unwrap(),
-                &format!("{} ttft {k}", d.display()),
-            );
-        }
+        close_stats(
+            m,
+            ["mean", "min", "max"].map(|k| (k, ttft[k].as_f64().unwrap())),
+            &format!("{} ttft", d.display()),
+        );
     }
 }
 

@@ -20,13 +20,17 @@ fn read(file: &std::path::Path) -> Value {
     serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
 }
 
-fn close(ours: &Value, theirs: f64, what: &str) {
-    let ours = ours.as_f64().unwrap_or_else(|| panic!("{what}: no value"));
-    assert!(
-        (ours - theirs).abs() <= 0.01,
-        "{what}: ours {ours} vs theirs {theirs}"
-    );
-}
+/// llm-load-test's summary statistics (pandas `describe` names) and ours.
+const LLM_LOAD_TEST_STATS: [(&str, &str); 8] = [
+    ("min", "min"),
+    ("max", "max"),
+    ("mean", "mean"),
+    ("p50", "median"),
+    ("p80", "percentile_80"),
+    ("p90", "percentile_90"),
+    ("p95", "percentile_95"),
+    ("p99", "percentile_99"),
+];
 
 fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len() as f64
@@ -66,16 +70,19 @@ fn llm_load_test_2023_reproduces_ttft_and_response_time() {
     let g = &s["groups"][0]["metrics"];
     for (ours, theirs) in [(&g["ttft_ms"], &ttft), (&g["e2e_ms"], &resp)] {
         assert_eq!(ours["count"], 107);
-        close(&ours["mean"], mean(theirs), "mean");
-        for (k, q) in [
+        let quantiles = [
             ("p50", 0.5),
             ("p80", 0.8),
             ("p90", 0.9),
             ("p95", 0.95),
             ("p99", 0.99),
-        ] {
-            close(&ours["quantiles"][k], quantile7(theirs, q), k);
-        }
+        ]
+        .map(|(k, q)| (k, quantile7(theirs, q)));
+        close_stats(
+            ours,
+            [("mean", mean(theirs))].into_iter().chain(quantiles),
+            "",
+        );
     }
     let ours_tpot = g["tpot_ms"]["mean"].as_f64().unwrap();
     assert!(
@@ -102,23 +109,11 @@ fn llm_load_test_reproduces_its_response_time_summary() {
     assert_eq!(s["coverage"]["errors"], theirs["total_failures"]);
     let e2e = &s["groups"][0]["metrics"]["e2e_ms"];
     let rt = &theirs["response_time"];
-    for (ours, k) in [
-        ("min", "min"),
-        ("max", "max"),
-        ("mean", "mean"),
-        ("p50", "median"),
-        ("p80", "percentile_80"),
-        ("p90", "percentile_90"),
-        ("p95", "percentile_95"),
-        ("p99", "percentile_99"),
-    ] {
-        let v = if ours.starts_with('p') {
-            &e2e["quantiles"][ours]
-        } else {
-            &e2e[ours]
-        };
-        close(v, rt[k].as_f64().unwrap(), k);
-    }
+    close_stats(
+        e2e,
+        LLM_LOAD_TEST_STATS.map(|(ours, k)| (ours, rt[k].as_f64().unwrap())),
+        "e2e",
+    );
     let ok =
         theirs["total_requests"].as_u64().unwrap() - theirs["total_failures"].as_u64().unwrap();
     let late = ok
@@ -165,19 +160,12 @@ fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
             ][..],
         ),
     ] {
-        let ours = &g[format!("{m}_ms")];
-        for (o, t) in keys {
-            let v = if o.starts_with('p') {
-                &ours["quantiles"][*o]
-            } else {
-                &ours[*o]
-            };
-            close(
-                v,
-                theirs[format!("{t}_{m}_ms")].as_f64().unwrap(),
-                &format!("{m} {t}"),
-            );
-        }
+        close_stats(
+            &g[format!("{m}_ms")],
+            keys.iter()
+                .map(|&(o, t)| (o, theirs[format!("{t}_{m}_ms")].as_f64().unwrap())),
+            m,
+        );
     }
     for m in ["tpot", "e2e"] {
         let key = if m == "e2e" {
@@ -210,7 +198,8 @@ fn sglang_bench_reproduces_ttft_and_itl_and_is_told_from_vllm_bench() {
 /// vLLM v1 stats: `arrival_time` is wall clock, the `*_ts` are monotonic; TTFT is vLLM's
 /// `first_token_latency`, never `first_token_ts - arrival_time`. A 0.0
 /// `mean_time_per_output_token` of a one-token request is no TPOT sample; an abort after the
-/// first token is a cancellation, one while queued an error; all-zero stats are sentinels.
+/// first token is a cancellation, one while queued an error; all-zero stats are sentinels,
+/// their token counts of 0 included.
 #[test]
 fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
     let file = testdata().join("loadtest/vllm-stats.jsonl");
@@ -251,7 +240,21 @@ fn vllm_stats_keep_clock_domains_apart_and_sentinels_out() {
         assert_eq!(zero[m], Value::Null, "{m}");
         assert_eq!(zero["nulls"][m], "sentinel", "{m}");
     }
+    // Its token counts of 0 are vLLM's defaults too, not counts: null, with the reason.
+    for m in ["input_tokens", "output_tokens"] {
+        assert_eq!(zero[m], Value::Null, "{m}");
+        assert_eq!(zero["nulls"][m], "sentinel", "{m}");
+    }
     let s = summary_of(&file, &[]);
+    for m in ["input_tokens", "output_tokens"] {
+        let t = &s["groups"][0]["metrics"][m];
+        // Five requests: one failed (an error), one never ran.
+        assert_eq!(
+            t["count"], 3,
+            "{m}: the request that never ran is no sample"
+        );
+        assert_eq!(t["nulls"]["sentinel"], 1, "{m}");
+    }
     // The abort while queued: vLLM subtracts its unset `scheduled_ts` (0.0) from `queued_ts`,
     // a negative `queued_time`, which is counted, not clamped.
     assert_eq!(s["coverage"]["anomalies"]["negative_interval"], 1);
@@ -279,15 +282,6 @@ fn summary_on(input: &str, stdin: &[u8], quantiles: &str) -> Value {
         stdin,
     ))
     .unwrap()
-}
-
-/// A statistic of a summary metric: `mean`, `min`, `max` or a quantile key (`p50`).
-fn stat<'a>(metric: &'a Value, key: &str) -> &'a Value {
-    if key.starts_with('p') {
-        &metric["quantiles"][key]
-    } else {
-        &metric[key]
-    }
 }
 
 /// SGLang 0.5.23's `bench_serving` run for real over loopback against a mock server
@@ -334,13 +328,11 @@ fn sglang_bench_real_run_reproduces_its_aggregates_line_by_line() {
             ("p99", "p99"),
         ];
         for m in ["ttft", "tpot", "itl"] {
-            for (o, t) in keys {
-                close(
-                    stat(&g[format!("{m}_ms")], o),
-                    theirs[format!("{t}_{m}_ms")].as_f64().unwrap(),
-                    &format!("{what} {m} {t}"),
-                );
-            }
+            close_stats(
+                &g[format!("{m}_ms")],
+                keys.map(|(o, t)| (o, theirs[format!("{t}_{m}_ms")].as_f64().unwrap())),
+                &format!("{what} {m}"),
+            );
         }
         for (o, t) in keys {
             let ours = stat(&g["e2e_ms"], o).as_f64().unwrap();
@@ -392,22 +384,11 @@ fn llm_load_test_real_runs_reproduce_their_summary() {
             ("input_tokens", "input_tokens"),
         ] {
             assert_eq!(g[ours]["count"], ok, "{dir} {ours}");
-            for (o, k) in [
-                ("min", "min"),
-                ("max", "max"),
-                ("mean", "mean"),
-                ("p50", "median"),
-                ("p80", "percentile_80"),
-                ("p90", "percentile_90"),
-                ("p95", "percentile_95"),
-                ("p99", "percentile_99"),
-            ] {
-                close(
-                    stat(&g[ours], o),
-                    theirs[t][k].as_f64().unwrap(),
-                    &format!("{dir} {ours} {k}"),
-                );
-            }
+            close_stats(
+                &g[ours],
+                LLM_LOAD_TEST_STATS.map(|(o, k)| (o, theirs[t][k].as_f64().unwrap())),
+                &format!("{dir} {ours}"),
+            );
         }
         // A 503 record: `error_code` and `error_text` set, no instants but start and end. The
         // producer writes the document with `indent=2`, which enrich reads as lines: compacted
@@ -425,5 +406,42 @@ fn llm_load_test_real_runs_reproduce_their_summary() {
             assert_eq!(bad[0]["ttft_ms"], Value::Null);
             assert_eq!(bad[0]["nulls"]["ttft_ms"], "error");
         }
+    }
+}
+
+/// A real vLLM v0 `RequestMetrics` (a Ray Data LLM output row, `realdata/raydata-vllm-v0-viggo/`): the
+/// generic reader maps it, and the queue its instants give is vLLM's own `time_in_queue`.
+#[test]
+fn real_vllm_v0_request_metrics_from_ray_data() {
+    let file = testdata().join("realdata/raydata-vllm-v0-viggo/ray-data-llm-viggo.jsonl");
+    let f = file.to_str().unwrap();
+    let row: Value =
+        serde_json::from_str(std::fs::read_to_string(&file).unwrap().trim_end()).unwrap();
+    let logged_queue_ms = row["metrics"]["time_in_queue"].as_f64().unwrap() * 1e3;
+    let read = |args: &[&str]| -> Value {
+        let out = run_ok(&[args, &["--only-requests", f]].concat(), b"");
+        let (_, o) = unsplice(lines_with_endings(&out)[0], "tokentime").unwrap();
+        serde_json::from_str(&o).unwrap()
+    };
+    let r = read(&["--format", "inferred"]);
+    assert_eq!(r["format"], "inferred");
+    assert!(
+        (r["queue_ms"].as_f64().unwrap() - logged_queue_ms).abs() < 1e-3,
+        "{} vs vLLM's time_in_queue {logged_queue_ms}",
+        r["queue_ms"]
+    );
+    assert_eq!(r["ttft_ms"], 5559.742);
+    assert_eq!(r["prefill_ms"], 3578.466);
+    assert_eq!(
+        r["e2e_ms"], 5940.191,
+        "to last_token_time, not finished_time"
+    );
+    assert_eq!(
+        (r["input_tokens"].clone(), r["output_tokens"].clone()),
+        (164.into(), 5.into())
+    );
+    let v0 = read(&["--format", "vllm-v0-metrics", "--root", "metrics"]);
+    for m in ["ttft_ms", "queue_ms", "prefill_ms", "decode_ms", "e2e_ms"] {
+        assert_eq!(v0[m], r[m], "{m}");
     }
 }

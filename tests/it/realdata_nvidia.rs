@@ -13,25 +13,21 @@ fn read(rel: &str) -> Value {
     serde_json::from_slice(&std::fs::read(testdata().join(rel)).unwrap()).unwrap()
 }
 
-fn close(ours: &Value, theirs: &Value, what: &str) {
-    let ours = ours.as_f64().unwrap_or_else(|| panic!("{what}: no value"));
-    let theirs = theirs
-        .as_f64()
-        .unwrap_or_else(|| panic!("{what}: not theirs"));
-    assert!(
-        (ours - theirs).abs() <= 0.01,
-        "{what}: ours {ours} vs theirs {theirs}"
-    );
-}
-
 /// Every statistic of a producer's aggregate (`avg`, `min`, `max`, `p*`) against ours.
 fn compare(ours: &Value, theirs: &Value, quantiles: &[&str], what: &str) {
-    close(&ours["mean"], &theirs["avg"], &format!("{what} avg"));
-    close(&ours["min"], &theirs["min"], &format!("{what} min"));
-    close(&ours["max"], &theirs["max"], &format!("{what} max"));
-    for q in quantiles {
-        close(&ours["quantiles"][q], &theirs[q], &format!("{what} {q}"));
-    }
+    let t = |k: &str| {
+        theirs[k]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{what} {k}: not theirs"))
+    };
+    let moments = [("mean", t("avg")), ("min", t("min")), ("max", t("max"))];
+    close_stats(
+        ours,
+        moments
+            .into_iter()
+            .chain(quantiles.iter().map(|&q| (q, t(q)))),
+        what,
+    );
     assert_eq!(ours["exact"], true, "{what}");
 }
 

@@ -724,3 +724,169 @@ fn one_id_with_other_timings_is_another_request() {
     });
     f.done();
 }
+
+/// An Ollama stream: `chunks` (each a line's members besides `model`, `created_at` and `done`)
+/// 100 ms apart from 10:05:01.000, then the final line at 01.300 (`done_msg` its message) with
+/// a `total_duration` of 400 ms: the request arrived at 00.900.
+fn ollama_stream(chunks: &[&str], done_msg: &str) -> String {
+    let mut s = String::new();
+    for (i, c) in chunks.iter().enumerate() {
+        s.push_str(&format!(
+            r#"{{"model":"m","created_at":"2025-03-14T10:05:01.{i}00Z",{c},"done":false}}"#
+        ));
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        r#"{{"model":"m","created_at":"2025-03-14T10:05:01.300Z",{done_msg},"done":true,"done_reason":"stop","total_duration":400000000,"load_duration":1000000,"prompt_eval_count":26,"prompt_eval_duration":50000000,"eval_count":2,"eval_duration":200000000}}"#
+    ));
+    s
+}
+
+/// A GenAI-Perf export of one chat stream whose first response (100 ms after the request) is
+/// the role-only chunk and the first with text comes at 200 ms.
+fn genai_perf_role_chunk_first() -> String {
+    let sse = |delta: &str| {
+        serde_json::json!({
+            "response": format!("data: {{\"choices\":[{{\"delta\":{delta}}}]}}\n\n")
+        })
+    };
+    serde_json::json!({
+        "service_kind": "openai",
+        "experiments": [{"requests": [{
+            "timestamp": 1741946700000000000_u64,
+            "response_timestamps": [1741946700100000000_u64, 1741946700200000000_u64,
+                                    1741946700300000000_u64, 1741946700310000000_u64],
+            "response_outputs": [
+                sse(r#"{"role":"assistant","content":""}"#),
+                sse(r#"{"content":"Hi"}"#),
+                sse(r#"{"content":" there"}"#),
+                {"response": "data: [DONE]\n\n"},
+            ],
+        }]}],
+    })
+    .to_string()
+}
+
+/// The benchmark clients that log their own TTFT (50 ms in each line), with the chunk it runs
+/// to by the producer's rule (docs/metrics.md).
+const LOGGED_TTFT: &[(&str, &str, &str)] = &[
+    (
+        "vllm-bench",
+        "ttfts (first chunk with choices)",
+        r#"{"model_id":"m","ttfts":[0.05],"itls":[[0.02,0.03]],"output_lens":[3],"input_lens":[10],"errors":[""]}"#,
+    ),
+    (
+        "sglang-bench",
+        "ttfts (first chunk with text)",
+        r#"{"backend":"sglang-oai-chat","total_output_tokens_retokenized":3,"ttfts":[0.05],"itls":[[0.02,0.03]],"output_lens":[3],"input_lens":[10],"errors":[""]}"#,
+    ),
+    (
+        "llmperf",
+        "ttft_s (first chunk with delta.content)",
+        r#"{"error_code":null,"error_msg":"","inter_token_latency_s":0.02,"ttft_s":0.05,"end_to_end_latency_s":1.0,"number_input_tokens":10,"number_output_tokens":11}"#,
+    ),
+    (
+        "aiperf",
+        "time_to_first_token (first content response)",
+        r#"{"metadata":{"x_request_id":"a1","request_start_ns":1759813207000000000,"record_processor_id":"rp","benchmark_phase":"profiling"},"metrics":{"input_sequence_length":{"value":550,"unit":"tokens"},"time_to_first_token":{"value":50.0,"unit":"ms"},"request_latency":{"value":900.0,"unit":"ms"},"output_sequence_length":{"value":20,"unit":"tokens"}},"error":null}"#,
+    ),
+    (
+        "guidellm",
+        "first_token_iteration (first line with text)",
+        r#"{"benchmarks":[{"requests":{"successful":[{"request_id":"g1","prompt_tokens":10,"output_tokens":5,"info":{"timings":{"request_start":1741946531.0,"first_token_iteration":1741946531.05,"last_token_iteration":1741946531.5,"request_end":1741946531.5}}}],"errored":[],"incomplete":[]}}]}"#,
+    ),
+    (
+        "llm-load-test",
+        "ttft and first_token_time (first non-empty token; ack_time is any first line)",
+        r#"{"results":[{"user_id":0,"input_tokens":10,"output_tokens":11,"start_time":1735900000.0,"ack_time":1735900000.01,"first_token_time":1735900000.05,"end_time":1735900001.0,"response_time":1000.0,"ttft":50.0,"error_code":null,"error_text":null}],"config":{},"summary":{}}"#,
+    ),
+];
+
+/// Rule: TTFT runs to the first chunk that carries output, not to an empty one (a chat
+/// stream's role-only first chunk, Ollama's opening `{"response":"","done":false}`). Output of
+/// any kind counts: answer text, a reasoning model's reasoning, a tool call. Where tokentime
+/// reads the chunks itself (Ollama's streamed lines, GenAI-Perf's response timestamps), it
+/// skips the empty ones; where the producer logged its TTFT (the benchmark clients), the
+/// logged number is the TTFT, by the producer's own rule (docs/metrics.md lists each). Every
+/// stream has its first chunk with output 200 ms after arrival (an empty one at 100 ms); every
+/// logged TTFT is 50 ms.
+#[test]
+fn ttft_runs_to_the_first_chunk_with_output() {
+    let chat = r#""message":{"role":"assistant","content":""}"#;
+    let mut cases: Vec<(&str, &str, String, f64)> = vec![
+        (
+            "ollama",
+            "/api/generate: an empty opening chunk",
+            ollama_stream(
+                &[
+                    r#""response":"""#,
+                    r#""response":"The""#,
+                    r#""response":" sky""#,
+                ],
+                r#""response":"""#,
+            ),
+            200.0,
+        ),
+        (
+            "ollama",
+            "/api/chat: an empty opening chunk",
+            ollama_stream(
+                &[
+                    chat,
+                    r#""message":{"role":"assistant","content":"The"}"#,
+                    r#""message":{"role":"assistant","content":" sky"}"#,
+                ],
+                chat,
+            ),
+            200.0,
+        ),
+        (
+            "ollama",
+            "/api/chat: reasoning is output (the first token of any kind)",
+            ollama_stream(
+                &[
+                    chat,
+                    r#""message":{"role":"assistant","content":"","thinking":"Hmm"}"#,
+                    r#""message":{"role":"assistant","content":"Hi"}"#,
+                ],
+                chat,
+            ),
+            200.0,
+        ),
+        (
+            "ollama",
+            "/api/chat: a tool call is output",
+            ollama_stream(
+                &[
+                    chat,
+                    r#""message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{}}}]}"#,
+                    chat,
+                ],
+                chat,
+            ),
+            200.0,
+        ),
+        (
+            "genai-perf",
+            "a role-only first response",
+            genai_perf_role_chunk_first(),
+            200.0,
+        ),
+    ];
+    cases.extend(
+        LOGGED_TTFT
+            .iter()
+            .map(|&(format, what, line)| (format, what, line.to_owned(), 50.0)),
+    );
+    let mut f = Failures::default();
+    for (format, what, input, ttft) in &cases {
+        let m = one(format, &format!("{input}\n"));
+        f.check(m["ttft_ms"] == *ttft, || {
+            format!(
+                "{format} ({what}): ttft_ms {} ({ttft} expected): {m}",
+                m["ttft_ms"]
+            )
+        });
+    }
+    f.done();
+}

@@ -29,6 +29,7 @@ pub(crate) fn spec() -> FormatSpec {
             ],
             parts_required: true,
             standalone_when: vec![],
+            output_when: vec![],
         }),
         arrival_origin: Origin::Arrival,
         ttft_doc: "scheduled: t_prompt_processing (slot wait excluded)".into(),

@@ -38,9 +38,19 @@ pub(crate) fn spec() -> FormatSpec {
                 Cond::Differs(p("message.content"), "\"\"".into()),
                 Cond::Differs(p("response"), "\"\"".into()),
             ],
+            // TTFT runs to the first chunk with output of any kind: answer text, a reasoning
+            // model's `thinking` (its first token is the first token), a tool call. Ollama's
+            // opening chunk can carry none (`{"response":"","done":false}`).
+            output_when: vec![
+                Cond::Differs(p("message.content"), "\"\"".into()),
+                Cond::Differs(p("message.thinking"), "\"\"".into()),
+                Cond::Present(p("message.tool_calls")),
+                Cond::Differs(p("response"), "\"\"".into()),
+                Cond::Differs(p("thinking"), "\"\"".into()),
+            ],
         }),
         arrival_origin: Origin::Arrival,
-        ttft_doc: "arrival: first chunk created_at - (final created_at - total_duration); a single response: load_duration + prompt_eval_duration".into(),
+        ttft_doc: "arrival: created_at of the first chunk that carries output (text, thinking or a tool call; not an empty opening chunk) - (final created_at - total_duration); a single response: load_duration + prompt_eval_duration".into(),
         cache_doc: "prompt_eval_cached_count (newest Ollama); prompt_eval_count includes cached tokens".into(),
         fields: vec![
             rule(Field::End, Unit::Rfc3339, &["created_at"]),

@@ -24,7 +24,7 @@ pub(crate) fn spec() -> FormatSpec {
         record_markers: vec![Cond::Present(p("ttfts"))],
         record_carry: vec!["backend".into()],
         arrival_origin: Origin::Gateway,
-        itl_doc: "chunk gaps (itls[i]: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
+        itl_doc: "chunk gaps (itls[i]: with an OpenAI-compatible backend one gap per stream chunk that carries text, a chunk may carry several tokens; with the native sglang backend each chunk's gap divided evenly over its new tokens, equal values, not measured per token)".into(),
         ttft_doc: "gateway (benchmark client): ttfts[i]; decode = sum(itls[i]); a non-streamed run's ttfts[i] is the whole latency".into(),
         cache_doc: "none".into(),
         fields: vec![

@@ -21,6 +21,7 @@ pub(crate) fn spec() -> FormatSpec {
             ],
             parts_required: false,
             standalone_when: vec![],
+            output_when: vec![],
         }),
         arrival_origin: Origin::Arrival,
         ttft_doc: "none: SGLang's request log has no first-token time (E2E from e2e_latency, or received -> finished)".into(),

@@ -155,3 +155,34 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
     gz.write_all(data).unwrap();
     gz.finish().unwrap()
 }
+
+/// One statistic of a summary metric object (`summary -o json`): `mean`, `min`, `max`, `count`,
+/// or a quantile key (`p50`, `p99.9`).
+pub fn stat<'a>(metric: &'a serde_json::Value, key: &str) -> &'a serde_json::Value {
+    if key.starts_with('p') {
+        &metric["quantiles"][key]
+    } else {
+        &metric[key]
+    }
+}
+
+/// Ours within 0.01 of theirs (a producer's aggregate, rounded as it prints it).
+pub fn close(ours: &serde_json::Value, theirs: f64, what: &str) {
+    let ours = ours.as_f64().unwrap_or_else(|| panic!("{what}: no value"));
+    assert!(
+        (ours - theirs).abs() <= 0.01,
+        "{what}: ours {ours} vs theirs {theirs}"
+    );
+}
+
+/// Each statistic of `metric` (a key of [`stat`]) within 0.01 of a producer's value: the
+/// comparison loop of the real-data tests. `what` names the metric in a failure.
+pub fn close_stats<'k>(
+    metric: &serde_json::Value,
+    theirs: impl IntoIterator<Item = (&'k str, f64)>,
+    what: &str,
+) {
+    for (key, t) in theirs {
+        close(stat(metric, key), t, &format!("{what} {key}"));
+    }
+}
