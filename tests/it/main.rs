@@ -28,6 +28,7 @@ mod parser;
 mod partial_runs;
 mod pitfalls;
 mod readme;
+mod report;
 mod realdata;
 mod realdata_loadtest;
 mod realdata_nvidia;
