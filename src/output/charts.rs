@@ -158,6 +158,8 @@ pub(crate) fn histogram(
             .y_desc("requests")
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 13))
             .light_line_style(WHITE)
             .draw()?;
         for (i, s) in series.iter().enumerate() {
@@ -184,6 +186,7 @@ fn legend<'a, 'b: 'a, X: Ranged, Y: Ranged>(
         .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 13))
         .draw()?;
     Ok(())
 }
@@ -228,6 +231,8 @@ pub(crate) fn bars(
                 }
             })
             .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 13))
             .light_line_style(WHITE)
             .draw()?;
         for (j, s) in series.iter().enumerate() {
@@ -289,6 +294,8 @@ pub(crate) fn lines(
             .x_labels(6)
             .x_label_formatter(&|v| label(*v))
             .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 13))
             .light_line_style(WHITE)
             .draw()?;
         for (i, s) in series.iter().enumerate() {

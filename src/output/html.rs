@@ -148,11 +148,11 @@ pub(crate) fn page(p: &Page) -> String {
     }
     percentiles_section(&mut h, s);
     coverage_section(&mut h, s);
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<footer>Durations in milliseconds. Every number on this page is one of the documents \
          below, shown as they write it: the summary (<code>tokentime summary --hist -o json</code>), \
-         its windows (<code>--bucket {}</code>){}.</footer>\n",
+         its windows (<code>--bucket {}</code>){}.</footer>",
         escape(p.bucket),
         if p.diff.is_some() {
             " and the comparison with the baseline (<code>tokentime diff -o json</code>)"

@@ -115,7 +115,15 @@ fn check_cells(page: &str, docs: &[(&str, &Value)]) -> Vec<(String, String)> {
 
 /// No URL, no external script, style or image: the page opens offline.
 fn check_offline(page: &str) {
-    for bad in ["http://", "https://", "<script src", "<link", " src=", "url(", "@import"] {
+    for bad in [
+        "http://",
+        "https://",
+        "<script src",
+        "<link",
+        " src=",
+        "url(",
+        "@import",
+    ] {
         assert!(!page.contains(bad), "the page holds {bad:?}");
     }
 }
