@@ -174,16 +174,18 @@ pub(crate) fn histogram(
                 .label(s.label.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
         }
-        legend(&mut chart)
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
     })
 }
 
+/// The legend, in the corner given (upper right, or upper left where the bars grow to the right).
 fn legend<'a, 'b: 'a, X: Ranged, Y: Ranged>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
+    at: SeriesLabelPosition,
 ) -> Drawn {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(at)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .label_font(("sans-serif", 13))
@@ -245,7 +247,7 @@ pub(crate) fn bars(
                 .label(s.label.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
         }
-        legend(&mut chart)
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })
 }
 
@@ -317,7 +319,7 @@ pub(crate) fn lines(
                     PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
                 });
         }
-        legend(&mut chart)
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
     })
 }
 
