@@ -15,10 +15,37 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 
 /// One side, read.
-struct Side {
-    run: Run,
-    cov: Coverage,
-    summary: Summary,
+pub(crate) struct Side {
+    pub(crate) run: Run,
+    pub(crate) cov: Coverage,
+    pub(crate) summary: Summary,
+}
+
+/// The comparison of `baseline` (side A, a log or a digest file) with `b`, as `tokentime diff
+/// A B -o json` writes it (`tokentime report --baseline`). A side not read to its end is said
+/// on stderr.
+///
+/// # Errors
+/// As [`run_diff`]'s reading of A; sides whose groups do not line up.
+pub(crate) fn baseline_json(
+    config: &Config,
+    dc: &DiffConfig,
+    baseline: &Source,
+    mut b: Side,
+) -> Result<serde_json::Value, Error> {
+    let mut a = read_side(config, dc, baseline)?;
+    check_line_up(&a, &b)?;
+    for (label, s) in [("baseline", &a), ("report", &b)] {
+        if s.cov.partial() {
+            crate::diag!(
+                "tokentime: {label} ({}) was not read to its end: the comparison covers only what was read",
+                s.run.name
+            );
+        }
+    }
+    let runs = [a.run.clone(), b.run.clone()];
+    let c = compare(&mut a.summary, &mut b.summary, &dc.summary.report.quantiles);
+    Ok(to_json(&runs, &c, &judge(&dc.fail_if, &c)))
 }
 
 /// Runs `tokentime diff`.

@@ -1,5 +1,6 @@
 //! The application: the driver that reads every input ([`driver`]), the commands on top of
-//! it (enrich here, summary and merge in [`summary_cmd`], diff in [`diff_cmd`]), the threads that run them, and the
+//! it (enrich here, summary and merge in [`summary_cmd`], diff in [`diff_cmd`], the HTML
+//! report in [`report_cmd`]), the threads that run them, and the
 //! diagnostics a run prints on stderr.
 //!
 //! The top layer: it may use every folder below it; none of them may use it.
@@ -11,6 +12,7 @@ pub(crate) mod error;
 pub(crate) mod infer;
 pub(crate) mod out_file;
 pub(crate) mod parallel;
+pub(crate) mod report_cmd;
 pub(crate) mod summary_cmd;
 pub(crate) mod watchdog;
 pub(crate) mod worker;
@@ -106,6 +108,7 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
         Command::Summary(s) => summary_cmd::run_summary(config, s, &mut out),
         Command::Merge(m) => summary_cmd::run_merge(m, &mut out),
         Command::Diff(d) => diff_cmd::run_diff(config, d, &mut out),
+        Command::Report(r) => report_cmd::run_report(config, r, &mut out),
         Command::Enrich(e) => run_enrich(config, e, &mut out),
     }
 }

@@ -283,15 +283,32 @@ fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
 /// # Errors
 /// As [`run_summary`]'s reading.
 pub(crate) fn collect(config: &Config, sc: &SummaryConfig) -> Result<(Coverage, Summary), Error> {
+    collect_into(config, sc, &mut io::sink())
+}
+
+/// [`collect`], with the `--bucket` windows `sc` asks for written to `windows` as `summary
+/// --bucket -o json` writes them, one JSON line per window and group (`tokentime report`).
+///
+/// # Errors
+/// As [`collect`]; `windows` that cannot be written.
+pub(crate) fn collect_into(
+    config: &Config,
+    sc: &SummaryConfig,
+    windows: &mut impl Write,
+) -> Result<(Coverage, Summary), Error> {
     let (sh, jobs) = start(config, sc);
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
-    watch.run(&rx, &AtomicBool::new(false), &mut io::sink())?;
+    watch.run(&rx, &AtomicBool::new(false), windows)?;
     let mut fin = watch.total;
     for p in &sh.parts[watch.folded..] {
         fin.absorb(&lock(p), &sh.template);
     }
     fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
+    if let Some(b) = &mut fin.buckets {
+        windows.write_all(&fin.ready).map_err(Error::Output)?;
+        crate::app::buckets::write_all(windows, b, &sc.report.quantiles).map_err(Error::Output)?;
+    }
     lock(&sh.diags).finish();
     Ok((fin.cov, fin.summary))
 }
@@ -625,7 +642,7 @@ impl<'a> Watch<'a> {
     }
 }
 
-fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
+pub(crate) fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
     let bad = config.strict && (cov.invalid > 0 || cov.too_long > 0);
     if bad {
         crate::diag!(

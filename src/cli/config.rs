@@ -72,6 +72,8 @@ pub enum Command {
     Merge(MergeConfig),
     /// Compare two runs (logs or digest files).
     Diff(DiffConfig),
+    /// Write the HTML report.
+    Report(HtmlConfig),
     /// Describe the formats (those named, or all).
     Formats(Vec<String>),
     /// `formats --guess FILE`: print the format inferred from the input as a formats-file entry.
@@ -169,6 +171,17 @@ pub struct DiffConfig {
     pub fail_if: Vec<crate::summary::compare::FailIf>,
     /// Rendering.
     pub output: DiffOutput,
+}
+
+/// `tokentime report` options.
+#[derive(Debug, Clone)]
+pub struct HtmlConfig {
+    /// How the inputs are summarized: JSON with histograms, `--bucket` windows, SLOs, goodput.
+    pub summary: SummaryConfig,
+    /// `-o FILE` (`-`: standard output).
+    pub output: PathBuf,
+    /// `--baseline FILE`: the run compared with (side A of a diff).
+    pub baseline: Option<PathBuf>,
 }
 
 /// Diff rendering (`--output`).

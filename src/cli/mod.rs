@@ -11,8 +11,8 @@ pub use error::ConfigError;
 
 use crate::analysis::AnalysisConfig;
 use crate::cli::config::{
-    Command, Config, DiffConfig, DiffOutput, EnrichConfig, Infer, MergeConfig, ReportConfig,
-    SummaryConfig, SummaryOutput,
+    Command, Config, DiffConfig, DiffOutput, EnrichConfig, HtmlConfig, Infer, MergeConfig,
+    ReportConfig, SummaryConfig, SummaryOutput,
 };
 use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
 use crate::input::source::Source;
@@ -60,6 +60,46 @@ enum Cmd {
     /// Compare two runs, each a log or a digest file: per group, metric and quantile, both
     /// values, the change, and whether it is beyond the noise of that many samples.
     Diff(Box<DiffArgs>),
+    /// Write one self-contained HTML page (no network): charts of TTFT by cache class, TPOT by
+    /// requests in flight, queue and prefill, p50 and p99 over log time; the percentiles, SLOs
+    /// and goodput, coverage; with --baseline, the comparison with another run.
+    Report(Box<HtmlArgs>),
+}
+
+#[derive(Debug, Args)]
+struct HtmlArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Write the page to FILE (`-`: standard output).
+    #[arg(long, short = 'o', value_name = "FILE", required = true)]
+    output: PathBuf,
+    /// Also group by this dotted path (e.g. `model`), repeatable.
+    #[arg(long, value_name = "PATH")]
+    by: Vec<String>,
+    /// Percentiles to report.
+    #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
+    quantiles: String,
+    /// An SLO, repeatable, as summary's: METRIC:pQ<=VALUE[@KEY=VALUE,...]. Exit status 3 when
+    /// one is broken (or has no values).
+    #[arg(long = "slo", value_name = "SLO")]
+    slos: Vec<String>,
+    /// Per-request targets for goodput, as summary's, e.g. ttft=1s,tpot=50ms.
+    #[arg(long, value_name = "TARGETS")]
+    goodput: Option<String>,
+    /// Width of the windows of log time the p50 and p99 over time are drawn from (as
+    /// `summary --bucket`).
+    #[arg(long, default_value = "1m", value_name = "DURATION")]
+    bucket: String,
+    /// Compare with this run (a log or a digest file), as `tokentime diff BASELINE FILE`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// At most this many groups; further keys are counted under "(other)".
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_groups: usize,
+    /// Quantiles are exact while a group's metric holds at most N values, t-digest estimates
+    /// beyond.
+    #[arg(long, default_value_t = crate::summary::digest::EXACT_LIMIT, value_name = "N")]
+    exact_limit: usize,
 }
 
 #[derive(Debug, Args)]
@@ -328,6 +368,7 @@ impl Cli {
             Some(Cmd::Merge(m)) => m.resolve(),
             Some(Cmd::Summary(s)) => s.resolve(),
             Some(Cmd::Diff(d)) => d.resolve(),
+            Some(Cmd::Report(r)) => r.resolve(),
             None => self.enrich.resolve(),
         }
     }
@@ -507,6 +548,74 @@ impl DiffArgs {
                 },
                 fail_if,
                 output: self.output,
+            }),
+        )
+    }
+}
+
+impl HtmlArgs {
+    fn resolve(self) -> Result<Config, ConfigError> {
+        if self.by.iter().any(String::is_empty) {
+            return Err(ConfigError::EmptyBy);
+        }
+        if let Some(b) = &self.baseline
+            && !b.exists()
+        {
+            let name = crate::input::shown_name(&b.display().to_string()).into_owned();
+            return Err(ConfigError::NoSuchFile {
+                name,
+                hint: String::new(),
+            });
+        }
+        let names = by_names(&self.by)?;
+        let by: Vec<(String, Vec<String>)> = names
+            .iter()
+            .zip(&self.by)
+            .map(|(name, b)| (name.clone(), parse_path(b)))
+            .collect();
+        let slos: Vec<_> = self
+            .slos
+            .iter()
+            .map(|s| parse_slo(s))
+            .collect::<Result<_, _>>()?;
+        for slo in &slos {
+            check_slo_group("--slo", &slo.text, &slo.group, &names)?;
+        }
+        let report = ReportConfig {
+            quantiles: parse_quantiles(&self.quantiles)?,
+            output: SummaryOutput::Json,
+            slos,
+            save_digest: None,
+            analysis: AnalysisConfig {
+                hist: true,
+                ..AnalysisConfig::default()
+            },
+        };
+        let jobs = threads(self.common.threads);
+        resolve_common(
+            self.common,
+            Command::Report(HtmlConfig {
+                summary: SummaryConfig {
+                    by,
+                    max_groups: self.max_groups,
+                    exact_limit: self.exact_limit,
+                    report,
+                    goodput: self.goodput.as_deref().map(parse_goodput).transpose()?,
+                    every: None,
+                    window: None,
+                    bucket: Some(
+                        parse_positive_duration(&self.bucket)
+                            .map_err(ConfigError::flag("bucket"))?,
+                    ),
+                    bucket_grace: parse_flag_duration("10m")
+                        .map_err(ConfigError::flag("bucket-grace"))?,
+                    progress: None,
+                    jobs,
+                    keep_duplicates: false,
+                    out: None,
+                },
+                output: self.output,
+                baseline: self.baseline,
             }),
         )
     }
@@ -825,7 +934,7 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
     check_common(&c)?;
     let (formats, infer) = selected_formats(&c)?;
     let infer = match command {
-        Command::Enrich(_) | Command::Summary(_) | Command::Guess => infer,
+        Command::Enrich(_) | Command::Summary(_) | Command::Report(_) | Command::Guess => infer,
         Command::Merge(_) | Command::Formats(_) | Command::Diff(_) => Infer::Off,
     };
     let inputs = sources(c.files)?;
@@ -838,6 +947,7 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
     match &mut command {
         Command::Summary(sc) => sc.report.analysis.threads = threads,
         Command::Merge(mc) => mc.report.analysis.threads = threads,
+        Command::Report(hc) => hc.summary.report.analysis.threads = threads,
         Command::Enrich(_) | Command::Formats(_) | Command::Diff(_) | Command::Guess => {}
     }
     Ok(Config {

@@ -33,6 +33,7 @@ mod readme;
 mod realdata;
 mod realdata_loadtest;
 mod realdata_nvidia;
+mod report;
 mod reports;
 mod robustness;
 mod roundtrip;

@@ -1,0 +1,329 @@
+//! The HTML report's charts, drawn as SVG by `plotters` from the numbers of the summary's JSON
+//! document and its `--bucket` windows: they plot what those documents hold (histogram bins,
+//! quantiles of the in-flight buckets, window quantiles) and compute nothing.
+//!
+//! Each chart is one `<svg>` element with an `id` (the report's tests and screenshot check
+//! them), no namespace URL (inline SVG in HTML needs none) and text as `<text>` elements (no
+//! font is read).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde_json::Value as Json;
+
+/// Width and height of a chart in SVG pixels (two side by side on a 1280-pixel page).
+const SIZE: (u32, u32) = (600, 340);
+
+type Plot<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type Drawn = Result<(), Box<dyn std::error::Error>>;
+
+/// One series of histogram bins: its label and `(lo, hi, count)` per bin.
+pub(crate) struct Bins {
+    pub label: String,
+    pub bins: Vec<(f64, f64, f64)>,
+}
+
+/// One line over time: its label and `(x, y)` points, `None` breaking the line.
+pub(crate) struct Line {
+    pub label: String,
+    pub points: Vec<(f64, Option<f64>)>,
+}
+
+/// One quantile across categories (the in-flight buckets): its label and a value per category.
+pub(crate) struct Bars {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
+}
+
+/// The colours of the series, in order: blue, orange, green, red, purple, brown, grey.
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(127, 127, 127),
+];
+
+/// The colour of a cache class, the same in every chart: hit green, partial orange, miss red,
+/// response purple, unknown blue; other labels by their place.
+pub(crate) fn colour(label: &str, i: usize) -> RGBColor {
+    let class = label.rsplit("cache=").next().unwrap_or(label);
+    if !label.contains("cache=") {
+        return PALETTE[i % PALETTE.len()];
+    }
+    match class.split_whitespace().next().unwrap_or("") {
+        "hit" => PALETTE[2],
+        "partial" => PALETTE[1],
+        "miss" => PALETTE[3],
+        "response" => PALETTE[4],
+        "unknown" => PALETTE[0],
+        _ => PALETTE[i % PALETTE.len()],
+    }
+}
+
+/// A number for an axis: `0.5`, `20`, `1.5k`, `30k`.
+fn tick(v: f64) -> String {
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e3 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let s = format!("{x:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}{suffix}")
+}
+
+/// Draws with `f` on a fresh SVG canvas; returns the `<svg>` element with `id`, without its
+/// namespace attribute, or `None` when `f` fails.
+fn svg(id: &str, title: &str, f: impl FnOnce(&Plot) -> Drawn) -> Option<String> {
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
+        root.fill(&WHITE).ok()?;
+        f(&root).ok()?;
+        root.present().ok()?;
+    }
+    let buf = buf.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1);
+    let title = crate::output::html::escape(title);
+    Some(buf.replacen(
+        "<svg ",
+        &format!("<svg id=\"{id}\" role=\"img\" aria-label=\"{title}\" "),
+        1,
+    ))
+}
+
+/// Stacked histogram bars on a logarithmic x axis, a series per label (`chart-ttft-hist`:
+/// TTFT by cache class; `chart-queue-prefill`: queue and prefill, side by side per bin).
+pub(crate) fn histogram(
+    id: &str,
+    title: &str,
+    x_desc: &str,
+    series: &[Bins],
+    stacked: bool,
+) -> Option<String> {
+    let all = || series.iter().flat_map(|s| s.bins.iter());
+    let lo = all().map(|b| b.0).fold(f64::INFINITY, f64::min);
+    let hi = all().map(|b| b.1).fold(0.0, f64::max);
+    if !(lo.is_finite() && lo > 0.0 && hi > lo) {
+        return None;
+    }
+    // The bins of every series sit on one grid (`per_decade` edges from 1): stacked by `lo`.
+    let mut tops: Vec<(f64, f64)> = vec![];
+    let mut rects = vec![];
+    for (i, s) in series.iter().enumerate() {
+        let c = colour(&s.label, i);
+        for &(blo, bhi, n) in &s.bins {
+            if n <= 0.0 {
+                continue;
+            }
+            let (x0, x1) = if stacked {
+                (blo, bhi)
+            } else {
+                // Side by side: the bin cut in as many slices as series (in log space).
+                let (l, h) = (blo.ln(), bhi.ln());
+                let w = (h - l) / series.len() as f64;
+                ((l + w * i as f64).exp(), (l + w * (i + 1) as f64).exp())
+            };
+            let base = if stacked {
+                match tops.iter_mut().find(|t| t.0 == blo) {
+                    Some(t) => {
+                        t.1 += n;
+                        t.1 - n
+                    }
+                    None => {
+                        tops.push((blo, n));
+                        0.0
+                    }
+                }
+            } else {
+                0.0
+            };
+            rects.push((i, [(x0, base), (x1, base + n)], c));
+        }
+    }
+    let ymax = rects.iter().map(|r| r.1[1].1).fold(1.0, f64::max) * 1.12;
+    svg(id, title, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(48)
+            .build_cartesian_2d((lo..hi).log_scale(), 0.0..ymax)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc("requests")
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 13))
+            .light_line_style(WHITE)
+            .draw()?;
+        for (i, s) in series.iter().enumerate() {
+            let c = colour(&s.label, i);
+            chart
+                .draw_series(
+                    rects
+                        .iter()
+                        .filter(|r| r.0 == i)
+                        .map(|r| Rectangle::new(r.1, r.2.mix(0.85).filled())),
+                )?
+                .label(s.label.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
+    })
+}
+
+/// The legend, in the corner given (upper right, or upper left where the bars grow to the right).
+fn legend<'a, 'b: 'a, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>,
+    at: SeriesLabelPosition,
+) -> Drawn {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    Ok(())
+}
+
+/// Bars per category, a bar per quantile side by side (`chart-tpot-inflight`).
+pub(crate) fn bars(
+    id: &str,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    categories: &[String],
+    series: &[Bars],
+) -> Option<String> {
+    let n = categories.len();
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten())
+        .fold(0.0, |a: f64, &b| a.max(b));
+    if n == 0 || series.is_empty() || ymax <= 0.0 {
+        return None;
+    }
+    let ymax = ymax * 1.12;
+    let width = 0.8 / series.len() as f64;
+    svg(id, title, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(-0.5..n as f64 - 0.5, 0.0..ymax)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .x_labels(n)
+            .disable_x_mesh()
+            .x_label_formatter(&|v| {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
+                    categories[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 13))
+            .light_line_style(WHITE)
+            .draw()?;
+        for (j, s) in series.iter().enumerate() {
+            let c = PALETTE[j % PALETTE.len()];
+            let left = |i: usize| i as f64 - 0.4 + width * j as f64;
+            chart
+                .draw_series(s.values.iter().enumerate().filter_map(|(i, v)| {
+                    v.map(|v| Rectangle::new([(left(i), 0.0), (left(i) + width, v)], c.filled()))
+                }))?
+                .label(s.label.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
+    })
+}
+
+/// Lines over log time on a logarithmic y axis (`chart-ttft-time`, `chart-tpot-time`); `label`
+/// names an x value (a window's start in seconds since the epoch).
+pub(crate) fn lines(
+    id: &str,
+    title: &str,
+    y_desc: &str,
+    series: &[Line],
+    label: &dyn Fn(f64) -> String,
+) -> Option<String> {
+    let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter().filter_map(|p| p.1))
+    };
+    let (x0, x1) = (
+        xs().fold(f64::INFINITY, f64::min),
+        xs().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let (y0, y1) = (
+        ys().filter(|y| *y > 0.0).fold(f64::INFINITY, f64::min),
+        ys().fold(0.0, f64::max),
+    );
+    if !(x0.is_finite() && y0.is_finite() && y1 >= y0) {
+        return None;
+    }
+    // One window alone still gets an axis of some width.
+    let (x0, x1) = if x1 > x0 {
+        (x0, x1)
+    } else {
+        (x0 - 30.0, x1 + 30.0)
+    };
+    svg(id, title, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, (y0 / 1.5..y1 * 1.5).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc("log time (UTC, window start)")
+            .y_desc(y_desc)
+            .x_labels(6)
+            .x_label_formatter(&|v| label(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 13))
+            .light_line_style(WHITE)
+            .draw()?;
+        for (i, s) in series.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            let style = c.stroke_width(2);
+            for run in s.points.split(|p| p.1.is_none_or(|y| y <= 0.0)) {
+                chart.draw_series(LineSeries::new(
+                    run.iter().filter_map(|p| p.1.map(|y| (p.0, y))),
+                    style,
+                ))?;
+            }
+            chart
+                .draw_series(s.points.iter().filter_map(|p| {
+                    p.1.filter(|y| *y > 0.0)
+                        .map(|y| Circle::new((p.0, y), 2, c.filled()))
+                }))?
+                .label(s.label.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2))
+                });
+        }
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
+    })
+}
+
+/// A value of a JSON document as a number.
+pub(crate) fn number(v: &Json) -> Option<f64> {
+    v.as_f64()
+}

@@ -1,0 +1,250 @@
+//! `tokentime report -o FILE.html`: the page of the lab log is self-contained (no URL, no
+//! external script or style), embeds the documents `summary --hist -o json`, `summary --bucket
+//! 1m -o json` and `diff -o json` print for the same inputs, byte for byte, and every number it
+//! shows is one of theirs: each numeric cell names its number by JSON pointer and shows it as
+//! the JSON writes it. The charts are there as inline SVG, by id (the screenshot script,
+//! `.ci/report-screenshot`, checks that headless Chromium draws them).
+
+use crate::common::{run, testdata};
+use regex::Regex;
+use serde_json::Value;
+use std::path::Path;
+
+const LAB: &str = "testdata/lab/litellm.jsonl";
+
+/// The chart ids of a page whose log has TTFT, TPOT placed in time and prefill.
+const CHARTS: [&str; 5] = [
+    "chart-ttft-hist",
+    "chart-tpot-inflight",
+    "chart-queue-prefill",
+    "chart-ttft-time",
+    "chart-tpot-time",
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs tokentime in the repository root; returns its exit status, stdout and stderr.
+fn tokentime(args: &[&str]) -> (i32, Vec<u8>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `tokentime report ARGS -o TMP` in the repository root: its exit status and the page.
+fn report(args: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.html");
+    let mut all = vec!["report", "-o", path.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let (code, _, stderr) = tokentime(&all);
+    let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    (code, page)
+}
+
+/// The text of the `<script>` element with `id`.
+fn block<'a>(page: &'a str, id: &str) -> &'a str {
+    let open = Regex::new(&format!(r#"<script type="[a-z/-]+" id="{id}">\n"#)).unwrap();
+    let start = open.find(page).unwrap_or_else(|| panic!("no {id}")).end();
+    let len = page[start..].find("</script>").unwrap();
+    &page[start..start + len]
+}
+
+/// JSON text as the page embeds it: `<`, `>`, `&` as `\u` escapes.
+fn embedded(json: &[u8]) -> String {
+    String::from_utf8_lossy(json)
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// Checks every numeric cell of `page` against the documents (`summary`, `diff`): the pointer
+/// names a number (or null) of its document, and the cell shows it as the JSON writes it (`-`
+/// for null). Also that no other table cell holds a bare number. Returns the pointers seen,
+/// by document.
+fn check_cells(page: &str, docs: &[(&str, &Value)]) -> Vec<(String, String)> {
+    let cell = Regex::new(
+        r#"<(td|span) class="n" data-src="([a-z]+)" data-k="([^"]*)">([^<]*)</(?:td|span)>"#,
+    )
+    .unwrap();
+    let mut seen = vec![];
+    for c in cell.captures_iter(page) {
+        let (src, ptr, text) = (&c[2], unescape(&c[3]), unescape(&c[4]));
+        let doc = docs
+            .iter()
+            .find(|(n, _)| *n == src)
+            .unwrap_or_else(|| panic!("cell of unknown document {src}"))
+            .1;
+        let v = doc
+            .pointer(&ptr)
+            .unwrap_or_else(|| panic!("{src}{ptr}: not in the document"));
+        let want = match v {
+            Value::Null => "-".to_owned(),
+            Value::Number(n) => n.to_string(),
+            other => panic!("{src}{ptr}: {other} is not a number"),
+        };
+        assert_eq!(text, want, "{src}{ptr}");
+        seen.push((src.to_owned(), ptr));
+    }
+    // A cell without a pointer holds no number.
+    let bare = Regex::new(r"<td>([^<]*)</td>").unwrap();
+    for c in bare.captures_iter(page) {
+        assert!(
+            c[1].trim().parse::<f64>().is_err(),
+            "a number with no pointer: {}",
+            &c[0]
+        );
+    }
+    seen
+}
+
+/// No URL, no external script, style or image: the page opens offline.
+fn check_offline(page: &str) {
+    for bad in [
+        "http://",
+        "https://",
+        "<script src",
+        "<link",
+        " src=",
+        "url(",
+        "@import",
+    ] {
+        assert!(!page.contains(bad), "the page holds {bad:?}");
+    }
+}
+
+#[test]
+fn lab_page_is_offline_and_every_number_is_the_summarys() {
+    let (code, page) = report(&[LAB]);
+    assert_eq!(code, 0);
+    check_offline(&page);
+    for id in CHARTS {
+        let svg = Regex::new(&format!(r#"<svg id="{id}"[^>]*>([\s\S]*?)</svg>"#)).unwrap();
+        let body = &svg.captures(&page).unwrap_or_else(|| panic!("no {id}"))[1];
+        // Drawn: bars or lines, and axis labels.
+        assert!(body.contains("<rect") || body.contains("<polyline"), "{id}");
+        assert!(body.contains("<text"), "{id}");
+    }
+    let (_, json, _) = tokentime(&["summary", "--hist", "-o", "json", LAB]);
+    assert_eq!(block(&page, "tokentime-summary"), embedded(&json));
+    let (_, windows, _) = tokentime(&["summary", "--bucket", "1m", "-o", "json", LAB]);
+    assert!(windows.split(|&b| b == b'\n').count() > 20);
+    assert_eq!(block(&page, "tokentime-windows"), embedded(&windows));
+    let summary: Value = serde_json::from_slice(&json).unwrap();
+    let seen = check_cells(&page, &[("summary", &summary)]);
+    // The percentile table of every group, every quantile, and the coverage are on the page.
+    for ptr in [
+        "/coverage/requests",
+        "/coverage/errors",
+        "/coverage/formats/litellm",
+        "/coverage/anomalies/negative_interval",
+        "/groups/0/metrics/ttft_ms/quantiles/p50",
+        "/groups/0/metrics/ttft_ms/quantiles/p99.9",
+        "/groups/0/metrics/tpot_ms/mean",
+        "/groups/0/metrics/ttft_ms/nulls/not_streamed",
+        "/groups/3/metrics/e2e_ms/quantiles/p99",
+        "/groups/1/metrics/prefill_ms/max",
+    ] {
+        assert!(
+            seen.iter().any(|(s, p)| s == "summary" && p == ptr),
+            "{ptr} not shown"
+        );
+    }
+    assert!(seen.len() > 400, "{} cells", seen.len());
+    assert!(!page.contains("tokentime-diff"));
+    // `-o -` writes the same page to standard output.
+    let (code, stdout, _) = tokentime(&["report", "-o", "-", LAB]);
+    assert_eq!(code, 0);
+    assert_eq!(String::from_utf8(stdout).unwrap(), page);
+}
+
+#[test]
+fn slos_and_goodput_are_the_summarys() {
+    let flags = [
+        "--slo",
+        "ttft:p99<=800ms",
+        "--slo",
+        "tpot:p50<=200ms@cache=hit",
+        "--goodput",
+        "ttft=2s,tpot=100ms",
+    ];
+    let mut args = flags.to_vec();
+    args.push(LAB);
+    let (code, page) = report(&args);
+    // A broken SLO: exit status 3, as summary's.
+    assert_eq!(code, 3);
+    let mut sargs = vec!["summary", "--hist", "-o", "json"];
+    sargs.extend_from_slice(&args);
+    let (scode, json, _) = tokentime(&sargs);
+    assert_eq!(scode, 3);
+    assert_eq!(block(&page, "tokentime-summary"), embedded(&json));
+    let summary: Value = serde_json::from_slice(&json).unwrap();
+    let seen = check_cells(&page, &[("summary", &summary)]);
+    for ptr in [
+        "/slos/0/value",
+        "/slos/1/bound",
+        "/groups/0/goodput/share",
+        "/groups/0/goodput/targets/ttft_ms",
+        "/groups/2/goodput/output_tokens_per_s",
+    ] {
+        assert!(seen.iter().any(|(_, p)| p == ptr), "{ptr} not shown");
+    }
+    assert!(page.contains("<table id=\"slos\">") && page.contains("<table id=\"goodput\">"));
+    assert!(page.contains(">BROKEN<") && page.contains(">met<"));
+}
+
+#[test]
+fn baseline_comparison_is_the_diffs() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two halves of the lab log, by line: the first the baseline.
+    let text = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    std::fs::write(&a, lines[..150].join("\n") + "\n").unwrap();
+    std::fs::write(&b, lines[150..].join("\n") + "\n").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (code, page) = report(&["--baseline", a, b]);
+    assert_eq!(code, 0);
+    check_offline(&page);
+    let out = run(&["diff", "-o", "json", a, b], b"");
+    assert_eq!(block(&page, "tokentime-diff"), embedded(&out.stdout));
+    let diff: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, json, _) = tokentime(&["summary", "--hist", "-o", "json", b]);
+    let summary: Value = serde_json::from_slice(&json).unwrap();
+    let seen = check_cells(&page, &[("summary", &summary), ("diff", &diff)]);
+    let rows = diff["rows"].as_array().unwrap().len();
+    assert!(rows > 20);
+    for i in 0..rows {
+        for k in ["a/value", "b/value", "change_ms", "change_pct"] {
+            let ptr = format!("/rows/{i}/{k}");
+            assert!(seen.iter().any(|(s, p)| s == "diff" && *p == ptr), "{ptr}");
+        }
+    }
+    assert!(page.contains("<table id=\"diff\">"));
+}
+
+#[test]
+fn a_log_without_requests_still_gets_a_page() {
+    let (code, page) = report(&["testdata/lab/README.md"]);
+    assert_eq!(code, 0);
+    check_offline(&page);
+    assert!(page.contains("no TTFT values"));
+    let (_, json, _) = tokentime(&["summary", "--hist", "-o", "json", "testdata/lab/README.md"]);
+    let summary: Value = serde_json::from_slice(&json).unwrap();
+    check_cells(&page, &[("summary", &summary)]);
+}
