@@ -4,6 +4,7 @@
 //! Takes finished values and writes them to the writer it is given: must not read input or
 //! decide what a number is (the analysis and the digests did).
 
+pub(crate) mod compact;
 pub(crate) mod diff;
 pub(crate) mod enrich;
 pub(crate) mod findings;

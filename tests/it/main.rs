@@ -36,5 +36,6 @@ mod robustness;
 mod roundtrip;
 mod rules;
 mod samples;
+mod screen;
 mod unknown_values;
 mod wrappers;
