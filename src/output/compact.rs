@@ -478,7 +478,10 @@ fn errors_line(cov: &Coverage, g: &GroupStats) -> String {
         .iter()
         .map(|(k, v)| format!("{k} {v}"))
         .collect();
-    s.push_str(&format!("; {} lines", cov.lines));
+    s.push_str(&format!(
+        "; {}",
+        crate::output::summary::plural(cov.lines, "line")
+    ));
     if !formats.is_empty() {
         s.push_str(&format!(" ({})", formats.join(", ")));
     }
@@ -896,7 +899,12 @@ fn p50_of(r: &crate::analysis::BucketRow) -> Option<f64> {
 
 /// A multimodal metric in one line: its modes and the split that explains it.
 fn modes_text(f: &MultimodalFinding) -> String {
-    let name = short_name(f.metric).to_uppercase();
+    let name = match f.metric {
+        Metric::Queue => "Queue time".to_owned(),
+        Metric::Prefill => "Prefill".to_owned(),
+        Metric::Decode => "Decode".to_owned(),
+        m => short_name(m).to_uppercase(),
+    };
     let modes: Vec<String> = f
         .modality
         .modes
@@ -906,7 +914,11 @@ fn modes_text(f: &MultimodalFinding) -> String {
     let kind = if modes.len() == 2 {
         "bimodal".to_owned()
     } else {
-        format!("{}-modal", modes.len())
+        format!("multimodal ({} modes)", modes.len())
+    };
+    let modes = match modes.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => modes.join(""),
     };
     let split = match f.splits.iter().find(|s| s.explains) {
         Some(s) => {
@@ -938,7 +950,7 @@ fn modes_text(f: &MultimodalFinding) -> String {
             None => String::new(),
         },
     };
-    format!("{name} is {kind}: {}{split}", modes.join(" and "))
+    format!("{name} is {kind}: {modes}{split}")
 }
 
 fn decomposition_text(d: &Decomposition) -> String {
