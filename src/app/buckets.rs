@@ -1,6 +1,7 @@
 //! `--bucket` windows in a run: what a chunk worker hands on of each request so that the
-//! calling thread adds it to its window in input order, and the JSON lines a window is
-//! written as (`tokentime.bucket/v1`).
+//! calling thread adds it to its window in input order, and how a window is written: JSON lines
+//! (`-o json`, `tokentime.bucket/v1`) or the rows of a text table
+//! ([`crate::output::compact::WindowTable`]).
 //!
 //! Reading one input, windows are written as they complete ([`Buckets::take_complete`]): the
 //! worker that adds a request renders the windows it completes into its part's `ready` bytes,
@@ -8,6 +9,7 @@
 //! order, so their windows are all held to the end.
 
 use crate::classify::Request;
+use crate::output::compact::WindowTable;
 use crate::output::summary::group_json;
 use crate::summary::Summary;
 use crate::summary::window::{Buckets, rfc3339_ms};
@@ -25,26 +27,61 @@ pub struct BucketInput {
     pub(crate) by: Vec<Option<String>>,
 }
 
+/// How windows are written: JSON lines with these quantiles, or table rows.
+#[derive(Debug, Clone)]
+pub(crate) struct WindowStyle {
+    /// The quantiles of the JSON lines.
+    pub(crate) quantiles: Vec<f64>,
+    /// The table the rows are of (`-o table`); `None` for JSON lines.
+    pub(crate) table: Option<WindowTable>,
+}
+
+impl WindowStyle {
+    /// The style of a summary run's windows (`--bucket`, its `--output`).
+    pub(crate) fn of(sc: &crate::cli::config::SummaryConfig) -> WindowStyle {
+        let table = (sc.report.output == crate::cli::config::SummaryOutput::Table)
+            .then(|| WindowTable::new(&sc.report.table, !sc.by.is_empty(), sc.bucket.unwrap_or(0)));
+        WindowStyle {
+            quantiles: sc.report.quantiles.clone(),
+            table,
+        }
+    }
+
+    fn write(
+        &self,
+        out: &mut impl Write,
+        start: i64,
+        width: i64,
+        summary: &mut Summary,
+        repeat: bool,
+    ) -> io::Result<()> {
+        match &self.table {
+            Some(t) => t.write_window(out, start, summary, repeat),
+            None => write_window(out, start, width, summary, &self.quantiles, repeat),
+        }
+    }
+}
+
 /// Writes the windows `b` holds, earliest first, and empties it.
 pub(crate) fn write_all(
     out: &mut impl Write,
     b: &mut Buckets,
-    quantiles: &[f64],
+    style: &WindowStyle,
 ) -> io::Result<()> {
     let width = b.width;
     for (start, mut summary) in std::mem::take(&mut b.windows) {
         let repeat = b.is_repeat(start);
-        write_window(out, start, width, &mut summary, quantiles, repeat)?;
+        style.write(out, start, width, &mut summary, repeat)?;
     }
     Ok(())
 }
 
 /// Takes out the windows of `b` that are complete and renders them into `ready`.
-pub(crate) fn render_complete(b: &mut Buckets, quantiles: &[f64], ready: &mut Vec<u8>) {
+pub(crate) fn render_complete(b: &mut Buckets, style: &WindowStyle, ready: &mut Vec<u8>) {
     let width = b.width;
     for (start, mut summary, repeat) in b.take_complete() {
         // Writing to a Vec cannot fail.
-        let _ = write_window(ready, start, width, &mut summary, quantiles, repeat);
+        let _ = style.write(ready, start, width, &mut summary, repeat);
     }
 }
 

@@ -24,8 +24,9 @@ use crate::app::worker::{Tally, Worker};
 use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
 use crate::input::source::Source;
+use crate::output::compact::{self, write_text};
 use crate::output::render;
-use crate::output::summary::{slos_json, to_json, write_table};
+use crate::output::summary::{slos_json, to_json};
 use crate::summary::Summary;
 use crate::summary::window::{Buckets, Sliding, format_duration, rfc3339_ms};
 use crate::summary::{digest_file, slo};
@@ -307,7 +308,8 @@ pub(crate) fn collect_into(
     fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
     if let Some(b) = &mut fin.buckets {
         windows.write_all(&fin.ready).map_err(Error::Output)?;
-        crate::app::buckets::write_all(windows, b, &sc.report.quantiles).map_err(Error::Output)?;
+        let style = crate::app::buckets::WindowStyle::of(sc);
+        crate::app::buckets::write_all(windows, b, &style).map_err(Error::Output)?;
     }
     lock(&sh.diags).finish();
     Ok((fin.cov, fin.summary))
@@ -406,6 +408,8 @@ struct Watch<'a> {
     said_no_requests: bool,
     /// `--bucket` windows are written as they complete.
     streaming: bool,
+    /// The `--bucket` table's header, until it is written (before the first window).
+    window_header: Option<String>,
 }
 
 impl<'a> Watch<'a> {
@@ -443,6 +447,10 @@ impl<'a> Watch<'a> {
             interrupted: false,
             said_no_requests: false,
             streaming: sc.bucket.is_some() && config.inputs.len() == 1,
+            window_header: sc
+                .bucket
+                .and_then(|_| crate::app::buckets::WindowStyle::of(sc).table)
+                .map(|t| t.header()),
         }
     }
 
@@ -514,8 +522,17 @@ impl<'a> Watch<'a> {
             }
         }
         if !bytes.is_empty() {
+            self.write_window_header(out)?;
             out.write_all(&bytes).map_err(Error::Output)?;
             out.flush().map_err(Error::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the `--bucket` table's header, once, before its first window.
+    fn write_window_header(&mut self, out: &mut impl Write) -> Result<(), Error> {
+        if let Some(h) = self.window_header.take() {
+            writeln!(out, "{h}").map_err(Error::Output)?;
         }
         Ok(())
     }
@@ -599,9 +616,14 @@ impl<'a> Watch<'a> {
         }
         let broken = match &mut fin.buckets {
             Some(b) => {
+                if (!fin.ready.is_empty() || !b.windows.is_empty())
+                    && let Some(h) = self.window_header.take()
+                {
+                    writeln!(out, "{h}").map_err(Error::Output)?;
+                }
                 out.write_all(&fin.ready).map_err(Error::Output)?;
-                crate::app::buckets::write_all(out, b, &sc.report.quantiles)
-                    .map_err(Error::Output)?;
+                let style = crate::app::buckets::WindowStyle::of(sc);
+                crate::app::buckets::write_all(out, b, &style).map_err(Error::Output)?;
                 if b.late > 0 {
                     crate::diag!(
                         "tokentime: {} ended in --bucket windows already written (over --bucket-grace {} behind the latest end read): written again with only them, marked \"late\": true",
@@ -737,16 +759,29 @@ fn write_tick(
             out.write_all(b"\n")
         }
         SummaryOutput::Table => {
-            if config.stdout_is_terminal {
-                out.write_all(b"\x1b[H\x1b[2J")?;
-            }
-            writeln!(out, "{header}")?;
             let report = analyze(summary, &sc.report.analysis, q);
-            write_table(out, cov, summary, q, &sc.report.analysis, &report)?;
-            if !config.stdout_is_terminal {
-                writeln!(out)?;
+            let style = &sc.report.table;
+            if style.explain || sc.report.analysis.hist {
+                if config.stdout_is_terminal {
+                    out.write_all(b"\x1b[H\x1b[2J")?;
+                }
+                writeln!(out, "{header}")?;
+                write_text(out, cov, summary, q, &sc.report.analysis, &report, style)?;
+                if !config.stdout_is_terminal {
+                    writeln!(out)?;
+                }
+                return Ok(());
             }
-            Ok(())
+            let mut lines = vec![header.clone()];
+            lines.extend(compact::compact_lines(cov, summary, q, &report, style));
+            if config.stdout_is_terminal {
+                write_in_place(out, lines, compact::output_height())
+            } else {
+                for l in lines {
+                    writeln!(out, "{l}")?;
+                }
+                writeln!(out)
+            }
         }
         // Whole documents one after another, a blank line after each (docs/live-and-windows.md).
         SummaryOutput::Csv => {
@@ -777,6 +812,25 @@ fn write_openmetrics(
     let mut prom = Vec::new();
     render::write_prometheus(&mut prom, cov, summary, q, verdicts)?;
     crate::output::openmetrics::write_from_prometheus(out, &prom)
+}
+
+/// Redraws an interval summary in place on a terminal of `height` lines: from the top left,
+/// each line clearing what was after it, the rest of the screen cleared; the lines that do not
+/// fit are left out (the last line says how many).
+fn write_in_place(out: &mut impl Write, mut lines: Vec<String>, height: usize) -> io::Result<()> {
+    let room = height.saturating_sub(1).max(1);
+    if lines.len() > room {
+        let hidden = lines.len() - (room - 1);
+        lines.truncate(room - 1);
+        lines.push(format!(
+            "... {hidden} more lines: a taller terminal shows them, the final summary has them"
+        ));
+    }
+    out.write_all(b"\x1b[H")?;
+    for l in lines {
+        writeln!(out, "{l}\x1b[K")?;
+    }
+    out.write_all(b"\x1b[J")
 }
 
 /// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file (`--save-digest -`:
@@ -843,7 +897,7 @@ pub(crate) fn report(
         }
         SummaryOutput::Table => {
             let report = analyze(summary, &rc.analysis, q);
-            write_table(out, cov, summary, q, &rc.analysis, &report)
+            write_text(out, cov, summary, q, &rc.analysis, &report, &rc.table)
         }
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),

@@ -211,7 +211,7 @@ fn is_copy(seen: Option<&mut Seen>, r: &Request, p: &mut Tally) -> bool {
 /// chunk worker, the requests handed on to the caller, which adds them to its windows in input
 /// order ([`Worker::take_buckets`], [`Worker::feed_buckets`]).
 struct BucketRole {
-    quantiles: Vec<f64>,
+    style: crate::app::buckets::WindowStyle,
     emit: Option<Vec<BucketInput>>,
 }
 
@@ -237,7 +237,7 @@ fn add_to_window(
     if let Some(win) = b.window(r.end_ns, template) {
         win.add_request(r, gaps, by);
     }
-    crate::app::buckets::render_complete(b, &role.quantiles, ready);
+    crate::app::buckets::render_complete(b, &role.style, ready);
 }
 
 /// A decode in the in-flight sweep: the groups its request was added to in the part's
@@ -482,7 +482,7 @@ impl<'p> Worker<'p> {
                 template,
                 inflight: Inflight::sweep(),
                 bucket: sc.bucket.map(|_| BucketRole {
-                    quantiles: sc.report.quantiles.clone(),
+                    style: crate::app::buckets::WindowStyle::of(sc),
                     emit: None,
                 }),
                 seen,
@@ -491,8 +491,9 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// Names the input whose lines follow (the rows' `file` column).
+    /// Names the input whose lines follow (the rows' `file` column, `--by '$file'`).
     pub fn set_input(&mut self, name: &str) {
+        self.proc.set_input_name(name);
         if let Role::Enrich {
             rows: Some(rows), ..
         } = &mut self.role
@@ -533,7 +534,7 @@ impl<'p> Worker<'p> {
                 template: template.clone(),
                 inflight: Inflight::Emit(Vec::new()),
                 bucket: bucket.as_ref().map(|b| BucketRole {
-                    quantiles: b.quantiles.clone(),
+                    style: b.style.clone(),
                     emit: Some(Vec::new()),
                 }),
                 seen: None,

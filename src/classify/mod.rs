@@ -258,12 +258,14 @@ impl ByBuf {
 }
 
 /// A `--by` key: a JSON path, or one of the names tokentime gives a request (`$format`, the
-/// format's name; `$model`, the model wherever its format logs it).
+/// format's name; `$model`, the model wherever its format logs it; `$file`, the name of the
+/// input it was read from).
 #[derive(Debug, Clone, Copy)]
 enum ByKey {
     Slot(usize),
     Format,
     Model,
+    File,
 }
 
 fn by_keys(by: &[Vec<String>], mut add: impl FnMut(&[String]) -> usize) -> Vec<ByKey> {
@@ -271,18 +273,20 @@ fn by_keys(by: &[Vec<String>], mut add: impl FnMut(&[String]) -> usize) -> Vec<B
         .map(|p| match p.as_slice() {
             [k] if k == "$format" => ByKey::Format,
             [k] if k == "$model" => ByKey::Model,
+            [k] if k == "$file" => ByKey::File,
             _ => ByKey::Slot(add(p)),
         })
         .collect()
 }
 
 /// The `by` values (as strings: a JSON string decoded, anything else its JSON text; `None`
-/// when absent) of a request of format `f` (named `name`) read from a parsed line or record.
+/// when absent) of a request of format `f` (named `name`) read from a parsed line or record
+/// of the input named `file`.
 fn read_by(
     line: &[u8],
     slots: &Slots,
     keys: &[ByKey],
-    (formats, f, name): (&Formats, usize, &str),
+    (formats, f, name, file): (&Formats, usize, &str, &str),
     out: &mut ByBuf,
 ) {
     // A JSON value: a string decoded, anything else its JSON text.
@@ -298,6 +302,7 @@ fn read_by(
             ByKey::Slot(s) => push_raw(out, slots.raw(line, s)),
             ByKey::Format => out.push(Some(name)),
             ByKey::Model => push_raw(out, formats.model(f, line, slots)),
+            ByKey::File => out.push(Some(file)),
         }
     }
 }
@@ -487,6 +492,8 @@ pub struct Processor {
     record_buf: Vec<Vec<u8>>,
     outside_window: u64,
     by_buf: ByBuf,
+    /// The name of the input being read (`--by '$file'`).
+    input_name: String,
     joins: Joins,
     join_counts: Coverage,
     want_ids: bool,
@@ -597,6 +604,7 @@ impl Processor {
             record_buf: Vec::new(),
             outside_window: 0,
             by_buf: ByBuf::default(),
+            input_name: String::new(),
             joins: Joins {
                 max_inflight: 10_000,
                 idle_ns: 600_000_000_000,
@@ -999,7 +1007,7 @@ impl Processor {
             line,
             &self.slots,
             &self.by_slots,
-            (&self.formats, format, name),
+            (&self.formats, format, name, &self.input_name),
             &mut self.by_buf,
         );
         if self.want_ids {
@@ -1018,6 +1026,12 @@ impl Processor {
         if let (Some(id), Some(r)) = (id, self.requests.last_mut()) {
             r.key = Some(dedupe::request_key(format, id, r));
         }
+    }
+
+    /// Names the input whose lines follow (the value of `--by '$file'`).
+    pub fn set_input_name(&mut self, name: &str) {
+        self.input_name.clear();
+        self.input_name.push_str(name);
     }
 
     /// Sets `--prefix`: text matching `re` at the start of a line is skipped before the JSON.
@@ -1356,7 +1370,7 @@ impl Processor {
             rec,
             &reader.slots,
             &reader.by_slots,
-            (&reader.formats, 0, name),
+            (&reader.formats, 0, name, &self.input_name),
             &mut self.by_buf,
         );
         if self.want_ids {

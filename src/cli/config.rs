@@ -104,6 +104,8 @@ pub struct ReportConfig {
     pub save_digest: Option<PathBuf>,
     /// `--hist`, `--for`, `--reading-speed`: what the report adds to the percentiles.
     pub analysis: crate::analysis::AnalysisConfig,
+    /// `--explain`, `--metrics` and the width: how the text table is written.
+    pub table: crate::output::compact::TableStyle,
 }
 
 impl ReportConfig {

@@ -66,7 +66,7 @@ pub enum ConfigError {
         groups: String,
     },
     /// `--bucket` with an `--output` other than table or json.
-    #[error("--bucket prints JSON lines; it takes no other --output")]
+    #[error("--bucket prints a table, or JSON lines with -o json; it takes no other --output")]
     BucketOutput,
     /// `--hist` with `--bucket`.
     #[error("--hist cannot be used with --bucket: its lines carry no histogram")]

@@ -234,11 +234,25 @@ struct EnrichArgs {
 const DEFAULT_FIELDS: &str =
     "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache";
 
+/// The `--quantiles` of a report when none is given.
+const DEFAULT_QUANTILES: &str = "50,90,95,99,99.9";
+
 #[derive(Debug, Args)]
 struct ReportArgs {
-    /// Percentiles to report.
-    #[arg(long, default_value = "50,90,95,99,99.9", value_name = "LIST")]
+    /// Percentiles to report (the compact table shows p50, p90, p99, and p99.9 from 1,000
+    /// values, unless this is given).
+    #[arg(long, default_value = DEFAULT_QUANTILES, value_name = "LIST")]
     quantiles: String,
+    /// The full table report: every metric's count, min, quantiles, max, mean and nulls,
+    /// every group, every finding and its tables (the default is a compact report that fits
+    /// one screen).
+    #[arg(long)]
+    explain: bool,
+    /// The metric rows of the table (compact, --explain or --bucket), e.g. ttft,tpot: ttft,
+    /// tpot, itl, e2e, queue, prefill, decode, input_tokens, cached_tokens, output_tokens,
+    /// ttfot.
+    #[arg(long, value_name = "LIST")]
+    metrics: Option<String>,
     /// Rendering: table, json, csv, tsv, prometheus (text exposition format), or openmetrics.
     #[arg(long, short = 'o', default_value = "table")]
     output: SummaryOutput,
@@ -283,7 +297,8 @@ struct MergeArgs {
 struct SummaryArgs {
     #[command(flatten)]
     common: Common,
-    /// Also group by this dotted path (e.g. `model`), repeatable.
+    /// Also group by this dotted path (e.g. `model`; `$model`, `$format`, or `$file` for the
+    /// input's name), repeatable.
     #[arg(long, value_name = "PATH")]
     by: Vec<String>,
     #[command(flatten)]
@@ -526,6 +541,7 @@ impl DiffArgs {
             slos: vec![],
             save_digest: None,
             analysis: AnalysisConfig::default(),
+            table: crate::output::compact::TableStyle::default(),
         };
         let jobs = threads(self.common.threads);
         resolve_common(
@@ -590,6 +606,7 @@ impl HtmlArgs {
                 hist: true,
                 ..AnalysisConfig::default()
             },
+            table: crate::output::compact::TableStyle::default(),
         };
         let jobs = threads(self.common.threads);
         resolve_common(
@@ -651,9 +668,29 @@ impl ReportArgs {
         if !(self.reading_speed.is_finite() && self.reading_speed > 0.0) {
             return Err(ConfigError::ReadingSpeed(self.reading_speed));
         }
+        let metrics = self
+            .metrics
+            .as_deref()
+            .map(crate::output::compact::parse_metrics)
+            .transpose()
+            .map_err(ConfigError::Parse)?;
+        if metrics.is_some() && self.output != SummaryOutput::Table {
+            return Err(ConfigError::Flag {
+                flag: "metrics",
+                message: "chooses the rows of the text table; the other outputs have every metric"
+                    .to_owned(),
+            });
+        }
+        let table = crate::output::compact::TableStyle {
+            explain: self.explain,
+            metrics,
+            quantiles_given: self.quantiles != DEFAULT_QUANTILES,
+            width: crate::output::compact::output_width(std::io::stdout().is_terminal()),
+        };
         Ok(ReportConfig {
             quantiles: parse_quantiles(&self.quantiles)?,
             output: self.output,
+            table,
             slos: self
                 .slos
                 .iter()

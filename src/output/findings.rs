@@ -372,7 +372,7 @@ fn reading_text(d: &Decomposition) -> String {
 const UNRELIABLE_LATE: u64 = 100;
 
 /// Whether the in-flight counts are not to be read ([`UNRELIABLE_LATE`]).
-fn unreliable(i: &Inflight) -> bool {
+pub(crate) fn unreliable(i: &Inflight) -> bool {
     let placed: u64 = i.rows.iter().map(|r| r.count).sum();
     i.late > 0 && i.late.saturating_mul(UNRELIABLE_LATE) >= placed
 }

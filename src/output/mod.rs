@@ -6,6 +6,7 @@
 //! decide what a number is (the analysis and the digests did).
 
 pub(crate) mod charts;
+pub(crate) mod compact;
 pub(crate) mod diff;
 pub(crate) mod enrich;
 pub(crate) mod findings;

@@ -192,6 +192,7 @@ pub(crate) fn write_table(
     quantiles: &[f64],
     cfg: &AnalysisConfig,
     report: &Report,
+    style: &crate::output::compact::TableStyle,
 ) -> io::Result<()> {
     writeln!(out, "{}", coverage_line(cov))?;
     if cov.requests == 0 && cov.lines > 0 {
@@ -207,6 +208,7 @@ pub(crate) fn write_table(
         targets: summary.targets().cloned(),
         quantiles,
         cfg,
+        metrics: style.metrics.as_deref(),
     };
     for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
         table.write_group(out, &key, g, r)?;
@@ -227,22 +229,7 @@ fn coverage_line(cov: &Coverage) -> String {
         "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
         cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
     );
-    for (label, n) in [
-        ("too long", cov.too_long),
-        ("cancelled", cov.cancelled),
-        ("response cache", cov.response_cache),
-        ("negative intervals", cov.negative_interval),
-        ("unparseable", cov.unparseable),
-        ("implausible instants", cov.implausible_instant),
-        ("out of order", cov.out_of_order),
-        ("logged vs derived durations", cov.duration_mismatch),
-        ("duplicates set aside", cov.duplicates),
-        ("inputs not read to their end", cov.read_errors),
-        ("multi-line requests unfinished", cov.join_unfinished),
-        ("evicted", cov.join_evicted),
-        ("timed out", cov.join_timed_out),
-        ("orphaned", cov.join_orphaned),
-    ] {
+    for (label, n) in rare_counts(cov) {
         if n > 0 {
             head.push_str(&format!("  {label} {n}"));
         }
@@ -258,6 +245,40 @@ fn coverage_line(cov: &Coverage) -> String {
     head
 }
 
+/// What the coverage counts of lines and requests that were not read as asked: those that
+/// are not zero (the compact headline).
+pub(crate) fn coverage_issues(cov: &Coverage) -> Vec<(&'static str, u64)> {
+    [
+        ("non-JSON", cov.non_json),
+        ("no timing", cov.no_timing),
+        ("invalid", cov.invalid),
+    ]
+    .into_iter()
+    .chain(rare_counts(cov))
+    .filter(|&(label, n)| n > 0 && label != "cancelled" && label != "response cache")
+    .collect()
+}
+
+/// The coverage counts the table's first line shows only when nonzero.
+fn rare_counts(cov: &Coverage) -> [(&'static str, u64); 14] {
+    [
+        ("too long", cov.too_long),
+        ("cancelled", cov.cancelled),
+        ("response cache", cov.response_cache),
+        ("negative intervals", cov.negative_interval),
+        ("unparseable", cov.unparseable),
+        ("implausible instants", cov.implausible_instant),
+        ("out of order", cov.out_of_order),
+        ("logged vs derived durations", cov.duration_mismatch),
+        ("duplicates set aside", cov.duplicates),
+        ("inputs not read to their end", cov.read_errors),
+        ("multi-line requests unfinished", cov.join_unfinished),
+        ("evicted", cov.join_evicted),
+        ("timed out", cov.join_timed_out),
+        ("orphaned", cov.join_orphaned),
+    ]
+}
+
 /// What every group's table shares.
 struct TableContext<'a> {
     /// The log's time span in s (goodput rates).
@@ -268,6 +289,8 @@ struct TableContext<'a> {
     quantiles: &'a [f64],
     /// The analysis settings (`--hist`).
     cfg: &'a AnalysisConfig,
+    /// `--metrics`: the rows, in this order (all by default).
+    metrics: Option<&'a [Metric]>,
 }
 
 impl TableContext<'_> {
@@ -322,7 +345,11 @@ impl TableContext<'_> {
         header.extend(["max".to_owned(), "mean".to_owned(), "nulls".to_owned()]);
         let mut rows = vec![header];
         let mut absent = vec![];
-        for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
+        let chosen = self
+            .metrics
+            .map_or(Metric::ALL.to_vec(), <[Metric]>::to_vec);
+        for metric in chosen {
+            let st = g.metric(metric);
             if !st.shown(metric) {
                 continue;
             }
@@ -414,7 +441,7 @@ pub(crate) fn plural(n: u64, word: &str) -> String {
     }
 }
 
-fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
+pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> String {
     let share = if g.requests > 0 {
         format!(
             " ({:.1}%)",

@@ -241,7 +241,7 @@ fn decomposition_reads_capacity_for_queue_growth_and_prompt_for_prompt_growth() 
         growth: Growth::Queue,
         ..Scenario::default()
     };
-    let out = run_ok(&["summary"], &genlog("vllm", 6, 1_500, &sc));
+    let out = run_ok(&["summary", "--explain"], &genlog("vllm", 6, 1_500, &sc));
     let text = String::from_utf8(out).unwrap();
     assert!(
         text.contains("reading: TTFT grows with queue time, a capacity problem"),
@@ -462,7 +462,7 @@ fn consumer_decides_the_headline() {
     let path = testdata().join("lab/litellm.jsonl");
     let p = path.to_str().unwrap();
     let lines = |args: &[&str]| -> Vec<String> {
-        let mut a = vec!["summary"];
+        let mut a = vec!["summary", "--explain"];
         a.extend_from_slice(args);
         a.push(p);
         String::from_utf8(run_ok(&a, b""))
@@ -551,7 +551,7 @@ fn token_weighted_quantiles_stand_beside_request_weighted_ones_where_they_differ
     assert!((tw / 100.0 - 1.0).abs() < 0.01, "{tw}");
     assert_eq!(w["differs"], true);
     assert!(finding(all, "token_weighting", "tpot_ms").is_some());
-    let mut a = vec!["summary"];
+    let mut a = vec!["summary", "--explain"];
     a.extend_from_slice(&map);
     let text = String::from_utf8(run_ok(&a, log.as_bytes())).unwrap();
     assert!(
@@ -582,7 +582,7 @@ fn in_flight_counts_of_a_log_out_of_time_order_are_called_unreliable() {
     let lines: Vec<&[u8]> = lab.split_inclusive(|&b| b == b'\n').collect();
     let half = lines.len() / 2;
     let swapped = [lines[half..].concat(), lines[..half].concat()].concat();
-    let text = |input: &[u8]| String::from_utf8(run_ok(&["summary"], input)).unwrap();
+    let text = |input: &[u8]| String::from_utf8(run_ok(&["summary", "--explain"], input)).unwrap();
     let out = text(&swapped);
     assert!(
         out.contains("the in-flight counts are unreliable, no trend is read from them"),
@@ -619,7 +619,8 @@ fn in_flight_counts_of_a_log_out_of_time_order_are_called_unreliable() {
         }
     }
     assert!(tables >= 4, "all, a model, its cache classes: {tables}");
-    let by_model = String::from_utf8(run_ok(&["summary", "--by", "model"], &swapped)).unwrap();
+    let by_model =
+        String::from_utf8(run_ok(&["summary", "--explain", "--by", "model"], &swapped)).unwrap();
     assert!(
         !by_model.contains("per extra request in flight"),
         "{by_model}"
@@ -635,6 +636,7 @@ fn the_headline_says_when_ttft_leaves_the_queue_out() {
     let args = |f: &std::path::Path| {
         vec![
             "summary".to_owned(),
+            "--explain".to_owned(),
             "--root".to_owned(),
             "response".to_owned(),
             f.to_str().unwrap().to_owned(),

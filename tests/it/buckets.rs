@@ -29,7 +29,15 @@ fn overall(out: &[u8]) -> Vec<Value> {
 #[test]
 fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_coming() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
-        .args(["summary", "--bucket", "1m", "--bucket-grace", "2m"])
+        .args([
+            "summary",
+            "-o",
+            "json",
+            "--bucket",
+            "1m",
+            "--bucket-grace",
+            "2m",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -62,7 +70,10 @@ fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
     // Minute 0 twice; a request ending at 00:20 closes it (grace 10 min); then one more request
     // in minute 0: late.
     let input = [line(0, T0 + 5.0), line(1, T0 + 1200.0), line(2, T0 + 30.0)].concat();
-    let out = run(&["summary", "--bucket", "1m"], input.as_bytes());
+    let out = run(
+        &["summary", "-o", "json", "--bucket", "1m"],
+        input.as_bytes(),
+    );
     assert!(out.status.success());
     let windows = overall(&out.stdout);
     let starts: Vec<(&str, u64, bool)> = windows
@@ -92,7 +103,15 @@ fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
     );
     // A longer grace holds the window: one line for it, both requests.
     let out = run_ok(
-        &["summary", "--bucket", "1m", "--bucket-grace", "30m"],
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--bucket",
+            "1m",
+            "--bucket-grace",
+            "30m",
+        ],
         input.as_bytes(),
     );
     let windows = overall(&out);
@@ -121,6 +140,8 @@ fn streamed_windows_are_the_same_on_one_thread_and_on_two_and_from_a_pipe() {
     let args = |t: &'static str| {
         vec![
             "summary",
+            "-o",
+            "json",
             "--bucket",
             "5m",
             "--bucket-grace",
@@ -164,6 +185,8 @@ fn several_inputs_add_up_in_each_window_whatever_their_order() {
     let out = run_ok(
         &[
             "summary",
+            "-o",
+            "json",
             "--bucket",
             "1m",
             a.to_str().unwrap(),

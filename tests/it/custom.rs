@@ -257,7 +257,7 @@ fn map_logged_at_gives_e2e_and_the_bucket_of_the_end() {
     let m = objs[0].as_ref().unwrap();
     assert_eq!(m["e2e_ms"], 2500.0, "{m}");
     assert_eq!(m["nulls"]["ttft_ms"], "not_logged", "{m}");
-    let mut args = vec!["summary", "--bucket", "5m"];
+    let mut args = vec!["summary", "-o", "json", "--bucket", "5m"];
     args.extend(maps);
     let out = run_ok(&args, input);
     let w: serde_json::Value =

@@ -26,7 +26,10 @@ fn stdout_of(args: &[&str], stdin: &[u8]) -> String {
 #[test]
 fn a_list_at_any_level_is_found_without_options() {
     for pretty in [true, false] {
-        let out = stdout_of(&["summary", "--by", "$parent"], &langfuse_page(pretty));
+        let out = stdout_of(
+            &["summary", "--explain", "--by", "$parent"],
+            &langfuse_page(pretty),
+        );
         assert!(
             out.starts_with("lines 1  requests 3  errors 1  non-JSON 0  no timing 0  invalid 0"),
             "{out}"
@@ -40,7 +43,7 @@ fn a_list_at_any_level_is_found_without_options() {
         .map(|l| vec![serde_json::from_str(l).unwrap()])
         .collect();
     let doc = serde_json::to_vec_pretty(&nested).unwrap();
-    let out = stdout_of(&["summary"], &doc);
+    let out = stdout_of(&["summary", "--explain"], &doc);
     assert!(out.starts_with("lines 5  requests 5  errors 1"), "{out}");
 }
 
@@ -49,16 +52,30 @@ fn an_llm_load_test_list_nested_deeper_is_found() {
     let path = testdata().join("realdata/llmloadtest2023-caikit-c20/output.json");
     let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let doc = serde_json::to_vec_pretty(&serde_json::json!({"runs": [{"output": run}]})).unwrap();
-    let auto = stdout_of(&["summary"], &doc);
+    let auto = stdout_of(&["summary", "--explain"], &doc);
     assert!(
         auto.starts_with("lines 1  requests 107  errors 0"),
         "{auto}"
     );
     assert!(auto.contains("llm-load-test-2023 107"), "{auto}");
-    let rooted = stdout_of(&["summary", "--root", "runs[*].output.results[*]"], &doc);
+    let rooted = stdout_of(
+        &[
+            "summary",
+            "--explain",
+            "--root",
+            "runs[*].output.results[*]",
+        ],
+        &doc,
+    );
     assert_eq!(rooted, auto);
     let flat = stdout_of(
-        &["summary", "--root", "results[*]", path.to_str().unwrap()],
+        &[
+            "summary",
+            "--explain",
+            "--root",
+            "results[*]",
+            path.to_str().unwrap(),
+        ],
         b"",
     );
     assert!(flat.starts_with("lines 1  requests 107"), "{flat}");
@@ -98,6 +115,7 @@ fn map_conditions_and_records() {
     let path = path.to_str().unwrap();
     let base = [
         "summary",
+        "--explain",
         "--map",
         "arrival=start:epoch_s",
         "--map",
@@ -193,6 +211,7 @@ fields = [
     let out = stdout_of(
         &[
             "summary",
+            "--explain",
             "--formats",
             file.to_str().unwrap(),
             path.to_str().unwrap(),

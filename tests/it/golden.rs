@@ -47,9 +47,10 @@ const VARIANTS: &[Variant] = &[
         "rows-jsonl",
         &["--threads", "2", "-o", "jsonl", "--only-requests"],
     ),
-    v("summary.t1", &["summary", "--threads", "1"]),
-    v("summary.t2", &["summary", "--threads", "2"]),
-    piped("summary.stdin", &["summary"]),
+    // The full table report (`--explain`), and the compact default below.
+    v("summary.t1", &["summary", "--explain", "--threads", "1"]),
+    v("summary.t2", &["summary", "--explain", "--threads", "2"]),
+    piped("summary.stdin", &["summary", "--explain"]),
     v(
         "summary-json.t1",
         &["summary", "--threads", "1", "-o", "json"],
@@ -66,7 +67,7 @@ const VARIANTS: &[Variant] = &[
     ),
     v(
         "summary-by-model",
-        &["summary", "--threads", "1", "--by", "model"],
+        &["summary", "--explain", "--threads", "1", "--by", "model"],
     ),
     v(
         "summary-hist-json",
@@ -74,16 +75,17 @@ const VARIANTS: &[Variant] = &[
     ),
     v(
         "summary-every",
-        &["summary", "--threads", "1", "--every", "1h"],
+        &["summary", "--explain", "--threads", "1", "--every", "1h"],
     ),
     v(
         "summary-bucket",
-        &["summary", "--threads", "2", "--bucket", "1h"],
+        &["summary", "--threads", "2", "--bucket", "1h", "-o", "json"],
     ),
     v(
         "summary-slo",
         &[
             "summary",
+            "--explain",
             "--threads",
             "1",
             "--for",
@@ -95,6 +97,30 @@ const VARIANTS: &[Variant] = &[
             "--goodput",
             "ttft=1s,tpot=50ms",
         ],
+    ),
+    v("summary-compact", &["summary", "--threads", "1"]),
+    v("summary-compact", &["summary", "--threads", "2"]),
+    v(
+        "summary-compact-by-model",
+        &["summary", "--threads", "1", "--by", "model"],
+    ),
+    v(
+        "summary-compact-every",
+        &["summary", "--threads", "1", "--every", "1h"],
+    ),
+    v(
+        "summary-compact-goodput",
+        &[
+            "summary",
+            "--threads",
+            "2",
+            "--goodput",
+            "ttft=1s,tpot=50ms",
+        ],
+    ),
+    v(
+        "summary-bucket-table",
+        &["summary", "--threads", "2", "--bucket", "1h"],
     ),
 ];
 
@@ -197,8 +223,9 @@ fn golden_of(input: &str, extra: &[&str]) -> String {
     let _ = writeln!(text, "=== save-digest\nexit {code}");
     record(&mut text, "stderr", &stderr);
     for (name, args) in [
-        ("merge", vec!["merge", digest.as_str()]),
+        ("merge", vec!["merge", "--explain", digest.as_str()]),
         ("merge-json", vec!["merge", "-o", "json", digest.as_str()]),
+        ("merge-compact", vec!["merge", digest.as_str()]),
     ] {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (code, stdout, stderr) = run(&args, None);

@@ -307,7 +307,7 @@ fn xz_bzip2_and_lz4_inputs_are_refused_with_the_way_to_decompress_them() {
         assert_eq!(out.status.code(), Some(2), "{name}");
         assert_eq!(out.stdout, enriched_good, "{name}");
         // Standard input: the summary of nothing.
-        for args in [&[][..], &["summary"]] {
+        for args in [&[][..], &["summary", "--explain"]] {
             let out = run(args, &bytes);
             assert_eq!(out.status.code(), Some(2), "{name} {args:?}");
             let err = String::from_utf8_lossy(&out.stderr);

@@ -158,10 +158,29 @@ fn csv_rows_are_live_too_and_line_buffered_is_accepted() {
     assert_eq!(live.finish().0, Some(0));
 }
 
+/// On a pipe, `--every` prints the compact report each interval: its header, then the
+/// headline first.
+#[test]
+fn every_prints_the_compact_report_on_a_pipe() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--every", "200ms"]);
+    live.write(&lines[..2].concat());
+    live.until(|l| l.starts_with("tokentime summary #") && l.ends_with("everything so far"));
+    let first = live.next_line();
+    assert!(first.starts_with("2 requests"), "{first}");
+    live.write(&lines[2..].concat());
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!(code, Some(0));
+    assert!(rest.contains("tokentime summary final at"), "{rest}");
+    assert!(rest.contains("\n5 requests"), "{rest}");
+    assert!(rest.contains("--explain: the full report"), "{rest}");
+}
+
 #[test]
 fn every_prints_a_table_before_end_of_input() {
     let lines = sample_lines();
-    let mut live = Live::start(&["summary", "--every", "200ms"]);
+    let mut live = Live::start(&["summary", "--explain", "--every", "200ms"]);
     live.write(&lines[..2].concat());
     // The input stays open: this table can only come from the interval timer.
     live.until(|l| l.starts_with("tokentime summary #") && l.ends_with("everything so far"));
@@ -257,7 +276,7 @@ fn sigint_during_a_live_summary_prints_the_final_summary_and_exits_0() {
 #[test]
 fn sigterm_without_every_prints_the_final_table_and_judges_slos() {
     let lines = sample_lines();
-    let mut live = Live::start(&["summary", "--slo", "ttft:p99<=100ms"]);
+    let mut live = Live::start(&["summary", "--explain", "--slo", "ttft:p99<=100ms"]);
     live.write(&lines.concat());
     std::thread::sleep(Duration::from_millis(500));
     live.signal("-TERM");

@@ -39,5 +39,6 @@ mod robustness;
 mod roundtrip;
 mod rules;
 mod samples;
+mod screen;
 mod unknown_values;
 mod wrappers;

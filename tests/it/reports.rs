@@ -52,7 +52,10 @@ fn bucket_percentiles_come_from_each_windows_digest_not_from_averaging() {
         log.push_str(&request(T + 1_000 + i * 500, 100.0, 20.0));
     }
     log.push_str(&request(T + 60_000 + 30_000, 900.0, 20.0));
-    let out = run_ok(&args(&["summary", "--bucket", "1m"]), log.as_bytes());
+    let out = run_ok(
+        &args(&["summary", "-o", "json", "--bucket", "1m"]),
+        log.as_bytes(),
+    );
     let all: Vec<Value> = json_lines(&out)
         .into_iter()
         .filter(|l| l["key"] == serde_json::json!({}))
@@ -206,7 +209,7 @@ fn goodput_counts_requests_meeting_every_target_over_the_log_span() {
     assert_eq!(g["output_tokens_per_s"], round3(55.0 / 90.2));
     assert_eq!(g["targets"]["ttft_ms"], 500.0);
     let table = String::from_utf8(run_ok(
-        &args(&["summary", "--goodput", "tpot=50ms,ttft=500ms"]),
+        &args(&["summary", "--explain", "--goodput", "tpot=50ms,ttft=500ms"]),
         log.as_bytes(),
     ))
     .unwrap();
@@ -925,6 +928,7 @@ fn merge_keeps_the_runs_exact_limit() {
     let single = run_ok(
         &[
             "summary",
+            "--explain",
             "--exact-limit",
             "1000000",
             "--save-digest",
@@ -934,7 +938,7 @@ fn merge_keeps_the_runs_exact_limit() {
         b"",
     );
     assert!(String::from_utf8_lossy(&single).contains("up to 1000000 values"));
-    assert_eq!(run_ok(&["merge", high], b""), single);
+    assert_eq!(run_ok(&["merge", "--explain", high], b""), single);
     run_ok(&["summary", "--save-digest", low, result], b"");
     let out = run(&["merge", high, low], b"");
     assert_eq!(out.status.code(), Some(2));

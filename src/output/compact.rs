@@ -1,0 +1,1150 @@
+//! The compact summary, the table's default: a report that fits one screen (its width, and
+//! about 40 lines for one set of groups). A headline (time span, request rate, output tokens/s,
+//! errors, the chat and agent lines), then per group one table of the latency metrics with the
+//! cache classes side by side where they differ, the token counts on one line and at most three
+//! findings. `--explain` prints the full report instead ([`crate::output::summary::write_table`]).
+//!
+//! Also the text table of `--bucket` windows (one row per window and group). Writes only to
+//! the writer it is given.
+
+use crate::analysis::{
+    AnalysisConfig, Decomposition, GroupReport, Headline, MultimodalFinding, Report,
+};
+use crate::classify::Coverage;
+use crate::metrics::Metric;
+use crate::number::fmt_cell;
+use crate::summary::window::{format_duration, rfc3339_ms};
+use crate::summary::{GroupKey, GroupStats, NO_REQUESTS, Summary, group_label, quantile_name};
+use std::io::{self, Write};
+
+/// The width a table is fitted to when `$COLUMNS` does not say (and stdout is no terminal).
+pub(crate) const DEFAULT_WIDTH: usize = 100;
+
+/// The narrowest width a report is fitted to.
+const MIN_WIDTH: usize = 40;
+
+/// How the text table is written: compact or in full, which metrics, how wide.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableStyle {
+    /// `--explain`: the full report (every table and finding).
+    pub explain: bool,
+    /// `--metrics`: the metric rows, in this order; `None` for the default rows.
+    pub metrics: Option<Vec<Metric>>,
+    /// `--quantiles` was given: the compact table shows every quantile asked for (else p50,
+    /// p90, p99, and p99.9 from 1,000 values).
+    pub quantiles_given: bool,
+    /// The width lines are fitted to (`$COLUMNS`, the terminal's, else [`DEFAULT_WIDTH`]).
+    pub width: usize,
+}
+
+impl Default for TableStyle {
+    fn default() -> Self {
+        TableStyle {
+            explain: false,
+            metrics: None,
+            quantiles_given: false,
+            width: DEFAULT_WIDTH,
+        }
+    }
+}
+
+/// The width to fit: `$COLUMNS` when set to a number, else the terminal's when stdout is one,
+/// else [`DEFAULT_WIDTH`]; at least [`MIN_WIDTH`].
+pub(crate) fn output_width(stdout_is_terminal: bool) -> usize {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&w| w > 0);
+    let terminal = || {
+        stdout_is_terminal
+            .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+            .flatten()
+    };
+    columns
+        .or_else(terminal)
+        .unwrap_or(DEFAULT_WIDTH)
+        .max(MIN_WIDTH)
+}
+
+/// The terminal's height in lines (`$LINES`, else the terminal's, else 24).
+pub(crate) fn output_height() -> usize {
+    std::env::var("LINES")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&h| h > 0)
+        .or_else(|| terminal_size::terminal_size().map(|(_, h)| usize::from(h.0)))
+        .unwrap_or(24)
+        .max(5)
+}
+
+/// A metric's name in `--metrics`: its JSON name without `_ms` (`ttft`, `input_tokens`).
+fn short_name(m: Metric) -> &'static str {
+    let n = m.json_name();
+    n.strip_suffix("_ms").unwrap_or(n)
+}
+
+/// Parses a `--metrics` list: short names (`ttft,tpot`) or JSON names (`ttft_ms`).
+///
+/// # Errors
+/// A message naming an unknown metric and listing the known ones.
+pub(crate) fn parse_metrics(s: &str) -> Result<Vec<Metric>, String> {
+    let mut out: Vec<Metric> = vec![];
+    for name in s.split(',') {
+        let name = name.trim();
+        let m = Metric::ALL
+            .into_iter()
+            .find(|&m| short_name(m) == name || m.json_name() == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Metric::ALL.into_iter().map(short_name).collect();
+                format!(
+                    "--metrics: unknown metric {name:?} (known: {})",
+                    known.join(", ")
+                )
+            })?;
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
+/// The latency metrics the compact table shows by default, where they have values.
+const DEFAULT_ROWS: [Metric; 6] = [
+    Metric::Ttft,
+    Metric::Tpot,
+    Metric::E2e,
+    Metric::Queue,
+    Metric::Prefill,
+    Metric::Decode,
+];
+
+/// The metrics the `--bucket` table shows by default.
+const DEFAULT_WINDOW_METRICS: [Metric; 3] = [Metric::Ttft, Metric::Tpot, Metric::E2e];
+
+/// A duration in ms as the compact forms print it: from 10 s up in seconds (`26.4s`), below
+/// in ms ([`fmt_cell`]).
+pub(crate) fn duration_cell(ms: f64) -> String {
+    let s = ms / 1000.0;
+    if s.abs() >= 1000.0 {
+        format!("{s:.0}s")
+    } else if s.abs() >= 10.0 {
+        format!("{s:.1}s")
+    } else {
+        fmt_cell(ms)
+    }
+}
+
+/// A token count: whole from 10 up, else [`fmt_cell`].
+fn count_cell(v: f64) -> String {
+    if v.abs() >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        fmt_cell(v)
+    }
+}
+
+fn value_cell(m: Metric, v: f64) -> String {
+    if m.is_duration() {
+        duration_cell(v)
+    } else {
+        count_cell(v)
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.0}%", x * 100.0 + 0.0)
+}
+
+/// A rate: 3 significant digits or so.
+fn rate(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A large count shortened (`17.6k`, `2.1M`).
+fn short_count(x: f64) -> String {
+    if x >= 1e6 {
+        format!("{:.1}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.1}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// Lines fitted to `width`: prose wrapped at spaces (continuations indented by 2), tables
+/// cut.
+struct Lines {
+    width: usize,
+    lines: Vec<String>,
+}
+
+impl Lines {
+    fn prose(&mut self, text: &str) {
+        let mut line = String::new();
+        for word in text.split(' ') {
+            let len = line.chars().count();
+            if len > 0 && len + 1 + word.chars().count() > self.width {
+                self.lines.push(std::mem::take(&mut line));
+                line.push_str("  ");
+            } else if len > 0 {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        self.lines.push(line);
+    }
+
+    fn table(&mut self, text: String) {
+        if text.chars().count() > self.width {
+            let mut cut: String = text.chars().take(self.width.saturating_sub(1)).collect();
+            cut.push('…');
+            self.lines.push(cut);
+        } else {
+            self.lines.push(text);
+        }
+    }
+}
+
+/// Writes the compact summary ([`crate::output::compact`]).
+///
+/// # Errors
+/// The writer's.
+pub(crate) fn write_compact(
+    out: &mut impl Write,
+    cov: &Coverage,
+    summary: &mut Summary,
+    quantiles: &[f64],
+    report: &Report,
+    style: &TableStyle,
+) -> io::Result<()> {
+    for line in compact_lines(cov, summary, quantiles, report, style) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The compact summary's lines ([`write_compact`]; `--every` clips them to the terminal).
+pub(crate) fn compact_lines(
+    cov: &Coverage,
+    summary: &mut Summary,
+    quantiles: &[f64],
+    report: &Report,
+    style: &TableStyle,
+) -> Vec<String> {
+    let mut l = Lines {
+        width: style.width.max(MIN_WIDTH),
+        lines: vec![],
+    };
+    let targets = summary.targets().cloned();
+    let span_s = crate::summary::log_span(summary);
+    let mut groups = summary.groups();
+    let all = groups.iter().position(|(k, _)| k.is_empty());
+    headline_lines(
+        &mut l,
+        cov,
+        all.map(|i| &mut *groups[i].1),
+        report.headline.as_ref(),
+    );
+    let ctx = Ctx {
+        quantiles,
+        style,
+        span_s,
+        targets: targets.as_ref(),
+    };
+    // The blocks: all requests, then each `--by` group; the cache classes are columns.
+    let tops: Vec<usize> = (0..groups.len())
+        .filter(|&i| !groups[i].0.iter().any(|(k, _)| k == "cache"))
+        .collect();
+    let shown = shown_by_groups(&mut groups, &tops);
+    let parent_counts = all.map(|i| (groups[i].1.requests, groups[i].1.errors));
+    for &i in &tops {
+        let top = groups[i].0.is_empty();
+        if !top && !shown.contains(&i) {
+            continue;
+        }
+        l.lines.push(String::new());
+        let classes: Vec<usize> = (0..groups.len())
+            .filter(|&c| cache_child_of(&groups[i].0, &groups[c].0))
+            .collect();
+        let counts = (groups[i].1.requests, groups[i].1.errors);
+        if !top && Some(counts) == parent_counts {
+            l.prose(&format!(
+                "{}: all {} requests (the same as all requests)",
+                group_label(&groups[i].0, "all requests"),
+                counts.0
+            ));
+            continue;
+        }
+        ctx.block(
+            &mut l,
+            &mut groups,
+            i,
+            &classes,
+            &report.groups,
+            if top { 3 } else { 1 },
+        );
+    }
+    let by_groups = tops.iter().filter(|&&i| !groups[i].0.is_empty()).count();
+    let hidden = by_groups - shown.len();
+    if hidden > 0 {
+        l.lines.push(String::new());
+        l.prose(&format!(
+            "{hidden} more groups, with fewer requests: --explain or -o json lists every group"
+        ));
+    }
+    l.lines.push(String::new());
+    l.prose(
+        "durations in ms, from 10 s in s; ~ marks t-digest estimates; --explain: the full report",
+    );
+    l.lines
+}
+
+/// The `--by` groups shown (at most [`MAX_BY_GROUPS`], those of most requests).
+const MAX_BY_GROUPS: usize = 8;
+
+fn shown_by_groups(groups: &mut [(GroupKey, &mut GroupStats)], tops: &[usize]) -> Vec<usize> {
+    let mut by: Vec<usize> = tops
+        .iter()
+        .copied()
+        .filter(|&i| !groups[i].0.is_empty())
+        .collect();
+    by.sort_by_key(|&i| std::cmp::Reverse(groups[i].1.requests));
+    by.truncate(MAX_BY_GROUPS);
+    by
+}
+
+/// Whether `child` is `parent` with `cache` added.
+fn cache_child_of(parent: &GroupKey, child: &GroupKey) -> bool {
+    child.len() == parent.len() + 1
+        && child.last().is_some_and(|(k, _)| k == "cache")
+        && child[..parent.len()] == parent[..]
+}
+
+/// The headline: span, rate, output tokens/s; errors and the lines read; chat; agent.
+fn headline_lines(
+    l: &mut Lines,
+    cov: &Coverage,
+    all: Option<&mut GroupStats>,
+    h: Option<&Headline>,
+) {
+    let Some(g) = all else {
+        let issues: Vec<String> = crate::output::summary::coverage_issues(cov)
+            .into_iter()
+            .map(|(label, n)| format!("{label} {n}"))
+            .collect();
+        let issues = if issues.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", issues.join(", "))
+        };
+        l.prose(&format!(
+            "{}, no request{issues}",
+            crate::output::summary::plural(cov.lines, "line")
+        ));
+        if cov.lines > 0 {
+            l.prose(NO_REQUESTS);
+        }
+        return;
+    };
+    let mut first = format!("{} requests", g.requests);
+    if let Some((a, b)) = g.span {
+        let (a_s, b_s) = (rfc3339_s(a), rfc3339_s(b));
+        let end = if a_s[..10] == b_s[..10] {
+            b_s[11..].to_owned()
+        } else {
+            b_s
+        };
+        let secs = (b - a) as f64 / 1e9;
+        first.push_str(&format!(" from {a_s} to {end} ({})", span_text(b - a)));
+        if secs > 0.0 {
+            let out_tokens = g.metric(Metric::OutputTokens).digest.sum();
+            first.push_str(&format!(
+                ": {} requests/s, {} output tokens/s",
+                rate(g.requests as f64 / secs),
+                rate(out_tokens / secs)
+            ));
+        }
+    } else {
+        first.push_str(" (the log gives no times: no rates)");
+    }
+    l.prose(&first);
+    l.prose(&errors_line(cov, g));
+    if let Some(h) = h {
+        if let Some(c) = &h.chat {
+            let ttft = if c.ttft.is_empty() {
+                "no TTFT in the log".to_owned()
+            } else {
+                let qs: Vec<String> = c
+                    .ttft
+                    .iter()
+                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_cell(v)))
+                    .collect();
+                let from = if c.ttft_from_scheduled {
+                    " (from `scheduled`)"
+                } else {
+                    ""
+                };
+                format!("TTFT {}{from}", qs.join(", "))
+            };
+            let slow = if c.tpot_count > 0 {
+                format!(
+                    "; {} decode slower than reading ({} tokens/s)",
+                    pct(c.slower_than_reading),
+                    c.reading_speed
+                )
+            } else {
+                String::new()
+            };
+            l.prose(&format!("chat:  {ttft}{slow}"));
+        }
+        if let Some(a) = &h.agent {
+            let e2e = if a.e2e.is_empty() {
+                "no E2E in the log".to_owned()
+            } else {
+                let qs: Vec<String> = a
+                    .e2e
+                    .iter()
+                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_cell(v)))
+                    .collect();
+                format!("E2E {}", qs.join(", "))
+            };
+            let decode = match (a.decode_share_total, a.decode_share_median) {
+                (Some(t), Some(m)) => format!(
+                    "; decode is {} of E2E time ({} at the median)",
+                    pct(t),
+                    pct(m)
+                ),
+                _ => String::new(),
+            };
+            l.prose(&format!("agent: {e2e}{decode}"));
+        }
+    }
+}
+
+/// RFC 3339 to the second (`2026-01-01T00:01:00Z`).
+fn rfc3339_s(ns: i64) -> String {
+    let t = rfc3339_ms(ns);
+    format!("{}Z", &t[..19])
+}
+
+/// A span as people read it: `12m31s`, `2h05m`, `3d04h`, `850ms`.
+fn span_text(ns: i64) -> String {
+    let s = ns / 1_000_000_000;
+    if s < 1 {
+        return format_duration(ns / 1_000_000 * 1_000_000);
+    }
+    let (d, h, m, sec) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60, s % 60);
+    if d > 0 {
+        format!("{d}d{h:02}h")
+    } else if h > 0 {
+        format!("{h}h{m:02}m")
+    } else if m > 0 {
+        format!("{m}m{sec:02}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
+/// Errors (their share), cancellations, then the lines read: formats and what was not a
+/// request.
+fn errors_line(cov: &Coverage, g: &GroupStats) -> String {
+    let mut s = format!("errors {}", g.errors);
+    if g.requests > 0 {
+        s.push_str(&format!(
+            " ({:.1}%)",
+            g.errors as f64 / g.requests as f64 * 100.0
+        ));
+    }
+    if g.cancelled > 0 {
+        s.push_str(&format!(
+            ", {} cancelled after the first token",
+            g.cancelled
+        ));
+    }
+    if g.response_cache > 0 {
+        s.push_str(&format!(
+            ", {} answered from a response cache",
+            g.response_cache
+        ));
+    }
+    let formats: Vec<String> = cov
+        .formats
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    s.push_str(&format!(
+        "; {}",
+        crate::output::summary::plural(cov.lines, "line")
+    ));
+    if !formats.is_empty() {
+        s.push_str(&format!(" ({})", formats.join(", ")));
+    }
+    let issues: Vec<String> = crate::output::summary::coverage_issues(cov)
+        .into_iter()
+        .map(|(label, n)| format!("{label} {n}"))
+        .collect();
+    if !issues.is_empty() {
+        s.push_str(&format!(", {}", issues.join(", ")));
+    }
+    s
+}
+
+/// What every group block shares.
+struct Ctx<'a> {
+    quantiles: &'a [f64],
+    style: &'a TableStyle,
+    span_s: Option<f64>,
+    targets: Option<&'a crate::summary::slo::Targets>,
+}
+
+/// A column of the compact table: a quantile of the group, or one of a cache class.
+#[derive(Clone, Copy, PartialEq)]
+enum Col {
+    All(f64),
+    Class(usize, f64),
+}
+
+impl Ctx<'_> {
+    /// The metric rows of a group: `--metrics`, or the latency metrics with values.
+    fn rows(&self, g: &mut GroupStats) -> Vec<Metric> {
+        match &self.style.metrics {
+            Some(m) => m.clone(),
+            None => DEFAULT_ROWS
+                .into_iter()
+                .filter(|&m| g.metric(m).digest.count() > 0)
+                .collect(),
+        }
+    }
+
+    /// The group's quantile columns: those asked for (by default p50, p90, p99, and p99.9 or
+    /// beyond only when some row has the values to estimate it).
+    fn all_quantiles(&self, g: &mut GroupStats, rows: &[Metric]) -> Vec<f64> {
+        let most = rows
+            .iter()
+            .map(|&m| g.metric(m).digest.count())
+            .max()
+            .unwrap_or(0);
+        self.quantiles
+            .iter()
+            .copied()
+            .filter(|&q| self.style.quantiles_given || q != 0.95)
+            .filter(|&q| !needs_more(q, most))
+            .collect()
+    }
+
+    /// Writes one group: its title, its table, tokens, goodput, notes and findings.
+    fn block(
+        &self,
+        l: &mut Lines,
+        groups: &mut [(GroupKey, &mut GroupStats)],
+        i: usize,
+        classes: &[usize],
+        reports: &[GroupReport],
+        max_findings: usize,
+    ) {
+        let label = group_label(&groups[i].0, "all requests");
+        let (requests, errors) = (groups[i].1.requests, groups[i].1.errors);
+        let mut title = format!(
+            "{label}: {}, {}{}",
+            crate::output::summary::plural(requests, "request"),
+            crate::output::summary::plural(errors, "error"),
+            if requests > 0 {
+                format!(" ({:.1}%)", errors as f64 / requests as f64 * 100.0)
+            } else {
+                String::new()
+            }
+        );
+        let class_names: Vec<String> = classes
+            .iter()
+            .map(|&c| {
+                let v = groups[c].0.last().and_then(|(_, v)| v.clone());
+                format!(
+                    "{} {}",
+                    v.as_deref().unwrap_or("unknown"),
+                    groups[c].1.requests
+                )
+            })
+            .collect();
+        if !class_names.is_empty() {
+            title.push_str(&format!("; cache {}", class_names.join(", ")));
+        }
+        l.prose(&title);
+        let rows = self.rows(groups[i].1);
+        let latency = rows
+            .iter()
+            .any(|&m| groups[i].1.metric(m).digest.count() > 0);
+        if !latency {
+            l.prose("no latency values (--explain says why each metric is null)");
+        } else {
+            self.table(l, groups, i, classes, &rows);
+        }
+        if let Some(t) = tokens_line(groups[i].1) {
+            l.prose(&t);
+        }
+        if let Some(t) = self.targets {
+            l.prose(&crate::output::summary::goodput_line(
+                groups[i].1,
+                t,
+                self.span_s,
+            ));
+        }
+        if let Some(n) = origin_note(groups[i].1) {
+            l.prose(&n);
+        }
+        for f in findings(&reports[i], max_findings) {
+            l.prose(&format!("* {f}"));
+        }
+    }
+
+    /// The metric table of group `i`, with its cache classes side by side where they differ
+    /// (those that fit the width).
+    fn table(
+        &self,
+        l: &mut Lines,
+        groups: &mut [(GroupKey, &mut GroupStats)],
+        i: usize,
+        classes: &[usize],
+        rows: &[Metric],
+    ) {
+        let mut qs = self.all_quantiles(groups[i].1, rows);
+        let mut side: Vec<usize> = if classes_differ(groups, classes, rows) {
+            classes.to_vec()
+        } else {
+            vec![]
+        };
+        loop {
+            let mut cols: Vec<Col> = qs.iter().map(|&q| Col::All(q)).collect();
+            for &c in &side {
+                cols.push(Col::Class(c, 0.5));
+                cols.push(Col::Class(c, 0.99));
+            }
+            let text = render_table(groups, i, rows, &cols);
+            let too_wide = text.iter().any(|t| t.chars().count() > l.width);
+            if too_wide && !side.is_empty() {
+                // The class of fewest requests goes first.
+                let (k, _) = side
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, c)| groups[**c].1.requests)
+                    .expect("a class");
+                side.remove(k);
+                continue;
+            }
+            if too_wide && let Some(k) = qs.iter().position(|&q| q != 0.5 && q != 0.99) {
+                qs.remove(k);
+                continue;
+            }
+            for t in text {
+                l.table(t);
+            }
+            return;
+        }
+    }
+}
+
+/// Whether a quantile needs more values than `n` to be more than the maximum (p99.9 from
+/// 1,000 values; p99 and below always shown).
+fn needs_more(q: f64, n: u64) -> bool {
+    q > 0.99 && (n as f64) < (1.0 / (1.0 - q)).round()
+}
+
+/// Whether the cache classes differ enough to be shown side by side: two or more with values,
+/// and some metric whose p50 differs by a quarter between them.
+fn classes_differ(
+    groups: &mut [(GroupKey, &mut GroupStats)],
+    classes: &[usize],
+    rows: &[Metric],
+) -> bool {
+    if classes.len() < 2 {
+        return false;
+    }
+    rows.iter().any(|&m| {
+        let p50s: Vec<f64> = classes
+            .iter()
+            .filter_map(|&c| groups[c].1.metric(m).digest.quantile(0.5))
+            .collect();
+        let lo = p50s.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = p50s.iter().copied().fold(0.0, f64::max);
+        p50s.len() >= 2 && lo > 0.0 && hi / lo >= 1.25
+    })
+}
+
+/// The table's lines: a header (two lines with class columns), then a row per metric.
+fn render_table(
+    groups: &mut [(GroupKey, &mut GroupStats)],
+    i: usize,
+    rows: &[Metric],
+    cols: &[Col],
+) -> Vec<String> {
+    let mut header = vec!["metric".to_owned(), "n".to_owned()];
+    header.extend(cols.iter().map(|c| match *c {
+        Col::All(q) | Col::Class(_, q) => quantile_name(q),
+    }));
+    let mut table = vec![header];
+    for &m in rows {
+        let st = groups[i].1.metric(m);
+        let n = st.digest.count();
+        let mut name = m.json_name().to_owned();
+        if !st.digest.is_exact() {
+            name.push('~');
+        }
+        let mut row = vec![name, n.to_string()];
+        for c in cols {
+            let cell = match *c {
+                Col::All(q) if needs_more(q, n) => Some(String::new()),
+                Col::All(q) => groups[i]
+                    .1
+                    .metric(m)
+                    .digest
+                    .quantile(q)
+                    .map(|v| value_cell(m, v)),
+                Col::Class(c, q) => groups[c]
+                    .1
+                    .metric(m)
+                    .digest
+                    .quantile(q)
+                    .map(|v| value_cell(m, v)),
+            }
+            .unwrap_or_else(|| "-".to_owned());
+            row.push(cell);
+        }
+        table.push(row);
+    }
+    let ncols = table[0].len();
+    let widths: Vec<usize> = (0..ncols)
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(if c >= 2 { 6 } else { 0 })
+        })
+        .collect();
+    // Between the group's columns and each class's pair, a wider gap.
+    let gap = |c: usize| -> usize {
+        match (cols.get(c.wrapping_sub(3)), cols.get(c.wrapping_sub(2))) {
+            (Some(Col::All(_)), Some(Col::Class(..))) => 4,
+            (Some(Col::Class(a, _)), Some(Col::Class(b, _))) if a != b => 4,
+            _ => 2,
+        }
+    };
+    // The right edge of each column.
+    let mut edges = vec![];
+    let mut at = 0;
+    for (c, w) in widths.iter().enumerate() {
+        at += w + if c > 0 { gap(c) } else { 0 };
+        edges.push(at);
+    }
+    let mut lines = vec![];
+    if cols.iter().any(|c| matches!(c, Col::Class(..))) {
+        // The titles over the columns: `all` over the group's, each class over its pair.
+        let mut titles: Vec<(usize, String)> = vec![];
+        if let Some(last) = cols.iter().rposition(|c| matches!(c, Col::All(_))) {
+            titles.push((edges[last + 2], "all".to_owned()));
+        }
+        for (k, c) in cols.iter().enumerate() {
+            if let Col::Class(g, q) = *c
+                && q == 0.99
+            {
+                let v = groups[g].0.last().and_then(|(_, v)| v.clone());
+                titles.push((
+                    edges[k + 2],
+                    format!("cache={}", v.as_deref().unwrap_or("unknown")),
+                ));
+            }
+        }
+        let mut top = String::new();
+        for (edge, title) in titles {
+            let len = top.chars().count();
+            let pad = edge
+                .saturating_sub(len + title.chars().count())
+                .max(usize::from(len > 0));
+            top.push_str(&" ".repeat(pad));
+            top.push_str(&title);
+        }
+        lines.push(top);
+    }
+    for r in &table {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            let w = widths[c];
+            if c == 0 {
+                line.push_str(&format!("{cell:<w$}"));
+            } else {
+                line.push_str(&" ".repeat(gap(c)));
+                line.push_str(&format!("{cell:>w$}"));
+            }
+        }
+        lines.push(line.trim_end().to_owned());
+    }
+    lines
+}
+
+/// The token counts on one line: p50 (p99) of input, cached and output tokens, and the output
+/// tokens in all.
+fn tokens_line(g: &mut GroupStats) -> Option<String> {
+    let mut parts = vec![];
+    for m in [
+        Metric::InputTokens,
+        Metric::CachedTokens,
+        Metric::OutputTokens,
+    ] {
+        let d = &mut g.metric(m).digest;
+        if d.count() == 0 {
+            continue;
+        }
+        let (Some(p50), Some(p99)) = (d.quantile(0.5), d.quantile(0.99)) else {
+            continue;
+        };
+        let name = short_name(m).trim_end_matches("_tokens");
+        parts.push(format!("{name} {} ({})", count_cell(p50), count_cell(p99)));
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    let total = g.metric(Metric::OutputTokens).digest.sum();
+    let mut s = format!("tokens p50 (p99): {}", parts.join(", "));
+    if total > 0.0 {
+        s.push_str(&format!("; {} output tokens", short_count(total)));
+    }
+    Some(s)
+}
+
+/// The note on TTFT's origin, when it is not the arrival for every request.
+fn origin_note(g: &GroupStats) -> Option<String> {
+    if g.ttft_origins.len() > 1 {
+        let mixed: Vec<String> = g
+            .ttft_origins
+            .iter()
+            .map(|(o, n)| format!("{o} {n}"))
+            .collect();
+        return Some(format!(
+            "note: ttft_ms mixes origins ({}): compare like with like",
+            mixed.join(", ")
+        ));
+    }
+    g.ttft_from_scheduled_only().then(|| {
+        "note: ttft_ms runs from `scheduled`: the queue before it is not in the log".to_owned()
+    })
+}
+
+/// At most `max` findings of a group, one line each, by what a latency expert acts on first:
+/// a multimodal TTFT and the split that explains it, TPOT under load, TTFT growing with queue
+/// time or with prompts, then the other multimodal latency metrics.
+pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
+    let mut out = vec![];
+    let latency = |f: &&MultimodalFinding| f.metric.is_duration();
+    if let Some(f) = r.multimodal.iter().find(|f| f.metric == Metric::Ttft) {
+        out.push(modes_text(f));
+    }
+    if let Some(i) = &r.inflight
+        && i.rows.len() >= 2
+        && !crate::output::findings::unreliable(i)
+        && let (Some(slope), Some(first), Some(last)) =
+            (i.slope_ms, i.medians.first(), i.medians.last())
+        && slope > 0.0
+        && *first > 0.0
+        && last / first >= 1.5
+    {
+        out.push(format!(
+            "TPOT under load: p50 {} at {} in flight, {} at {} ({:.1}x; +{} ms per request)",
+            duration_cell(*first),
+            i.rows[0].label,
+            duration_cell(*last),
+            i.rows[i.rows.len() - 1].label,
+            last / first,
+            fmt_cell(slope)
+        ));
+    }
+    match &r.decomposition {
+        Some(d) if d.reading != "flat" => out.push(decomposition_text(d)),
+        Some(_) => {}
+        None => {
+            if let (Some(a), Some(b)) = (r.ttft_by_input.first(), r.ttft_by_input.last())
+                && r.ttft_by_input.len() >= 2
+                && let (Some(pa), Some(pb)) = (p50_of(a), p50_of(b))
+                && pa > 0.0
+                && pb / pa >= 2.0
+            {
+                out.push(format!(
+                    "TTFT grows with the prompt: p50 {} at {} input tokens, {} at {} ({:.1}x)",
+                    duration_cell(pa),
+                    a.label,
+                    duration_cell(pb),
+                    b.label,
+                    pb / pa
+                ));
+            }
+        }
+    }
+    for f in r.multimodal.iter().filter(latency) {
+        if f.metric != Metric::Ttft {
+            out.push(modes_text(f));
+        }
+    }
+    out.truncate(max);
+    out
+}
+
+fn p50_of(r: &crate::analysis::BucketRow) -> Option<f64> {
+    r.quantiles.iter().find(|q| q.0 == 0.5).map(|q| q.1)
+}
+
+/// A multimodal metric in one line: its modes and the split that explains it.
+fn modes_text(f: &MultimodalFinding) -> String {
+    let name = match f.metric {
+        Metric::Queue => "Queue time".to_owned(),
+        Metric::Prefill => "Prefill".to_owned(),
+        Metric::Decode => "Decode".to_owned(),
+        m => short_name(m).to_uppercase(),
+    };
+    let modes: Vec<String> = f
+        .modality
+        .modes
+        .iter()
+        .map(|m| format!("{} ({})", duration_cell(m.center), pct(m.share)))
+        .collect();
+    let kind = if modes.len() == 2 {
+        "bimodal".to_owned()
+    } else {
+        format!("multimodal ({} modes)", modes.len())
+    };
+    let modes = match modes.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => modes.join(""),
+    };
+    let split = match f.splits.iter().find(|s| s.explains) {
+        Some(s) => {
+            let parts: Vec<String> = s
+                .groups
+                .iter()
+                .take(3)
+                .map(|(v, _, m, _)| {
+                    let values: Vec<&str> = v
+                        .iter()
+                        .map(|x| x.as_deref().unwrap_or("unknown"))
+                        .collect();
+                    format!("{} mode {}", values.join("/"), m + 1)
+                })
+                .collect();
+            let more = if s.groups.len() > 3 { ", ..." } else { "" };
+            format!(
+                "; split by {} explains it: {}{more}",
+                s.dims.join(", "),
+                parts.join(", ")
+            )
+        }
+        None => match f.splits.first() {
+            Some(s) => format!(
+                "; no split explains it (best: by {}, {})",
+                s.dims.join(", "),
+                pct(s.purity)
+            ),
+            None => String::new(),
+        },
+    };
+    format!("{name} is {kind}: {modes}{split}")
+}
+
+fn decomposition_text(d: &Decomposition) -> String {
+    let [p50, p99] = &d.regions;
+    let shares = format!(
+        "queueing is {} of TTFT at p50, {} at p99",
+        pct(p50.queue_share),
+        pct(p99.queue_share)
+    );
+    match d.reading {
+        "capacity" => format!("TTFT grows with queue time, a capacity problem: {shares}"),
+        "prompt" => {
+            let tokens = match (p50.input_tokens, p99.input_tokens) {
+                (Some(a), Some(b)) => {
+                    format!("; prompts of {a:.0} input tokens at p50, {b:.0} at p99")
+                }
+                _ => String::new(),
+            };
+            format!("TTFT grows with prefill (prompt length), a prompt problem: {shares}{tokens}")
+        }
+        _ => format!(
+            "TTFT grows with queue time ({}) and prefill ({}): {shares}",
+            pct(d.growth_shares.0),
+            pct(d.growth_shares.1)
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `--bucket` windows as a table
+
+/// The `--bucket` table's rows: its metrics (`--metrics`, else TTFT, TPOT, E2E), and whether
+/// rows carry a group column (`--by`).
+#[derive(Debug, Clone)]
+pub(crate) struct WindowTable {
+    metrics: Vec<Metric>,
+    by: bool,
+    /// Window starts to the millisecond (a width that is no whole number of seconds).
+    ms: bool,
+}
+
+impl WindowTable {
+    pub(crate) fn new(style: &TableStyle, by: bool, width_ns: i64) -> Self {
+        WindowTable {
+            metrics: style
+                .metrics
+                .clone()
+                .unwrap_or_else(|| DEFAULT_WINDOW_METRICS.to_vec()),
+            by,
+            ms: width_ns % 1_000_000_000 != 0,
+        }
+    }
+
+    fn start(&self, ns: i64) -> String {
+        if self.ms {
+            rfc3339_ms(ns)
+        } else {
+            rfc3339_s(ns)
+        }
+    }
+
+    fn line(&self, cells: &[String], group: &str, late: bool) -> String {
+        let w0 = if self.ms { 24 } else { 20 };
+        let mut line = format!("{:<w0$}", cells[0]);
+        for (k, c) in cells[1..].iter().enumerate() {
+            let w = if k == 1 { 6 } else { 8 };
+            line.push_str(&format!("  {c:>w$}"));
+        }
+        if self.by {
+            line.push_str("  ");
+            line.push_str(group);
+        }
+        if late {
+            line.push_str("  (late)");
+        }
+        line.trim_end().to_owned()
+    }
+
+    /// The header line.
+    pub(crate) fn header(&self) -> String {
+        let mut cells = vec![
+            "window".to_owned(),
+            "requests".to_owned(),
+            "errors".to_owned(),
+        ];
+        for &m in &self.metrics {
+            for q in ["p50", "p99"] {
+                cells.push(format!("{} {q}", short_name(m)));
+            }
+        }
+        self.line(&cells, "group", false)
+    }
+
+    /// Writes the rows of the window that starts at `start`: all requests and each `--by`
+    /// group (the cache classes are in `-o json`); `late` marks a window written before.
+    ///
+    /// # Errors
+    /// The writer's.
+    pub(crate) fn write_window(
+        &self,
+        out: &mut impl Write,
+        start: i64,
+        summary: &mut Summary,
+        late: bool,
+    ) -> io::Result<()> {
+        for (key, g) in summary.groups() {
+            if key.iter().any(|(k, _)| k == "cache") {
+                continue;
+            }
+            let mut cells = vec![
+                self.start(start),
+                g.requests.to_string(),
+                g.errors.to_string(),
+            ];
+            for &m in &self.metrics {
+                for q in [0.5, 0.99] {
+                    let v = g.metric(m).digest.quantile(q);
+                    cells.push(v.map_or_else(|| "-".to_owned(), |v| value_cell(m, v)));
+                }
+            }
+            writeln!(
+                out,
+                "{}",
+                self.line(&cells, &group_label(&key, "all"), late)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes the summary in full or compact as `style` says (the `--hist` histograms are in the
+/// full report only).
+///
+/// # Errors
+/// The writer's.
+pub(crate) fn write_text(
+    out: &mut impl Write,
+    cov: &Coverage,
+    summary: &mut Summary,
+    quantiles: &[f64],
+    cfg: &AnalysisConfig,
+    report: &Report,
+    style: &TableStyle,
+) -> io::Result<()> {
+    if style.explain || cfg.hist {
+        crate::output::summary::write_table(out, cov, summary, quantiles, cfg, report, style)
+    } else {
+        write_compact(out, cov, summary, quantiles, report, style)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_from_ten_seconds_read_in_seconds() {
+        assert_eq!(duration_cell(9999.94), "9999.9");
+        assert_eq!(duration_cell(26426.8), "26.4s");
+        assert_eq!(duration_cell(1_234_567.0), "1235s");
+        assert_eq!(duration_cell(49.703), "49.703");
+    }
+
+    #[test]
+    fn metrics_parse_by_short_or_json_name() {
+        assert_eq!(
+            parse_metrics("ttft,tpot_ms,ttft").unwrap(),
+            [Metric::Ttft, Metric::Tpot]
+        );
+        let e = parse_metrics("ttft,latency").unwrap_err();
+        assert!(e.contains("\"latency\""), "{e}");
+        assert!(e.contains("known: ttft, tpot, itl, e2e, queue"), "{e}");
+    }
+
+    #[test]
+    fn p999_needs_a_thousand_values() {
+        assert!(needs_more(0.999, 999));
+        assert!(!needs_more(0.999, 1000));
+        assert!(!needs_more(0.99, 3));
+    }
+
+    #[test]
+    fn prose_wraps_at_the_width() {
+        let mut l = Lines {
+            width: 40,
+            lines: vec![],
+        };
+        l.prose("one two three four five six seven eight nine ten eleven twelve");
+        assert!(
+            l.lines.iter().all(|x| x.chars().count() <= 40),
+            "{:?}",
+            l.lines
+        );
+        assert_eq!(l.lines.len(), 2);
+        assert!(l.lines[1].starts_with("  "));
+    }
+}
