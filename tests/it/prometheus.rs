@@ -426,7 +426,16 @@ fn every_with_out_replaces_the_file_whole_while_input_grows() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tokentime.prom");
     let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
-        .args(["summary", "--every", "50ms", "-o", "openmetrics", "--out"])
+        // The same lines again and again: --keep-duplicates counts every copy.
+        .args([
+            "summary",
+            "--keep-duplicates",
+            "--every",
+            "50ms",
+            "-o",
+            "openmetrics",
+            "--out",
+        ])
         .arg(&path)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

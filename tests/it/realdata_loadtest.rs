@@ -444,4 +444,13 @@ fn real_vllm_v0_request_metrics_from_ray_data() {
     for m in ["ttft_ms", "queue_ms", "prefill_ms", "decode_ms", "e2e_ms"] {
         assert_eq!(v0[m], r[m], "{m}");
     }
+    // Without options: the Ray Data row is its own format, with the tokens beside the
+    // metrics (decode 380.449 ms over 5 - 1 tokens: TPOT 95.112 ms).
+    let auto = read(&[]);
+    assert_eq!(auto["format"], "ray-data-vllm");
+    for m in ["ttft_ms", "queue_ms", "prefill_ms", "decode_ms", "e2e_ms"] {
+        assert_eq!(auto[m], r[m], "{m}");
+    }
+    assert_eq!(auto["tpot_ms"], 95.112);
+    assert_eq!(auto["output_tokens"], 5);
 }

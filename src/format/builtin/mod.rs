@@ -41,6 +41,7 @@ mod ollama;
 mod openai_responses_usage;
 mod openai_usage;
 mod otlp;
+mod ray_data_vllm;
 mod sglang;
 mod sglang_bench;
 mod sglang_log;
@@ -88,6 +89,7 @@ pub(crate) fn all() -> Vec<FormatSpec> {
         llm_load_test_2023::spec(),
         vllm_stats::spec(),
         vllm_v0_metrics::spec(),
+        ray_data_vllm::spec(),
     ]
 }
 
