@@ -42,7 +42,13 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
         None => (text, vec![]),
     };
     let (metric, rest) = body.split_once(':').ok_or_else(|| err("no ':'"))?;
-    let metric = Metric::from_name(metric).ok_or_else(|| err("unknown metric"))?;
+    let metric = Metric::from_name(metric).ok_or_else(|| {
+        err(&format!(
+            "unknown metric {} (known: {})",
+            metric.trim(),
+            Metric::known_names()
+        ))
+    })?;
     let (q, bound) = rest.split_once("<=").ok_or_else(|| err("no '<='"))?;
     let pct: f64 = q
         .trim()
