@@ -580,7 +580,7 @@ impl<'a> Watch<'a> {
     }
 }
 
-fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
+fn exit_code(config: &Config, cov: &Coverage, slos: slo::Status) -> ExitCode {
     let bad = config.strict && (cov.invalid > 0 || cov.too_long > 0);
     if bad {
         crate::diag!(
@@ -589,7 +589,9 @@ fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
             cov.too_long
         );
     }
-    if slo_broken {
+    if slos == slo::Status::Unjudged {
+        ExitCode::Usage
+    } else if slos == slo::Status::Broken {
         ExitCode::SloViolated
     } else if bad {
         ExitCode::BadLines
@@ -702,13 +704,13 @@ fn write_tick(
     }
 }
 
-/// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns whether
-/// an SLO was broken, and the verdicts.
+/// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file. Returns how the
+/// SLOs came out, and the verdicts.
 fn report_slos_and_digest(
     rc: &ReportConfig,
     cov: &Coverage,
     summary: &mut Summary,
-) -> Result<(bool, Vec<slo::Verdict>), Error> {
+) -> Result<(slo::Status, Vec<slo::Verdict>), Error> {
     if let Some(path) = &rc.save_digest {
         // Opened and written under the watchdog: a FIFO with no reader blocks in its open.
         let open = |p: &std::path::Path| {
@@ -722,11 +724,11 @@ fn report_slos_and_digest(
     for v in &verdicts {
         crate::diag!("tokentime: {}", v.line());
     }
-    Ok((verdicts.iter().any(|v| !v.met), verdicts))
+    Ok((slo::status(&verdicts), verdicts))
 }
 
-/// Renders the final summary, judges the SLOs, saves the digest file. Returns whether an
-/// SLO was broken. `one_line` writes JSON on one line (after `--every` documents).
+/// Renders the final summary, judges the SLOs, saves the digest file. Returns how the SLOs
+/// came out. `one_line` writes JSON on one line (after `--every` documents).
 ///
 /// # Errors
 /// Output that cannot be written, a digest file that cannot be saved.
@@ -736,7 +738,7 @@ pub(crate) fn report(
     cov: &Coverage,
     summary: &mut Summary,
     one_line: bool,
-) -> Result<bool, Error> {
+) -> Result<slo::Status, Error> {
     let (broken, verdicts) = report_slos_and_digest(rc, cov, summary)?;
     let q = &rc.quantiles;
     let w = match rc.output {
@@ -796,10 +798,10 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
         );
         return Ok(ExitCode::Usage);
     }
-    Ok(if broken {
-        ExitCode::SloViolated
-    } else {
-        ExitCode::Ok
+    Ok(match broken {
+        slo::Status::Unjudged => ExitCode::Usage,
+        slo::Status::Broken => ExitCode::SloViolated,
+        slo::Status::Held => ExitCode::Ok,
     })
 }
 

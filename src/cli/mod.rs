@@ -194,7 +194,7 @@ struct EnrichArgs {
 }
 
 const DEFAULT_FIELDS: &str =
-    "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache";
+    "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache,outcome";
 
 #[derive(Debug, Args)]
 struct ReportArgs {
