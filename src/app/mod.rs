@@ -9,6 +9,7 @@ pub(crate) mod diff_cmd;
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod infer;
+pub(crate) mod keys;
 pub(crate) mod parallel;
 pub(crate) mod summary_cmd;
 pub(crate) mod watchdog;

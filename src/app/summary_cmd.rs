@@ -566,6 +566,7 @@ impl<'a> Watch<'a> {
         };
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();
+        crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
         if fin.cov.requests == 0
             && fin.cov.lines > 0
             && sc.report.output != SummaryOutput::Table

@@ -34,6 +34,8 @@ pub struct Tally {
     pub buckets: Option<Buckets>,
     /// `--bucket` windows complete and rendered, not yet written ([`crate::app::buckets`]).
     pub ready: Vec<u8>,
+    /// The keys of the first request lines (when there are `--by` keys).
+    pub(crate) keys: crate::app::keys::KeySample,
 }
 
 impl Tally {
@@ -47,6 +49,7 @@ impl Tally {
                 .map(|_| (Coverage::default(), template.empty_like())),
             buckets: sc.bucket.map(Buckets::new),
             ready: Vec::new(),
+            keys: crate::app::keys::KeySample::new(!sc.by.is_empty()),
         }
     }
 
@@ -62,6 +65,7 @@ impl Tally {
             a.merge(b, template);
         }
         self.ready.extend_from_slice(&other.ready);
+        self.keys.merge(&other.keys);
     }
 
     /// Counts a line in the coverage (and in the current slice's).
@@ -553,6 +557,7 @@ impl<'p> Worker<'p> {
                 let p = &mut *guard;
                 p.count(|cov| proc.count(&kind, cov));
                 if matches!(kind, Kind::Requests) {
+                    p.keys.add_line(content);
                     for (k, r) in proc.requests().iter().enumerate() {
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
                         let by = proc.by_values(k);
