@@ -10,6 +10,7 @@ pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod infer;
 pub(crate) mod keys;
+pub(crate) mod not_json;
 pub(crate) mod parallel;
 pub(crate) mod summary_cmd;
 pub(crate) mod watchdog;

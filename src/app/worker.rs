@@ -343,6 +343,17 @@ pub enum LineOutcome {
 pub struct Worker<'p> {
     proc: Processor,
     role: Role<'p>,
+    input: InputCheck,
+}
+
+/// What is known of the input being read, to name it when none of its lines is JSON
+/// ([`crate::app::not_json`]).
+#[derive(Debug, Clone, Default)]
+struct InputCheck {
+    name: String,
+    looks: crate::app::not_json::Looks,
+    /// Lines, and those not JSON (or invalid, or too long), counted before it.
+    before: (u64, u64),
 }
 
 impl Worker<'static> {
@@ -372,6 +383,7 @@ impl Worker<'static> {
         proc.want_ids(e.rows.is_some());
         Worker {
             proc,
+            input: InputCheck::default(),
             role: Role::Enrich {
                 cov: Coverage::default(),
                 key: e.key.clone(),
@@ -431,6 +443,7 @@ impl<'p> Worker<'p> {
     ) -> Worker<'p> {
         Worker {
             proc,
+            input: InputCheck::default(),
             role: Role::Summary {
                 part,
                 empty: Box::new(Tally::new(&template, sc)),
@@ -444,8 +457,41 @@ impl<'p> Worker<'p> {
         }
     }
 
+    /// Lines counted so far, and those of them that were not JSON (or invalid, or too long).
+    fn line_counts(&mut self) -> (u64, u64) {
+        let count = |c: &Coverage| (c.lines, c.non_json + c.invalid + c.too_long);
+        match &mut self.role {
+            Role::Enrich { cov, .. } => count(cov),
+            Role::Summary { part, .. } => count(&part.get().cov),
+        }
+    }
+
+    /// What the first bytes of the input being read look like.
+    pub(crate) fn input_looks(&mut self, looks: crate::app::not_json::Looks) {
+        self.input.looks = looks;
+    }
+
+    /// The input being read has ended: when it had lines and none was JSON, says so on
+    /// stderr.
+    pub(crate) fn end_input(&mut self) {
+        let (lines, bad) = self.line_counts();
+        let (lines, bad) = (lines - self.input.before.0, bad - self.input.before.1);
+        if lines > 0 && bad == lines {
+            crate::diag!(
+                "tokentime: {}",
+                crate::app::not_json::message(&self.input.name, self.input.looks, lines)
+            );
+        }
+        self.input.before = self.line_counts();
+    }
+
     /// Names the input whose lines follow (the rows' `file` column).
     pub fn set_input(&mut self, name: &str) {
+        self.input = InputCheck {
+            name: name.to_owned(),
+            looks: crate::app::not_json::Looks::Text,
+            before: self.line_counts(),
+        };
         if let Role::Enrich {
             rows: Some(rows), ..
         } = &mut self.role
@@ -492,6 +538,7 @@ impl<'p> Worker<'p> {
         Worker {
             proc: self.proc.fork(),
             role,
+            input: InputCheck::default(),
         }
     }
 
