@@ -107,16 +107,21 @@ impl KeySample {
     /// The sampled keys and tokentime's own names close to `path` (by edit distance, on the
     /// whole path or on its last part), closest first, at most three.
     fn close_to(&self, path: &str) -> Vec<String> {
-        let limit = (path.chars().count() + 2) / 3;
+        let want = path.to_lowercase();
+        let limit = (want.chars().count() / 4).max(1);
         let mut close: Vec<(usize, &str)> = self
             .keys
             .iter()
             .map(String::as_str)
             .chain(OWN_NAMES)
+            .filter(|&k| k != path)
             .filter_map(|k| {
-                let last = k.rsplit('.').next().unwrap_or(k);
-                let d = distance(path, k).min(distance(path, last).saturating_add(1));
-                (d <= limit && k != path).then_some((d, k))
+                let key = k.to_lowercase();
+                let last = key.rsplit('.').next().unwrap_or(&key);
+                let d = distance(&want, &key).min(distance(&want, last).saturating_add(1));
+                // `model` for `modelId`: the start of a key.
+                let starts = want.chars().count() >= 3 && last.starts_with(&want);
+                (d <= limit || starts).then_some((d, k))
             })
             .collect();
         close.sort();
@@ -158,6 +163,15 @@ fn distance(a: &str, b: &str) -> usize {
     d[a.len() * w + b.len()]
 }
 
+/// `all 5 requests are in KEY=unknown`, `the one request is in KEY=unknown`.
+fn all_in(requests: u64, name: &str) -> String {
+    if requests == 1 {
+        format!("the one request is in {name}=unknown")
+    } else {
+        format!("all {requests} requests are in {name}=unknown")
+    }
+}
+
 /// Says on stderr, for each `--by` key no request had (every request is in `KEY=unknown`),
 /// that no request had it, with the keys requests have that are close to it. Nothing when no
 /// request was read.
@@ -180,7 +194,8 @@ pub(crate) fn warn_absent_by(
         }
         if sample.keys.contains(name.as_str()) {
             crate::diag!(
-                "tokentime: --by {name}: no request had a value there, only null (all {requests} are in {name}=unknown)"
+                "tokentime: --by {name}: no request had a value there, only null ({})",
+                all_in(requests, name)
             );
             continue;
         }
@@ -197,7 +212,8 @@ pub(crate) fn warn_absent_by(
             )
         };
         crate::diag!(
-            "tokentime: --by {name}: no request had this path (all {requests} are in {name}=unknown); {hint}"
+            "tokentime: --by {name}: no request had this path ({}); {hint}",
+            all_in(requests, name)
         );
     }
 }
@@ -216,6 +232,8 @@ mod tests {
         assert_eq!(s.close_to("modle"), ["model"]);
         assert_eq!(s.close_to("$modle"), ["$model"]);
         assert_eq!(s.close_to("regoin"), ["metadata.region"]);
+        assert_eq!(s.close_to("user_api"), ["metadata.user_api_key"]);
+        assert_eq!(s.close_to("Model"), ["model", "$model"]);
         assert!(s.close_to("zzzzzz").is_empty());
         assert_eq!(s.some_keys(), ["id", "metadata", "model"]);
         // Not wanted: nothing sampled.

@@ -36,7 +36,7 @@ fn by_path_no_request_has() {
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains(
-            "tokentime: --by modle: no request had this path (all 5 are in modle=unknown); \
+            "tokentime: --by modle: no request had this path (all 5 requests are in modle=unknown); \
              close matches among the requests' keys: model"
         ),
         "{err}"
@@ -52,7 +52,7 @@ fn by_path_no_request_has() {
     // Nothing close: some of the keys requests have are listed.
     let (_, _, err) = outcome(&["summary", "--by", "zzzzzz", "-o", "json", &log], b"");
     assert!(
-        err.contains("tokentime: --by zzzzzz: no request had this path (all 5 are in zzzzzz=unknown); requests have keys such as: "),
+        err.contains("tokentime: --by zzzzzz: no request had this path (all 5 requests are in zzzzzz=unknown); requests have keys such as: "),
         "{err}"
     );
     // A path some requests have: no word.
