@@ -244,7 +244,9 @@ pub(crate) fn read_from(
     };
     // The bytes read ahead by `sniff`, from its replay: no read of the input (when nothing was
     // read ahead, the input is at its end).
-    sink.looks(crate::app::not_json::looks(reader.fill_buf().unwrap_or(&[])));
+    sink.looks(crate::app::not_json::looks(
+        reader.fill_buf().unwrap_or(&[]),
+    ));
     let failure = match (doc, reading.documents) {
         // Pretty objects then objects on one line each: a log after a pretty banner, whose
         // lines enrich splices.

@@ -126,16 +126,16 @@ impl KeySample {
             .collect();
         close.sort();
         close.dedup_by(|a, b| a.1 == b.1);
-        close.into_iter().take(3).map(|(_, k)| k.to_owned()).collect()
+        close
+            .into_iter()
+            .take(3)
+            .map(|(_, k)| k.to_owned())
+            .collect()
     }
 
     /// Some of the top-level keys of the sample, for a message: at most ten.
     fn some_keys(&self) -> Vec<&str> {
-        self.top
-            .iter()
-            .take(10)
-            .map(String::as_str)
-            .collect()
+        self.top.iter().take(10).map(String::as_str).collect()
     }
 }
 

@@ -29,7 +29,13 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
     if head.contains(&0) {
         // Every other byte NUL: ASCII in UTF-16, little- or big-endian.
         let pairs = head.len() / 2;
-        let nul_at = |odd: usize| head.iter().skip(odd).step_by(2).filter(|&&b| b == 0).count();
+        let nul_at = |odd: usize| {
+            head.iter()
+                .skip(odd)
+                .step_by(2)
+                .filter(|&&b| b == 0)
+                .count()
+        };
         let most = nul_at(0).max(nul_at(1));
         return if pairs >= 2 && most * 10 >= pairs * 9 {
             Looks::Utf16

@@ -72,7 +72,9 @@ mod tests {
     fn hints_name_the_option_meant() {
         assert_eq!(
             hint(&["--bucket", "5m"]).as_deref(),
-            Some("--bucket is an option of `tokentime summary` (tokentime summary --bucket ... FILE...)")
+            Some(
+                "--bucket is an option of `tokentime summary` (tokentime summary --bucket ... FILE...)"
+            )
         );
         assert_eq!(
             hint(&["summary", "--key", "x"]).as_deref(),

@@ -416,11 +416,9 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
             Metric::known_names()
         ))
     })?;
-    let metric = Some(known)
-        .filter(|m| m.is_duration())
-        .ok_or_else(|| {
-            err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode, ttfot)")
-        })?;
+    let metric = Some(known).filter(|m| m.is_duration()).ok_or_else(|| {
+        err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode, ttfot)")
+    })?;
     let pct: f64 = q
         .trim()
         .strip_prefix('p')

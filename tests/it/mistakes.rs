@@ -132,13 +132,12 @@ fn unknown_metric_lists_the_known() {
          queue, prefill, decode, ttfot, each also with _ms, input_tokens, cached_tokens, \
          output_tokens) (want METRIC:pQ<=VALUE[@KEY=VALUE])\n"
     );
-    let (code, _, err) = outcome(
-        &["diff", "--fail-if", "ttfx.p99>+10%", &log, &log],
-        b"",
-    );
+    let (code, _, err) = outcome(&["diff", "--fail-if", "ttfx.p99>+10%", &log, &log], b"");
     assert_eq!(code, Some(2));
     assert!(
-        err.contains("unknown metric ttfx (known: ttft, tpot, itl, e2e, queue, prefill, decode, ttfot"),
+        err.contains(
+            "unknown metric ttfx (known: ttft, tpot, itl, e2e, queue, prefill, decode, ttfot"
+        ),
         "{err}"
     );
 }
@@ -214,7 +213,9 @@ fn directory_is_refused_up_front() {
         assert_eq!((code, out.as_str()), (Some(2), ""), "{args:?}");
         assert_eq!(
             err,
-            format!("tokentime: {dir}: is a directory (name the files in it, e.g. {dir}/*.jsonl)\n")
+            format!(
+                "tokentime: {dir}: is a directory (name the files in it, e.g. {dir}/*.jsonl)\n"
+            )
         );
     }
 }
@@ -284,7 +285,11 @@ fn json_has_no_negative_zero() {
         b"",
     );
     let json = String::from_utf8_lossy(&out.stdout);
-    assert!(json.contains("\"change_ms\": 0.0"), "{json}{}", stderr(&out));
+    assert!(
+        json.contains("\"change_ms\": 0.0"),
+        "{json}{}",
+        stderr(&out)
+    );
     assert!(!json.contains("-0.0"), "{json}");
 }
 
@@ -294,8 +299,14 @@ fn json_has_no_negative_zero() {
 fn rows_carry_outcome_by_default() {
     let log = litellm();
     for (o, header) in [
-        ("csv", "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache,outcome"),
-        ("tsv", "id\tmodel\tttft_ms\ttpot_ms\te2e_ms\tinput_tokens\tcached_tokens\toutput_tokens\tcache\toutcome"),
+        (
+            "csv",
+            "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache,outcome",
+        ),
+        (
+            "tsv",
+            "id\tmodel\tttft_ms\ttpot_ms\te2e_ms\tinput_tokens\tcached_tokens\toutput_tokens\tcache\toutcome",
+        ),
     ] {
         let (code, out, _) = outcome(&["-o", o, &log], b"");
         assert_eq!(code, Some(0));
