@@ -231,7 +231,10 @@ mod tests {
         s.add_line(br#"{"model":"m","metadata":{"user_api_key":"k","region":"eu"},"id":1}"#);
         assert_eq!(s.close_to("modle"), ["model"]);
         assert_eq!(s.close_to("$modle"), ["$model"]);
-        assert_eq!(s.close_to("regoin"), ["metadata.region"]);
+        // A key nested deeper, by its whole path or by its last part.
+        assert_eq!(s.close_to("metadata.regoin"), ["metadata.region"]);
+        assert_eq!(s.close_to("region"), ["metadata.region"]);
+        assert!(s.close_to("regoin").is_empty());
         assert_eq!(s.close_to("user_api"), ["metadata.user_api_key"]);
         assert_eq!(s.close_to("Model"), ["model", "$model"]);
         assert!(s.close_to("zzzzzz").is_empty());
