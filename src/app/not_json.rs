@@ -6,9 +6,12 @@
 /// What an input's first bytes look like.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Looks {
-    /// UTF-8 text (or nothing yet).
+    /// UTF-8 text with no `{` (or nothing yet).
     #[default]
     Text,
+    /// UTF-8 text with a `{`: JSON after a prefix, or cut short, is not named (the hints of a
+    /// run with no request, and the bad lines' diagnostics, say more).
+    Braces,
     /// UTF-16 text: a byte-order mark, or every other byte NUL (PowerShell's `>` writes it).
     Utf16,
     /// Bytes that are not UTF-8, and no NUL.
@@ -46,8 +49,21 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
     match std::str::from_utf8(head) {
         // A character cut by the end of the head is no sign.
         Err(e) if e.error_len().is_some() => Looks::NotUtf8,
+        _ if head.contains(&b'{') => Looks::Braces,
         _ => Looks::Text,
     }
+}
+
+/// Whether an input that looks like `looks` and whose `lines` lines were `non_json` not JSON
+/// objects and `bad` not JSON objects, invalid or too long, is named: plain text when every
+/// line was text, anything else when no line was a JSON object.
+pub(crate) fn named(looks: Looks, lines: u64, non_json: u64, bad: u64) -> bool {
+    lines > 0
+        && match looks {
+            Looks::Text => non_json == lines,
+            Looks::Braces => false,
+            Looks::Utf16 | Looks::NotUtf8 | Looks::Binary => bad == lines,
+        }
 }
 
 /// The message for input `name` whose `lines` lines were none of them JSON (after
@@ -60,7 +76,7 @@ pub(crate) fn message(name: &str, looks: Looks, lines: u64) -> String {
             "(UTF-16 text: convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)".to_owned()
         }
         Looks::NotUtf8 => "(text not in UTF-8, or binary data)".to_owned(),
-        Looks::Text => format!(
+        Looks::Text | Looks::Braces => format!(
             "(plain text): none of its {lines} line{} is JSON",
             if lines == 1 { "" } else { "s" }
         ),
@@ -74,7 +90,8 @@ mod tests {
 
     #[test]
     fn heads_are_told_apart() {
-        assert_eq!(looks(b"{\"a\":1}\n"), Looks::Text);
+        assert_eq!(looks(b"{\"a\":1}\n"), Looks::Braces);
+        assert_eq!(looks(b"[INFO] up\n"), Looks::Text);
         assert_eq!(looks(b"hello \xc3"), Looks::Text);
         assert_eq!(looks(b"caf\xe9\n"), Looks::NotUtf8);
         assert_eq!(looks(b"\x7fELF\x02\x01\x01\x00\x00\x00"), Looks::Binary);

@@ -352,8 +352,9 @@ pub struct Worker<'p> {
 struct InputCheck {
     name: String,
     looks: crate::app::not_json::Looks,
-    /// Lines, and those not JSON (or invalid, or too long), counted before it.
-    before: (u64, u64),
+    /// Lines, those not JSON objects, and those not JSON objects, invalid or too long,
+    /// counted before it.
+    before: (u64, u64, u64),
 }
 
 impl Worker<'static> {
@@ -457,9 +458,10 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// Lines counted so far, and those of them that were not JSON (or invalid, or too long).
-    fn line_counts(&mut self) -> (u64, u64) {
-        let count = |c: &Coverage| (c.lines, c.non_json + c.invalid + c.too_long);
+    /// Lines counted so far, those that were not JSON objects, and those that were not JSON
+    /// objects, invalid or too long.
+    fn line_counts(&mut self) -> (u64, u64, u64) {
+        let count = |c: &Coverage| (c.lines, c.non_json, c.non_json + c.invalid + c.too_long);
         match &mut self.role {
             Role::Enrich { cov, .. } => count(cov),
             Role::Summary { part, .. } => count(&part.get().cov),
@@ -474,9 +476,10 @@ impl<'p> Worker<'p> {
     /// The input being read has ended: when it had lines and none was JSON, says so on
     /// stderr.
     pub(crate) fn end_input(&mut self) {
-        let (lines, bad) = self.line_counts();
-        let (lines, bad) = (lines - self.input.before.0, bad - self.input.before.1);
-        if lines > 0 && bad == lines {
+        let (lines, non_json, bad) = self.line_counts();
+        let before = self.input.before;
+        let (lines, non_json, bad) = (lines - before.0, non_json - before.1, bad - before.2);
+        if crate::app::not_json::named(self.input.looks, lines, non_json, bad) {
             crate::diag!(
                 "tokentime: {}",
                 crate::app::not_json::message(&self.input.name, self.input.looks, lines)
