@@ -53,7 +53,7 @@ pub use app::run;
 pub use app::worker::Worker;
 pub use classify::{Coverage, Kind, LineError, Processor};
 pub use cli::config::Config;
-pub use cli::{Cli, ConfigError, config_from_args};
+pub use cli::{Cli, ConfigError, args_hint, config_from_args};
 pub use format::infer::{guess_format, parse_formats_file};
 pub use format::units::{
     Instant, PLAUSIBLE_FROM_NS, PLAUSIBLE_UNTIL_NS, Unit, decode_count, decode_instant, decode_ns,

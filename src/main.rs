@@ -12,7 +12,10 @@ fn main() -> ProcessExit {
         Ok(cli) => cli,
         Err(e) => {
             if e.use_stderr() {
-                let _ = e.print();
+                match tokentime::args_hint(&e) {
+                    Some(hint) => tokentime::diag!("tokentime: {hint}"),
+                    None => drop(e.print()),
+                }
                 return ProcessExit::from(ExitCode::Usage as u8);
             }
             // `--help`, `--version`: on stdout, whose failure (a full disk) is an error, but

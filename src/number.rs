@@ -73,9 +73,11 @@ pub(crate) fn fmt_cell(x: f64) -> String {
     }
 }
 
-/// Rounds to 3 decimals as [`write_fixed3`] prints it.
+/// Rounds to 3 decimals as [`write_fixed3`] prints it. Never `-0.0`: a value that rounds to
+/// zero is `0.0` (JSON written from it never holds `-0.0`).
 pub fn round3(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
+    // `-0.0 + 0.0` is `0.0`.
+    (v * 1000.0).round() / 1000.0 + 0.0
 }
 
 /// Appends the decimal digits of `n`.
@@ -121,6 +123,14 @@ pub(crate) fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounding_never_gives_negative_zero() {
+        for v in [-0.0, -0.0004, -1e-300] {
+            assert!(round3(v).is_sign_positive(), "{v}");
+        }
+        assert_eq!(round3(-0.0005), -0.001);
+    }
 
     #[test]
     fn three_decimals_at_most() {

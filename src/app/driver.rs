@@ -26,6 +26,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 /// What becomes of what the driver reads from one input. Every method but [`Sink::line`] has
 /// a default that does nothing.
 pub(crate) trait Sink {
+    /// What the first bytes of the input look like (after decompression).
+    fn looks(&mut self, _looks: crate::app::not_json::Looks) {}
+
     /// The input `name` is about to be read.
     fn begin(&mut self, name: &str) {
         let _ = name;
@@ -232,13 +235,18 @@ pub(crate) fn read_from(
     let reader = io::BufReader::with_capacity(64 * 1024, reader);
     // A document only when the whole input parses as one: a first line of `[]` or a pretty
     // banner before a log leaves it JSON lines, every line read.
-    let (doc, reader) = match document::sniff(reader, reading.config.max_line_bytes) {
+    let (doc, mut reader) = match document::sniff(reader, reading.config.max_line_bytes) {
         Ok(d) => d,
         Err(e) => {
             failed(name, e, sink);
             return Ok(Outcome::Unopened);
         }
     };
+    // The bytes read ahead by `sniff`, from its replay: no read of the input (when nothing was
+    // read ahead, the input is at its end).
+    sink.looks(crate::app::not_json::looks(
+        reader.fill_buf().unwrap_or(&[]),
+    ));
     let failure = match (doc, reading.documents) {
         // Pretty objects then objects on one line each: a log after a pretty banner, whose
         // lines enrich splices.
@@ -552,6 +560,10 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
         self.worker.set_input(name);
     }
 
+    fn looks(&mut self, looks: crate::app::not_json::Looks) {
+        self.worker.input_looks(looks);
+    }
+
     fn line(
         &mut self,
         line_no: u64,
@@ -647,6 +659,7 @@ impl<W: Write> Sink for WorkerSink<'_, '_, W> {
     }
 
     fn end(&mut self) {
+        self.worker.end_input();
         if self.finish_each {
             self.worker.finish();
         }

@@ -10,6 +10,8 @@ pub(crate) mod diff_cmd;
 pub(crate) mod driver;
 pub(crate) mod error;
 pub(crate) mod infer;
+pub(crate) mod keys;
+pub(crate) mod not_json;
 pub(crate) mod out_file;
 pub(crate) mod parallel;
 pub(crate) mod report_cmd;

@@ -650,6 +650,7 @@ impl<'a> Watch<'a> {
         };
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();
+        crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
         if fin.cov.requests == 0
             && fin.cov.lines > 0
             && sc.report.output != SummaryOutput::Table
@@ -664,7 +665,7 @@ impl<'a> Watch<'a> {
     }
 }
 
-pub(crate) fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> ExitCode {
+pub(crate) fn exit_code(config: &Config, cov: &Coverage, slos: slo::Status) -> ExitCode {
     let bad = config.strict && (cov.invalid > 0 || cov.too_long > 0);
     if bad {
         crate::diag!(
@@ -673,7 +674,9 @@ pub(crate) fn exit_code(config: &Config, cov: &Coverage, slo_broken: bool) -> Ex
             cov.too_long
         );
     }
-    if slo_broken {
+    if slos == slo::Status::Unjudged {
+        ExitCode::Usage
+    } else if slos == slo::Status::Broken {
         ExitCode::SloViolated
     } else if bad {
         ExitCode::BadLines
@@ -834,13 +837,13 @@ fn write_in_place(out: &mut impl Write, mut lines: Vec<String>, height: usize) -
 }
 
 /// Judges the SLOs (a verdict per SLO on stderr) and saves the digest file (`--save-digest -`:
-/// writes it to `out`). Returns whether an SLO was broken, and the verdicts.
+/// writes it to `out`). Returns how the SLOs came out, and the verdicts.
 fn report_slos_and_digest(
     out: &mut impl Write,
     rc: &ReportConfig,
     cov: &Coverage,
     summary: &mut Summary,
-) -> Result<(bool, Vec<slo::Verdict>), Error> {
+) -> Result<(slo::Status, Vec<slo::Verdict>), Error> {
     if rc.digest_to_stdout() {
         digest_file::write(out, cov, summary).map_err(Error::Output)?;
     } else if let Some(path) = &rc.save_digest {
@@ -856,11 +859,11 @@ fn report_slos_and_digest(
     for v in &verdicts {
         crate::diag!("tokentime: {}", v.line());
     }
-    Ok((verdicts.iter().any(|v| !v.met), verdicts))
+    Ok((slo::status(&verdicts), verdicts))
 }
 
-/// Renders the final summary, judges the SLOs, saves the digest file. Returns whether an
-/// SLO was broken. `one_line` writes JSON on one line (after `--every` documents).
+/// Renders the final summary, judges the SLOs, saves the digest file. Returns how the SLOs
+/// came out. `one_line` writes JSON on one line (after `--every` documents).
 ///
 /// # Errors
 /// Output that cannot be written, a digest file that cannot be saved.
@@ -870,7 +873,7 @@ pub(crate) fn report(
     cov: &Coverage,
     summary: &mut Summary,
     one_line: bool,
-) -> Result<bool, Error> {
+) -> Result<slo::Status, Error> {
     let (broken, verdicts) = report_slos_and_digest(out, rc, cov, summary)?;
     if rc.digest_to_stdout() {
         // Standard output holds the digest document only.
@@ -936,10 +939,10 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
         );
         return Ok(ExitCode::Usage);
     }
-    Ok(if broken {
-        ExitCode::SloViolated
-    } else {
-        ExitCode::Ok
+    Ok(match broken {
+        slo::Status::Unjudged => ExitCode::Usage,
+        slo::Status::Broken => ExitCode::SloViolated,
+        slo::Status::Held => ExitCode::Ok,
     })
 }
 

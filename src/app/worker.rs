@@ -35,6 +35,8 @@ pub struct Tally {
     pub buckets: Option<Buckets>,
     /// `--bucket` windows complete and rendered, not yet written ([`crate::app::buckets`]).
     pub ready: Vec<u8>,
+    /// The keys of the first request lines (when there are `--by` keys).
+    pub(crate) keys: crate::app::keys::KeySample,
 }
 
 impl Tally {
@@ -48,6 +50,7 @@ impl Tally {
                 .map(|_| (Coverage::default(), template.empty_like())),
             buckets: sc.bucket.map(Buckets::new),
             ready: Vec::new(),
+            keys: crate::app::keys::KeySample::new(!sc.by.is_empty()),
         }
     }
 
@@ -63,6 +66,7 @@ impl Tally {
             a.merge(b, template);
         }
         self.ready.extend_from_slice(&other.ready);
+        self.keys.merge(&other.keys);
     }
 
     /// Counts a line in the coverage (and in the current slice's).
@@ -380,6 +384,18 @@ pub enum LineOutcome {
 pub struct Worker<'p> {
     proc: Processor,
     role: Role<'p>,
+    input: InputCheck,
+}
+
+/// What is known of the input being read, to name it when none of its lines is JSON
+/// ([`crate::app::not_json`]).
+#[derive(Debug, Clone, Default)]
+struct InputCheck {
+    name: String,
+    looks: crate::app::not_json::Looks,
+    /// Lines, those not JSON objects, and those not JSON objects, invalid or too long,
+    /// counted before it.
+    before: (u64, u64, u64),
 }
 
 impl Worker<'static> {
@@ -409,6 +425,7 @@ impl Worker<'static> {
         proc.want_ids(e.rows.is_some());
         Worker {
             proc,
+            input: InputCheck::default(),
             role: Role::Enrich {
                 cov: Coverage::default(),
                 key: e.key.clone(),
@@ -476,6 +493,7 @@ impl<'p> Worker<'p> {
             (!sc.keep_duplicates).then(|| Box::new(Seen::new(proc.join_timeout_ns(), SEEN_MAX)));
         Worker {
             proc,
+            input: InputCheck::default(),
             role: Role::Summary {
                 part,
                 empty: Box::new(Tally::new(&template, sc)),
@@ -491,8 +509,43 @@ impl<'p> Worker<'p> {
         }
     }
 
+    /// Lines counted so far, those that were not JSON objects, and those that were not JSON
+    /// objects, invalid or too long.
+    fn line_counts(&mut self) -> (u64, u64, u64) {
+        let count = |c: &Coverage| (c.lines, c.non_json, c.non_json + c.invalid + c.too_long);
+        match &mut self.role {
+            Role::Enrich { cov, .. } => count(cov),
+            Role::Summary { part, .. } => count(&part.get().cov),
+        }
+    }
+
+    /// What the first bytes of the input being read look like.
+    pub(crate) fn input_looks(&mut self, looks: crate::app::not_json::Looks) {
+        self.input.looks = looks;
+    }
+
+    /// The input being read has ended: when it had lines and none was JSON, says so on
+    /// stderr.
+    pub(crate) fn end_input(&mut self) {
+        let (lines, non_json, bad) = self.line_counts();
+        let before = self.input.before;
+        let (lines, non_json, bad) = (lines - before.0, non_json - before.1, bad - before.2);
+        if crate::app::not_json::named(self.input.looks, lines, non_json, bad) {
+            crate::diag!(
+                "tokentime: {}",
+                crate::app::not_json::message(&self.input.name, self.input.looks, lines)
+            );
+        }
+        self.input.before = self.line_counts();
+    }
+
     /// Names the input whose lines follow (the rows' `file` column, `--by '$file'`).
     pub fn set_input(&mut self, name: &str) {
+        self.input = InputCheck {
+            name: name.to_owned(),
+            looks: crate::app::not_json::Looks::Text,
+            before: self.line_counts(),
+        };
         self.proc.set_input_name(name);
         if let Role::Enrich {
             rows: Some(rows), ..
@@ -544,6 +597,7 @@ impl<'p> Worker<'p> {
         Worker {
             proc: self.proc.fork(),
             role,
+            input: InputCheck::default(),
         }
     }
 
@@ -611,6 +665,7 @@ impl<'p> Worker<'p> {
                 let p = &mut *guard;
                 p.count(|cov| proc.count(&kind, cov));
                 if matches!(kind, Kind::Requests) {
+                    p.keys.add_line(content);
                     for (k, r) in proc.requests().iter().enumerate() {
                         // A client's view of a request whose server's view is on the line:
                         // counted as a duplicate by `proc.count`.

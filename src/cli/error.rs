@@ -94,6 +94,9 @@ pub enum ConfigError {
         /// Empty, or the hint that the subcommand comes first.
         hint: String,
     },
+    /// A named input that is a directory.
+    #[error("{0}: is a directory (name the files in it, e.g. {1}/*.jsonl)")]
+    IsADirectory(String, String),
     /// `--map` with `--format` other than auto or custom.
     #[error("--map defines a custom format; it cannot be combined with --format {0}")]
     MapWithFormat(String),

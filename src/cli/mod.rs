@@ -5,9 +5,13 @@
 
 pub(crate) mod config;
 mod error;
+mod hints;
+#[cfg(test)]
+mod id_fields;
 mod values;
 
 pub use error::ConfigError;
+pub use hints::args_hint;
 
 use crate::analysis::AnalysisConfig;
 use crate::cli::config::{
@@ -28,8 +32,8 @@ use values::{EnrichOutput, ForArg, Progress};
 const AFTER_HELP: &str = "\
 Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after Ctrl-C or \
 SIGTERM ends a summary); 1 with --strict when some lines were invalid or too long; 2 usage, \
-configuration or I/O error, also a merge of digest files of partial runs (interrupted, or an \
-input not read to its end) without --allow-partial; 3 an --slo was broken (one verdict per \
+configuration or I/O error, an --slo whose group no request was in, also a merge of digest \
+files of partial runs (interrupted, or an input not read to its end) without --allow-partial; 3 an --slo was broken (one verdict per \
 SLO on stderr), or a diff --fail-if condition held.
 
 Metrics (ms): ttft = first_token - arrival; tpot = decode / (output_tokens - 1); \
@@ -232,7 +236,7 @@ struct EnrichArgs {
 }
 
 const DEFAULT_FIELDS: &str =
-    "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache";
+    "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache,outcome";
 
 /// The `--quantiles` of a report when none is given.
 const DEFAULT_QUANTILES: &str = "50,90,95,99,99.9";
@@ -367,7 +371,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     Cli::try_parse_from(args)
-        .map_err(|e| ConfigError::Args(e.to_string()))?
+        .map_err(|e| ConfigError::Args(args_hint(&e).unwrap_or_else(|| e.to_string())))?
         .resolve()
 }
 
@@ -404,9 +408,13 @@ impl FormatsArgs {
             formats_files: self.formats_files,
             ..Common::empty()
         };
-        let config = resolve_common(common, Command::Formats(self.names.clone()))?;
-        if let Some(unknown) = self
+        let mut config = resolve_common(common, Command::Formats(vec![]))?;
+        let names: Vec<String> = self
             .names
+            .iter()
+            .map(|n| format_name(n, config.formats.iter().map(|s| s.name.as_str())).to_owned())
+            .collect();
+        if let Some(unknown) = names
             .iter()
             .find(|n| *n != "custom" && !config.formats.iter().any(|s| &s.name == *n))
         {
@@ -416,6 +424,7 @@ impl FormatsArgs {
                 known: names.join(", "),
             });
         }
+        config.command = Command::Formats(names);
         Ok(config)
     }
 }
@@ -862,6 +871,11 @@ fn check_common(c: &Common) -> Result<(), ConfigError> {
     // Check named files up front, so a typo stops the run before any output (a file that
     // fails later, while being read, is reported and skipped).
     for f in &c.files {
+        if f.as_os_str() != "-" && f.is_dir() {
+            let name = crate::input::shown_name(&f.display().to_string()).into_owned();
+            let dir = name.trim_end_matches('/').to_owned();
+            return Err(ConfigError::IsADirectory(name, dir));
+        }
         if f.as_os_str() != "-" && !f.exists() {
             let name = f.display().to_string();
             let hint = if ["summary", "formats"].contains(&name.as_str()) {
@@ -900,13 +914,28 @@ fn available_formats(files: &[PathBuf]) -> Result<Vec<FormatSpec>, ConfigError> 
     Ok(all)
 }
 
+/// A format name as given, or the one it names when case is ignored (`LiteLLM`: `litellm`)
+/// among `names` and the words `auto`, `custom`, `inferred`; an exact match wins.
+fn format_name<'a>(given: &'a str, names: impl Iterator<Item = &'a str> + Clone) -> &'a str {
+    let words = ["auto", "custom", "inferred"].into_iter().chain(names);
+    if words.clone().any(|n| n == given) {
+        return given;
+    }
+    words
+        .into_iter()
+        .find(|n| n.eq_ignore_ascii_case(given))
+        .unwrap_or(given)
+}
+
 /// The formats to try: `--map`'s custom one, the one `--format` names, or all; and whether the
 /// `inferred` format is learned from the input (auto, or `--format inferred` when no formats
 /// file defines a format of that name).
 fn selected_formats(c: &Common) -> Result<(Vec<FormatSpec>, Infer), ConfigError> {
     let all = available_formats(&c.formats_files)?;
+    let format = format_name(&c.format, all.iter().map(|f| f.name.as_str())).to_owned();
+    let format = format.as_str();
     if !c.maps.is_empty() {
-        if c.format != "auto" && c.format != "custom" {
+        if format != "auto" && format != "custom" {
             return Err(ConfigError::MapWithFormat(c.format.clone()));
         }
         if !c.formats_files.is_empty() {
@@ -914,7 +943,7 @@ fn selected_formats(c: &Common) -> Result<(Vec<FormatSpec>, Infer), ConfigError>
         }
         return Ok((vec![custom(&c.maps)?], Infer::Off));
     }
-    match c.format.as_str() {
+    match format {
         "custom" => Err(ConfigError::CustomWithoutMap),
         "auto" => Ok((all, Infer::Auto)),
         "inferred" if !all.iter().any(|f| f.name == "inferred") => Ok((vec![], Infer::Forced)),

@@ -129,6 +129,24 @@ impl Metric {
             .find(|m| m.json_name() == n || m.short_name() == n)
     }
 
+    /// The names [`Metric::from_name`] knows, for a message that refuses another: the
+    /// durations by their short names, then the token counts (`ttft, tpot, itl, e2e, queue,
+    /// prefill, decode, ttfot, each also with _ms, input_tokens, cached_tokens,
+    /// output_tokens`).
+    pub fn known_names() -> String {
+        let names = |durations: bool| {
+            Metric::ALL
+                .into_iter()
+                .filter(move |m| m.is_duration() == durations)
+                .map(Metric::short_name)
+        };
+        names(true)
+            .chain(["each also with _ms"])
+            .chain(names(false))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The metric of a [`Metric::json_name`], exactly.
     pub fn from_json_name(name: &str) -> Option<Metric> {
         Metric::ALL.into_iter().find(|m| m.json_name() == name)

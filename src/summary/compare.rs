@@ -434,11 +434,16 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
         .trim()
         .rsplit_once('.')
         .ok_or_else(|| err("no '.pQ' after the metric"))?;
-    let metric = Metric::from_name(metric)
-        .filter(|m| m.is_duration())
-        .ok_or_else(|| {
-            err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode)")
-        })?;
+    let known = Metric::from_name(metric).ok_or_else(|| {
+        err(&format!(
+            "unknown metric {} (known: {})",
+            metric.trim(),
+            Metric::known_names()
+        ))
+    })?;
+    let metric = Some(known).filter(|m| m.is_duration()).ok_or_else(|| {
+        err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode, ttfot)")
+    })?;
     let pct: f64 = q
         .trim()
         .strip_prefix('p')

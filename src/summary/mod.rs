@@ -892,9 +892,38 @@ pub(crate) fn parse_quantiles(s: &str) -> Result<Vec<f64>, String> {
             }
         })
         .collect::<Result<_, _>>()?;
+    refuse_fractions(s)?;
     qs.sort_by(f64::total_cmp);
     qs.dedup();
     Ok(qs)
+}
+
+/// A `--quantiles` list that reads as fractions (`0.99`, `0.5,0.9`): every value at most 1 and
+/// one of them, written without a `p`, strictly between 0 and 1. Refused with the percentiles
+/// meant; `p0.99`, or a list that also holds a percentile above 1, is taken as written.
+fn refuse_fractions(s: &str) -> Result<(), String> {
+    let values: Vec<(bool, f64)> = s
+        .split(',')
+        .filter_map(|q| {
+            let t = q.trim();
+            let bare = t.strip_prefix('p').is_none();
+            t.trim_start_matches('p').parse().ok().map(|v| (bare, v))
+        })
+        .collect();
+    let fraction = |&(bare, v): &(bool, f64)| bare && v > 0.0 && v < 1.0;
+    if !values.iter().any(fraction) || values.iter().any(|&(_, v)| v > 1.0) {
+        return Ok(());
+    }
+    let meant: Vec<String> = values
+        .iter()
+        .map(|&(_, v)| crate::number::round3(v * 100.0).to_string())
+        .collect();
+    let first = values.iter().find(|v| fraction(v)).map_or(0.0, |v| v.1);
+    Err(format!(
+        "--quantiles {s:?}: --quantiles takes percentiles (0 to 100), not fractions: write {} \
+         (or p{first} for the {first}th percentile)",
+        meant.join(",")
+    ))
 }
 
 /// The output key of a quantile: `p` plus the percentile (`p50`, `p99.9`).

@@ -42,7 +42,13 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
         None => (text, vec![]),
     };
     let (metric, rest) = body.split_once(':').ok_or_else(|| err("no ':'"))?;
-    let metric = Metric::from_name(metric).ok_or_else(|| err("unknown metric"))?;
+    let metric = Metric::from_name(metric).ok_or_else(|| {
+        err(&format!(
+            "unknown metric {} (known: {})",
+            metric.trim(),
+            Metric::known_names()
+        ))
+    })?;
     let (q, bound) = rest.split_once("<=").ok_or_else(|| err("no '<='"))?;
     let pct: f64 = q
         .trim()
@@ -122,6 +128,33 @@ pub(crate) struct Verdict {
     /// True when the value is at most the bound. An SLO without values is not met: nothing
     /// shows that it holds.
     pub met: bool,
+    /// When no request was in the SLO's group (a value mistyped, or one the log does not
+    /// have): the values its keys had (`model values: a, b`). The SLO is not judged.
+    pub unmatched: Option<String>,
+}
+
+/// How the SLOs of a run came out, worst last: the exit status follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Status {
+    /// Every SLO held (or there were none).
+    Held,
+    /// An SLO was broken (exit status 3).
+    Broken,
+    /// An SLO's group matched no request: it could not be judged (exit status 2).
+    Unjudged,
+}
+
+/// The worst of the verdicts.
+pub(crate) fn status(verdicts: &[Verdict]) -> Status {
+    verdicts
+        .iter()
+        .map(|v| match (&v.unmatched, v.met) {
+            (Some(_), _) => Status::Unjudged,
+            (None, false) => Status::Broken,
+            (None, true) => Status::Held,
+        })
+        .max()
+        .unwrap_or(Status::Held)
 }
 
 impl Verdict {
@@ -134,6 +167,13 @@ impl Verdict {
         };
         let q = quantile_name(self.slo.quantile);
         let bound = crate::number::round3(self.slo.bound);
+        if let Some(seen) = &self.unmatched {
+            return format!(
+                "SLO {} not judged: no request was in group {} ({seen})",
+                self.slo.text,
+                group_label(&self.slo.group, "all requests")
+            );
+        }
         match self.value {
             None => format!(
                 "SLO {} BROKEN: no {} values in group {}",
@@ -159,21 +199,51 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
     slos.iter()
         .map(|slo| {
             let found = groups.iter_mut().find(|(k, _)| same_group(k, &slo.group));
-            let (value, count) = match found {
+            let (value, count, matched) = match found {
                 Some((_, g)) => {
                     let d = &mut g.metrics[slo.metric.index()].digest;
-                    (d.quantile(slo.quantile), d.count())
+                    (d.quantile(slo.quantile), d.count(), true)
                 }
-                None => (None, 0),
+                // The all-requests group always is: no requests is no values, not no group.
+                None => (None, 0, slo.group.is_empty()),
             };
+            let keys: Vec<&GroupKey> = groups.iter().map(|(k, _)| k).collect();
             Verdict {
                 slo: slo.clone(),
                 value,
                 count,
                 met: value.is_some_and(|v| crate::number::round3(v) <= slo.bound),
+                unmatched: (!matched).then(|| values_seen(&slo.group, &keys)),
             }
         })
         .collect()
+}
+
+/// The values each key of `group` had in the groups built (`model values: a, b; cache
+/// values: hit, miss`), at most ten a key.
+fn values_seen(group: &[(String, Option<String>)], keys: &[&GroupKey]) -> String {
+    const MOST: usize = 10;
+    group
+        .iter()
+        .map(|(name, _)| {
+            let mut seen: Vec<&str> = keys
+                .iter()
+                .flat_map(|k| k.iter())
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| v.as_deref().unwrap_or("unknown"))
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            let more = if seen.len() > MOST { ", ..." } else { "" };
+            seen.truncate(MOST);
+            if seen.is_empty() {
+                format!("no {name} values")
+            } else {
+                format!("{name} values: {}{more}", seen.join(", "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn same_group(key: &GroupKey, want: &[(String, Option<String>)]) -> bool {

@@ -23,6 +23,7 @@ mod inputs;
 mod lab;
 mod live;
 mod messages;
+mod mistakes;
 mod nothing_lost;
 mod parallel;
 mod parser;

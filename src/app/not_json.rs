@@ -1,0 +1,106 @@
+//! An input none of whose lines is JSON (a binary file, UTF-16 text, a plain-text log named
+//! by mistake) is named as such on stderr at its end: `tokentime: FILE: not JSON lines (binary
+//! data)`. What it looks like is told from its first bytes; that no line was JSON, from its
+//! counters.
+
+/// What an input's first bytes look like.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Looks {
+    /// UTF-8 text with no `{` (or nothing yet).
+    #[default]
+    Text,
+    /// UTF-8 text with a `{`: JSON after a prefix, or cut short, is not named (the hints of a
+    /// run with no request, and the bad lines' diagnostics, say more).
+    Braces,
+    /// UTF-16 text: a byte-order mark, or every other byte NUL (PowerShell's `>` writes it).
+    Utf16,
+    /// Bytes that are not UTF-8, and no NUL.
+    NotUtf8,
+    /// NUL bytes: binary data.
+    Binary,
+}
+
+/// Bytes of the head looked at.
+const HEAD: usize = 8192;
+
+/// What `head` (the first bytes of an input, after decompression) looks like.
+pub(crate) fn looks(head: &[u8]) -> Looks {
+    let head = &head[..head.len().min(HEAD)];
+    if head.starts_with(&[0xff, 0xfe]) || head.starts_with(&[0xfe, 0xff]) {
+        return Looks::Utf16;
+    }
+    if head.contains(&0) {
+        // Every other byte NUL: ASCII in UTF-16, little- or big-endian.
+        let pairs = head.len() / 2;
+        let nul_at = |odd: usize| {
+            head.iter()
+                .skip(odd)
+                .step_by(2)
+                .filter(|&&b| b == 0)
+                .count()
+        };
+        let most = nul_at(0).max(nul_at(1));
+        return if pairs >= 2 && most * 10 >= pairs * 9 {
+            Looks::Utf16
+        } else {
+            Looks::Binary
+        };
+    }
+    match std::str::from_utf8(head) {
+        // A character cut by the end of the head is no sign.
+        Err(e) if e.error_len().is_some() => Looks::NotUtf8,
+        _ if head.contains(&b'{') => Looks::Braces,
+        _ => Looks::Text,
+    }
+}
+
+/// Whether an input that looks like `looks` and whose `lines` lines were `non_json` not JSON
+/// objects and `bad` not JSON objects, invalid or too long, is named: plain text when every
+/// line was text, anything else when no line was a JSON object.
+pub(crate) fn named(looks: Looks, lines: u64, non_json: u64, bad: u64) -> bool {
+    lines > 0
+        && match looks {
+            Looks::Text => non_json == lines,
+            Looks::Braces => false,
+            Looks::Utf16 | Looks::NotUtf8 | Looks::Binary => bad == lines,
+        }
+}
+
+/// The message for input `name` whose `lines` lines were none of them JSON (after
+/// `tokentime: `).
+pub(crate) fn message(name: &str, looks: Looks, lines: u64) -> String {
+    let name = crate::input::shown_name(name);
+    let what = match looks {
+        Looks::Binary => "(binary data)".to_owned(),
+        Looks::Utf16 => {
+            "(UTF-16 text: convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)".to_owned()
+        }
+        Looks::NotUtf8 => "(text not in UTF-8, or binary data)".to_owned(),
+        Looks::Text | Looks::Braces => format!(
+            "(plain text): none of its {lines} line{} is JSON",
+            if lines == 1 { "" } else { "s" }
+        ),
+    };
+    format!("{name}: not JSON lines {what}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Looks, looks, message};
+
+    #[test]
+    fn heads_are_told_apart() {
+        assert_eq!(looks(b"{\"a\":1}\n"), Looks::Braces);
+        assert_eq!(looks(b"[INFO] up\n"), Looks::Text);
+        assert_eq!(looks(b"hello \xc3"), Looks::Text);
+        assert_eq!(looks(b"caf\xe9\n"), Looks::NotUtf8);
+        assert_eq!(looks(b"\x7fELF\x02\x01\x01\x00\x00\x00"), Looks::Binary);
+        assert_eq!(looks(b"\xff\xfe{\x00"), Looks::Utf16);
+        assert_eq!(looks(b"{\x00\"\x00a\x00\"\x00"), Looks::Utf16);
+        assert_eq!(looks(b""), Looks::Text);
+        assert_eq!(
+            message("a.txt", Looks::Text, 1),
+            "a.txt: not JSON lines (plain text): none of its 1 line is JSON"
+        );
+    }
+}

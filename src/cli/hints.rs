@@ -1,0 +1,92 @@
+//! Hints for arguments clap refused: an option of another subcommand given without it
+//! (`tokentime --every 10s`), and other tools' words for tokentime's options
+//! (`--percentiles`, `--group-by`).
+
+use clap::CommandFactory;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+/// Other tools' words for tokentime's options (clap suggests only options spelled alike).
+const SYNONYMS: &[(&str, &str)] = &[
+    ("percentiles", "quantiles"),
+    ("percentile", "quantiles"),
+    ("pct", "quantiles"),
+    ("group-by", "by"),
+    ("groupby", "by"),
+    ("group", "by"),
+    ("output-format", "output"),
+];
+
+/// tokentime's message (without the `tokentime: ` prefix) for an argument clap refused as
+/// unknown, when it has a better one than clap's: `None` for any other error.
+pub fn args_hint(e: &clap::Error) -> Option<String> {
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let name = arg.strip_prefix("--")?.split('=').next()?;
+    if let Some((_, ours)) = SYNONYMS.iter().find(|(w, _)| *w == name) {
+        return Some(format!("unknown option --{name}: did you mean --{ours}?"));
+    }
+    let cli = crate::cli::Cli::command();
+    let has = |c: &clap::Command| {
+        c.get_arguments()
+            .any(|a| !a.is_hide_set() && a.get_long() == Some(name))
+    };
+    let mut owners: Vec<String> = Vec::new();
+    let mut example = None;
+    if has(&cli) {
+        owners.push("`tokentime` (enrich)".to_owned());
+        example = Some("tokentime".to_owned());
+    }
+    for sub in cli.get_subcommands().filter(|s| has(s)) {
+        owners.push(format!("`tokentime {}`", sub.get_name()));
+        example.get_or_insert_with(|| format!("tokentime {}", sub.get_name()));
+    }
+    let example = example?;
+    let last = owners.pop()?;
+    let owners = if owners.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", owners.join(", "))
+    };
+    Some(format!(
+        "--{name} is an option of {owners} ({example} --{name} ... FILE...)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::args_hint;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    fn hint(args: &[&str]) -> Option<String> {
+        let e = Cli::try_parse_from(std::iter::once("tokentime").chain(args.iter().copied()))
+            .unwrap_err();
+        args_hint(&e)
+    }
+
+    #[test]
+    fn hints_name_the_option_meant() {
+        assert_eq!(
+            hint(&["--bucket", "5m"]).as_deref(),
+            Some(
+                "--bucket is an option of `tokentime summary` (tokentime summary --bucket ... FILE...)"
+            )
+        );
+        assert_eq!(
+            hint(&["summary", "--key", "x"]).as_deref(),
+            Some("--key is an option of `tokentime` (enrich) (tokentime --key ... FILE...)")
+        );
+        assert_eq!(
+            hint(&["summary", "--group-by=model"]).as_deref(),
+            Some("unknown option --group-by: did you mean --by?")
+        );
+        // clap's own message where it has a suggestion, or for other errors.
+        assert_eq!(hint(&["summary", "--quantile", "99"]), None);
+        assert_eq!(hint(&["summary", "--nonsense"]), None);
+        assert_eq!(hint(&["-o", "bogus"]), None);
+    }
+}

@@ -1,0 +1,317 @@
+//! Mistakes a user makes on the command line, and what tokentime says about each: the message
+//! (on stderr, one line) and the exit status docs/bad-input.md gives.
+
+use crate::common::{run, testdata};
+use std::process::Output;
+
+fn litellm() -> String {
+    testdata()
+        .join("samples/litellm.jsonl")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs tokentime and returns (exit status, stdout, stderr).
+fn outcome(args: &[&str], stdin: &[u8]) -> (Option<i32>, String, String) {
+    let out = run(args, stdin);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr(&out),
+    )
+}
+
+/// `--by modle`: every request went to `modle=unknown`, silently. Now stderr says that no
+/// request had the path and names the keys requests have that are close to it; the exit
+/// status stays 0 (a warning: the summary is right, only not what was meant).
+#[test]
+fn by_path_no_request_has() {
+    let log = litellm();
+    let (code, _, err) = outcome(&["summary", "--by", "modle", &log], b"");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(
+            "tokentime: --by modle: no request had this path (all 5 requests are in modle=unknown); \
+             close matches among the requests' keys: model"
+        ),
+        "{err}"
+    );
+    // A `$` name tokentime does not give a request: the names it gives are close matches.
+    let (code, _, err) = outcome(&["summary", "--by", "$modle", &log], b"");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("tokentime: --by $modle: no request had this path")
+            && err.contains("close matches among the requests' keys: $model"),
+        "{err}"
+    );
+    // Nothing close: some of the keys requests have are listed.
+    let (_, _, err) = outcome(&["summary", "--by", "zzzzzz", "-o", "json", &log], b"");
+    assert!(
+        err.contains("tokentime: --by zzzzzz: no request had this path (all 5 requests are in zzzzzz=unknown); requests have keys such as: "),
+        "{err}"
+    );
+    // A path some requests have: no word.
+    let (_, _, err) = outcome(&["summary", "--by", "model", &log], b"");
+    assert!(!err.contains("--by"), "{err}");
+}
+
+/// `--quantiles 0.99` printed `p0.99`: a fraction where a percentile is expected is refused,
+/// with the percentiles meant.
+#[test]
+fn quantiles_given_as_fractions() {
+    let log = litellm();
+    let (code, out, err) = outcome(&["summary", "--quantiles", "0.99", &log], b"");
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(
+        err,
+        "tokentime: --quantiles \"0.99\": --quantiles takes percentiles (0 to 100), not fractions: \
+         write 99 (or p0.99 for the 0.99th percentile)\n"
+    );
+    let (code, _, err) = outcome(&["summary", "--quantiles", "0.5,0.9,0.999", &log], b"");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("write 50,90,99.9 (or p0.5"), "{err}");
+    // The same in diff.
+    let (code, _, err) = outcome(&["diff", "--quantiles", "0.99", &log, &log], b"");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("write 99"), "{err}");
+    // Asked for with a `p`, or beside percentiles, a percentile under 1 is taken as it is.
+    for q in ["p0.5", "0.1,50", "1", "0,100"] {
+        let (code, _, err) = outcome(&["summary", "--quantiles", q, &log], b"");
+        assert_eq!(code, Some(0), "{q}: {err}");
+    }
+}
+
+/// An SLO on a group no request was in was broken (exit 3, "no values"): it is not judged,
+/// stderr says the group matched no request and lists the values seen, exit status 2.
+#[test]
+fn slo_group_no_request_was_in() {
+    let log = litellm();
+    let (code, _, err) = outcome(
+        &[
+            "summary",
+            "--by",
+            "model",
+            "--slo",
+            "ttft:p99<=800ms@model=gpt-4o",
+            &log,
+        ],
+        b"",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "tokentime: SLO ttft:p99<=800ms@model=gpt-4o not judged: no request was in group \
+             model=gpt-4o (model values: claude-3-7-sonnet-20250219, gpt-4o-mini)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("BROKEN"), "{err}");
+    // A group that exists but has no values of the metric is still broken (exit 3).
+    let (code, _, err) = outcome(
+        &["summary", "--slo", "ttft:p99<=800ms@cache=response", &log],
+        b"",
+    );
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("BROKEN: no ttft_ms values"), "{err}");
+}
+
+/// An unknown metric in `--slo` or `--fail-if` lists the known ones.
+#[test]
+fn unknown_metric_lists_the_known() {
+    let log = litellm();
+    let (code, _, err) = outcome(&["summary", "--slo", "ttfx:p99<=800ms", &log], b"");
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "tokentime: --slo \"ttfx:p99<=800ms\": unknown metric ttfx (known: ttft, tpot, itl, e2e, \
+         queue, prefill, decode, ttfot, each also with _ms, input_tokens, cached_tokens, \
+         output_tokens) (want METRIC:pQ<=VALUE[@KEY=VALUE])\n"
+    );
+    let (code, _, err) = outcome(&["diff", "--fail-if", "ttfx.p99>+10%", &log, &log], b"");
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(
+            "unknown metric ttfx (known: ttft, tpot, itl, e2e, queue, prefill, decode, ttfot"
+        ),
+        "{err}"
+    );
+}
+
+/// `--format LiteLLM`: format names are matched without regard to case.
+#[test]
+fn format_names_ignore_case() {
+    let log = litellm();
+    let (code, out, err) = outcome(&["summary", "--format", "LiteLLM", &log], b"");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.starts_with("lines 5  requests 5"), "{out}");
+    let (code, out, _) = outcome(&["formats", "LITELLM"], b"");
+    assert_eq!(code, Some(0));
+    assert!(out.starts_with("litellm: "), "{out}");
+}
+
+/// A `summary` option given without `summary` says whose option it is.
+#[test]
+fn summary_option_without_summary() {
+    let log = litellm();
+    let (code, out, err) = outcome(&["--every", "10s", &log], b"");
+    assert_eq!((code, out.as_str()), (Some(2), ""));
+    assert_eq!(
+        err,
+        "tokentime: --every is an option of `tokentime summary` (tokentime summary --every ... FILE...)\n"
+    );
+    let (_, _, err) = outcome(&["--by", "model", &log], b"");
+    assert_eq!(
+        err,
+        "tokentime: --by is an option of `tokentime summary` and `tokentime diff` (tokentime summary --by ... FILE...)\n"
+    );
+    let (_, _, err) = outcome(&["summary", "--fail-if", "ttft.p99>+10%", &log], b"");
+    assert!(
+        err.starts_with("tokentime: --fail-if is an option of `tokentime diff`"),
+        "{err}"
+    );
+}
+
+/// `--percentiles`, `--group-by`: the words of other tools get tokentime's.
+#[test]
+fn other_tools_words_suggest_ours() {
+    let log = litellm();
+    for (given, ours) in [
+        ("--percentiles", "--quantiles"),
+        ("--percentile", "--quantiles"),
+        ("--group-by", "--by"),
+        ("--groupby", "--by"),
+    ] {
+        let (code, _, err) = outcome(&["summary", given, "x", &log], b"");
+        assert_eq!(code, Some(2), "{given}");
+        assert_eq!(
+            err,
+            format!("tokentime: unknown option {given}: did you mean {ours}?\n"),
+            "{given}"
+        );
+    }
+    // With a value after `=`, too.
+    let (_, _, err) = outcome(&["summary", "--percentiles=99", &log], b"");
+    assert_eq!(
+        err,
+        "tokentime: unknown option --percentiles: did you mean --quantiles?\n"
+    );
+}
+
+/// A directory among the inputs is refused before anything is read, as a missing file is.
+#[test]
+fn directory_is_refused_up_front() {
+    let log = litellm();
+    let dir = testdata().join("samples");
+    let dir = dir.to_str().unwrap();
+    for args in [&[&log, dir][..], &["summary", &log, dir]] {
+        let (code, out, err) = outcome(args, b"");
+        assert_eq!((code, out.as_str()), (Some(2), ""), "{args:?}");
+        assert_eq!(
+            err,
+            format!(
+                "tokentime: {dir}: is a directory (name the files in it, e.g. {dir}/*.jsonl)\n"
+            )
+        );
+    }
+}
+
+/// An input that is not JSON lines at all is named as such: binary data, UTF-16 text, or
+/// plain text. The exit status stays 0 (a server's text log with no request is not wrong).
+#[test]
+fn input_not_json_lines_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "hello\nworld\n").unwrap();
+    let bin = dir.path().join("blob.bin");
+    std::fs::write(&bin, b"\x7fELF\x02\x01\x01\x00\x00\x00\n{\xff\xfe\n").unwrap();
+    let utf16 = dir.path().join("win.log");
+    let mut b = vec![0xff, 0xfe];
+    for c in "{\"a\": 1}\r\n".encode_utf16() {
+        b.extend_from_slice(&c.to_le_bytes());
+    }
+    std::fs::write(&utf16, b).unwrap();
+    let (text, bin, utf16) = (
+        text.to_str().unwrap(),
+        bin.to_str().unwrap(),
+        utf16.to_str().unwrap(),
+    );
+    for cmd in [&["summary"][..], &[]] {
+        let args: Vec<&str> = cmd.iter().copied().chain([text, bin, utf16]).collect();
+        let (code, _, err) = outcome(&args, b"");
+        assert_eq!(code, Some(0), "{err}");
+        for want in [
+            format!("tokentime: {text}: not JSON lines (plain text): none of its 2 lines is JSON"),
+            format!("tokentime: {bin}: not JSON lines (binary data)"),
+            format!(
+                "tokentime: {utf16}: not JSON lines (UTF-16 text: convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
+            ),
+        ] {
+            assert!(err.contains(&want), "{cmd:?}: want {want:?} in\n{err}");
+        }
+    }
+    // Standard input, and a log with requests: only the former is named.
+    let (_, _, err) = outcome(&["summary", &litellm(), "-"], b"plain text\n");
+    assert!(
+        err.contains("tokentime: <stdin>: not JSON lines (plain text): none of its 1 line is JSON"),
+        "{err}"
+    );
+    assert!(!err.contains("litellm"), "{err}");
+}
+
+/// JSON never holds `-0.0`: a change that rounds to zero is `0.0`.
+#[test]
+fn json_has_no_negative_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    std::fs::write(&a, "{\"e\":100.0}\n").unwrap();
+    // 0.0004 ms faster: a change of -0.0004 ms, rounded to three decimals.
+    std::fs::write(&b, "{\"e\":99.9996}\n").unwrap();
+    let out = run(
+        &[
+            "diff",
+            "--map",
+            "e2e=e",
+            "-o",
+            "json",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        json.contains("\"change_ms\": 0.0"),
+        "{json}{}",
+        stderr(&out)
+    );
+    assert!(!json.contains("-0.0"), "{json}");
+}
+
+/// Per-request rows carry `outcome` by default, so that rows of failed requests are told from
+/// those of requests whose metrics were not logged.
+#[test]
+fn rows_carry_outcome_by_default() {
+    let log = litellm();
+    for (o, header) in [
+        (
+            "csv",
+            "id,model,ttft_ms,tpot_ms,e2e_ms,input_tokens,cached_tokens,output_tokens,cache,outcome",
+        ),
+        (
+            "tsv",
+            "id\tmodel\tttft_ms\ttpot_ms\te2e_ms\tinput_tokens\tcached_tokens\toutput_tokens\tcache\toutcome",
+        ),
+    ] {
+        let (code, out, _) = outcome(&["-o", o, &log], b"");
+        assert_eq!(code, Some(0));
+        assert_eq!(out.lines().next(), Some(header), "{o}");
+    }
+    let (_, out, _) = outcome(&["-o", "jsonl", &log], b"");
+    assert!(out.lines().all(|l| l.contains("\"outcome\":")), "{out}");
+}
