@@ -9,10 +9,6 @@ use serde_json::Value;
 /// Files read the same by `--format inferred` as by their format, and why they qualify.
 const SAME: &[(&str, &str)] = &[
     (
-        "realdata/raydata-vllm-v0-viggo/ray-data-llm-viggo.jsonl",
-        "metrics.*_time epoch-second instants, num_*_tokens",
-    ),
-    (
         "realdata/llmperf-groq-70b/individual_responses.json",
         "ttft_s, end_to_end_latency_s, number_*_tokens; error_code/error_msg",
     ),
@@ -31,6 +27,10 @@ const SAME: &[(&str, &str)] = &[
     (
         "loadtest/vllm-v0-metrics.jsonl",
         "wall-clock arrival_time, first_token_time, last_token_time; time_in_queue pinned to s by scheduled - arrival",
+    ),
+    (
+        "realdata/raydata-vllm-v0-viggo/ray-data-llm-viggo.jsonl",
+        "metrics.*_time epoch-second instants, num_*_tokens",
     ),
 ];
 
