@@ -98,7 +98,8 @@ median_inside() {
         if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Medians over `runs` runs of the shell command $1 (output to /dev/null): wall seconds and CPU
+# Medians over `runs` runs of the shell command $1 (output to /dev/null; its stderr must be
+# empty or redirected, as `time` writes there too): wall seconds and CPU
 # seconds (user + system, all threads). On a busy machine wall time exceeds CPU time for a
 # one-thread command: it waited for a core.
 median_time() {
@@ -159,7 +160,7 @@ table() {
             for threads in 1 2; do
                 inside=$(median_inside "$engine" "$threads" "$file")
                 row "$engine, $threads thread(s) (query alone: ${inside} s)" \
-                    "'$venv/bin/python' '$root/benches/peers.py' $engine $threads '$file'"
+                    "'$venv/bin/python' '$root/benches/peers.py' $engine $threads '$file' 2> /dev/null"
             done
         done
     fi
