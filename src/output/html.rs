@@ -567,25 +567,11 @@ fn diff_section(h: &mut String, d: &Json) {
     );
 }
 
-/// The metrics in the order the tables list them.
-const METRICS: [&str; 11] = [
-    "ttft_ms",
-    "tpot_ms",
-    "itl_ms",
-    "e2e_ms",
-    "queue_ms",
-    "prefill_ms",
-    "decode_ms",
-    "ttfot_ms",
-    "input_tokens",
-    "cached_tokens",
-    "output_tokens",
-];
-
 fn percentiles_section(h: &mut String, s: &Json) {
     h.push_str("<h2 id=\"percentiles\">Percentiles</h2>\n");
     for (i, g) in groups(s) {
-        let qs: Vec<String> = METRICS
+        let metrics = crate::metrics::Metric::ALL.map(crate::metrics::Metric::json_name);
+        let qs: Vec<String> = metrics
             .iter()
             .find_map(|m| g["metrics"][m]["quantiles"].as_object())
             .map(|q| q.keys().cloned().collect())
@@ -602,7 +588,7 @@ fn percentiles_section(h: &mut String, s: &Json) {
             let _ = write!(h, "<th class=\"n\">{}</th>", escape(q));
         }
         h.push_str("<th class=\"n\">max</th><th class=\"n\">mean</th><th>nulls</th><th>definition</th></tr>\n");
-        for m in METRICS {
+        for m in metrics {
             let Some(mv) = g["metrics"].get(m) else {
                 continue;
             };

@@ -31,6 +31,15 @@ fn compare(ours: &Value, theirs: &Value, quantiles: &[&str], what: &str) {
     assert_eq!(ours["exact"], true, "{what}");
 }
 
+/// Each of our metrics against AIPerf's statistics of its tag: the same count, and
+/// [`compare`] on the quantiles.
+fn compare_aiperf(ours: &Value, theirs: &Value, pairs: &[(&str, &str)], qs: &[&str], run: &str) {
+    for (m, tag) in pairs {
+        assert_eq!(ours[m]["count"], theirs[tag]["count"], "{m} count");
+        compare(&ours[m], &theirs[tag], qs, &format!("{run} {m} ~ {tag}"));
+    }
+}
+
 const AIPERF: &str = "realdata/aiperf011-reasoning-cancel";
 
 #[test]
@@ -58,22 +67,20 @@ fn aiperf_reproduces_its_latency_token_and_chunk_gap_statistics() {
         theirs["error_request_count"]["avg"].as_f64()
     );
     let g = &s["groups"][0]["metrics"];
-    for (ours, tag) in [
-        ("ttft_ms", "ttft"),
-        ("tpot_ms", "inter_token_latency"),
-        ("itl_ms", "inter_chunk_latency"),
-        ("e2e_ms", "request_latency"),
-        ("output_tokens", "output_sequence_length"),
-        ("input_tokens", "input_sequence_length"),
-    ] {
-        assert_eq!(g[ours]["count"], theirs[tag]["count"], "{ours} count");
-        compare(
-            &g[ours],
-            &theirs[tag],
-            &qs,
-            &format!("aiperf {ours} ~ {tag}"),
-        );
-    }
+    compare_aiperf(
+        g,
+        theirs,
+        &[
+            ("ttft_ms", "ttft"),
+            ("tpot_ms", "inter_token_latency"),
+            ("itl_ms", "inter_chunk_latency"),
+            ("e2e_ms", "request_latency"),
+            ("output_tokens", "output_sequence_length"),
+            ("input_tokens", "input_sequence_length"),
+        ],
+        &qs,
+        "aiperf",
+    );
     assert_eq!(g["ttft_ms"]["nulls"]["error"], 11);
 }
 
@@ -114,23 +121,21 @@ fn aiperf_current_reproduces_its_statistics_errors_and_cancellations() {
         theirs["error_request_count"]["avg"].as_f64()
     );
     let g = &s["groups"][0]["metrics"];
-    for (ours, tag) in [
-        ("ttft_ms", "time_to_first_token"),
-        ("tpot_ms", "inter_token_latency"),
-        ("itl_ms", "inter_chunk_latency"),
-        ("e2e_ms", "request_latency"),
-        ("decode_ms", "decode_duration"),
-        ("output_tokens", "output_sequence_length"),
-        ("input_tokens", "input_sequence_length"),
-    ] {
-        assert_eq!(g[ours]["count"], theirs[tag]["count"], "{ours} count");
-        compare(
-            &g[ours],
-            &theirs[tag],
-            &qs,
-            &format!("aiperf 0.13 {ours} ~ {tag}"),
-        );
-    }
+    compare_aiperf(
+        g,
+        &theirs,
+        &[
+            ("ttft_ms", "time_to_first_token"),
+            ("tpot_ms", "inter_token_latency"),
+            ("itl_ms", "inter_chunk_latency"),
+            ("e2e_ms", "request_latency"),
+            ("decode_ms", "decode_duration"),
+            ("output_tokens", "output_sequence_length"),
+            ("input_tokens", "input_sequence_length"),
+        ],
+        &qs,
+        "aiperf 0.13",
+    );
     assert_eq!(g["ttft_ms"]["nulls"]["error"], 23);
 }
 
