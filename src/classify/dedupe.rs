@@ -52,7 +52,7 @@ impl Hasher for Fnv {
 /// metric and token count derived from it. Two records with one id but different timings (a
 /// retry that reuses the id, a server restarted whose task ids start again) are different
 /// requests: their keys differ.
-pub(crate) fn request_key(format: usize, id: &str, r: &Request) -> u64 {
+pub(crate) fn request_key(format: usize, id: &[u8], r: &Request) -> u64 {
     let mut h = Fnv::default();
     format.hash(&mut h);
     id.hash(&mut h);
@@ -135,10 +135,10 @@ impl Seen {
             self.order.pop_front();
             self.keys.remove(&k);
         }
-        if self.keys.contains(&key) {
+        // One probe: `insert` tells whether the key was there.
+        if !self.keys.insert(key) {
             return true;
         }
-        self.keys.insert(key);
         self.order.push_back((end_ns, key));
         false
     }

@@ -1016,13 +1016,13 @@ impl Processor {
         }
         self.push(format, timeline, gaps_start);
         if self.keys {
-            let id = self.formats.id(format, line, &self.slots);
+            let id = self.formats.id_bytes(format, line, &self.slots);
             self.set_key(format, id);
         }
     }
 
     /// Sets the key of the request just pushed, of format `format`, logged with `id`.
-    fn set_key(&mut self, format: usize, id: Option<&str>) {
+    fn set_key(&mut self, format: usize, id: Option<&[u8]>) {
         if let (Some(id), Some(r)) = (id, self.requests.last_mut()) {
             r.key = Some(dedupe::request_key(format, id, r));
         }
@@ -1379,9 +1379,9 @@ impl Processor {
         }
         let key = self
             .keys
-            .then(|| reader.formats.id(0, rec, &reader.slots))
+            .then(|| reader.formats.id_bytes(0, rec, &reader.slots))
             .flatten()
-            .map(str::to_owned);
+            .map(<[u8]>::to_vec);
         self.push(f, &timeline, start);
         if self.keys {
             self.set_key(f, key.as_deref());

@@ -1357,6 +1357,15 @@ impl Formats {
             .find_map(|&s| slots.raw(line, s))
     }
 
+    /// [`Formats::id`] as bytes, not checked as UTF-8 again (for hashing: a read line is
+    /// valid UTF-8 already).
+    pub fn id_bytes<'l>(&self, format: usize, line: &'l [u8], slots: &Slots) -> Option<&'l [u8]> {
+        self.compiled[format]
+            .id
+            .iter()
+            .find_map(|&s| slots.raw_bytes(line, s))
+    }
+
     /// The raw JSON text of the model name of a line of format `format`, if logged.
     pub fn model<'l>(&self, format: usize, line: &'l [u8], slots: &Slots) -> Option<&'l str> {
         self.compiled[format]
