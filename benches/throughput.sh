@@ -88,14 +88,22 @@ peer_versions() {
     "$venv/bin/python" -c 'import duckdb, polars; print(f"DuckDB {duckdb.__version__}, Polars {polars.__version__}")'
 }
 
-# Median of the `inside SECONDS` that benches/peers.py prints on stderr, over `runs` runs.
-median_inside() {
-    local xs=()
+# Medians over `runs` runs of benches/peers.py with these arguments, from the same runs: the
+# whole process's wall and CPU seconds, and the `inside SECONDS` (the query alone) it prints on
+# stderr.
+median_peer() {
+    local walls=() cpus=() insides=() out err
+    err=$(mktemp)
     for _ in $(seq "$runs"); do
-        xs+=("$("$venv/bin/python" "$root/benches/peers.py" "$@" 2>&1 > /dev/null | awk '/^inside/ { print $2 }')")
+        out=$( { TIMEFORMAT='%R %U %S'; time "$venv/bin/python" "$root/benches/peers.py" "$@" > /dev/null 2> "$err"; } 2>&1 )
+        walls+=("$(echo "$out" | awk '{ print $1 }')")
+        cpus+=("$(echo "$out" | awk '{ print $2 + $3 }')")
+        insides+=("$(awk '/^inside/ { print $2 }' "$err")")
     done
-    printf '%s\n' "${xs[@]}" | sort -g | awk '{ v[NR] = $1 } END {
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    rm -f "$err"
+    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    echo "$(med "${walls[@]}") $(med "${cpus[@]}") $(med "${insides[@]}")"
 }
 
 # Medians over `runs` runs of the shell command $1 (output to /dev/null; its stderr must be
@@ -127,6 +135,19 @@ peak_rss() {
     fi
 }
 
+# The ratios the performance targets are stated in, from the rows of the table just printed
+# (`took`: "wall cpu" by row id).
+ratios() {
+    r() { awk -v a="${took[$1]:-}" -v b="${took[$2]:-}" -v i="$3" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        if (x[i] > 0 && y[i] > 0) printf "%.2f", y[i] / x[i]; else printf "-" }'; }
+    echo
+    echo "Ratios in this run: summary speed / DuckDB typed (whole process) $(r s1 duckdb-typed-1 1)x at 1 thread," \
+        "$(r s2 duckdb-typed-2 1)x at 2; CPU / floor's: summary --threads 1 $(r floor s1 2)x," \
+        "enrich --threads 1 $(r floor e1 2)x; 2 threads / 1 thread speed: summary $(r s2 s1 1)x," \
+        "enrich $(r e2 e1 1)x."
+}
+
 table() {
     local file="$1" label="$2" bytes wc_t
     bytes=$(stat -c %s "$file")
@@ -137,36 +158,38 @@ table() {
     echo "| command | wall s | CPU s | MB/s | / wc -l |"
     echo "|---|---:|---:|---:|---:|"
     wc_t=$(median_time "wc -l '$file'")
+    declare -gA took=()
     row() {
         local name="$1" cmd="$2" t
         t=${3:-$(median_time "$cmd")}
+        [ -n "${4:-}" ] && took[$4]="$t"
         awk -v n="$name" -v t="$t" -v b="$bytes" -v w="${wc_t%% *}" 'BEGIN {
             split(t, x, " ")
             printf "| %s | %.3f | %.3f | %.0f | %.3f |\n", n, x[1], x[2], b / x[1] / 1e6, w / x[1] }'
     }
     row '`wc -l FILE`' "wc -l '$file'" "$wc_t"
-    row 'floor: JSON read alone, one thread (`examples/parse_floor.rs`)' "'$floor' '$file'"
-    row '`tokentime summary --threads 1 FILE`' "'$tt' summary --threads 1 '$file'"
-    row '`tokentime summary FILE`' "'$tt' summary '$file'"
-    row '`tokentime --threads 1 FILE > /dev/null`' "'$tt' --threads 1 '$file'"
-    row '`tokentime FILE > /dev/null`' "'$tt' '$file'"
+    row 'floor: JSON read alone, one thread (`examples/parse_floor.rs`)' "'$floor' '$file'" "" floor
+    row '`tokentime summary --threads 1 FILE`' "'$tt' summary --threads 1 '$file'" "" s1
+    row '`tokentime summary --threads 2 FILE`' "'$tt' summary --threads 2 '$file'" "" s2
+    row '`tokentime --threads 1 FILE > /dev/null`' "'$tt' --threads 1 '$file'" "" e1
+    row '`tokentime --threads 2 FILE > /dev/null`' "'$tt' --threads 2 '$file'" "" e2
     row '`tokentime summary < FILE`' "'$tt' summary < '$file'"
     row '`tokentime < FILE > /dev/null`' "'$tt' < '$file'"
     row '`cat FILE \| tokentime summary`' "cat '$file' | '$tt' summary"
     row '`cat FILE \| tokentime > /dev/null`' "cat '$file' | '$tt'"
     if [ "$peers" = 1 ]; then
-        local engine threads inside
+        local engine threads t
         for engine in duckdb-typed duckdb-auto polars; do
             for threads in 1 2; do
-                inside=$(median_inside "$engine" "$threads" "$file")
-                row "$engine, $threads thread(s) (query alone: ${inside} s)" \
-                    "'$venv/bin/python' '$root/benches/peers.py' $engine $threads '$file' 2> /dev/null"
+                t=$(median_peer "$engine" "$threads" "$file")
+                row "$engine, $threads thread(s) (query alone: ${t##* } s)" "" "${t% *}" "$engine-$threads"
             done
         done
     fi
     for tool in "${tools[@]}"; do
         row "\`$tool -nR 'reduce ...'\` (summary job)" "$tool -nR '$jq_job' '$file'"
     done
+    ratios
     echo
     echo "Peak RSS of \`tokentime summary\`: $(peak_rss "$tt" summary --threads 1 "$file") MiB with --threads 1, $(peak_rss "$tt" summary "$file") MiB with the default threads."
     echo "With \`--by id\` (a group per request, bounded by --max-groups 1000): $(peak_rss "$tt" summary --by id --threads 1 "$file") MiB with --threads 1, $(peak_rss "$tt" summary --by id "$file") MiB with the default threads."
