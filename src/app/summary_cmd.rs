@@ -987,7 +987,10 @@ fn merge_windows(
     let rc = &mc.report;
     if !rc.digest_to_stdout() {
         let style = crate::app::buckets::WindowStyle::new(rc, !summary.by().is_empty(), b.width);
-        let header = style.table.as_ref().map(crate::output::compact::WindowTable::header);
+        let header = style
+            .table
+            .as_ref()
+            .map(crate::output::compact::WindowTable::header);
         crate::app::buckets::write_windows(out, &[], b, &style, header).map_err(Error::Output)?;
     }
     crate::app::buckets::say_unplaced(b);

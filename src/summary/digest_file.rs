@@ -202,7 +202,9 @@ pub(crate) fn write(
 /// The file system's.
 #[cfg(test)]
 pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
-    save_via(path, cov, summary, None, |p: &Path| std::fs::File::create(p))
+    save_via(path, cov, summary, None, |p: &Path| {
+        std::fs::File::create(p)
+    })
 }
 
 /// [`save`], each file (the temporary one, or `path` written through) opened by `open`: the
@@ -407,7 +409,11 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
     let buckets = match (doc["schema"].as_str(), &doc["windows"]) {
         (Some(SCHEMA_WINDOWS), _) => Some(windows::load(doc, &template, &mut totals)?),
         (_, Json::Null) => None,
-        _ => return Err(format!("\"windows\" in a {SCHEMA:?} file (they are {SCHEMA_WINDOWS:?})")),
+        _ => {
+            return Err(format!(
+                "\"windows\" in a {SCHEMA:?} file (they are {SCHEMA_WINDOWS:?})"
+            ));
+        }
     };
     Ok(Loaded {
         coverage,

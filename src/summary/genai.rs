@@ -434,13 +434,20 @@ mod tests {
         h.add(&TOKEN_BOUNDS, 900);
         h.sum = i128::from(i64::MAX) + 5;
         let j = g.save_json();
-        assert_eq!(j["series"][0]["input_tokens"]["sum"], json!("9223372036854775812"));
+        assert_eq!(
+            j["series"][0]["input_tokens"]["sum"],
+            json!("9223372036854775812")
+        );
         assert_eq!(GenAi::load_json(&j, 10), Ok(g));
         let mut bad = j.clone();
         bad["series"][1]["ttft_ms"]["count"] = json!(1);
         assert!(GenAi::load_json(&bad, 10).is_err());
         let mut other_bounds = j;
         other_bounds["bounds"]["tpot_ms"][0] = json!(1);
-        assert!(GenAi::load_json(&other_bounds, 10).unwrap_err().contains("tpot_ms"));
+        assert!(
+            GenAi::load_json(&other_bounds, 10)
+                .unwrap_err()
+                .contains("tpot_ms")
+        );
     }
 }
