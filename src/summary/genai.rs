@@ -440,7 +440,7 @@ mod tests {
         );
         assert_eq!(GenAi::load_json(&j, 10), Ok(g));
         let mut bad = j.clone();
-        bad["series"][1]["ttft_ms"]["count"] = json!(1);
+        bad["series"][0]["ttft_ms"]["count"] = json!(1);
         assert!(GenAi::load_json(&bad, 10).is_err());
         let mut other_bounds = j;
         other_bounds["bounds"]["tpot_ms"][0] = json!(1);
