@@ -264,8 +264,9 @@ struct ReportArgs {
     /// 'e2e:p95<=20s@cache=miss'. Exit status 3 when one is broken (or has no values).
     #[arg(long = "slo", value_name = "SLO")]
     slos: Vec<String>,
-    /// Write every group's digests to FILE (versioned JSON, tokentime.digest/v1), for
-    /// `tokentime merge`; `-`: to standard output, in place of the report.
+    /// Write every group's digests to FILE (versioned JSON, tokentime.digest/v1; v2 with the
+    /// --bucket windows), for `tokentime merge`; `-`: to standard output, in place of the
+    /// report.
     #[arg(long, value_name = "FILE")]
     save_digest: Option<PathBuf>,
     /// Draw a log-scaled histogram of each metric under its group's table (and list its bins

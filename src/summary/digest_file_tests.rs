@@ -242,7 +242,7 @@ fn windows_read_back_and_bad_ones_are_refused() {
     let (cov, mut s) = summarize(&lines(1..=4), EXACT_LIMIT);
     let mut b = Buckets::new(width);
     for (i, line) in lines(1..=4).iter().enumerate() {
-        let (_, mut one) = summarize(std::slice::from_ref(line), EXACT_LIMIT);
+        let (_, one) = summarize(std::slice::from_ref(line), EXACT_LIMIT);
         b.windows
             .entry(i as i64 % 2 * width)
             .or_insert_with(|| one.empty_like())
