@@ -26,6 +26,11 @@ pub(crate) const SCHEMA: &str = "tokentime.digest/v1";
 /// leave its windows out: it refuses this version instead.
 pub(crate) const SCHEMA_WINDOWS: &str = "tokentime.digest/v2";
 
+/// Whether `schema` names a digest file version this reader takes.
+pub(crate) fn is_schema(schema: &Json) -> bool {
+    matches!(schema.as_str(), Some(SCHEMA | SCHEMA_WINDOWS))
+}
+
 /// The summary and coverage as a digest file document, its groups made as it is written;
 /// with the `--bucket` windows of `windows` when given.
 pub(crate) fn to_json<'a>(

@@ -118,6 +118,10 @@ fn one_input_saving_its_digest_prints_the_same_windows() {
         text(&run_ok(&["merge", "-o", "json", &d], b"")),
         text(&plain)
     );
+    // `diff` takes it as a digest file: the whole run, no change against its log.
+    let diff = run(&["diff", "-o", "json", &d, &log], b"");
+    assert_eq!(diff.status.code(), Some(0), "{}", text(&diff.stderr));
+    assert!(text(&diff.stdout).contains("tokentime.diff/v1"));
     // A merge's own digest keeps the windows.
     let again = dir.path().join("again.json").display().to_string();
     run_ok(&["merge", "--save-digest", &again, &d], b"");
