@@ -9,7 +9,10 @@
 #   4. one partition's digest dropped (TOKENTIME_SPARK_DROP_PARTITION): the comparison of 1
 #      must then fail, or this test fails;
 #   5. Ollama streams (requests over several lines): read by lines, the run is refused (exit 2);
-#      with --whole-files, identical.
+#      with --whole-files, identical;
+#   6. --bucket passed through: the windows (JSON lines, and the table) identical to one
+#      `summary --bucket` over the files, windows cut between partitions merged;
+#   7. -o prometheus: the GenAI histogram lines identical to one run's.
 # Installs what is missing: a headless JRE (Debian's openjdk-17-jre-headless, with apt-get) and
 # PySpark (from the package index, in a virtual environment under target/).
 set -euo pipefail
@@ -94,5 +97,29 @@ spark whole --whole-files --partitions 2 -o json "$work/ollama" || fail "$(tail 
 "$tt" summary -o json "$work"/ollama/*.jsonl > "$work/ollama-one.json"
 cmp -s "$work/whole.out" "$work/ollama-one.json" || fail "--whole-files summary differs from one run"
 echo "spark test: Ollama streams: refused read by lines, identical with --whole-files"
+
+# 5. Windows of log time: each partition's digest holds its windows; the merge prints the
+#    windows of one run (10 s windows: a window is cut between partitions).
+spark bucket --partitions 8 --by model --bucket 10s -o json --digests-out "$work/bucket-digests.jsonl" "$work/logs" \
+    || fail "$(tail -5 "$work/bucket.err")"
+"$tt" summary --by model --bucket 10s -o json "$work"/logs/day*.jsonl > "$work/one-bucket.jsonl"
+cmp -s "$work/bucket.out" "$work/one-bucket.jsonl" || fail "--bucket windows differ from one run"
+split=$(python3 -c '
+import collections, json, sys
+n = collections.Counter(w["start_ns"] for l in open(sys.argv[1]) for w in json.loads(l)["windows"])
+print(sum(1 for c in n.values() if c > 1))' "$work/bucket-digests.jsonl")
+[ "$split" -gt 0 ] || fail "no window was cut between partitions"
+spark bucket-table --partitions 8 --by model --bucket 10s "$work/logs" || fail "$(tail -5 "$work/bucket-table.err")"
+"$tt" summary --by model --bucket 10s "$work"/logs/day*.jsonl > "$work/one-bucket.txt"
+cmp -s "$work/bucket-table.out" "$work/one-bucket.txt" || fail "--bucket table differs from one run"
+echo "spark test: --bucket 10s: $(grep -c '"key":{}' "$work/one-bucket.jsonl") windows ($split cut between partitions) identical to one run's, JSON lines and table"
+
+# 6. The GenAI histograms: merged from the digests' bucket counts, identical to one run's.
+spark prom --partitions 8 --by model -o prometheus "$work/logs" || fail "$(tail -5 "$work/prom.err")"
+"$tt" summary --by model -o prometheus "$work"/logs/day*.jsonl > "$work/one.prom"
+grep gen_ai_ "$work/one.prom" > "$work/one-genai.prom"
+[ "$(wc -l < "$work/one-genai.prom")" -gt 100 ] || fail "few gen_ai lines: $(head -3 "$work/one.prom")"
+grep gen_ai_ "$work/prom.out" | cmp -s - "$work/one-genai.prom" || fail "GenAI histograms differ from one run's"
+echo "spark test: -o prometheus: $(wc -l < "$work/one-genai.prom") gen_ai_* lines identical to one run's"
 
 echo "spark test: passed in $(($(date +%s) - started)) s"

@@ -8,6 +8,11 @@ have printed.
     spark-submit examples/spark/tokentime_spark.py --by model --slo 'ttft:p99<=2s' \
         's3a://logs/2026-01-*/litellm.jsonl.gz'
 
+With --bucket 1m each digest holds its partition's windows of log time, and the merge prints
+the windows one `tokentime summary --bucket 1m` over every input would have printed (a minute
+cut between partitions merged). With -o prometheus the merge prints the OpenTelemetry GenAI
+histograms too: their bucket counts are in the digests.
+
 or with PySpark from the package index, `python tokentime_spark.py ...` (the master then comes
 from PYSPARK_SUBMIT_ARGS, e.g. "--master local[4] pyspark-shell").
 
@@ -53,6 +58,10 @@ def parse_args(argv):
     p.add_argument("--exact-limit", help="summary --exact-limit")
     p.add_argument("--goodput", help="summary --goodput")
     p.add_argument(
+        "--bucket",
+        help="summary --bucket: windows of log time, saved in each digest; the merge prints them",
+    )
+    p.add_argument(
         "--summary-arg", action="append", default=[], help="any other summary flag (repeatable)"
     )
     # Reduce-side flags: how the merged summary is reported.
@@ -76,7 +85,7 @@ def summary_command(a):
     for k in a.by:
         cmd += ["--by", k]
     for flag, v in (("--format", a.format), ("--exact-limit", a.exact_limit),
-                    ("--goodput", a.goodput)):
+                    ("--goodput", a.goodput), ("--bucket", a.bucket)):
         if v is not None:
             cmd += [flag, v]
     return cmd + a.summary_arg
@@ -86,7 +95,8 @@ def merge_command(a):
     cmd = [a.tokentime, "merge"]
     for s in a.slo:
         cmd += ["--slo", s]
-    for flag, v in (("--output", a.output), ("--quantiles", a.quantiles)):
+    for flag, v in (("--output", a.output), ("--quantiles", a.quantiles),
+                    ("--bucket", a.bucket)):
         if v is not None:
             cmd += [flag, v]
     return cmd + a.merge_arg + ["-"]

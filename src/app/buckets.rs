@@ -9,6 +9,7 @@
 //! order, so their windows are all held to the end.
 
 use crate::classify::Request;
+use crate::cli::config::ReportConfig;
 use crate::output::compact::WindowTable;
 use crate::output::summary::group_json;
 use crate::summary::Summary;
@@ -39,10 +40,16 @@ pub(crate) struct WindowStyle {
 impl WindowStyle {
     /// The style of a summary run's windows (`--bucket`, its `--output`).
     pub(crate) fn of(sc: &crate::cli::config::SummaryConfig) -> WindowStyle {
-        let table = (sc.report.output == crate::cli::config::SummaryOutput::Table)
-            .then(|| WindowTable::new(&sc.report.table, !sc.by.is_empty(), sc.bucket.unwrap_or(0)));
+        WindowStyle::new(&sc.report, !sc.by.is_empty(), sc.bucket.unwrap_or(0))
+    }
+
+    /// The style of windows `width` ns wide reported as `rc` says (`by`: grouped by `--by`
+    /// keys): a summary run's, or a merge's of digest files with windows.
+    pub(crate) fn new(rc: &ReportConfig, by: bool, width: i64) -> WindowStyle {
+        let table = (rc.output == crate::cli::config::SummaryOutput::Table)
+            .then(|| WindowTable::new(&rc.table, by, width));
         WindowStyle {
-            quantiles: sc.report.quantiles.clone(),
+            quantiles: rc.quantiles.clone(),
             table,
         }
     }
@@ -62,18 +69,48 @@ impl WindowStyle {
     }
 }
 
-/// Writes the windows `b` holds, earliest first, and empties it.
+/// Writes the windows `b` holds, earliest first (they are kept: a digest file saves them
+/// after).
 pub(crate) fn write_all(
     out: &mut impl Write,
     b: &mut Buckets,
     style: &WindowStyle,
 ) -> io::Result<()> {
-    let width = b.width;
-    for (start, mut summary) in std::mem::take(&mut b.windows) {
-        let repeat = b.is_repeat(start);
-        style.write(out, start, width, &mut summary, repeat)?;
+    let (width, taken_before) = (b.width, b.taken_before);
+    for (&start, summary) in &mut b.windows {
+        let repeat = taken_before.is_some_and(|t| start < t);
+        style.write(out, start, width, summary, repeat)?;
     }
     Ok(())
+}
+
+/// The windows of a run's end: the table's `header` first (when not written yet and there is
+/// a window), the windows rendered `ready` before, then those `b` still holds.
+pub(crate) fn write_windows(
+    out: &mut impl Write,
+    ready: &[u8],
+    b: &mut Buckets,
+    style: &WindowStyle,
+    header: Option<String>,
+) -> io::Result<()> {
+    if let Some(h) = header
+        && (!ready.is_empty() || !b.windows.is_empty())
+    {
+        writeln!(out, "{h}")?;
+    }
+    out.write_all(ready)?;
+    write_all(out, b, style)
+}
+
+/// Says on stderr how many requests are in no window (no end time), if any.
+pub(crate) fn say_unplaced(b: &Buckets) {
+    if b.unplaced > 0 {
+        crate::diag!(
+            "tokentime: {} without an end time {} in no --bucket window",
+            crate::output::summary::plural(b.unplaced, "request"),
+            if b.unplaced == 1 { "is" } else { "are" }
+        );
+    }
 }
 
 /// Takes out the windows of `b` that are complete and renders them into `ready`.

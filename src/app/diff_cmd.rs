@@ -146,7 +146,7 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
 }
 
 /// True when `path` holds a digest file: its first JSON value is an object whose `schema` is
-/// `tokentime.digest/v1` (the check `merge` makes). A compressed file, a JSON array or text
+/// `tokentime.digest/v1` or `v2` (the check `merge` makes). A compressed file, a JSON array or text
 /// is a log; so is anything but a regular file, and a file that cannot be opened (the
 /// reading reports it).
 fn is_digest_file(path: &Path) -> bool {
@@ -180,7 +180,7 @@ fn is_digest_file(path: &Path) -> bool {
             .into_iter::<serde_json::Value>()
             .next()
             .and_then(Result::ok)
-            .is_some_and(|v| v["schema"] == digest_file::SCHEMA)
+            .is_some_and(|v| digest_file::is_schema(&v["schema"]))
 }
 
 /// The two sides' groups must mean the same: the same `--by` keys and cache-hit ratio.

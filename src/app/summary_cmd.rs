@@ -256,8 +256,9 @@ fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
         parts: (0..n)
             .map(|_| {
                 let mut part = Tally::new(&template, sc);
-                // One input is one stream: its windows are written as they complete.
-                if n == 1 {
+                // One input is one stream: its windows are written as they complete (but
+                // for a digest file, which holds them all).
+                if n == 1 && sc.report.save_digest.is_none() {
                     part.buckets = sc
                         .bucket
                         .map(|w| Buckets::new(w).streaming(sc.bucket_grace));
@@ -446,7 +447,9 @@ impl<'a> Watch<'a> {
             ticks: 0,
             interrupted: false,
             said_no_requests: false,
-            streaming: sc.bucket.is_some() && config.inputs.len() == 1,
+            streaming: sc.bucket.is_some()
+                && config.inputs.len() == 1
+                && sc.report.save_digest.is_none(),
             window_header: sc
                 .bucket
                 .and_then(|_| crate::app::buckets::WindowStyle::of(sc).table)
@@ -616,14 +619,13 @@ impl<'a> Watch<'a> {
         }
         let broken = match &mut fin.buckets {
             Some(b) => {
-                if (!fin.ready.is_empty() || !b.windows.is_empty())
-                    && let Some(h) = self.window_header.take()
-                {
-                    writeln!(out, "{h}").map_err(Error::Output)?;
+                // `--save-digest -`: the digest, windows and all, in place of the windows.
+                if !sc.report.digest_to_stdout() {
+                    let style = crate::app::buckets::WindowStyle::of(sc);
+                    let head = self.window_header.take();
+                    crate::app::buckets::write_windows(out, &fin.ready, b, &style, head)
+                        .map_err(Error::Output)?;
                 }
-                out.write_all(&fin.ready).map_err(Error::Output)?;
-                let style = crate::app::buckets::WindowStyle::of(sc);
-                crate::app::buckets::write_all(out, b, &style).map_err(Error::Output)?;
                 if b.late > 0 {
                     crate::diag!(
                         "tokentime: {} ended in --bucket windows already written (over --bucket-grace {} behind the latest end read): written again with only them, marked \"late\": true",
@@ -631,14 +633,8 @@ impl<'a> Watch<'a> {
                         format_duration(b.grace)
                     );
                 }
-                if b.unplaced > 0 {
-                    crate::diag!(
-                        "tokentime: {} without an end time {} in no --bucket window",
-                        crate::output::summary::plural(b.unplaced, "request"),
-                        if b.unplaced == 1 { "is" } else { "are" }
-                    );
-                }
-                report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary)?.0
+                crate::app::buckets::say_unplaced(b);
+                report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, Some(b))?.0
             }
             None => report(
                 out,
@@ -843,16 +839,17 @@ fn report_slos_and_digest(
     rc: &ReportConfig,
     cov: &Coverage,
     summary: &mut Summary,
+    mut windows: Option<&mut Buckets>,
 ) -> Result<(slo::Status, Vec<slo::Verdict>), Error> {
     if rc.digest_to_stdout() {
-        digest_file::write(out, cov, summary).map_err(Error::Output)?;
+        digest_file::write(out, cov, summary, windows).map_err(Error::Output)?;
     } else if let Some(path) = &rc.save_digest {
         // Opened and written under the watchdog: a FIFO with no reader blocks in its open.
         let open = |p: &std::path::Path| {
             crate::app::watchdog::watched(|| std::fs::File::create(p))
                 .map(crate::app::watchdog::Watched)
         };
-        digest_file::save_via(path, cov, summary, open)
+        digest_file::save_via(path, cov, summary, windows.take(), open)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
     let verdicts = slo::evaluate(&rc.slos, summary);
@@ -874,7 +871,7 @@ pub(crate) fn report(
     summary: &mut Summary,
     one_line: bool,
 ) -> Result<slo::Status, Error> {
-    let (broken, verdicts) = report_slos_and_digest(out, rc, cov, summary)?;
+    let (broken, verdicts) = report_slos_and_digest(out, rc, cov, summary, None)?;
     if rc.digest_to_stdout() {
         // Standard output holds the digest document only.
         return Ok(broken);
@@ -928,7 +925,20 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
     })
     .map_err(Error::Config)?;
     let (cov, mut summary) = (merged.coverage, merged.summary);
-    let broken = report(out, &mc.report, &cov, &mut summary, false)?;
+    if mc.report.output.exposition() && summary.genai().is_none() {
+        crate::diag!(
+            "tokentime: no gen_ai_* histograms: a digest file merged was saved without them (by a tokentime before they were saved)"
+        );
+    }
+    let broken = match merged.buckets {
+        Some(mut b) => merge_windows(out, mc, &cov, &mut summary, &mut b)?,
+        None if mc.bucket.is_some() => {
+            return Err(Error::Config(
+                "--bucket: the digest files hold no windows (saved by `summary --save-digest` without --bucket)".to_owned(),
+            ));
+        }
+        None => report(out, &mc.report, &cov, &mut summary, false)?,
+    };
     out.flush().map_err(Error::Output)?;
     if partial > 0 && !mc.allow_partial {
         // As the runs themselves did for an input not read to its end (exit 2): a partial day
@@ -944,6 +954,47 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
         slo::Status::Broken => ExitCode::SloViolated,
         slo::Status::Held => ExitCode::Ok,
     })
+}
+
+/// The report of a merge of digest files with `--bucket` windows, as `summary --bucket` over
+/// all their inputs prints it: the windows, then the SLO verdicts (and the merged digest file,
+/// windows and all). Returns how the SLOs came out.
+///
+/// # Errors
+/// A `--bucket` other than the files' width, a rendering windows do not have, output that
+/// cannot be written.
+fn merge_windows(
+    out: &mut impl Write,
+    mc: &MergeConfig,
+    cov: &Coverage,
+    summary: &mut Summary,
+    b: &mut Buckets,
+) -> Result<slo::Status, Error> {
+    let width = format_duration(b.width);
+    if let Some(w) = mc.bucket
+        && w != b.width
+    {
+        return Err(Error::Config(format!(
+            "--bucket {}: the digest files were saved with --bucket {width}: their windows cannot be cut again",
+            format_duration(w)
+        )));
+    }
+    crate::cli::check_bucket_report(&mc.report).map_err(|e| {
+        Error::Config(format!(
+            "the digest files hold --bucket {width} windows: {e}"
+        ))
+    })?;
+    let rc = &mc.report;
+    if !rc.digest_to_stdout() {
+        let style = crate::app::buckets::WindowStyle::new(rc, !summary.by().is_empty(), b.width);
+        let header = style
+            .table
+            .as_ref()
+            .map(crate::output::compact::WindowTable::header);
+        crate::app::buckets::write_windows(out, &[], b, &style, header).map_err(Error::Output)?;
+    }
+    crate::app::buckets::say_unplaced(b);
+    Ok(report_slos_and_digest(out, rc, cov, summary, Some(b))?.0)
 }
 
 /// Why the run of a digest file was partial: `interrupted by Ctrl-C or SIGTERM; 2 inputs could

@@ -97,7 +97,7 @@ pub(crate) fn template(sc: &SummaryConfig) -> Summary {
         sc.exact_limit,
     )
     .with_goodput(sc.goodput.clone())
-    .with_genai(sc.report.output.exposition())
+    .with_genai(sc.report.keeps_genai())
 }
 
 /// Where a summary worker adds its lines: a part of its own, or one shared with the thread
@@ -464,7 +464,7 @@ impl<'p> Worker<'p> {
     /// The processor a summary worker of `config` reads with ([`Worker::shared`]).
     pub fn summary_processor(config: &Config, sc: &SummaryConfig) -> Processor {
         let mut by: Vec<Vec<String>> = sc.by.iter().map(|(_, p)| p.clone()).collect();
-        if sc.report.output.exposition() {
+        if sc.report.keeps_genai() {
             // The GenAI histograms' labels, after the `--by` values (`Summary::with_genai`).
             by.extend([vec!["$model".to_owned()], vec!["$format".to_owned()]]);
         }

@@ -117,6 +117,13 @@ impl ReportConfig {
             .as_deref()
             .is_some_and(|p| p.as_os_str() == "-")
     }
+
+    /// Whether the summary keeps the OpenTelemetry GenAI histograms: for the renderings that
+    /// print them, and for the digest file (`merge -o prometheus` prints them from it).
+    #[must_use]
+    pub fn keeps_genai(&self) -> bool {
+        self.output.exposition() || self.save_digest.is_some()
+    }
 }
 
 /// Summary options.
@@ -159,6 +166,8 @@ pub struct MergeConfig {
     /// `--allow-partial`: digest files of partial runs merged with exit status 0 (still named
     /// on stderr).
     pub allow_partial: bool,
+    /// `--bucket`: the width of the windows the digest files must hold (ns); `None`: theirs.
+    pub bucket: Option<i64>,
     /// Rendering, SLOs, digest file.
     pub report: ReportConfig,
 }

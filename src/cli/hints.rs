@@ -73,8 +73,8 @@ mod tests {
         assert_eq!(
             hint(&["--bucket", "5m"]).as_deref(),
             Some(
-                "--bucket is an option of `tokentime summary` and `tokentime report` \
-                 (tokentime summary --bucket ... FILE...)"
+                "--bucket is an option of `tokentime summary`, `tokentime merge` and \
+                 `tokentime report` (tokentime summary --bucket ... FILE...)"
             )
         );
         assert_eq!(

@@ -264,8 +264,9 @@ struct ReportArgs {
     /// 'e2e:p95<=20s@cache=miss'. Exit status 3 when one is broken (or has no values).
     #[arg(long = "slo", value_name = "SLO")]
     slos: Vec<String>,
-    /// Write every group's digests to FILE (versioned JSON, tokentime.digest/v1), for
-    /// `tokentime merge`; `-`: to standard output, in place of the report.
+    /// Write every group's digests to FILE (versioned JSON, tokentime.digest/v1; v2 with the
+    /// --bucket windows), for `tokentime merge`; `-`: to standard output, in place of the
+    /// report.
     #[arg(long, value_name = "FILE")]
     save_digest: Option<PathBuf>,
     /// Draw a log-scaled histogram of each metric under its group's table (and list its bins
@@ -293,6 +294,11 @@ struct MergeArgs {
     /// "partial". Without it, such a file makes the exit status 2.
     #[arg(long)]
     allow_partial: bool,
+    /// The width of the windows of digest files saved with `summary --bucket` (their own when
+    /// not given; files of another width are refused): one line per window and group, as
+    /// that summary prints them.
+    #[arg(long, value_name = "DURATION")]
+    bucket: Option<String>,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -432,9 +438,14 @@ impl FormatsArgs {
 impl MergeArgs {
     fn resolve(self) -> Result<Config, ConfigError> {
         let report = self.report.resolve()?;
+        let bucket = positive_duration("bucket", self.bucket.as_deref())?;
+        if bucket.is_some() {
+            check_bucket_report(&report)?;
+        }
         resolve_common(
             Common::empty(),
             Command::Merge(MergeConfig {
+                bucket,
                 files: if self.files.is_empty() {
                     vec![PathBuf::from("-")]
                 } else {
@@ -445,6 +456,22 @@ impl MergeArgs {
             }),
         )
     }
+}
+
+/// Refuses a report of `--bucket` windows in another rendering than a table or JSON lines, or
+/// with `--hist` (`summary --bucket`, `merge` of digest files with windows).
+///
+/// # Errors
+/// [`ConfigError::BucketOutput`], [`ConfigError::HistWithBucket`].
+pub(crate) fn check_bucket_report(report: &ReportConfig) -> Result<(), ConfigError> {
+    if !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json) {
+        return Err(ConfigError::BucketOutput);
+    }
+    // (Checked here, not by clap: --hist is also in the report flags of commands without it.)
+    if report.analysis.hist {
+        return Err(ConfigError::HistWithBucket);
+    }
+    Ok(())
 }
 
 /// A duration flag of `summary` that must be above zero (`--every`, `--window`, `--bucket`).
@@ -470,19 +497,14 @@ impl SummaryArgs {
             check_slo_group("--slo", &slo.text, &slo.group, &names)?;
         }
         let bucket = positive_duration("bucket", self.bucket.as_deref())?;
-        if bucket.is_some() && !matches!(report.output, SummaryOutput::Table | SummaryOutput::Json)
-        {
-            return Err(ConfigError::BucketOutput);
+        if bucket.is_some() {
+            check_bucket_report(&report)?;
         }
-        // (Checked here, not by clap: --hist is also `merge`'s, which has no --bucket.)
-        if bucket.is_some() && report.analysis.hist {
-            return Err(ConfigError::HistWithBucket);
-        }
-        if report.digest_to_stdout() && (self.every.is_some() || bucket.is_some()) {
-            return Err(ConfigError::Parse(format!(
-                "--save-digest - writes the digest to standard output in place of the report: not with --{}, whose output goes there too",
-                if bucket.is_some() { "bucket" } else { "every" }
-            )));
+        // (With --bucket, the digest holds the windows: they are not printed.)
+        if report.digest_to_stdout() && self.every.is_some() {
+            return Err(ConfigError::Parse(
+                "--save-digest - writes the digest to standard output in place of the report: not with --every, whose output goes there too".to_owned()
+            ));
         }
         let progress = self.progress.delay(std::io::stderr().is_terminal());
         let jobs = threads(self.common.threads);

@@ -12,6 +12,7 @@ use crate::classify::Coverage;
 use crate::metrics::{Metric, NullReason};
 use crate::summary::digest::{Digest, Exported, Values};
 use crate::summary::slo::Targets;
+use crate::summary::window::Buckets;
 use crate::summary::{GroupStats, GroupsDoc, MakeGroups, RawGroup, Summary, coverage_json};
 use serde_json::{Map, Value as Json, json};
 use std::io::Write;
@@ -20,8 +21,23 @@ use std::path::Path;
 /// The version of the digest file schema.
 pub(crate) const SCHEMA: &str = "tokentime.digest/v1";
 
-/// The summary and coverage as a digest file document, its groups made as it is written.
-pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc<SavedGroups<'a>> {
+/// The version of a digest file that holds `--bucket` windows ([`windows`]): v1 and the
+/// `"bucket"` and `"windows"` members. A reader of v1 files alone would merge its summary and
+/// leave its windows out: it refuses this version instead.
+pub(crate) const SCHEMA_WINDOWS: &str = "tokentime.digest/v2";
+
+/// Whether `schema` names a digest file version this reader takes.
+pub(crate) fn is_schema(schema: &Json) -> bool {
+    matches!(schema.as_str(), Some(SCHEMA | SCHEMA_WINDOWS))
+}
+
+/// The summary and coverage as a digest file document, its groups made as it is written;
+/// with the `--bucket` windows of `windows` when given.
+pub(crate) fn to_json<'a>(
+    cov: &Coverage,
+    summary: &'a mut Summary,
+    windows: Option<&mut Buckets>,
+) -> GroupsDoc<SavedGroups<'a>> {
     let goodput = summary.targets().map(|t| {
         t.0.iter()
             .map(|&(m, ms)| (m.json_name().to_owned(), json!(ms)))
@@ -41,6 +57,14 @@ pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc
     };
     if let Some(p) = crate::summary::partial_json(cov) {
         head.insert("partial".into(), p);
+    }
+    // The OpenTelemetry GenAI histograms, for `merge -o prometheus`.
+    if let Some(g) = summary.genai() {
+        head.insert("genai".into(), g.save_json());
+    }
+    if let Some(b) = windows {
+        head.insert("schema".into(), json!(SCHEMA_WINDOWS));
+        windows::save(&mut head, b);
     }
     GroupsDoc::new(head, SavedGroups(summary.raw_groups()))
 }
@@ -170,8 +194,9 @@ pub(crate) fn write(
     out: &mut impl Write,
     cov: &Coverage,
     summary: &mut Summary,
+    windows: Option<&mut Buckets>,
 ) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, &to_json(cov, summary))?;
+    serde_json::to_writer(&mut *out, &to_json(cov, summary, windows))?;
     out.write_all(b"\n")
 }
 
@@ -182,7 +207,9 @@ pub(crate) fn write(
 /// The file system's.
 #[cfg(test)]
 pub(crate) fn save(path: &Path, cov: &Coverage, summary: &mut Summary) -> std::io::Result<()> {
-    save_via(path, cov, summary, |p: &Path| std::fs::File::create(p))
+    save_via(path, cov, summary, None, |p: &Path| {
+        std::fs::File::create(p)
+    })
 }
 
 /// [`save`], each file (the temporary one, or `path` written through) opened by `open`: the
@@ -194,9 +221,10 @@ pub(crate) fn save_via<W: Write>(
     path: &Path,
     cov: &Coverage,
     summary: &mut Summary,
+    windows: Option<&mut Buckets>,
     open: impl FnOnce(&Path) -> std::io::Result<W>,
 ) -> std::io::Result<()> {
-    let doc = to_json(cov, summary);
+    let doc = to_json(cov, summary, windows);
     let write = |file: W| -> std::io::Result<()> {
         let mut w = std::io::BufWriter::new(file);
         serde_json::to_writer(&mut w, &doc)?;
@@ -262,6 +290,8 @@ pub(crate) struct Loaded {
     pub summary: Summary,
     /// Bounds on what merging this file adds to any count ([`merge_files`] checks them).
     pub totals: Totals,
+    /// The `--bucket` windows, when the file holds them.
+    pub buckets: Option<Buckets>,
 }
 
 /// Every group's requests, and every group's digest counts, added up (`u64::MAX` at most):
@@ -313,8 +343,12 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
 /// A message naming the first thing wrong.
 pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
     match doc["schema"].as_str() {
-        Some(SCHEMA) => {}
-        Some(other) => return Err(format!("schema {other:?} is not {SCHEMA:?}")),
+        Some(SCHEMA | SCHEMA_WINDOWS) => {}
+        Some(other) => {
+            return Err(format!(
+                "schema {other:?} is not {SCHEMA:?} or {SCHEMA_WINDOWS:?}"
+            ));
+        }
         None => return Err(format!("not a digest file (no \"schema\": {SCHEMA:?})")),
     }
     let by: Vec<String> = doc["by"]
@@ -350,6 +384,14 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             Json::Null => None,
             v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
         });
+    // Windows are made before the histograms are kept: a window has none.
+    let template = summary.empty_like();
+    // Files from before the histograms were saved have none: `merge -o prometheus` then
+    // prints none.
+    if !doc["genai"].is_null() {
+        let g = crate::summary::genai::GenAi::load_json(&doc["genai"], max_groups)?;
+        summary.set_genai(Some(g));
+    }
     let mut coverage = coverage_from_json(&doc["coverage"])?;
     coverage.interrupted = match &doc["partial"] {
         // A complete run's file, or one from before the member existed.
@@ -365,18 +407,37 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         },
     };
     let mut totals = Totals::default();
-    for (i, g) in doc["groups"]
+    let groups = doc["groups"]
         .as_array()
-        .ok_or("\"groups\" must be an array")?
-        .iter()
-        .enumerate()
-    {
+        .ok_or("\"groups\" must be an array")?;
+    add_groups(groups, &mut summary, &mut totals)?;
+    let buckets = match (doc["schema"].as_str(), &doc["windows"]) {
+        (Some(SCHEMA_WINDOWS), _) => Some(windows::load(doc, &template, &mut totals)?),
+        (_, Json::Null) => None,
+        _ => {
+            return Err(format!(
+                "\"windows\" in a {SCHEMA:?} file (they are {SCHEMA_WINDOWS:?})"
+            ));
+        }
+    };
+    Ok(Loaded {
+        coverage,
+        summary,
+        totals,
+        buckets,
+    })
+}
+
+/// Reads `groups` (a digest file's, or a window's) into `summary`, adding their counts to
+/// `totals`.
+fn add_groups(groups: &[Json], summary: &mut Summary, totals: &mut Totals) -> Result<(), String> {
+    for (i, g) in groups.iter().enumerate() {
         let (key, stats) = group_from_json(g).map_err(|e| format!("group {i}: {e}"))?;
         let values = stats
             .metrics
             .iter()
             .try_fold(0u64, |n, m| n.checked_add(m.digest.count()));
-        totals = values
+        *totals = values
             .ok_or("metric counts")
             .and_then(|values| {
                 totals.checked_add(Totals {
@@ -394,11 +455,7 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             .insert_group(&key, &stats)
             .map_err(|e| format!("group {i}: {e}"))?;
     }
-    Ok(Loaded {
-        coverage,
-        summary,
-        totals,
-    })
+    Ok(())
 }
 
 type Key = Vec<(String, Option<String>)>;
@@ -566,6 +623,8 @@ pub(crate) struct Merged {
     pub summary: Summary,
     /// Digest documents merged (a file or standard input may hold several, one after another).
     pub documents: usize,
+    /// The `--bucket` windows, when the documents hold them (all of them, of one width).
+    pub buckets: Option<Buckets>,
 }
 
 /// Merges digest files in order: the coverage and summary one run over all their inputs
@@ -618,13 +677,14 @@ pub(crate) fn merge_files(
         };
         m.read_stream(&name, reader, &mut partial)?;
     }
-    let (coverage, summary) = m
+    let (coverage, summary, buckets) = m
         .acc
         .ok_or_else(|| "merge needs at least one digest file".to_owned())?;
     Ok(Merged {
         coverage,
         summary,
         documents: m.documents,
+        buckets,
     })
 }
 
@@ -635,7 +695,7 @@ fn shown_path(p: &Path) -> String {
 /// The documents merged so far ([`merge_files`]).
 #[derive(Default)]
 struct Merger {
-    acc: Option<(Coverage, Summary)>,
+    acc: Option<(Coverage, Summary, Option<Buckets>)>,
     totals: Totals,
     documents: usize,
 }
@@ -691,8 +751,8 @@ impl Merger {
                 u64::MAX
             )
         })?;
-        let Some((cov, sum)) = &mut self.acc else {
-            self.acc = Some((l.coverage, l.summary));
+        let Some((cov, sum, buckets)) = &mut self.acc else {
+            self.acc = Some((l.coverage, l.summary, l.buckets));
             return Ok(());
         };
         if sum.by() != l.summary.by() {
@@ -730,10 +790,23 @@ impl Merger {
                 u64::MAX
             )
         })?;
+        windows::check_same(at, buckets.as_ref(), l.buckets.as_ref())?;
+        if let (Some(a), Some(b)) = (buckets, &l.buckets) {
+            let mut template = sum.empty_like();
+            template.set_genai(None);
+            a.merge(b, &template);
+        }
+        if l.summary.genai().is_none() && sum.genai().is_some() {
+            // A file saved before the histograms were: the merge has none, not some.
+            sum.set_genai(None);
+        }
         sum.merge(&l.summary);
         Ok(())
     }
 }
+
+#[path = "digest_windows.rs"]
+mod windows;
 
 #[cfg(test)]
 #[path = "digest_file_tests.rs"]

@@ -1,4 +1,4 @@
-//! Unit tests of digest files (`tokentime.digest/v1`): save then load, merge, and the files
+//! Unit tests of digest files (`tokentime.digest/v1`, and v2 with `--bucket` windows): save then load, merge, and the files
 //! that are refused.
 //!
 //! Summaries are built from vLLM lines through the [`crate::classify::Processor`], whose TTFT
@@ -46,7 +46,7 @@ fn summarize(lines: &[String], limit: usize) -> (Coverage, Summary) {
 
 /// The digest file document of a summary, as a JSON value.
 fn doc(cov: &Coverage, s: &mut Summary) -> Json {
-    serde_json::to_value(to_json(cov, s)).unwrap()
+    serde_json::to_value(to_json(cov, s, None)).unwrap()
 }
 
 /// The overall group's TTFT quantile `q` (ms).
@@ -214,11 +214,11 @@ fn small_doc() -> Json {
 #[test]
 fn other_schemas_are_refused_with_a_clear_error() {
     let mut d = small_doc();
-    d["schema"] = "tokentime.digest/v2".into();
+    d["schema"] = "tokentime.digest/v3".into();
     let err = from_json(&d).unwrap_err();
     assert_eq!(
         err,
-        r#"schema "tokentime.digest/v2" is not "tokentime.digest/v1""#
+        r#"schema "tokentime.digest/v3" is not "tokentime.digest/v1" or "tokentime.digest/v2""#
     );
     // A JSON summary is no digest file.
     d["schema"] = "tokentime.summary/v1".into();
@@ -231,6 +231,70 @@ fn other_schemas_are_refused_with_a_clear_error() {
             .unwrap_err()
             .starts_with("not a digest file")
     );
+}
+
+/// A file with `--bucket` windows: saved and read back the same; windows that cannot be
+/// (a width of 0, a start off the width, two of one start, a bad group) are refused, naming
+/// what is wrong.
+#[test]
+fn windows_read_back_and_bad_ones_are_refused() {
+    let width = 60_000_000_000;
+    let (cov, mut s) = summarize(&lines(1..=4), EXACT_LIMIT);
+    let mut b = Buckets::new(width);
+    for (i, line) in lines(1..=4).iter().enumerate() {
+        let (_, one) = summarize(std::slice::from_ref(line), EXACT_LIMIT);
+        b.windows
+            .entry(i as i64 % 2 * width)
+            .or_insert_with(|| one.empty_like())
+            .merge(&one);
+    }
+    b.unplaced = 2;
+    let d = serde_json::to_value(to_json(&cov, &mut s, Some(&mut b))).unwrap();
+    assert_eq!(d["schema"], SCHEMA_WINDOWS);
+    assert_eq!(
+        d["bucket"],
+        serde_json::json!({"width_ns": width, "unplaced": 2})
+    );
+    let mut l = from_json(&d).unwrap();
+    let mut back = l.buckets.take().unwrap();
+    assert_eq!(
+        (back.width, back.unplaced, back.windows.len()),
+        (width, 2, 2)
+    );
+    let again = serde_json::to_value(to_json(&l.coverage, &mut l.summary, Some(&mut back)));
+    assert_eq!(again.unwrap(), d);
+    for (path, value, says) in [
+        ("/bucket/width_ns", serde_json::json!(0), "bucket.width_ns"),
+        (
+            "/windows/1/start_ns",
+            serde_json::json!(7),
+            "window 1: \"start_ns\"",
+        ),
+        (
+            "/windows/1/start_ns",
+            serde_json::json!(0),
+            "window 1: a second window",
+        ),
+        (
+            "/windows/0/groups",
+            serde_json::json!({}),
+            "window 0: \"groups\"",
+        ),
+        (
+            "/windows/0/groups/0/requests",
+            serde_json::json!(-1),
+            "window 0: group 0",
+        ),
+    ] {
+        let mut bad = d.clone();
+        *bad.pointer_mut(path).unwrap() = value;
+        let err = from_json(&bad).unwrap_err();
+        assert!(err.contains(says), "{path}: {err}");
+    }
+    // Windows in a v1 file: refused, not left out.
+    let mut v1 = d.clone();
+    v1["schema"] = SCHEMA.into();
+    assert!(from_json(&v1).unwrap_err().contains("\"windows\" in a"));
 }
 
 #[test]

@@ -12,6 +12,7 @@
 //! same nulls, errors and response-cache answers left out).
 
 use crate::metrics::{CacheClass, Metric, Metrics, Outcome, Sample};
+use serde_json::{Map, Value as Json, json};
 use std::collections::BTreeMap;
 
 /// One histogram family: the metric it counts, its explicit bucket boundaries (ns for a
@@ -147,11 +148,12 @@ impl Hist {
 
     /// Adds every value of `other`.
     pub fn merge(&mut self, other: &Hist) {
+        // Saturating: counts read from digest files may be anything.
         for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
-            *a += b;
+            *a = a.saturating_add(*b);
         }
-        self.sum += other.sum;
-        self.count += other.count;
+        self.sum = self.sum.saturating_add(other.sum);
+        self.count = self.count.saturating_add(other.count);
     }
 
     /// Cumulative counts per bound, then the `+Inf` one (the count).
@@ -249,6 +251,141 @@ impl GenAi {
     }
 }
 
+/// The name of a family in a digest file: its metric's JSON name.
+fn family_name(f: &Family) -> &'static str {
+    f.metric.json_name()
+}
+
+/// An integer sum as saved: a JSON number while it fits in an `i64`, else its decimal digits
+/// as a string (JSON readers lose integers past 2^53 anyway; this one reads both back).
+fn sum_json(v: i128) -> Json {
+    i64::try_from(v).map_or_else(|_| Json::String(v.to_string()), Json::from)
+}
+
+fn sum_from_json(v: &Json) -> Option<i128> {
+    match v {
+        Json::String(s) => s.parse().ok(),
+        v => v.as_i64().map(i128::from),
+    }
+}
+
+impl GenAi {
+    /// The histograms as saved in a digest file (`"genai"`): every family's bounds, then
+    /// every series with, per family, its bucket counts (not cumulative, the last one above
+    /// every bound), sum and count:
+    ///
+    /// ```text
+    /// {"bounds": {"ttft_ms": [1000000, ...], ...},
+    ///  "series": [{"model": "m", "format": "vllm", "cache": "miss",
+    ///              "ttft_ms": {"buckets": [0, 3, ...], "sum": 123456789, "count": 3}, ...}]}
+    /// ```
+    ///
+    /// Bounds are in integer units (ns for a duration, tokens for a count), as counted.
+    pub(crate) fn save_json(&self) -> Json {
+        let bounds: Map<String, Json> = FAMILIES
+            .iter()
+            .map(|f| (family_name(f).to_owned(), json!(f.bounds)))
+            .collect();
+        let series: Vec<Json> = self
+            .series
+            .iter()
+            .map(|((model, format, cache), hists)| {
+                let mut s = json!({
+                    "model": model,
+                    "format": format,
+                    "cache": cache.map(CacheClass::as_str),
+                });
+                for (f, h) in FAMILIES.iter().zip(hists) {
+                    s[family_name(f)] =
+                        json!({"buckets": h.buckets, "sum": sum_json(h.sum), "count": h.count});
+                }
+                s
+            })
+            .collect();
+        json!({"bounds": bounds, "series": series})
+    }
+
+    /// Reads back what [`GenAi::save_json`] wrote, at most `max_series` series as a run keeps.
+    ///
+    /// # Errors
+    /// A message naming what is missing, or bounds other than this version's (the buckets
+    /// would not line up).
+    pub(crate) fn load_json(j: &Json, max_series: usize) -> Result<GenAi, String> {
+        for f in &FAMILIES {
+            let name = family_name(f);
+            let saved: Option<Vec<i64>> = j["bounds"][name]
+                .as_array()
+                .and_then(|a| a.iter().map(Json::as_i64).collect());
+            if saved.as_deref() != Some(f.bounds) {
+                return Err(format!(
+                    "genai.bounds.{name}: not this version's bucket bounds (OpenTelemetry GenAI semantic conventions v1.41.0)"
+                ));
+            }
+        }
+        let mut g = GenAi::new(max_series);
+        for (i, s) in j["series"]
+            .as_array()
+            .ok_or("\"genai.series\" must be an array")?
+            .iter()
+            .enumerate()
+        {
+            let at = |what: &str| format!("genai.series[{i}]: {what}");
+            let model = match &s["model"] {
+                Json::Null => None,
+                Json::String(m) => Some(m.clone()),
+                _ => return Err(at("\"model\" must be a string or null")),
+            };
+            let format = s["format"]
+                .as_str()
+                .ok_or_else(|| at("\"format\" must be a string"))?
+                .to_owned();
+            let cache = match &s["cache"] {
+                Json::Null => None,
+                c => Some(
+                    [
+                        CacheClass::Hit,
+                        CacheClass::Partial,
+                        CacheClass::Miss,
+                        CacheClass::Response,
+                    ]
+                    .into_iter()
+                    .find(|k| c.as_str() == Some(k.as_str()))
+                    .ok_or_else(|| at("unknown \"cache\""))?,
+                ),
+            };
+            let hists = FAMILIES
+                .iter()
+                .map(|f| hist_from_json(&s[family_name(f)], f.bounds.len() + 1))
+                .collect::<Option<Vec<Hist>>>()
+                .ok_or_else(|| {
+                    at("each family needs {\"buckets\": [counts], \"sum\", \"count\"} with one count per bucket adding up to \"count\"")
+                })?;
+            let mine = g.series_mut((model, format, cache));
+            for (a, b) in mine.iter_mut().zip(&hists) {
+                a.merge(b);
+            }
+        }
+        Ok(g)
+    }
+}
+
+/// One histogram of `slots` buckets as [`GenAi::save_json`] writes it; `None` when it is not
+/// one (the counts must add up to its count).
+fn hist_from_json(j: &Json, slots: usize) -> Option<Hist> {
+    let buckets: Vec<u64> = j["buckets"]
+        .as_array()?
+        .iter()
+        .map(Json::as_u64)
+        .collect::<Option<_>>()?;
+    let count = j["count"].as_u64()?;
+    let total = buckets.iter().try_fold(0u64, |a, &b| a.checked_add(b))?;
+    (buckets.len() == slots && total == count).then_some(Hist {
+        buckets,
+        sum: sum_from_json(&j["sum"])?,
+        count,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,5 +423,31 @@ mod tests {
         }
         b.merge(&a);
         assert_eq!(b, whole);
+    }
+
+    #[test]
+    fn saved_histograms_read_back_the_same() {
+        let mut g = GenAi::new(10);
+        g.series_mut((Some("m".into()), "vllm".into(), Some(CacheClass::Miss)))[0]
+            .add(&TTFT_BOUNDS, 3 * MS);
+        let h = &mut g.series_mut((None, "litellm".into(), None))[3];
+        h.add(&TOKEN_BOUNDS, 900);
+        h.sum = i128::from(i64::MAX) + 5;
+        let j = g.save_json();
+        assert_eq!(
+            j["series"][0]["input_tokens"]["sum"],
+            json!("9223372036854775812")
+        );
+        assert_eq!(GenAi::load_json(&j, 10), Ok(g));
+        let mut bad = j.clone();
+        bad["series"][0]["ttft_ms"]["count"] = json!(1);
+        assert!(GenAi::load_json(&bad, 10).is_err());
+        let mut other_bounds = j;
+        other_bounds["bounds"]["tpot_ms"][0] = json!(1);
+        assert!(
+            GenAi::load_json(&other_bounds, 10)
+                .unwrap_err()
+                .contains("tpot_ms")
+        );
     }
 }

@@ -429,6 +429,12 @@ impl Summary {
         self.genai.as_deref()
     }
 
+    /// Replaces the OpenTelemetry GenAI histograms (read from a digest file, or dropped when
+    /// a file merged has none).
+    pub(crate) fn set_genai(&mut self, g: Option<genai::GenAi>) {
+        self.genai = g.map(Box::new);
+    }
+
     /// The same summary judging each request against `--goodput` targets.
     pub fn with_goodput(mut self, targets: Option<Targets>) -> Self {
         self.targets = targets;

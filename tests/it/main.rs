@@ -13,6 +13,7 @@ mod diff;
 mod differential;
 mod digest_accuracy;
 mod digest_stream;
+mod digest_windows;
 mod documents;
 mod enrich_props;
 mod enrich_then_summary;

@@ -1,6 +1,6 @@
 //! The Prometheus and OpenMetrics renderings' OpenTelemetry GenAI histograms: the exposition
 //! rules, the conventions' names and bucket boundaries, histograms of partial runs adding up
-//! to those of one run, and `--out FILE` replaced whole (never seen half-written).
+//! to those of one run (summed, and merged from digest files), and `--out FILE` replaced whole (never seen half-written).
 
 use crate::common::{run, run_ok, testdata};
 use std::collections::BTreeMap;
@@ -354,6 +354,45 @@ fn histograms_of_partial_runs_add_up_to_one_run_over_everything() {
             values += w.count;
         }
         assert!(values > 30_000.0, "{values} values counted");
+    }
+}
+
+/// The histograms pass through digest files: `merge -o prometheus` (and openmetrics) of one
+/// digest per input prints the very histogram lines one run over every input prints (bucket
+/// counts are integers: they add up exactly), read from files (`--save-digest FILE`, default
+/// table output) and from a stream of digests (`--save-digest -`, `merge -`).
+#[test]
+fn merged_digests_print_the_histograms_of_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = inputs(dir.path())
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut digests = vec![];
+    let mut stream = vec![];
+    for (i, f) in names.iter().enumerate() {
+        let d = dir.path().join(format!("d{i}.json")).display().to_string();
+        run_ok(&["summary", "--save-digest", &d, f], b"");
+        stream.extend(run_ok(&["summary", "--save-digest", "-", f], b""));
+        digests.push(d);
+    }
+    let gen_ai = |text: &str| -> String {
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("gen_ai_")).collect();
+        lines.join("\n")
+    };
+    for output in ["prometheus", "openmetrics"] {
+        let mut args = vec!["summary", "-o", output];
+        args.extend(names.iter().map(String::as_str));
+        let one = summary(&args);
+        let mut args = vec!["merge", "-o", output];
+        args.extend(digests.iter().map(String::as_str));
+        let merged = summary(&args);
+        check_exposition(&merged, output == "openmetrics");
+        let lines = gen_ai(&one);
+        assert!(lines.lines().count() > 500, "{output}: {lines}");
+        assert_eq!(gen_ai(&merged), lines, "{output}: merged files");
+        let streamed = String::from_utf8(run_ok(&["merge", "-o", output], &stream)).unwrap();
+        assert_eq!(gen_ai(&streamed), lines, "{output}: merged stream");
     }
 }
 
