@@ -42,6 +42,7 @@ pub(crate) fn to_json<'a>(cov: &Coverage, summary: &'a mut Summary) -> GroupsDoc
     if let Some(p) = crate::summary::partial_json(cov) {
         head.insert("partial".into(), p);
     }
+    save_top(&mut head, summary);
     GroupsDoc::new(head, SavedGroups(summary.raw_groups()))
 }
 
@@ -350,6 +351,7 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
             Json::Null => None,
             v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
         });
+    load_top(doc, &mut summary)?;
     let mut coverage = coverage_from_json(&doc["coverage"])?;
     coverage.interrupted = match &doc["partial"] {
         // A complete run's file, or one from before the member existed.
@@ -733,6 +735,21 @@ impl Merger {
         sum.merge(&l.summary);
         Ok(())
     }
+}
+
+/// Saves the failures' reasons and the slowest requests as `"top"`
+/// ([`crate::summary::top::Top::save_json`]).
+fn save_top(head: &mut Map<String, Json>, summary: &Summary) {
+    head.insert("top".into(), summary.top().save_json());
+}
+
+/// Reads `"top"` into `summary`; a file from before it was saved has none.
+///
+/// # Errors
+/// A message for a `"top"` that is not as saved.
+fn load_top(doc: &Json, summary: &mut Summary) -> Result<(), String> {
+    summary.set_top(crate::summary::top::Top::load_json(&doc["top"])?);
+    Ok(())
 }
 
 #[cfg(test)]
