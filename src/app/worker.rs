@@ -474,6 +474,7 @@ impl<'p> Worker<'p> {
         // A summary reads the original fields of an enriched line like any other: no key.
         let mut proc = processor(config, None, &by);
         proc.set_dedupe(!sc.keep_duplicates, !sc.keep_duplicates);
+        proc.want_slowest(true);
         proc
     }
 
@@ -637,7 +638,6 @@ impl<'p> Worker<'p> {
         w: &mut impl Write,
     ) -> io::Result<LineOutcome> {
         let proc = &mut self.proc;
-        proc.set_line_no(line_no);
         let kind = proc.process(content);
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),

@@ -1024,8 +1024,7 @@ impl Processor {
         let i = self.requests.len() - 1;
         let fs = (&self.formats, format);
         let at = (line, &self.slots);
-        self.notes
-            .note(fs, at, (i, &self.requests[i]), &self.input_name);
+        self.notes.note(fs, at, (i, &self.requests[i]));
         if self.keys {
             let id = self.formats.id(format, line, &self.slots);
             self.set_key(format, id);
@@ -1398,8 +1397,7 @@ impl Processor {
             let i = self.requests.len() - 1;
             let at = (rec, &reader.slots);
             let fs = (&reader.formats, 0);
-            self.notes
-                .note(fs, at, (i, &self.requests[i]), &self.input_name);
+            self.notes.note(fs, at, (i, &self.requests[i]));
         }
         if self.keys {
             self.set_key(f, key.as_deref());
@@ -1461,9 +1459,9 @@ impl Processor {
         self.notes.get(i)
     }
 
-    /// Numbers the line processed next (the `line` of its notes).
-    pub fn set_line_no(&mut self, line: u64) {
-        self.notes.set_line(line);
+    /// Makes the processor note where the candidates for the slowest requests are (a summary).
+    pub fn want_slowest(&mut self, yes: bool) {
+        self.notes.want_slowest(yes);
     }
 
     /// Makes the processor keep each request's id and model (for per-request rows).

@@ -1,6 +1,6 @@
 //! What a summary's error reasons and slowest requests need of a request beyond its metrics:
 //! why it failed (a failed request only) and, for a request that may be among the slowest,
-//! its id, input and line. Kept only for those requests, so a request that is neither costs
+//! its id. Kept only for those requests, so a request that is neither costs
 //! a comparison.
 
 use crate::classify::Request;
@@ -8,23 +8,23 @@ use crate::format::Formats;
 use crate::json::{Slots, raw_str};
 use crate::metrics::Outcome;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashSet};
+use std::sync::Arc;
+
+/// The distinct reasons a processor keeps one copy of; later ones are copied per request.
+const INTERNED: usize = 1024;
 
 /// How many of the slowest requests a summary lists.
 pub(crate) const SLOWEST: usize = 5;
 
-/// A request's note: why it failed, and where to find it.
+/// A request's note: why it failed, and its id when it may be among the slowest.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Note {
     /// Why it failed, normalized ([`crate::format::reason`]); `None` when it did not fail or
     /// its log does not say.
-    pub reason: Option<Box<str>>,
+    pub reason: Option<Arc<str>>,
     /// Its id, where its format logs one (read only for a candidate slowest request).
     pub id: Option<Box<str>>,
-    /// The input it was read from (a candidate slowest request only).
-    pub file: Option<Box<str>>,
-    /// The line of its input that completed it (a candidate slowest request only; 0 unknown).
-    pub line: u64,
 }
 
 /// The slowest time of a request, for ranking: its E2E latency, else its TTFT (ns).
@@ -42,7 +42,12 @@ pub(crate) struct Notes {
     /// (index of the request in the line's requests, its note).
     list: Vec<(usize, Note)>,
     slow: BinaryHeap<Reverse<u64>>,
-    line: u64,
+    /// Pick candidates for the slowest (a summary; enrich needs none).
+    slowest: bool,
+    /// The reasons seen, one copy each (a failed request costs no allocation once its reason
+    /// was seen).
+    reasons: HashSet<Arc<str>>,
+    scratch: String,
 }
 
 impl Notes {
@@ -50,8 +55,20 @@ impl Notes {
         self.list.clear();
     }
 
-    pub(crate) fn set_line(&mut self, line: u64) {
-        self.line = line;
+    pub(crate) fn want_slowest(&mut self, yes: bool) {
+        self.slowest = yes;
+    }
+
+    /// The shared copy of the reason in `scratch`.
+    fn interned(&mut self) -> Arc<str> {
+        if let Some(r) = self.reasons.get(self.scratch.as_str()) {
+            return r.clone();
+        }
+        let r: Arc<str> = self.scratch.as_str().into();
+        if self.reasons.len() < INTERNED {
+            self.reasons.insert(r.clone());
+        }
+        r
     }
 
     /// True when a request of key `key` enters the slowest seen so far.
@@ -82,14 +99,11 @@ impl Notes {
         (formats, f): (&Formats, usize),
         (line, slots): (&[u8], &Slots),
         (i, r): (usize, &Request),
-        input: &str,
     ) {
-        let reason = if r.metrics.outcome == Outcome::Error && formats.has_reason(f) {
-            formats.reason(f, line, slots).map(String::into_boxed_str)
-        } else {
-            None
-        };
-        let slow = slow_key(r).is_some_and(|k| self.enters(k));
+        let failed = r.metrics.outcome == Outcome::Error && formats.has_reason(f);
+        let reason =
+            (failed && formats.reason(f, line, slots, &mut self.scratch)).then(|| self.interned());
+        let slow = self.slowest && slow_key(r).is_some_and(|k| self.enters(k));
         if reason.is_none() && !slow {
             return;
         }
@@ -103,8 +117,6 @@ impl Notes {
                     .map_or_else(|| raw.to_owned(), |s| s.into_owned())
                     .into_boxed_str()
             });
-            note.file = Some(input.into());
-            note.line = self.line;
         }
         self.list.push((i, note));
     }

@@ -347,7 +347,7 @@ pub struct FormatSpec {
     pub model_paths: Vec<Vec<String>>,
     /// Where a failed request's reason is read (an error class, a code, an HTTP status or a
     /// message): the first path holding a string or a number; normalized by
-    /// [`reason::normalize`].
+    /// [`reason::normalize_into`].
     #[serde(
         default,
         rename = "reason",
@@ -1380,12 +1380,14 @@ impl Formats {
     }
 
     /// The reason a failed request of format `format` failed, normalized to a short class
-    /// ([`reason::normalize`]): the first reason path that holds one.
-    pub fn reason(&self, format: usize, line: &[u8], slots: &Slots) -> Option<String> {
-        self.compiled[format]
-            .reason
-            .iter()
-            .find_map(|&s| reason::normalize(slots.raw(line, s)?))
+    /// ([`reason::normalize_into`]) into `out`: the first reason path that holds one. False
+    /// when none does.
+    pub fn reason(&self, format: usize, line: &[u8], slots: &Slots, out: &mut String) -> bool {
+        self.compiled[format].reason.iter().any(|&s| {
+            slots
+                .raw(line, s)
+                .is_some_and(|raw| reason::normalize_into(raw, out))
+        })
     }
 
     /// True when format `format` reads a reason.

@@ -8,75 +8,101 @@ use crate::json::raw_str;
 pub(crate) const MAX_CHARS: usize = 60;
 
 /// The reason read from the raw JSON text of a value: a number is its integer text (`429`), a
-/// string is normalized ([`normalize_text`]); anything else (an object, a list, a boolean) and
-/// an empty string are no reason.
+/// string is normalized ([`normalize_text_into`]); anything else (an object, a list, a
+/// boolean) and an empty string are no reason.
+#[cfg(test)]
 pub(crate) fn normalize(raw: &str) -> Option<String> {
+    let mut out = String::new();
+    normalize_into(raw, &mut out).then_some(out)
+}
+
+/// [`normalize`] into `out` (cleared first; no allocation once it has grown): true when
+/// there is a reason.
+pub(crate) fn normalize_into(raw: &str, out: &mut String) -> bool {
+    use std::fmt::Write as _;
+    out.clear();
     let raw = raw.trim();
-    match raw.as_bytes().first()? {
-        b'"' => normalize_text(&raw_str(raw)?),
-        b'-' | b'0'..=b'9' => {
-            let v: f64 = raw.parse().ok()?;
+    match raw.as_bytes().first() {
+        Some(b'"') => raw_str(raw).is_some_and(|t| normalize_text_into(&t, out)),
+        Some(b'-' | b'0'..=b'9') => {
+            let Ok(v) = raw.parse::<f64>() else {
+                return false;
+            };
             if v.fract() == 0.0 && v.abs() < 1e15 {
-                Some(format!("{}", v as i64))
+                let _ = write!(out, "{}", v as i64);
             } else {
-                Some(raw.chars().take(MAX_CHARS).collect())
+                out.extend(raw.chars().take(MAX_CHARS));
             }
+            true
         }
-        _ => None,
+        _ => false,
     }
 }
 
-/// A message as a reason. Its first line only; an exception's class when it starts with one
-/// (`litellm.RateLimitError: ...` is `RateLimitError`); else the text with every word that
-/// holds a digit masked as `#` (ids, counts, durations, timestamps), except a number of one to
-/// three digits (an HTTP status), blanks collapsed, cut at [`MAX_CHARS`] characters.
-pub(crate) fn normalize_text(text: &str) -> Option<String> {
+/// A message as a reason, written to `out`: its first line only; an exception's class when
+/// it starts with one (`litellm.RateLimitError: ...` is `RateLimitError`); else the text with
+/// every word that holds a digit masked as `#` (ids, counts, durations, timestamps), except a
+/// number of one to three digits (an HTTP status), blanks collapsed, cut at [`MAX_CHARS`]
+/// characters. False when nothing is left.
+pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
     let line = text.trim().lines().next().unwrap_or("").trim();
     if line.is_empty() {
-        return None;
+        return false;
     }
     if let Some(class) = exception_class(line) {
-        return Some(class.to_owned());
+        out.push_str(class);
+        return true;
     }
-    let mut out = String::new();
-    let mut word = String::new();
-    let flush = |out: &mut String, word: &mut String| {
-        if word.is_empty() {
-            return;
-        }
-        let digits = word.bytes().filter(u8::is_ascii_digit).count();
-        let small_number = digits == word.len() && digits <= 3;
-        if digits > 0 && !small_number {
-            out.push('#');
-        } else {
-            out.push_str(word);
-        }
-        word.clear();
-    };
+    // Where the word being written starts in `out`, and its digits so far.
+    let mut word: Option<(usize, usize)> = None;
+    // A blank seen since the last thing written: written before the next one.
     let mut blank = false;
+    let end_word = |out: &mut String, word: &mut Option<(usize, usize)>| {
+        if let Some((at, digits)) = word.take() {
+            let len = out.len() - at;
+            if digits > 0 && !(digits == len && digits <= 3) {
+                out.truncate(at);
+                out.push('#');
+            }
+        }
+    };
     for c in line.chars() {
-        if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') && !word.is_empty() {
-            word.push(c);
+        let in_word = word.is_some();
+        if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') && in_word {
+            if !in_word {
+                if std::mem::take(&mut blank) && !out.is_empty() {
+                    out.push(' ');
+                }
+                word = Some((out.len(), 0));
+            }
+            if let Some((_, digits)) = &mut word
+                && c.is_ascii_digit()
+            {
+                *digits += 1;
+            }
+            out.push(c);
             continue;
         }
-        flush(&mut out, &mut word);
-        if c.is_whitespace() {
-            blank = !out.is_empty();
-            continue;
-        }
-        if blank {
-            out.push(' ');
-            blank = false;
-        }
-        out.push(c);
+        end_word(out, &mut word);
         if out.chars().count() > MAX_CHARS {
             break;
         }
+        if c.is_whitespace() {
+            blank = true;
+            continue;
+        }
+        if std::mem::take(&mut blank) && !out.is_empty() {
+            out.push(' ');
+        }
+        out.push(c);
     }
-    flush(&mut out, &mut word);
-    let cut: String = out.chars().take(MAX_CHARS).collect();
-    let cut = cut.trim_end_matches([' ', ':', ',', '-', '.', ';']);
-    (!cut.is_empty()).then(|| cut.to_owned())
+    end_word(out, &mut word);
+    if let Some((cut, _)) = out.char_indices().nth(MAX_CHARS) {
+        out.truncate(cut);
+    }
+    let keep = out.trim_end_matches([' ', ':', ',', '-', '.', ';']).len();
+    out.truncate(keep);
+    !out.is_empty()
 }
 
 /// The class of an exception a message starts with (`openai.APITimeoutError: ...`,

@@ -55,27 +55,18 @@ pub(crate) fn reasons_line(top: &Top, width: usize) -> Option<String> {
     Some(line)
 }
 
-/// How the headline names a slow request: its id (its start and `…` when long), else its
-/// input and line.
-fn label(s: &Slow) -> String {
-    if let Some(id) = &s.id {
-        if id.chars().count() > MAX_ID_CHARS {
-            let start: String = id.chars().take(MAX_ID_CHARS - 8).collect();
-            return format!("{start}…");
-        }
-        return id.clone();
+/// How the headline names a slow request: its id, its start and `…` when long.
+fn label(id: &str) -> String {
+    if id.chars().count() > MAX_ID_CHARS {
+        let start: String = id.chars().take(MAX_ID_CHARS - 8).collect();
+        return format!("{start}…");
     }
-    let file = s.file.as_deref().unwrap_or("?");
-    let file = file.rsplit('/').next().unwrap_or(file);
-    if s.line > 0 {
-        format!("{file}:{}", s.line)
-    } else {
-        file.to_owned()
-    }
+    id.to_owned()
 }
 
 /// `slowest: ID (26.4s), ID (25.1s), ...` by E2E latency (`TTFT 3.2s` where only TTFT is
-/// known), as many as fit `width`. `None` when no request has either.
+/// known), as many as fit `width`; without ids (a format that logs none), the durations
+/// alone. `None` when no request has either.
 pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
     let slowest = top.slowest();
     if slowest.is_empty() {
@@ -83,13 +74,21 @@ pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
     }
     let items: Vec<String> = slowest
         .iter()
-        .map(|s| {
-            let ms = s.key_ns as f64 / 1e6;
+        .map(|s: &Slow| {
             let what = if s.e2e_ns.is_some() { "" } else { "TTFT " };
-            format!("{} ({what}{})", label(s), duration_cell(ms))
+            let took = format!("{what}{}", duration_cell(s.key_ns as f64 / 1e6));
+            match &s.id {
+                Some(id) => format!("{} ({took})", label(id)),
+                None => took,
+            }
         })
         .collect();
-    Some(fitted("slowest: ", &items, width))
+    let head = if slowest.iter().all(|s| s.id.is_none()) {
+        "slowest (no ids logged): "
+    } else {
+        "slowest: "
+    };
+    Some(fitted(head, &items, width))
 }
 
 /// The summary's `errors` member: `{"count", "rate", "reasons": [{"reason", "count"}]}`, the

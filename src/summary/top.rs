@@ -3,8 +3,8 @@
 //! group), bounded: at most [`MAX_REASONS`] distinct reasons (the others counted together)
 //! and the [`SLOWEST`] slowest requests by E2E latency, else TTFT.
 //!
-//! A request costs a comparison with the slowest kept and, when it failed, a count; its id,
-//! input and line are read and kept only when it enters the slowest
+//! A request costs a comparison with the slowest kept and, when it failed, a count; its id is
+//! read and kept only when it may enter the slowest
 //! ([`crate::classify::notes`]).
 
 use crate::classify::Request;
@@ -35,21 +35,20 @@ pub(crate) struct Slow {
     pub outcome: &'static str,
     /// Its id, where its format logs one.
     pub id: Option<String>,
-    /// The input it was read from.
-    pub file: Option<String>,
-    /// The line of that input that completed it (0: unknown).
-    pub line: u64,
 }
 
 impl Slow {
-    /// Slowest first; among equals, by input and line (the same order whatever the threads).
+    /// Slowest first; among equals, by id, then by E2E latency and TTFT (the same order
+    /// whatever the threads).
     fn order(&self, other: &Slow) -> std::cmp::Ordering {
+        let ns = |v: Option<f64>| v.map(f64::to_bits);
         other
             .key_ns
             .cmp(&self.key_ns)
-            .then_with(|| self.file.cmp(&other.file))
-            .then_with(|| self.line.cmp(&other.line))
             .then_with(|| self.id.cmp(&other.id))
+            .then_with(|| ns(self.e2e_ns).cmp(&ns(other.e2e_ns)))
+            .then_with(|| ns(self.ttft_ns).cmp(&ns(other.ttft_ns)))
+            .then_with(|| self.outcome.cmp(other.outcome))
     }
 }
 
@@ -64,7 +63,7 @@ pub(crate) struct Top {
 }
 
 impl Top {
-    /// Adds request `r`, with its note (why it failed; where it is).
+    /// Adds request `r`, with its note (why it failed; its id).
     pub(crate) fn add(&mut self, r: &Request, note: Option<&Note>) {
         if r.metrics.outcome == Outcome::Error {
             let reason = note.and_then(|n| n.reason.as_deref()).unwrap_or(NOT_LOGGED);
@@ -83,8 +82,6 @@ impl Top {
             ttft_ns: m.ttft.ok(),
             outcome: m.outcome.as_str(),
             id: note.and_then(|n| n.id.as_deref()).map(str::to_owned),
-            file: note.and_then(|n| n.file.as_deref()).map(str::to_owned),
-            line: note.map_or(0, |n| n.line),
         });
     }
 
@@ -159,8 +156,6 @@ impl Top {
                     "e2e_ms": ms(s.e2e_ns),
                     "ttft_ms": ms(s.ttft_ns),
                     "outcome": s.outcome,
-                    "file": s.file,
-                    "line": (s.line > 0).then_some(s.line),
                 })
             })
             .collect()
@@ -179,7 +174,7 @@ impl Top {
             .map(|s| {
                 json!({
                     "key_ns": s.key_ns, "e2e_ns": s.e2e_ns, "ttft_ns": s.ttft_ns,
-                    "outcome": s.outcome, "id": s.id, "file": s.file, "line": s.line,
+                    "outcome": s.outcome, "id": s.id,
                 })
             })
             .collect();
@@ -221,8 +216,6 @@ impl Top {
                 ttft_ns: s["ttft_ns"].as_f64(),
                 outcome: outcome.as_str(),
                 id: text("id"),
-                file: text("file"),
-                line: s["line"].as_u64().unwrap_or(0),
             });
         }
         Ok(top)
@@ -230,7 +223,7 @@ impl Top {
 }
 
 impl crate::summary::Summary {
-    /// Adds request `r` (with its note: why it failed, where it is) to the failures' reasons
+    /// Adds request `r` (with its note: why it failed, its id) to the failures' reasons
     /// and the slowest requests.
     pub fn add_note(&mut self, r: &Request, note: Option<&Note>) {
         self.top.add(r, note);
