@@ -39,13 +39,20 @@ pub(crate) fn normalize_into(raw: &str, out: &mut String) -> bool {
     }
 }
 
-/// A message as a reason, written to `out`: its first line only; an exception's class when
+/// A message as a reason, written to `out`: its first line only (a Python traceback's last); an exception's class when
 /// it starts with one (`litellm.RateLimitError: ...` is `RateLimitError`); else the text with
 /// every word that holds a digit masked as `#` (ids, counts, durations, timestamps), except a
-/// number of one to three digits (an HTTP status), blanks collapsed, cut at [`MAX_CHARS`]
-/// characters. False when nothing is left.
+/// number of one to three digits (an HTTP status), brackets and quotes left out, blanks
+/// collapsed, cut at [`MAX_CHARS`] characters. False when nothing is left.
 pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
-    let line = text.trim().lines().next().unwrap_or("").trim();
+    let text = text.trim();
+    // A Python traceback says what failed on its last line.
+    let line = if text.starts_with("Traceback (most recent call last)") {
+        text.lines().rev().find(|l| !l.trim().is_empty())
+    } else {
+        text.lines().next()
+    };
+    let line = line.unwrap_or("").trim();
     if line.is_empty() {
         return false;
     }
@@ -87,7 +94,9 @@ pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
         if out.chars().count() > MAX_CHARS {
             break;
         }
-        if c.is_whitespace() {
+        // Brackets, quotes and backslashes are left out (a reason is a label, and JSON's
+        // brackets and escapes in one would only get in the way of reading it).
+        if c.is_whitespace() || c.is_control() || matches!(c, '{' | '}' | '[' | ']' | '"' | '\\') {
             blank = true;
             continue;
         }

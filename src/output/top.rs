@@ -9,8 +9,10 @@ use serde_json::{Value as Json, json};
 /// The reasons the headline names at most.
 const SHOWN_REASONS: usize = 3;
 
-/// The longest id the headline writes whole; a longer one is cut to its start and `…`.
+/// The longest id the headline writes whole; a longer one is cut to its first and last
+/// [`ID_END_CHARS`] characters around `…` (ids often share a prefix: `chatcmpl-`, `lab-`).
 const MAX_ID_CHARS: usize = 20;
+const ID_END_CHARS: usize = 6;
 
 /// Items joined by `, ` after `label`, as many as fit `width` (at least one), with `(+N more)`
 /// when some did not.
@@ -55,11 +57,13 @@ pub(crate) fn reasons_line(top: &Top, width: usize) -> Option<String> {
     Some(line)
 }
 
-/// How the headline names a slow request: its id, its start and `…` when long.
+/// How the headline names a slow request: its id, its start and end around `…` when long.
 fn label(id: &str) -> String {
-    if id.chars().count() > MAX_ID_CHARS {
-        let start: String = id.chars().take(MAX_ID_CHARS - 8).collect();
-        return format!("{start}…");
+    let n = id.chars().count();
+    if n > MAX_ID_CHARS {
+        let start: String = id.chars().take(ID_END_CHARS).collect();
+        let end: String = id.chars().skip(n - ID_END_CHARS).collect();
+        return format!("{start}…{end}");
     }
     id.to_owned()
 }

@@ -34,6 +34,7 @@ mod readme;
 mod realdata;
 mod realdata_loadtest;
 mod realdata_nvidia;
+mod reasons;
 mod report;
 mod reports;
 mod robustness;
