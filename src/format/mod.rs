@@ -712,9 +712,8 @@ fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), S
 /// domain does not fit the field (an instant given a duration unit, or the reverse).
 pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
     let mut fields: Vec<FieldRule> = Vec::new();
-    let mut id_paths = vec![];
-    let mut model_paths = vec![];
-    let mut reason_paths = vec![];
+    // The paths of `id`, `model` and `reason`.
+    let mut named: [Vec<Vec<String>>; 3] = Default::default();
     let mut streamed_when = None;
     let mut when: [Vec<Cond>; 3] = Default::default();
     let mut records = vec![];
@@ -743,24 +742,13 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         if path.is_empty() {
             return Err(format!("--map {m}: empty path"));
         }
-        match name {
-            "id" => {
-                id_paths.push(parse_path(path));
-                continue;
-            }
-            "model" => {
-                model_paths.push(parse_path(path));
-                continue;
-            }
-            "reason" => {
-                reason_paths.push(parse_path(path));
-                continue;
-            }
-            "stream" => {
-                streamed_when = Some(Cond::Equals(parse_path(path), "true".into()));
-                continue;
-            }
-            _ => {}
+        if let Some(i) = ["id", "model", "reason"].iter().position(|n| *n == name) {
+            named[i].push(parse_path(path));
+            continue;
+        }
+        if name == "stream" {
+            streamed_when = Some(Cond::Equals(parse_path(path), "true".into()));
+            continue;
         }
         let (field, unit) = map_field(m, name, unit)?;
         match fields.iter_mut().find(|r| r.field == field) {
@@ -798,6 +786,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         }
     };
     let [error_when, cancelled_when, response_cache_when] = when;
+    let [id_paths, model_paths, reason_paths] = named;
     Ok(FormatSpec {
         name: "custom".into(),
         about: "defined by --map".into(),
