@@ -20,7 +20,7 @@ use std::io::{self, Write};
 pub(crate) const READY_LIMIT: usize = 4 << 20;
 
 /// One request as a chunk worker hands it on for its `--bucket` window: the request, its
-/// token gaps, its `--by` values, its note (why it failed, where it is: a failed request and
+/// token gaps, its `--by` values, its note (why it failed, its id: a failed request and
 /// a candidate for the slowest only).
 pub struct BucketInput {
     pub(crate) request: Request,

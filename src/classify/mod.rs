@@ -499,7 +499,7 @@ pub struct Processor {
     join_counts: Coverage,
     want_ids: bool,
     ids: Vec<(Option<String>, Option<String>)>,
-    /// Why the requests of the line failed, and where the candidates for the slowest are.
+    /// Why the requests of the line failed, and the ids of the candidates for the slowest.
     notes: notes::Notes,
     reference: bool,
     defer_joins: bool,
@@ -1453,13 +1453,13 @@ impl Processor {
         }
     }
 
-    /// The note of request `i` of the line last processed: why it failed, where it is when it
+    /// The note of request `i` of the line last processed: why it failed, its id when it
     /// may be among the slowest ([`notes::Note`]).
     pub fn note(&self, i: usize) -> Option<&notes::Note> {
         self.notes.get(i)
     }
 
-    /// Makes the processor note where the candidates for the slowest requests are (a summary).
+    /// Makes the processor note the ids of the candidates for the slowest (a summary).
     pub fn want_slowest(&mut self, yes: bool) {
         self.notes.want_slowest(yes);
     }
