@@ -21,11 +21,13 @@ use std::io::{self, Write};
 pub(crate) const READY_LIMIT: usize = 4 << 20;
 
 /// One request as a chunk worker hands it on for its `--bucket` window: the request, its
-/// token gaps, its `--by` values.
+/// token gaps, its `--by` values, its note (why it failed, its id: a failed request and
+/// a candidate for the slowest only).
 pub struct BucketInput {
     pub(crate) request: Request,
     pub(crate) gaps: Vec<i64>,
     pub(crate) by: Vec<Option<String>>,
+    pub(crate) note: Option<Box<crate::classify::notes::Note>>,
 }
 
 /// How windows are written: JSON lines with these quantiles, or table rows.

@@ -11,6 +11,7 @@
 use crate::app::buckets::{BucketInput, READY_LIMIT};
 use crate::classify::ByValues;
 use crate::classify::dedupe::{SEEN_MAX, Seen};
+use crate::classify::notes::Note;
 use crate::classify::{Coverage, Kind, Processor, Request};
 use crate::cli::config::{Command, Config, EnrichConfig, SummaryConfig};
 use crate::metrics::CacheClass;
@@ -183,12 +184,13 @@ enum Role<'p> {
 /// `--bucket` window and the in-flight sweep.
 fn tally(
     p: &mut Tally,
-    (r, gaps, by): (&Request, &[i64], ByValues<'_>),
+    (r, gaps, by, note): (&Request, &[i64], ByValues<'_>, Option<&Note>),
     template: &Summary,
     inflight: &mut Inflight,
     bucket: Option<&mut BucketRole>,
 ) {
     let ids = p.summary.add_request(r, gaps, by);
+    p.summary.add_note(r, note);
     if let Some((_, s)) = &mut p.slice {
         s.add_request(r, gaps, by);
     }
@@ -235,6 +237,7 @@ fn add_to_window(
             request: *r,
             gaps: gaps.to_vec(),
             by: bounded_owned(by),
+            note: None,
         });
         return;
     }
@@ -471,6 +474,7 @@ impl<'p> Worker<'p> {
         // A summary reads the original fields of an enriched line like any other: no key.
         let mut proc = processor(config, None, &by);
         proc.set_dedupe(!sc.keep_duplicates, !sc.keep_duplicates);
+        proc.want_slowest(true);
         proc
     }
 
@@ -679,13 +683,15 @@ impl<'p> Worker<'p> {
                                 request: *r,
                                 gaps: gaps.to_vec(),
                                 by: bounded_owned(by),
+                                note: proc.note(k).cloned().map(Box::new),
                             });
                             continue;
                         }
                         if is_copy(seen.as_deref_mut(), r, p) {
                             continue;
                         }
-                        tally(p, (r, gaps, by), template, inflight, bucket.as_mut());
+                        let note = proc.note(k);
+                        tally(p, (r, gaps, by, note), template, inflight, bucket.as_mut());
                     }
                     inflight.drain(p);
                 }
@@ -712,9 +718,13 @@ impl<'p> Worker<'p> {
                 let spliced = match &kind {
                     Kind::Requests => {
                         object.clear();
-                        enrich::render_all(object, key, proc.requests(), |f| {
-                            &proc.format_spec(f).name
-                        })?;
+                        enrich::render_all(
+                            object,
+                            key,
+                            proc.requests(),
+                            |f| &proc.format_spec(f).name,
+                            |k| proc.note(k).and_then(|n| n.reason.as_deref()),
+                        )?;
                         w.write_all(prefix)?;
                         enrich::splice(w, content, object)?
                     }
@@ -912,7 +922,7 @@ impl<'p> Worker<'p> {
             let by = ByValues::options(&e.by);
             tally(
                 p,
-                (&e.request, &e.gaps, by),
+                (&e.request, &e.gaps, by, e.note.as_deref()),
                 template,
                 inflight,
                 bucket.as_mut(),

@@ -8,6 +8,7 @@
 
 mod by_values;
 pub(crate) mod dedupe;
+pub(crate) mod notes;
 pub(crate) mod records;
 mod walk;
 
@@ -498,6 +499,8 @@ pub struct Processor {
     join_counts: Coverage,
     want_ids: bool,
     ids: Vec<(Option<String>, Option<String>)>,
+    /// Why the requests of the line failed, and the ids of the candidates for the slowest.
+    notes: notes::Notes,
     reference: bool,
     defer_joins: bool,
     /// What walks a line for requests inside it ([`Walk`]).
@@ -613,6 +616,7 @@ impl Processor {
             join_counts: Coverage::default(),
             want_ids: false,
             ids: Vec::new(),
+            notes: notes::Notes::default(),
             reference: false,
             defer_joins: false,
             walk,
@@ -688,6 +692,7 @@ impl Processor {
         self.gaps.clear();
         self.by_buf.clear();
         self.ids.clear();
+        self.notes.clear();
         // The JSON part of the line: after what `--prefix` matches (tried first), else after
         // a Kubernetes CRI prefix (`<RFC 3339> stdout F `), which is unwrapped.
         let body = match self.user_prefix_end(content) {
@@ -967,6 +972,7 @@ impl Processor {
             self.gaps.clear();
             self.by_buf.clear();
             self.ids.clear();
+            self.notes.clear();
             return Some(Kind::Deferred);
         }
         (!self.requests.is_empty()).then_some(Kind::Requests)
@@ -1015,6 +1021,10 @@ impl Processor {
                 .push(read_id_model(&self.formats, format, line, &self.slots));
         }
         self.push(format, timeline, gaps_start);
+        let i = self.requests.len() - 1;
+        let fs = (&self.formats, format);
+        let at = (line, &self.slots);
+        self.notes.note(fs, at, (i, &self.requests[i]));
         if self.keys {
             let id = self.formats.id_bytes(format, line, &self.slots);
             self.set_key(format, id);
@@ -1383,6 +1393,12 @@ impl Processor {
             .flatten()
             .map(<[u8]>::to_vec);
         self.push(f, &timeline, start);
+        if let Some(reader) = &self.record_readers[f] {
+            let i = self.requests.len() - 1;
+            let at = (rec, &reader.slots);
+            let fs = (&reader.formats, 0);
+            self.notes.note(fs, at, (i, &self.requests[i]));
+        }
         if self.keys {
             self.set_key(f, key.as_deref());
         }
@@ -1435,6 +1451,17 @@ impl Processor {
             Some((id, model)) => (id.as_deref(), model.as_deref()),
             None => (None, None),
         }
+    }
+
+    /// The note of request `i` of the line last processed: why it failed, its id when it
+    /// may be among the slowest ([`notes::Note`]).
+    pub fn note(&self, i: usize) -> Option<&notes::Note> {
+        self.notes.get(i)
+    }
+
+    /// Makes the processor note the ids of the candidates for the slowest (a summary).
+    pub fn want_slowest(&mut self, yes: bool) {
+        self.notes.want_slowest(yes);
     }
 
     /// Makes the processor keep each request's id and model (for per-request rows).

@@ -10,6 +10,7 @@ pub(crate) mod builtin;
 pub(crate) mod cond_expr;
 pub(crate) mod file;
 pub(crate) mod infer;
+pub(crate) mod reason;
 pub(crate) mod units;
 
 use crate::format::units::{
@@ -344,6 +345,15 @@ pub struct FormatSpec {
         deserialize_with = "crate::format::file::de_paths"
     )]
     pub model_paths: Vec<Vec<String>>,
+    /// Where a failed request's reason is read (an error class, a code, an HTTP status or a
+    /// message): the first path holding a string or a number; normalized by
+    /// [`reason::normalize_into`].
+    #[serde(
+        default,
+        rename = "reason",
+        deserialize_with = "crate::format::file::de_paths"
+    )]
+    pub reason_paths: Vec<Vec<String>>,
     /// Tried only after every other format failed to match, in table order, and never first by
     /// the last-match hint: for formats whose markers are generic (a bare `usage` object) and
     /// would otherwise claim lines that a more specific format reads.
@@ -505,6 +515,10 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
     }
     if let Some(c) = &f.streamed_when {
         let _ = writeln!(s, "  streamed when: {c}");
+    }
+    if !f.reason_paths.is_empty() {
+        let p: Vec<String> = f.reason_paths.iter().map(|p| path_str(p)).collect();
+        let _ = writeln!(s, "  error reason: {}", p.join(" | "));
     }
     match &f.records {
         Some(RecordSource::Each(patterns)) => {
@@ -698,8 +712,8 @@ fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), S
 /// domain does not fit the field (an instant given a duration unit, or the reverse).
 pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
     let mut fields: Vec<FieldRule> = Vec::new();
-    let mut id_paths = vec![];
-    let mut model_paths = vec![];
+    // The paths of `id`, `model` and `reason`.
+    let mut named: [Vec<Vec<String>>; 3] = Default::default();
     let mut streamed_when = None;
     let mut when: [Vec<Cond>; 3] = Default::default();
     let mut records = vec![];
@@ -728,20 +742,13 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         if path.is_empty() {
             return Err(format!("--map {m}: empty path"));
         }
-        match name {
-            "id" => {
-                id_paths.push(parse_path(path));
-                continue;
-            }
-            "model" => {
-                model_paths.push(parse_path(path));
-                continue;
-            }
-            "stream" => {
-                streamed_when = Some(Cond::Equals(parse_path(path), "true".into()));
-                continue;
-            }
-            _ => {}
+        if let Some(i) = ["id", "model", "reason"].iter().position(|n| *n == name) {
+            named[i].push(parse_path(path));
+            continue;
+        }
+        if name == "stream" {
+            streamed_when = Some(Cond::Equals(parse_path(path), "true".into()));
+            continue;
         }
         let (field, unit) = map_field(m, name, unit)?;
         match fields.iter_mut().find(|r| r.field == field) {
@@ -779,6 +786,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         }
     };
     let [error_when, cancelled_when, response_cache_when] = when;
+    let [id_paths, model_paths, reason_paths] = named;
     Ok(FormatSpec {
         name: "custom".into(),
         about: "defined by --map".into(),
@@ -796,6 +804,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         fields,
         id_paths,
         model_paths,
+        reason_paths,
         ..FormatSpec::default()
     })
 }
@@ -1109,6 +1118,7 @@ struct CompiledFormat {
     fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     id: Vec<SlotId>,
     model: Vec<SlotId>,
+    reason: Vec<SlotId>,
     fallback: bool,
 }
 
@@ -1190,6 +1200,7 @@ impl Formats {
                         .collect(),
                     id: s.id_paths.iter().map(|p| c.add(p)).collect(),
                     model: s.model_paths.iter().map(|p| c.add(p)).collect(),
+                    reason: s.reason_paths.iter().map(|p| c.add(p)).collect(),
                     fallback: s.fallback,
                 }
             })
@@ -1364,6 +1375,22 @@ impl Formats {
             .id
             .iter()
             .find_map(|&s| slots.raw_bytes(line, s))
+    }
+
+    /// The reason a failed request of format `format` failed, normalized to a short class
+    /// ([`reason::normalize_into`]) into `out`: the first reason path that holds one. False
+    /// when none does.
+    pub fn reason(&self, format: usize, line: &[u8], slots: &Slots, out: &mut String) -> bool {
+        self.compiled[format].reason.iter().any(|&s| {
+            slots
+                .raw(line, s)
+                .is_some_and(|raw| reason::normalize_into(raw, out))
+        })
+    }
+
+    /// True when format `format` reads a reason.
+    pub fn has_reason(&self, format: usize) -> bool {
+        !self.compiled[format].reason.is_empty()
     }
 
     /// The raw JSON text of the model name of a line of format `format`, if logged.

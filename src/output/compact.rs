@@ -243,6 +243,7 @@ pub(crate) fn compact_lines(
     };
     let targets = summary.targets().cloned();
     let span_s = crate::summary::log_span(summary);
+    let top = summary.top().clone();
     let mut groups = summary.groups();
     let all = groups.iter().position(|(k, _)| k.is_empty());
     headline_lines(
@@ -250,6 +251,7 @@ pub(crate) fn compact_lines(
         cov,
         all.map(|i| &mut *groups[i].1),
         report.headline.as_ref(),
+        &top,
     );
     let ctx = Ctx {
         quantiles,
@@ -326,12 +328,14 @@ fn cache_child_of(parent: &GroupKey, child: &GroupKey) -> bool {
         && child[..parent.len()] == parent[..]
 }
 
-/// The headline: span, rate, output tokens/s; errors and the lines read; chat; agent.
+/// The headline: span, rate, output tokens/s; errors and the lines read; the errors' top
+/// reasons; chat; agent; the slowest requests.
 fn headline_lines(
     l: &mut Lines,
     cov: &Coverage,
     all: Option<&mut GroupStats>,
     h: Option<&Headline>,
+    top: &crate::summary::top::Top,
 ) {
     let Some(g) = all else {
         let issues: Vec<String> = crate::output::summary::coverage_issues(cov)
@@ -375,6 +379,9 @@ fn headline_lines(
     }
     l.prose(&first);
     l.prose(&errors_line(cov, g));
+    if let Some(line) = crate::output::top::reasons_line(top, l.width) {
+        l.table(line);
+    }
     if let Some(h) = h {
         if let Some(c) = &h.chat {
             let ttft = if c.ttft.is_empty() {
@@ -424,6 +431,9 @@ fn headline_lines(
             };
             l.prose(&format!("agent: {e2e}{decode}"));
         }
+    }
+    if let Some(line) = crate::output::top::slowest_line(top, l.width) {
+        l.table(line);
     }
 }
 

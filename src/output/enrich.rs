@@ -29,11 +29,12 @@ fn is_empty_object(content: &[u8], close: usize) -> bool {
 ///
 /// # Errors
 /// The writer's.
-pub(crate) fn render_all<'a>(
+pub(crate) fn render_all<'a, 'b>(
     out: &mut Vec<u8>,
     key: &str,
     requests: &[crate::classify::Request],
     format_name: impl Fn(usize) -> &'a str,
+    error_reason: impl Fn(usize) -> Option<&'b str>,
 ) -> io::Result<()> {
     out.push(b'"');
     write_json_str_body(out, key);
@@ -45,7 +46,7 @@ pub(crate) fn render_all<'a>(
         if i > 0 {
             out.push(b',');
         }
-        render_object(out, format_name(r.format), &r.metrics)?;
+        render_object(out, format_name(r.format), &r.metrics, error_reason(i))?;
         if r.duplicate {
             // A client's view of a request whose server's view is on the line: marked, not
             // dropped (a summary sets it aside).
@@ -61,12 +62,18 @@ pub(crate) fn render_all<'a>(
 
 /// Renders one request's metrics object `{"format":...,...}` (members, in this order: `format`, `ttft_ms`, `tpot_ms`,
 /// `e2e_ms`, `queue_ms`, `prefill_ms`, `decode_ms`, `input_tokens`, `cached_tokens`,
-/// `output_tokens`, `cache`, `ttft_origin`, `outcome`, and `nulls`: the reason for each null
-/// metric, omitted when none is null).
+/// `output_tokens`, `cache`, `ttft_origin`, `outcome`, `error_reason` (why it failed, `null`
+/// when it did not or the log does not say), and `nulls`: the reason for each null metric,
+/// omitted when none is null).
 ///
 /// # Errors
 /// The writer's.
-pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io::Result<()> {
+pub(crate) fn render_object(
+    out: &mut Vec<u8>,
+    format: &str,
+    m: &Metrics,
+    error_reason: Option<&str>,
+) -> io::Result<()> {
     // Plain byte pushes: this runs once per request, and `write!` costs more than the rest.
     let member = |out: &mut Vec<u8>, name: &str| {
         out.extend_from_slice(b",\"");
@@ -102,6 +109,15 @@ pub(crate) fn render_object(out: &mut Vec<u8>, format: &str, m: &Metrics) -> io:
     text(out, m.ttft_origin.map(|o| o.as_str()));
     member(out, "outcome");
     text(out, Some(m.outcome.as_str()));
+    member(out, "error_reason");
+    match error_reason {
+        Some(r) => {
+            out.push(b'"');
+            write_json_str_body(out, r);
+            out.push(b'"');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
     // The reason for each null duration (a missing count needs none: it is not logged).
     let mut nulls = 0;
     for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {

@@ -15,3 +15,4 @@ pub(crate) mod html;
 pub(crate) mod openmetrics;
 pub(crate) mod render;
 pub(crate) mod summary;
+pub(crate) mod top;

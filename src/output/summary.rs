@@ -41,10 +41,21 @@ pub fn to_json<'a>(
     if let Some(h) = &report.headline {
         head.insert("headline".into(), crate::output::findings::headline_json(h));
     }
+    let top = summary.top().clone();
+    head.insert("slowest".into(), top.slowest_json());
+    let groups = summary.groups();
+    let (errors, requests) = groups
+        .iter()
+        .find(|(k, _)| k.is_empty())
+        .map_or((0, 0), |(_, g)| (g.errors, g.requests));
+    head.insert(
+        "errors".into(),
+        crate::output::top::errors_json(&top, errors, requests),
+    );
     GroupsDoc::new(
         head,
         LazyGroups {
-            groups: summary.groups(),
+            groups,
             reports: report.groups,
             quantiles: quantiles.to_vec(),
             targets,

@@ -66,6 +66,7 @@ pub(crate) fn to_json<'a>(
         head.insert("schema".into(), json!(SCHEMA_WINDOWS));
         windows::save(&mut head, b);
     }
+    save_top(&mut head, summary);
     GroupsDoc::new(head, SavedGroups(summary.raw_groups()))
 }
 
@@ -392,6 +393,7 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         let g = crate::summary::genai::GenAi::load_json(&doc["genai"], max_groups)?;
         summary.set_genai(Some(g));
     }
+    load_top(doc, &mut summary)?;
     let mut coverage = coverage_from_json(&doc["coverage"])?;
     coverage.interrupted = match &doc["partial"] {
         // A complete run's file, or one from before the member existed.
@@ -807,6 +809,21 @@ impl Merger {
 
 #[path = "digest_windows.rs"]
 mod windows;
+
+/// Saves the failures' reasons and the slowest requests as `"top"`
+/// ([`crate::summary::top::Top::save_json`]).
+fn save_top(head: &mut Map<String, Json>, summary: &Summary) {
+    head.insert("top".into(), summary.top().save_json());
+}
+
+/// Reads `"top"` into `summary`; a file from before it was saved has none.
+///
+/// # Errors
+/// A message for a `"top"` that is not as saved.
+fn load_top(doc: &Json, summary: &mut Summary) -> Result<(), String> {
+    summary.set_top(crate::summary::top::Top::load_json(&doc["top"])?);
+    Ok(())
+}
 
 #[cfg(test)]
 #[path = "digest_file_tests.rs"]

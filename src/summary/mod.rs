@@ -11,6 +11,7 @@ pub(crate) mod digest;
 pub(crate) mod digest_file;
 pub(crate) mod genai;
 pub(crate) mod slo;
+pub(crate) mod top;
 pub(crate) mod window;
 
 use crate::classify::{ByValues, Coverage, Request};
@@ -368,6 +369,8 @@ pub struct Summary {
     /// The OpenTelemetry GenAI histograms (`-o prometheus`), when kept: each request's model
     /// and format name follow its `--by` values ([`Summary::with_genai`]).
     genai: Option<Box<genai::GenAi>>,
+    /// The failures' reasons and the slowest requests ([`top`]).
+    top: top::Top,
 }
 
 /// Slots of [`Summary`]'s `cache_groups`: the overall group, then one per cache class and
@@ -413,6 +416,7 @@ impl Summary {
             view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: None,
+            top: top::Top::default(),
         }
     }
 
@@ -492,6 +496,7 @@ impl Summary {
             view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),
+            top: top::Top::default(),
         }
     }
 
@@ -765,6 +770,7 @@ impl Summary {
         if let (Some(a), Some(b)) = (&mut self.genai, &other.genai) {
             a.merge(b);
         }
+        self.top.merge(&other.top);
         for g in &other.groups {
             self.group(g.subset, g.key.iter().map(Option::as_deref))
                 .merge(&g.stats);

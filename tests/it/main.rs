@@ -35,6 +35,7 @@ mod readme;
 mod realdata;
 mod realdata_loadtest;
 mod realdata_nvidia;
+mod reasons;
 mod report;
 mod reports;
 mod robustness;

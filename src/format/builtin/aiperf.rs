@@ -53,6 +53,7 @@ pub(crate) fn spec() -> FormatSpec {
             eq("error.code", "499"),
         ],
         id_paths: vec![p("metadata.x_request_id")],
+        reason_paths: vec![crate::format::p("error.type"), crate::format::p("error.code"), crate::format::p("error.message")],
         ..FormatSpec::default()
     }
 }

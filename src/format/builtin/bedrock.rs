@@ -47,6 +47,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: paths(&["requestId"]),
         model_paths: paths(&["modelId"]),
+        reason_paths: vec![crate::format::p("errorCode")],
         ..FormatSpec::default()
     }
 }

@@ -37,6 +37,7 @@ pub(crate) fn spec() -> FormatSpec {
         error_when: vec![Cond::Equals(p("$parent"), "\"errored\"".into())],
         cancelled_when: vec![Cond::Equals(p("$parent"), "\"incomplete\"".into())],
         id_paths: vec![p("request_id")],
+        reason_paths: vec![crate::format::p("error"), crate::format::p("info.error"), crate::format::p("response.error")],
         ..FormatSpec::default()
     }
 }

@@ -33,6 +33,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: paths(&["request_id"]),
         model_paths: paths(&["model", "response_model", "request_model"]),
+        reason_paths: vec![crate::format::p("response_status")],
         ..FormatSpec::default()
     }
 }

@@ -58,6 +58,7 @@ pub(crate) fn spec() -> FormatSpec {
             m.extend(ai("meta.request_model").iter().map(|s| path(s)));
             m
         },
+        reason_paths: vec![crate::format::p("response.status")],
         ..FormatSpec::default()
     }
 }

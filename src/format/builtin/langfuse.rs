@@ -39,6 +39,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: paths(&["id"]),
         model_paths: paths(&["model"]),
+        reason_paths: vec![crate::format::p("statusMessage")],
         ..FormatSpec::default()
     }
 }

@@ -43,6 +43,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: vec![p("litellm_call_id"), p("id")],
         model_paths: vec![p("model")],
+        reason_paths: vec![crate::format::p("error_information.error_class"), crate::format::p("error_information.error_code"), crate::format::p("error_str")],
         ..FormatSpec::default()
     }
 }

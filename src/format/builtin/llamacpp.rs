@@ -44,6 +44,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
+        reason_paths: vec![crate::format::p("error.type"), crate::format::p("error.code"), crate::format::p("error.message"), crate::format::p("error")],
         ..FormatSpec::default()
     }
 }

@@ -27,6 +27,10 @@ pub(crate) fn spec() -> FormatSpec {
         error_when: vec![Cond::Present(p("error_code"))],
         // error_code is the HTTP status: 499 is the client closing the request.
         cancelled_when: vec![Cond::Equals(p("error_code"), "499".into())],
+        reason_paths: vec![
+            crate::format::p("error_code"),
+            crate::format::p("error_msg"),
+        ],
         ..FormatSpec::default()
     }
 }

@@ -62,6 +62,7 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::OutputTokens, Unit::Count, &["eval_count"]),
         ],
         model_paths: vec![p("model")],
+        reason_paths: vec![crate::format::p("error")],
         ..FormatSpec::default()
     }
 }

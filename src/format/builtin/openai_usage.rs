@@ -22,6 +22,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: paths(&["id"]),
         model_paths: paths(&["model"]),
+        reason_paths: vec![crate::format::p("error.type"), crate::format::p("error.code"), crate::format::p("error.message")],
         ..FormatSpec::default()
     }
 }

@@ -59,6 +59,7 @@ pub(crate) fn spec() -> FormatSpec {
             vec!["attributes".into(), "gen_ai.response.model".into()],
             vec!["attributes".into(), "gen_ai.request.model".into()],
         ],
+        reason_paths: vec![vec!["attributes".into(), "error.type".into()], crate::format::p("status.message")],
         ..FormatSpec::default()
     }
 }

@@ -34,6 +34,7 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::InputTokens, Unit::Count, &["input_lens"]),
         ],
         error_when: vec![Cond::Differs(p("errors"), "\"\"".into())],
+        reason_paths: vec![crate::format::p("errors")],
         ..FormatSpec::default()
     }
 }

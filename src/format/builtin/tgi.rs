@@ -33,6 +33,7 @@ pub(crate) fn spec() -> FormatSpec {
             ),
             rule(Field::LoggedAt, Unit::Rfc3339, &["timestamp"]),
         ],
+        reason_paths: vec![crate::format::p("message"), crate::format::p("fields.message")],
         ..FormatSpec::default()
     }
 }

@@ -34,6 +34,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: vec![p("id")],
         model_paths: vec![p("model")],
+        reason_paths: vec![crate::format::p("type"), crate::format::p("code"), crate::format::p("message")],
         ..FormatSpec::default()
     }
 }

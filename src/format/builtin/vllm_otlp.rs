@@ -66,6 +66,10 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: vec![vec!["attributes".into(), "gen_ai.request.id".into()]],
         model_paths: vec![vec!["attributes".into(), "gen_ai.response.model".into()]],
+        reason_paths: vec![
+            vec!["attributes".into(), "error.type".into()],
+            crate::format::p("status.message"),
+        ],
         ..FormatSpec::default()
     }
 }

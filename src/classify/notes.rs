@@ -1,0 +1,128 @@
+//! What a summary's error reasons and slowest requests need of a request beyond its metrics:
+//! why it failed (a failed request only) and, for a request that may be among the slowest,
+//! its id. Kept only for those requests, so a request that is neither costs
+//! a comparison.
+
+use crate::classify::Request;
+use crate::format::Formats;
+use crate::json::{Slots, raw_str};
+use crate::metrics::Outcome;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet};
+use std::sync::Arc;
+
+/// The distinct reasons a processor keeps one copy of; later ones are copied per request.
+const INTERNED: usize = 1024;
+
+/// How many of the slowest requests a summary lists.
+pub(crate) const SLOWEST: usize = 5;
+
+/// A request's note: why it failed, and its id when it may be among the slowest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Note {
+    /// Why it failed, normalized ([`crate::format::reason`]); `None` when it did not fail or
+    /// its log does not say.
+    pub reason: Option<Arc<str>>,
+    /// Its id, where its format logs one (read only for a candidate slowest request).
+    pub id: Option<Box<str>>,
+}
+
+/// The slowest time of a request, for ranking: its E2E latency, else its TTFT (ns).
+pub(crate) fn slow_key(r: &Request) -> Option<u64> {
+    let v = r.metrics.e2e.or(r.metrics.ttft).ok()?;
+    (v.is_finite() && v >= 0.0).then_some(v as u64)
+}
+
+/// The notes of the requests of the line last processed, and the filter that picks the
+/// candidates for the slowest: the [`SLOWEST`] largest keys this processor has seen. A request
+/// below them all cannot be among the slowest of any summary it goes to (every summary's
+/// slowest are among the requests this processor, or another one, saw).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Notes {
+    /// (index of the request in the line's requests, its note).
+    list: Vec<(usize, Note)>,
+    slow: BinaryHeap<Reverse<u64>>,
+    /// Pick candidates for the slowest (a summary; enrich needs none).
+    slowest: bool,
+    /// The reasons seen, one copy each (a failed request costs no allocation once its reason
+    /// was seen).
+    reasons: HashSet<Arc<str>>,
+    scratch: String,
+}
+
+impl Notes {
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+    }
+
+    pub(crate) fn want_slowest(&mut self, yes: bool) {
+        self.slowest = yes;
+    }
+
+    /// The shared copy of the reason in `scratch`.
+    fn interned(&mut self) -> Arc<str> {
+        if let Some(r) = self.reasons.get(self.scratch.as_str()) {
+            return r.clone();
+        }
+        let r: Arc<str> = self.scratch.as_str().into();
+        if self.reasons.len() < INTERNED {
+            self.reasons.insert(r.clone());
+        }
+        r
+    }
+
+    /// True when a request of key `key` enters the slowest seen so far.
+    fn enters(&mut self, key: u64) -> bool {
+        if self.slow.len() < SLOWEST {
+            self.slow.push(Reverse(key));
+            return true;
+        }
+        let Some(&Reverse(min)) = self.slow.peek() else {
+            return false;
+        };
+        if key < min {
+            return false;
+        }
+        // Ties enter: a request read again after its line was deferred has the key of the
+        // one it was read as.
+        if key > min {
+            self.slow.pop();
+            self.slow.push(Reverse(key));
+        }
+        true
+    }
+
+    /// Notes request `i` (`r`) of format `f`, read from `line` with `slots`, when it failed
+    /// or may be among the slowest.
+    pub(crate) fn note(
+        &mut self,
+        (formats, f): (&Formats, usize),
+        (line, slots): (&[u8], &Slots),
+        (i, r): (usize, &Request),
+    ) {
+        let failed = r.metrics.outcome == Outcome::Error && formats.has_reason(f);
+        let reason =
+            (failed && formats.reason(f, line, slots, &mut self.scratch)).then(|| self.interned());
+        let slow = self.slowest && slow_key(r).is_some_and(|k| self.enters(k));
+        if reason.is_none() && !slow {
+            return;
+        }
+        let mut note = Note {
+            reason,
+            ..Note::default()
+        };
+        if slow {
+            note.id = formats.id(f, line, slots).map(|raw| {
+                raw_str(raw)
+                    .map_or_else(|| raw.to_owned(), |s| s.into_owned())
+                    .into_boxed_str()
+            });
+        }
+        self.list.push((i, note));
+    }
+
+    /// The note of request `i` of the line last processed, if it has one.
+    pub(crate) fn get(&self, i: usize) -> Option<&Note> {
+        self.list.iter().find(|(j, _)| *j == i).map(|(_, n)| n)
+    }
+}

@@ -1,0 +1,175 @@
+//! Why a request failed, as a short class that groups: an error class (`RateLimitError`), a
+//! code or HTTP status (`429`), or the start of a message with its numbers and ids masked
+//! (`Request timed out after # seconds`), at most [`MAX_CHARS`] characters.
+
+use crate::json::raw_str;
+
+/// The longest reason kept, in characters.
+pub(crate) const MAX_CHARS: usize = 60;
+
+/// The reason read from the raw JSON text of a value: a number is its integer text (`429`), a
+/// string is normalized ([`normalize_text_into`]); anything else (an object, a list, a
+/// boolean) and an empty string are no reason.
+#[cfg(test)]
+pub(crate) fn normalize(raw: &str) -> Option<String> {
+    let mut out = String::new();
+    normalize_into(raw, &mut out).then_some(out)
+}
+
+/// [`normalize`] into `out` (cleared first; no allocation once it has grown): true when
+/// there is a reason.
+pub(crate) fn normalize_into(raw: &str, out: &mut String) -> bool {
+    use std::fmt::Write as _;
+    out.clear();
+    let raw = raw.trim();
+    match raw.as_bytes().first() {
+        Some(b'"') => raw_str(raw).is_some_and(|t| normalize_text_into(&t, out)),
+        Some(b'-' | b'0'..=b'9') => {
+            let Ok(v) = raw.parse::<f64>() else {
+                return false;
+            };
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                let _ = write!(out, "{}", v as i64);
+            } else {
+                out.extend(raw.chars().take(MAX_CHARS));
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A message as a reason, written to `out`: its first line only (a Python traceback's last); an exception's class when
+/// it starts with one (`litellm.RateLimitError: ...` is `RateLimitError`); else the text with
+/// every word that holds a digit masked as `#` (ids, counts, durations, timestamps), except a
+/// number of one to three digits (an HTTP status), brackets and quotes left out, blanks
+/// collapsed, cut at [`MAX_CHARS`] characters. False when nothing is left.
+pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
+    let text = text.trim();
+    // A Python traceback says what failed on its last line.
+    let line = if text.starts_with("Traceback (most recent call last)") {
+        text.lines().rev().find(|l| !l.trim().is_empty())
+    } else {
+        text.lines().next()
+    };
+    let line = line.unwrap_or("").trim();
+    if line.is_empty() {
+        return false;
+    }
+    if let Some(class) = exception_class(line) {
+        out.push_str(class);
+        return true;
+    }
+    // Where the word being written starts in `out`, and its digits so far.
+    let mut word: Option<(usize, usize)> = None;
+    // A blank seen since the last thing written: written before the next one.
+    let mut blank = false;
+    let end_word = |out: &mut String, word: &mut Option<(usize, usize)>| {
+        if let Some((at, digits)) = word.take() {
+            let len = out.len() - at;
+            if digits > 0 && !(digits == len && digits <= 3) {
+                out.truncate(at);
+                out.push('#');
+            }
+        }
+    };
+    for c in line.chars() {
+        let in_word = word.is_some();
+        if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') && in_word {
+            if !in_word {
+                if std::mem::take(&mut blank) && !out.is_empty() {
+                    out.push(' ');
+                }
+                word = Some((out.len(), 0));
+            }
+            if let Some((_, digits)) = &mut word
+                && c.is_ascii_digit()
+            {
+                *digits += 1;
+            }
+            out.push(c);
+            continue;
+        }
+        end_word(out, &mut word);
+        if out.chars().count() > MAX_CHARS {
+            break;
+        }
+        // Brackets, quotes and backslashes are left out (a reason is a label, and JSON's
+        // brackets and escapes in one would only get in the way of reading it).
+        if c.is_whitespace() || c.is_control() || matches!(c, '{' | '}' | '[' | ']' | '"' | '\\') {
+            blank = true;
+            continue;
+        }
+        if std::mem::take(&mut blank) && !out.is_empty() {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    end_word(out, &mut word);
+    if let Some((cut, _)) = out.char_indices().nth(MAX_CHARS) {
+        out.truncate(cut);
+    }
+    let keep = out.trim_end_matches([' ', ':', ',', '-', '.', ';']).len();
+    out.truncate(keep);
+    !out.is_empty()
+}
+
+/// The class of an exception a message starts with (`openai.APITimeoutError: ...`,
+/// `TimeoutError: ...`): a name without blanks ending in `Error` or `Exception`, before a `:`;
+/// its last dotted segment.
+fn exception_class(line: &str) -> Option<&str> {
+    let (head, _) = line.split_once(':')?;
+    if head.is_empty()
+        || head.len() > MAX_CHARS
+        || !head
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    {
+        return None;
+    }
+    let class = head.rsplit('.').next()?;
+    let named =
+        class.len() > "Error".len() && (class.ends_with("Error") || class.ends_with("Exception"));
+    named.then_some(class)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_codes_and_messages() {
+        let n = |raw: &str| normalize(raw);
+        assert_eq!(n(r#""RateLimitError""#).as_deref(), Some("RateLimitError"));
+        assert_eq!(n("429").as_deref(), Some("429"));
+        assert_eq!(n("429.0").as_deref(), Some("429"));
+        assert_eq!(n(r#""429""#).as_deref(), Some("429"));
+        assert_eq!(n(r#""""#), None);
+        assert_eq!(n(r#"{"a":1}"#), None);
+        assert_eq!(n("true"), None);
+        assert_eq!(
+            n(r#""litellm.RateLimitError: RateLimitError: OpenAIException - Error code: 429""#)
+                .as_deref(),
+            Some("RateLimitError")
+        );
+        // The same reason with other numbers and ids groups together.
+        let a = n(r#""Request req_8f3a2b91 timed out after 600.0 seconds""#);
+        let b = n(r#""Request req_77aa01cd timed out after 30.5 seconds""#);
+        assert_eq!(a.as_deref(), Some("Request # timed out after # seconds"));
+        assert_eq!(a, b);
+        // An HTTP status in a message is kept.
+        assert_eq!(
+            n(r#""Error code: 503 - upstream unavailable""#).as_deref(),
+            Some("Error code: 503 - upstream unavailable")
+        );
+        // Only the first line, at most 60 characters.
+        let long = format!("\"{}\\nsecond line\"", "word ".repeat(40));
+        let r = n(&long).unwrap();
+        assert!(r.chars().count() <= MAX_CHARS, "{r}");
+        assert!(!r.contains("second"));
+        assert_eq!(
+            n(r#""error: something""#).as_deref(),
+            Some("error: something")
+        );
+    }
+}

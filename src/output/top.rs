@@ -1,0 +1,132 @@
+//! The headline's lines on why requests failed and which were slowest, fitted to the width:
+//! `errors by reason: RateLimitError 12, Timeout 5, 429 3 (+2 more)` and `slowest: a1b2c3
+//! (26.4s), ...`. The JSON summary's `errors` and `slowest` members.
+
+use crate::output::compact::duration_cell;
+use crate::summary::top::{NOT_LOGGED, Slow, Top};
+use serde_json::{Value as Json, json};
+
+/// The reasons the headline names at most.
+const SHOWN_REASONS: usize = 3;
+
+/// The longest id the headline writes whole; a longer one is cut to its first and last
+/// [`ID_END_CHARS`] characters around `…` (ids often share a prefix: `chatcmpl-`, `lab-`).
+const MAX_ID_CHARS: usize = 20;
+const ID_END_CHARS: usize = 6;
+
+/// Items joined by `, ` after `label`, as many as fit `width` (at least one), with `(+N more)`
+/// when some did not.
+fn fitted(label: &str, items: &[String], width: usize) -> String {
+    let mut line = label.to_owned();
+    for (i, item) in items.iter().enumerate() {
+        let rest = items.len() - i - 1;
+        let more = if rest > 0 {
+            format!(" (+{rest} more)")
+        } else {
+            String::new()
+        };
+        let sep = if i == 0 { "" } else { ", " };
+        let with = line.chars().count() + sep.len() + item.chars().count();
+        if i > 0 && with + more.chars().count() > width {
+            line.push_str(&format!(" (+{} more)", items.len() - i));
+            return line;
+        }
+        line.push_str(sep);
+        line.push_str(item);
+    }
+    line
+}
+
+/// `errors by reason: R1 N1, R2 N2, R3 N3 (+K more)`: the most frequent [`SHOWN_REASONS`]
+/// reasons, as many as fit `width`. `None` when nothing failed or no failure's log gives a
+/// reason.
+pub(crate) fn reasons_line(top: &Top, width: usize) -> Option<String> {
+    let reasons = top.reasons();
+    if reasons.iter().all(|&(r, _)| r == NOT_LOGGED) {
+        return None;
+    }
+    let items: Vec<String> = reasons
+        .iter()
+        .take(SHOWN_REASONS)
+        .map(|(r, n)| format!("{r} {n}"))
+        .collect();
+    let mut line = fitted("errors by reason: ", &items, width);
+    if reasons.len() > items.len() && !line.ends_with("more)") {
+        line.push_str(&format!(" (+{} more)", reasons.len() - items.len()));
+    }
+    Some(line)
+}
+
+/// How the headline names a slow request: its id, its start and end around `…` when long.
+fn label(id: &str) -> String {
+    let n = id.chars().count();
+    if n > MAX_ID_CHARS {
+        let start: String = id.chars().take(ID_END_CHARS).collect();
+        let end: String = id.chars().skip(n - ID_END_CHARS).collect();
+        return format!("{start}…{end}");
+    }
+    id.to_owned()
+}
+
+/// `slowest: ID (26.4s), ID (25.1s), ...` by E2E latency (`TTFT 3.2s` where only TTFT is
+/// known), as many as fit `width`; without ids (a format that logs none), the durations
+/// alone. `None` when no request has either.
+pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
+    let slowest = top.slowest();
+    if slowest.is_empty() {
+        return None;
+    }
+    let items: Vec<String> = slowest
+        .iter()
+        .map(|s: &Slow| {
+            let what = if s.e2e_ns.is_some() { "" } else { "TTFT " };
+            let took = format!("{what}{}", duration_cell(s.key_ns as f64 / 1e6));
+            match &s.id {
+                Some(id) => format!("{} ({took})", label(id)),
+                None => took,
+            }
+        })
+        .collect();
+    let head = if slowest.iter().all(|s| s.id.is_none()) {
+        "slowest (no ids logged): "
+    } else {
+        "slowest: "
+    };
+    Some(fitted(head, &items, width))
+}
+
+/// The summary's `errors` member: `{"count", "rate", "reasons": [{"reason", "count"}]}`, the
+/// rate the share of all requests (`null` without requests).
+pub(crate) fn errors_json(top: &Top, errors: u64, requests: u64) -> Json {
+    let rate = if requests > 0 {
+        json!(crate::number::round3(errors as f64 / requests as f64))
+    } else {
+        Json::Null
+    };
+    json!({"count": errors, "rate": rate, "reasons": top.reasons_json()})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_fit_the_width() {
+        let items: Vec<String> = ["aaaa (1.0s)", "bbbb (2.0s)", "cccc (3.0s)"]
+            .map(str::to_owned)
+            .to_vec();
+        assert_eq!(
+            fitted("slowest: ", &items, 100),
+            "slowest: aaaa (1.0s), bbbb (2.0s), cccc (3.0s)"
+        );
+        assert_eq!(
+            fitted("slowest: ", &items, 36),
+            "slowest: aaaa (1.0s) (+2 more)"
+        );
+        // The first item is always written.
+        assert_eq!(
+            fitted("slowest: ", &items, 5),
+            "slowest: aaaa (1.0s) (+2 more)"
+        );
+    }
+}
