@@ -370,7 +370,6 @@ impl<'a> Text<'a> {
         let end = self.object(item, |k, v| match &*k.text {
             "key" => {
                 key = Some(v);
-                let key_end = self.skip(v)?;
                 if state == Pair::Start
                     && self.at(v) == b'"'
                     && let Ok(name) = self.key(v)
@@ -378,10 +377,10 @@ impl<'a> Text<'a> {
                     comma(out, first);
                     name.write(out);
                     state = Pair::KeyWritten;
-                    return Ok(key_end);
+                    return Ok(name.end);
                 }
                 state = Pair::Again;
-                Ok(key_end)
+                self.skip(v)
             }
             "value" => {
                 value = Some(v);
