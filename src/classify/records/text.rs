@@ -96,15 +96,45 @@ fn ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The index of the first `"`, `\` or control byte at or after `i` inside a string (the length
+/// of `b` when there is none): 8 bytes at a time as one word, then byte by byte.
+fn special(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let q = w ^ (ONES * u64::from(b'"'));
+        let s = w ^ (ONES * u64::from(b'\\'));
+        // High bit of a byte set when it is `"`, `\` or below 0x20 (exact for the first one).
+        let m = ((q.wrapping_sub(ONES) & !q)
+            | (s.wrapping_sub(ONES) & !s)
+            | (w.wrapping_sub(ONES * 0x20) & !w))
+            & HIGH;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b
+        .get(i)
+        .is_some_and(|&c| c != b'"' && c != b'\\' && c >= 0x20)
+    {
+        i += 1;
+    }
+    i
+}
+
 /// The index after the string whose opening quote is at `i`.
 fn string_end(b: &[u8], mut i: usize) -> R<usize> {
     i += 1;
     loop {
-        let at = i + memchr::memchr2(b'"', b'\\', b.get(i..).ok_or(NotRaw)?).ok_or(NotRaw)?;
-        if b[at] == b'"' {
-            return Ok(at + 1);
+        i = special(b, i);
+        match *b.get(i).ok_or(NotRaw)? {
+            b'"' => return Ok(i + 1),
+            b'\\' => i += 2,
+            _ => i += 1,
         }
-        i = at + 2;
     }
 }
 
@@ -116,6 +146,16 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
 fn comma(out: &mut Vec<u8>, first: bool) {
     if !first {
         out.push(b',');
+    }
+}
+
+/// Where an `AnyValue`'s member goes in the table [`Text::any`] fills: `arrayValue`,
+/// `kvlistValue`, then the scalars in the order they are tried.
+fn slot(name: &str) -> Option<usize> {
+    match name {
+        "arrayValue" => Some(0),
+        "kvlistValue" => Some(1),
+        name => SCALAR_VALUES.iter().position(|s| *s == name).map(|p| p + 2),
     }
 }
 
@@ -193,14 +233,15 @@ impl<'a> Text<'a> {
         let (mut escaped, mut control) = (false, false);
         let mut j = i + 1;
         loop {
+            j = special(b, j);
             match *b.get(j).ok_or(NotRaw)? {
                 b'"' => break,
                 b'\\' => {
                     escaped = true;
                     j += 2;
                 }
-                c => {
-                    control |= c < 0x20;
+                _ => {
+                    control = true;
                     j += 1;
                 }
             }
@@ -425,20 +466,16 @@ impl<'a> Text<'a> {
         // arrayValue, kvlistValue, then the scalars in the order they are tried.
         let mut at = [None; 2 + SCALAR_VALUES.len()];
         let end = self.object(i, |k, v| {
-            let slot = match &*k.text {
-                "arrayValue" => Some(0),
-                "kvlistValue" => Some(1),
-                name => SCALAR_VALUES.iter().position(|s| *s == name).map(|p| p + 2),
-            };
-            if let Some(s) = slot {
-                at[s] = Some(v);
+            let end = self.skip(v)?;
+            if let Some(s) = slot(&k.text) {
+                at[s] = Some((v, end));
             }
-            self.skip(v)
+            Ok(end)
         })?;
-        if let Some(x) = at[0] {
+        if let Some((x, _)) = at[0] {
             let text = self.array_value(x)?;
             Text::new(&text).member(0, out)?;
-        } else if let Some(x) = at[1] {
+        } else if let Some((x, _)) = at[1] {
             let list = match self.at(x) {
                 b'{' => self.last_member(x, "values")?,
                 _ => None,
@@ -450,8 +487,12 @@ impl<'a> Text<'a> {
             if written.is_none() {
                 out.extend_from_slice(b"null");
             }
-        } else if let Some(x) = at[2..].iter().flatten().next() {
-            self.member(*x, out)?;
+        } else if let Some(&(x, x_end)) = at[2..].iter().flatten().next() {
+            if matches!(self.at(x), b'{' | b'[') {
+                self.member(x, out)?;
+            } else {
+                out.extend_from_slice(self.slice(x, x_end)?.as_bytes());
+            }
         } else {
             self.value(i, out)?;
         }
@@ -489,12 +530,7 @@ impl<'a> Text<'a> {
         }
         let mut at = [None; 2 + SCALAR_VALUES.len()];
         self.object(i, |k, v| {
-            let slot = match &*k.text {
-                "arrayValue" => Some(0),
-                "kvlistValue" => Some(1),
-                name => SCALAR_VALUES.iter().position(|s| *s == name).map(|p| p + 2),
-            };
-            if let Some(s) = slot {
+            if let Some(s) = slot(&k.text) {
                 at[s] = Some(v);
             }
             self.skip(v)
