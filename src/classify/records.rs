@@ -1020,6 +1020,16 @@ mod tests {
     }
 
     #[test]
+    fn the_any_value_slots_follow_the_scalar_order() {
+        for (n, name) in SCALAR_VALUES.iter().enumerate() {
+            assert_eq!(text::slot(name), Some(n + 2));
+        }
+        assert_eq!(text::slot("arrayValue"), Some(0));
+        assert_eq!(text::slot("kvlistValue"), Some(1));
+        assert_eq!(text::slot("value"), None);
+    }
+
+    #[test]
     fn columns_zip_by_index() {
         let line = json!({"ttfts":[0.1,0.2],"itls":[[0.01],[]],"errors":["",""],"other":1,
                           "model_id":"m"});

@@ -101,6 +101,7 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// The index of the first `"`, `\` or control byte at or after `i` inside a string (the length
 /// of `b` when there is none): 8 bytes at a time as one word, then byte by byte.
+#[inline(always)]
 fn special(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
         let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
@@ -151,11 +152,17 @@ fn comma(out: &mut Vec<u8>, first: bool) {
 
 /// Where an `AnyValue`'s member goes in the table [`Text::any`] fills: `arrayValue`,
 /// `kvlistValue`, then the scalars in the order they are tried.
-fn slot(name: &str) -> Option<usize> {
+pub(super) fn slot(name: &str) -> Option<usize> {
+    // SCALAR_VALUES, spelled out so that the match compiles to a test of the length first.
     match name {
         "arrayValue" => Some(0),
         "kvlistValue" => Some(1),
-        name => SCALAR_VALUES.iter().position(|s| *s == name).map(|p| p + 2),
+        "stringValue" => Some(2),
+        "intValue" => Some(3),
+        "doubleValue" => Some(4),
+        "boolValue" => Some(5),
+        "bytesValue" => Some(6),
+        _ => None,
     }
 }
 
