@@ -639,6 +639,9 @@ mod tests {
             }
         }
 
+        /// Writes a generated value.
+        type Gen<'a> = dyn Fn(&mut Rng, &mut String) + 'a;
+
         const PIECES: &[&str] = &[
             "a",
             "gen_ai.usage.input_tokens",
@@ -684,11 +687,7 @@ mod tests {
         }
 
         /// An object of `members`, each written by its function, in order, with blanks.
-        fn object(
-            r: &mut Rng,
-            out: &mut String,
-            members: &[(&str, &dyn Fn(&mut Rng, &mut String))],
-        ) {
+        fn object(r: &mut Rng, out: &mut String, members: &[(&str, &Gen)]) {
             out.push('{');
             for (n, (k, f)) in members.iter().enumerate() {
                 if n > 0 {
@@ -852,8 +851,7 @@ mod tests {
                 members.swap(i, r.below(i as u64 + 1) as usize);
             }
             members.truncate(keep);
-            let members: Vec<(&str, &dyn Fn(&mut Rng, &mut String))> =
-                members.iter().map(|(k, f)| (*k, &**f)).collect();
+            let members: Vec<(&str, &Gen<'_>)> = members.iter().map(|(k, f)| (*k, &**f)).collect();
             match r.below(8) {
                 0 => scalar(r, out),
                 _ => object(r, out, &members),

@@ -605,6 +605,9 @@ impl<'a> Text<'a> {
     }
 }
 
+/// A group's window: its start and end, when it has them.
+type Bounds = (Option<f64>, Option<f64>);
+
 /// The walk down the patterns, writing each record found.
 struct Walk<'a, 'o> {
     text: Text<'a>,
@@ -616,7 +619,7 @@ struct Walk<'a, 'o> {
     /// The records' `"$parent"`, as JSON text.
     parent: Vec<u8>,
     /// The group last met (where it starts) and its window's bounds.
-    group: Option<(usize, (Option<f64>, Option<f64>))>,
+    group: Option<(usize, Bounds)>,
     buf: Vec<u8>,
     out: &'o mut Vec<Vec<u8>>,
     outside: u64,
