@@ -28,6 +28,9 @@
 # (`summary -o json`'s coverage.requests), the median wall and CPU time, and the CPU time per
 # request in microseconds; the line under the table gives OTLP's time per request over
 # LiteLLM's (a line of OTLP is cut into its records, each written out and read as a line).
+# The times include what a run costs whatever its size (start-up, the summary's analysis):
+# with a small --size the ratio says little; docs/performance.md counts instructions per
+# request without them.
 #
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
