@@ -9,6 +9,10 @@
 //!   log concatenated to itself, on one in reverse time order, and on a long one in start
 //!   order (requests/s).
 //!
+//! The `otlp` corpus (one vLLM span a line) and `otlp-batched` (its lines 20 at a time in one
+//! line, as a collector's file exporter batches them) go through the records walk: `worker`
+//! on them measures cutting each line into its spans and reading each as a line.
+//!
 //! The end-to-end numbers (files, stdin, threads, `wc -l`, jq) come from `benches/throughput.sh`.
 
 use clap::Parser;
@@ -23,7 +27,14 @@ fn main() {
     divan::main();
 }
 
-const CORPORA: [&str; 5] = ["litellm", "llamacpp", "vllm", "otlp", "lab-litellm"];
+const CORPORA: [&str; 6] = [
+    "litellm",
+    "llamacpp",
+    "vllm",
+    "otlp",
+    "otlp-batched",
+    "lab-litellm",
+];
 
 /// A corpus: its bytes, and each line's range (newline excluded).
 type Corpus = (Vec<u8>, Vec<(usize, usize)>);
@@ -42,6 +53,8 @@ fn corpus(name: &str) -> &'static Corpus {
                     while bytes.len() < 8 << 20 {
                         bytes.extend_from_slice(&lab);
                     }
+                } else if c == "otlp-batched" {
+                    bytes = batched_otlp();
                 } else {
                     genlog::generate(c, 1, None, Some(8 << 20), &mut bytes)
                         .expect("a known format")
@@ -58,6 +71,30 @@ fn corpus(name: &str) -> &'static Corpus {
             .collect()
     });
     &all[CORPORA.iter().position(|&c| c == name).expect("a corpus")]
+}
+
+/// About 8 MB of generated OTLP lines, each 20 of them in one line: their `resourceSpans`
+/// in one list.
+fn batched_otlp() -> Vec<u8> {
+    let mut one = Vec::new();
+    genlog::generate("otlp", 1, None, Some(8 << 20), &mut one)
+        .expect("a known format")
+        .expect("writing to memory");
+    let mut bytes = Vec::new();
+    let lines: Vec<serde_json::Value> = one
+        .split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    for batch in lines.chunks(20) {
+        let spans: Vec<&serde_json::Value> = batch
+            .iter()
+            .filter_map(|l| l["resourceSpans"].get(0))
+            .collect();
+        serde_json::to_writer(&mut bytes, &serde_json::json!({ "resourceSpans": spans }))
+            .expect("writing to memory");
+        bytes.push(b'\n');
+    }
+    bytes
 }
 
 fn auto_paths() -> PathSet {

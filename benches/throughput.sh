@@ -22,6 +22,16 @@
 # process's time (Python start-up and import included), and in brackets the query's own time
 # inside the process.
 #
+# OTLP against LiteLLM: it also generates (once) an OTLP log of --size bytes (vLLM
+# `llm_request` spans as OTLP/JSON trace lines, one span a line), and times `tokentime summary
+# --threads 1` on it and on the generated LiteLLM log. Each row gives the requests read
+# (`summary -o json`'s coverage.requests), the median wall and CPU time, and the CPU time per
+# request in microseconds; the line under the table gives OTLP's time per request over
+# LiteLLM's (a line of OTLP is cut into its records, each written out and read as a line).
+# The times include what a run costs whatever its size (start-up, the summary's analysis):
+# with a small --size the ratio says little; docs/performance.md counts instructions per
+# request without them.
+#
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
 # file: read in parallel like a FILE argument); `cat FILE |` rows give it a pipe (one thread,
@@ -59,6 +69,12 @@ if [ ! -s "$gen" ]; then
     echo "generating $gen ..." >&2
     "$genlog" --format litellm --bytes "$size" --seed 1 > "$gen.tmp"
     mv "$gen.tmp" "$gen"
+fi
+otlp="$dir/otlp-$size-seed1.jsonl"
+if [ ! -s "$otlp" ]; then
+    echo "generating $otlp ..." >&2
+    "$genlog" --format otlp --bytes "$size" --seed 1 > "$otlp.tmp"
+    mv "$otlp.tmp" "$otlp"
 fi
 lab="$dir/lab-litellm-100MB.jsonl"
 if [ ! -s "$lab" ]; then
@@ -201,6 +217,37 @@ echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed
     "median of $runs runs; tokentime $("$tt" --version | cut -d' ' -f2), $(wc --version | head -1)${tools[*]:+, ${tools[*]}}$([ "$peers" = 1 ] && echo ", $(peer_versions)")"
 table "$gen" "Generated LiteLLM log"
 table "$lab" "Real lab LiteLLM log, repeated"
+
+# The requests `tokentime summary` reads in a file (its JSON's coverage.requests).
+requests() {
+    "$tt" summary -o json "$1" | tr -d ' \n' | grep -o '"coverage":{.*' \
+        | grep -o '"requests":[0-9]*' | head -1 | cut -d: -f2
+}
+
+# Time per request of `tokentime summary --threads 1` on the OTLP log against the LiteLLM log.
+per_request() {
+    local name file n t
+    echo
+    echo "### OTLP against LiteLLM, per request: \`tokentime summary --threads 1 FILE\`"
+    echo
+    echo "| log | requests | wall s | CPU s | CPU µs / request |"
+    echo "|---|---:|---:|---:|---:|"
+    local per=()
+    for name in LiteLLM OTLP; do
+        file=$gen
+        [ "$name" = OTLP ] && file=$otlp
+        cat "$file" > /dev/null # warm the page cache
+        n=$(requests "$file")
+        t=$(median_time "'$tt' summary --threads 1 '$file'")
+        per+=("$(awk -v t="$t" -v n="$n" 'BEGIN { split(t, x, " "); printf "%.3f", x[2] / n * 1e6 }')")
+        awk -v f="$(basename "$file")" -v t="$t" -v n="$n" -v p="${per[-1]}" 'BEGIN {
+            split(t, x, " ")
+            printf "| %s | %d | %.3f | %.3f | %s |\n", f, n, x[1], x[2], p }'
+    done
+    echo
+    echo "OTLP takes $(awk -v o="${per[1]}" -v l="${per[0]}" 'BEGIN { printf "%.2f", o / l }') times LiteLLM's CPU time per request."
+}
+per_request
 
 if [ "$rss4g" = 1 ]; then
     big="$dir/litellm-4G-seed2.jsonl"

@@ -4,16 +4,19 @@
 //! Owns the walk from a line's JSON to each request's own JSON object, which the format's
 //! fields then read as if it were a line. It runs only for lines already attributed (by their
 //! cheap markers) to a format with records, never on the common one-request-per-line path.
-//! Records found by a pattern ([`collect_raw`], OTLP exports) are cut from the line's text (which
-//! the fast scanner has checked) as borrowed slices, each object on the way split one level
-//! deep, and written out with only their OTLP attribute lists rewritten; columns ([`collect`], benchmark result
-//! files, small) go through a `serde_json::Value`. The two give the same records: a test
+//! Records found by a pattern ([`collect_raw`], OTLP exports) are read from the line's text
+//! (which the fast scanner has checked) in one pass that writes each record as it reads it,
+//! with only its OTLP attribute lists rewritten (`text.rs`); columns ([`collect`], benchmark
+//! result files, small) go through a `serde_json::Value`. The two give the same records: a test
 //! checks the first against the second. No I/O.
 
 use crate::format::{RecordSource, RecordWindow};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+
+#[cfg(test)]
+mod indexed;
+mod text;
 
 /// Appends to `out` the JSON text of each record of `line` (a parsed JSON value) as `source`
 /// says, in document order, and returns how many records fell outside `window`.
@@ -111,7 +114,16 @@ impl RecordWindow {
         group: impl Fn(&[String]) -> Option<f64>,
         record: impl Fn(&[String]) -> Option<f64>,
     ) -> bool {
-        let (Some(ws), Some(we)) = (group(&self.start), group(&self.end)) else {
+        self.holds_within((group(&self.start), group(&self.end)), record)
+    }
+
+    /// The rule of [`RecordWindow::holds`] given the group's start and end.
+    fn holds_within(
+        &self,
+        group: (Option<f64>, Option<f64>),
+        record: impl Fn(&[String]) -> Option<f64>,
+    ) -> bool {
+        let (Some(ws), Some(we)) = group else {
             return true;
         };
         // A record that never ended (a request cancelled at the end of the run) is not in
@@ -243,67 +255,7 @@ pub(crate) fn collect_raw(
     carry: &[String],
     out: &mut Vec<Vec<u8>>,
 ) -> Result<u64, NotRaw> {
-    let root = line.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
-    let index = Index::new(root)?;
-    let ix = &index;
-    let root_members = members(ix, root)?.unwrap_or_default();
-    let carried: Vec<(&str, &str)> = carry
-        .iter()
-        .filter_map(|k| Some((k.as_str(), last(&root_members, k)?)))
-        .collect();
-    let mut outside = 0;
-    let mut found = Vec::new();
-    for pattern in patterns {
-        found.clear();
-        walk_raw(ix, root, pattern, None, &mut found)?;
-        let parent = parent_name(pattern);
-        for &(group, rec) in &found {
-            if let Some(w) = window
-                && !contains_raw(ix, w, group, rec)
-            {
-                outside += 1;
-                continue;
-            }
-            let mut text = Vec::with_capacity(rec.len() + 32);
-            match members(ix, rec)? {
-                Some(ms) => {
-                    text.push(b'{');
-                    let mut first = true;
-                    for (k, v) in &ms {
-                        if k == "$parent" || k == CONTENT_TIMESTAMPS {
-                            continue;
-                        }
-                        comma(&mut text, &mut first);
-                        write_key(&mut text, k);
-                        write_member(ix, v, &mut text)?;
-                    }
-                    comma(&mut text, &mut first);
-                    write_key(&mut text, "$parent");
-                    write_string(&mut text, &parent);
-                    if let Some(ts) = last(&ms, TIMESTAMPS) {
-                        let ts: Value = serde_json::from_str(ts).map_err(|_| NotRaw)?;
-                        let outputs =
-                            last(&ms, OUTPUTS).and_then(|o| serde_json::from_str::<Value>(o).ok());
-                        text.push(b',');
-                        write_key(&mut text, CONTENT_TIMESTAMPS);
-                        let content = content_timestamps(&ts, outputs.as_ref());
-                        text.extend_from_slice(&serde_json::to_vec(&content).map_err(|_| NotRaw)?);
-                    }
-                    for &(k, v) in &carried {
-                        if k != "$parent" && last(&ms, k).is_none() {
-                            text.push(b',');
-                            write_key(&mut text, k);
-                            text.extend_from_slice(v.as_bytes());
-                        }
-                    }
-                    text.push(b'}');
-                }
-                None => write_value(ix, rec, &mut text)?,
-            }
-            out.push(text);
-        }
-    }
-    Ok(outside)
+    text::collect(line, patterns, window, carry, out)
 }
 
 /// The response instants of a Perf Analyzer export record (GenAI-Perf's `profile_export.json`).
@@ -565,190 +517,6 @@ fn decode_string(text: &str) -> Result<Cow<'_, str>, NotRaw> {
         .map(Cow::Owned)
         .map_err(|_| NotRaw)
 }
-
-/// The value of the last member named `key` (the one a `Value` keeps).
-fn last<'a>(ms: &[(Cow<'a, str>, &'a str)], key: &str) -> Option<&'a str> {
-    ms.iter().rev().find(|(k, _)| k == key).map(|&(_, v)| v)
-}
-
-/// [`walk`] over text: `*` over an object takes its members in key order, each key once (the
-/// last), as a `Value`'s map holds them.
-fn walk_raw<'a>(
-    ix: &Index,
-    v: &'a str,
-    pattern: &[String],
-    group: Option<&'a str>,
-    found: &mut Vec<(Option<&'a str>, &'a str)>,
-) -> Result<(), NotRaw> {
-    let Some((seg, rest)) = pattern.split_first() else {
-        found.push((group, v));
-        return Ok(());
-    };
-    if seg == "*" {
-        if let Some(items) = elements(ix, v)? {
-            for i in items {
-                walk_raw(ix, i, rest, group.or(Some(i)), found)?;
-            }
-        } else if let Some(ms) = members(ix, v)? {
-            let sorted: BTreeMap<Cow<str>, &str> = ms.into_iter().collect();
-            for (_, i) in sorted {
-                walk_raw(ix, i, rest, group.or(Some(i)), found)?;
-            }
-        }
-    } else if let Some(next) = members(ix, v)?.and_then(|ms| last(&ms, seg)) {
-        walk_raw(ix, next, rest, group, found)?;
-    }
-    Ok(())
-}
-
-/// [`RecordWindow::contains`] over text.
-fn contains_raw(ix: &Index, w: &RecordWindow, group: Option<&str>, record: &str) -> bool {
-    let num = |v: Option<&str>, path: &[String]| -> Option<f64> {
-        let mut v = v?;
-        for k in path {
-            v = last(&members(ix, v).ok()??, k)?;
-        }
-        serde_json::from_str::<Value>(v).ok()?.as_f64()
-    };
-    w.holds(|p| num(group, p), |p| num(Some(record), p))
-}
-
-fn comma(out: &mut Vec<u8>, first: &mut bool) {
-    if !*first {
-        out.push(b',');
-    }
-    *first = false;
-}
-
-fn write_string(out: &mut Vec<u8>, k: &str) {
-    // Writing a string to a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, k);
-}
-
-fn write_key(out: &mut Vec<u8>, k: &str) {
-    write_string(out, k);
-    out.push(b':');
-}
-
-/// Writes `v` normalized as [`normalize_otlp`] leaves a value it recurses into: objects and
-/// arrays are walked, every object member written by [`write_member`].
-fn write_value(ix: &Index, v: &str, out: &mut Vec<u8>) -> Result<(), NotRaw> {
-    if let Some(ms) = members(ix, v)? {
-        out.push(b'{');
-        let mut first = true;
-        for (k, m) in &ms {
-            comma(out, &mut first);
-            write_key(out, k);
-            write_member(ix, m, out)?;
-        }
-        out.push(b'}');
-    } else if let Some(items) = elements(ix, v)? {
-        out.push(b'[');
-        let mut first = true;
-        for i in items {
-            comma(out, &mut first);
-            write_value(ix, i, out)?;
-        }
-        out.push(b']');
-    } else {
-        out.extend_from_slice(v.as_bytes());
-    }
-    Ok(())
-}
-
-/// Writes an object member's value: an OTLP key-value list as an object (each value unwrapped
-/// and written as a member in turn), anything else as [`write_value`] does.
-fn write_member(ix: &Index, v: &str, out: &mut Vec<u8>) -> Result<(), NotRaw> {
-    let Some(pairs) = kv_list_raw(ix, v)? else {
-        return write_value(ix, v, out);
-    };
-    out.push(b'{');
-    let mut first = true;
-    for (k, value) in pairs {
-        comma(out, &mut first);
-        write_key(out, &k);
-        match value.map(|u| unwrap_any_raw(ix, u)).transpose()? {
-            None => out.extend_from_slice(b"null"),
-            Some(Cow::Borrowed(r)) => write_member(ix, r, out)?,
-            Some(Cow::Owned(text)) => write_member(ix, &text, out)?,
-        }
-    }
-    out.push(b'}');
-    Ok(())
-}
-
-/// An OTLP key-value list's pairs.
-type Pairs<'a> = Vec<(Cow<'a, str>, Option<&'a str>)>;
-
-/// [`kv_list_to_object`] over text: the (key, value) pairs of `v` when it is a non-empty array
-/// of objects each with a string `key`.
-fn kv_list_raw<'a>(ix: &Index, v: &'a str) -> Result<Option<Pairs<'a>>, NotRaw> {
-    let Some(items) = elements(ix, v)? else {
-        return Ok(None);
-    };
-    if items.is_empty() {
-        return Ok(None);
-    }
-    let mut pairs = Vec::with_capacity(items.len());
-    for item in items {
-        let Some(ms) = members(ix, item)? else {
-            return Ok(None);
-        };
-        let Some(key) = last(&ms, "key").filter(|k| k.starts_with('"')) else {
-            return Ok(None);
-        };
-        pairs.push((decode_string(key)?, last(&ms, "value")));
-    }
-    Ok(Some(pairs))
-}
-
-/// [`unwrap_any_value`] over text: a slice of `v`, or text built for it.
-fn unwrap_any_raw<'a>(ix: &Index, v: &'a str) -> Result<Cow<'a, str>, NotRaw> {
-    let Some(ms) = members(ix, v)? else {
-        return Ok(Cow::Borrowed(v));
-    };
-    if let Some(x) = last(&ms, "arrayValue") {
-        let values = match members(ix, x)?.and_then(|xm| last(&xm, "values")) {
-            Some(vals) => elements(ix, vals)?.unwrap_or_default(),
-            None => Vec::new(),
-        };
-        let mut text = String::from("[");
-        for (n, item) in values.into_iter().enumerate() {
-            if n > 0 {
-                text.push(',');
-            }
-            text.push_str(&unwrap_any_raw(ix, item)?);
-        }
-        text.push(']');
-        return Ok(Cow::Owned(text));
-    }
-    if let Some(x) = last(&ms, "kvlistValue") {
-        let list = members(ix, x)?.and_then(|xm| last(&xm, "values"));
-        let Some(pairs) = list.map(|l| kv_list_raw(ix, l)).transpose()?.flatten() else {
-            return Ok(Cow::Borrowed("null"));
-        };
-        let mut text = Vec::new();
-        text.push(b'{');
-        let mut first = true;
-        for (k, value) in pairs {
-            comma(&mut text, &mut first);
-            write_key(&mut text, &k);
-            match value.map(|u| unwrap_any_raw(ix, u)).transpose()? {
-                None => text.extend_from_slice(b"null"),
-                Some(u) => text.extend_from_slice(u.as_bytes()),
-            }
-        }
-        text.push(b'}');
-        return String::from_utf8(text).map(Cow::Owned).map_err(|_| NotRaw);
-    }
-    for k in SCALAR_VALUES {
-        if let Some(x) = last(&ms, k) {
-            return Ok(Cow::Borrowed(x));
-        }
-    }
-    Ok(Cow::Borrowed(v))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -810,7 +578,331 @@ mod tests {
         );
         let mut raw = vec![];
         let m = collect_raw(line, &patterns, window, &carry, &mut raw).expect("readable");
+        same_as_indexed(line, &patterns, window, &carry);
         ((parse(by_value), n), (parse(raw), m))
+    }
+
+    /// Checks that the one-pass writer's records are byte for byte the ones the indexed walk
+    /// it replaced writes (and that both read the line or neither).
+    fn same_as_indexed(
+        line: &str,
+        patterns: &[Vec<String>],
+        window: Option<&RecordWindow>,
+        carry: &[String],
+    ) {
+        let (mut new, mut old) = (vec![], vec![]);
+        let n = collect_raw(line, patterns, window, carry, &mut new);
+        let m = indexed::collect_raw_indexed(line, patterns, window, carry, &mut old);
+        let text = |recs: Vec<Vec<u8>>| -> Vec<String> {
+            recs.into_iter()
+                .map(|r| String::from_utf8(r).unwrap())
+                .collect()
+        };
+        match (n, m) {
+            (Ok(n), Ok(m)) => {
+                assert_eq!(n, m, "{line}");
+                assert_eq!(text(new), text(old), "{line}");
+            }
+            (Err(_), Err(_)) => {}
+            (n, m) => panic!("{n:?} vs {m:?}: {line}"),
+        }
+    }
+
+    /// Generated OTLP lines, odd in every way the records walk must keep: escapes and unicode
+    /// in keys and strings, nested `kvlistValue` / `arrayValue`s, empty and missing lists and
+    /// members, pairs out of order or repeated, several `resourceSpans` and `scopeSpans`,
+    /// blanks anywhere.
+    #[test]
+    fn generated_otlp_lines_give_the_records_of_the_indexed_walk() {
+        let pattern = ["resourceSpans.*.scopeSpans.*.spans.*"];
+        for seed in 1..=1000u64 {
+            let line = otlp_gen::line(seed);
+            serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let ((by_value, _), (raw, _)) = both(&line, &pattern, None, &[]);
+            assert_eq!(by_value, raw, "{line}");
+        }
+    }
+
+    /// A small generator of OTLP/JSON trace lines (see the test above).
+    mod otlp_gen {
+        struct Rng(u64);
+
+        impl Rng {
+            fn below(&mut self, n: u64) -> u64 {
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                self.0 % n
+            }
+            fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+                xs[self.below(xs.len() as u64) as usize]
+            }
+        }
+
+        /// Writes a generated value.
+        type Gen<'a> = dyn Fn(&mut Rng, &mut String) + 'a;
+
+        const PIECES: &[&str] = &[
+            "a",
+            "gen_ai.usage.input_tokens",
+            "x y",
+            r"\u00e9",
+            "é",
+            "日本",
+            r#"\""#,
+            r"\n",
+            r"\\",
+            r"\/",
+            r"\ud83d\ude00",
+            "😀",
+            "\u{7f}",
+            r"\u001f",
+            r"\t",
+            "key",
+            "value",
+            "$parent",
+            "",
+        ];
+
+        fn blank(r: &mut Rng, out: &mut String) {
+            out.push_str(r.pick(&["", "", "", " ", "\n ", "\t"]));
+        }
+
+        fn string(r: &mut Rng, out: &mut String) {
+            out.push('"');
+            for _ in 0..r.below(4) {
+                out.push_str(r.pick(PIECES));
+            }
+            out.push('"');
+        }
+
+        fn scalar(r: &mut Rng, out: &mut String) {
+            match r.below(6) {
+                0 | 1 => string(r, out),
+                2 => out.push_str(r.pick(&["1", "-0.5", "1.50e3", "12345678901234567890", "0"])),
+                3 => out.push_str(r.pick(&["true", "false", "null"])),
+                4 => out.push_str("[]"),
+                _ => out.push_str("{}"),
+            }
+        }
+
+        /// An object of `members`, each written by its function, in order, with blanks.
+        fn object(r: &mut Rng, out: &mut String, members: &[(&str, &Gen)]) {
+            out.push('{');
+            for (n, (k, f)) in members.iter().enumerate() {
+                if n > 0 {
+                    out.push(',');
+                }
+                blank(r, out);
+                out.push_str(&format!("\"{k}\""));
+                blank(r, out);
+                out.push(':');
+                blank(r, out);
+                f(r, out);
+                blank(r, out);
+            }
+            out.push('}');
+        }
+
+        fn list(r: &mut Rng, out: &mut String, max: u64, item: &dyn Fn(&mut Rng, &mut String)) {
+            out.push('[');
+            for n in 0..r.below(max + 1) {
+                if n > 0 {
+                    out.push(',');
+                }
+                blank(r, out);
+                item(r, out);
+            }
+            blank(r, out);
+            out.push(']');
+        }
+
+        fn any(r: &mut Rng, out: &mut String, depth: u32) {
+            let deep = depth < 3;
+            match r.below(if deep { 12 } else { 8 }) {
+                0 => object(r, out, &[("stringValue", &string)]),
+                1 => object(
+                    r,
+                    out,
+                    &[("intValue", &|r, o| {
+                        o.push('"');
+                        o.push_str(&r.below(1 << 40).to_string());
+                        o.push('"');
+                    })],
+                ),
+                2 => object(r, out, &[("doubleValue", &scalar)]),
+                3 => object(r, out, &[("boolValue", &scalar), ("bytesValue", &string)]),
+                4 => object(r, out, &[]),
+                5 => scalar(r, out),
+                6 => object(
+                    r,
+                    out,
+                    &[
+                        ("intValue", &scalar),
+                        ("stringValue", &string),
+                        ("intValue", &scalar),
+                    ],
+                ),
+                7 => object(r, out, &[("arrayValue", &|_, o| o.push_str("{}"))]),
+                8 | 9 => object(
+                    r,
+                    out,
+                    &[("arrayValue", &|r, o| {
+                        object(
+                            r,
+                            o,
+                            &[("values", &|r, o| {
+                                list(r, o, 3, &|r, o| any(r, o, depth + 1))
+                            })],
+                        )
+                    })],
+                ),
+                _ => object(
+                    r,
+                    out,
+                    &[("kvlistValue", &|r, o| {
+                        object(r, o, &[("values", &|r, o| kv_list(r, o, depth + 1))])
+                    })],
+                ),
+            }
+        }
+
+        fn kv_list(r: &mut Rng, out: &mut String, depth: u32) {
+            list(r, out, 4, &|r, o| match r.below(12) {
+                0 => object(
+                    r,
+                    o,
+                    &[("value", &|r, o| any(r, o, depth)), ("key", &string)],
+                ),
+                1 => object(r, o, &[("key", &string)]),
+                2 => object(
+                    r,
+                    o,
+                    &[
+                        ("key", &string),
+                        ("value", &|r, o| any(r, o, depth)),
+                        ("key", &string),
+                    ],
+                ),
+                3 if r.below(4) == 0 => scalar(r, o),
+                4 if r.below(4) == 0 => object(r, o, &[("key", &scalar), ("value", &scalar)]),
+                5 => object(
+                    r,
+                    o,
+                    &[
+                        ("key", &string),
+                        ("value", &|r, o| any(r, o, depth)),
+                        ("extra", &scalar),
+                    ],
+                ),
+                // Member names with escapes: `key`, `value`.
+                6 => object(
+                    r,
+                    o,
+                    &[
+                        (r"k\u0065y", &string),
+                        (r"valu\u0065", &|r, o| any(r, o, depth)),
+                    ],
+                ),
+                _ => object(
+                    r,
+                    o,
+                    &[("key", &string), ("value", &|r, o| any(r, o, depth))],
+                ),
+            });
+        }
+
+        fn span(r: &mut Rng, out: &mut String) {
+            type Member = (&'static str, Box<dyn Fn(&mut Rng, &mut String)>);
+            let kv: fn(&mut Rng, &mut String) = |r, o| kv_list(r, o, 0);
+            let mut members: Vec<Member> = vec![
+                ("traceId", Box::new(string)),
+                ("name", Box::new(string)),
+                (
+                    "startTimeUnixNano",
+                    Box::new(|r, o| o.push_str(&format!("\"{}\"", r.below(1 << 62)))),
+                ),
+                ("attributes", Box::new(kv)),
+                (
+                    "events",
+                    Box::new(move |r, o| {
+                        list(r, o, 2, &|r, o| {
+                            object(r, o, &[("name", &string), ("attributes", &kv)])
+                        })
+                    }),
+                ),
+                (
+                    "status",
+                    Box::new(|r, o| match r.below(2) {
+                        0 => o.push_str("{}"),
+                        _ => object(r, o, &[("code", &|_, o| o.push('2')), ("message", &string)]),
+                    }),
+                ),
+                ("$parent", Box::new(string)),
+                (r"\u0024parent", Box::new(string)),
+                (r"attr\u0069butes", Box::new(kv)),
+                ("attributes", Box::new(kv)),
+                (r"odd\n\u00e9\u007f😀", Box::new(scalar)),
+                ("kind", Box::new(scalar)),
+            ];
+            // Some members left out, the rest in a shuffled order.
+            let keep = members.len() - r.below(4) as usize;
+            for i in (1..members.len()).rev() {
+                members.swap(i, r.below(i as u64 + 1) as usize);
+            }
+            members.truncate(keep);
+            let members: Vec<(&str, &Gen<'_>)> = members.iter().map(|(k, f)| (*k, &**f)).collect();
+            match r.below(8) {
+                0 => scalar(r, out),
+                _ => object(r, out, &members),
+            }
+        }
+
+        /// The line of `seed`.
+        pub(super) fn line(seed: u64) -> String {
+            let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+            let mut out = String::new();
+            let scope = &|r: &mut Rng, o: &mut String| {
+                object(
+                    r,
+                    o,
+                    &[
+                        ("scope", &|r, o| object(r, o, &[("name", &string)])),
+                        ("spans", &|r, o| list(r, o, 3, &span)),
+                    ],
+                );
+            };
+            let resource = &|r: &mut Rng, o: &mut String| match r.below(6) {
+                0 => object(
+                    r,
+                    o,
+                    &[
+                        ("scopeSpans", &|r, o| list(r, o, 2, scope)),
+                        ("scopeSpans", &|r, o| list(r, o, 2, scope)),
+                    ],
+                ),
+                2 => object(r, o, &[(r"scope\u0053pans", &|r, o| list(r, o, 2, scope))]),
+                1 => object(r, o, &[("resource", &|r, o| object(r, o, &[]))]),
+                _ => object(
+                    r,
+                    o,
+                    &[
+                        ("resource", &|r, o| {
+                            object(r, o, &[("attributes", &|r, o| kv_list(r, o, 0))])
+                        }),
+                        ("scopeSpans", &|r, o| list(r, o, 2, scope)),
+                    ],
+                ),
+            };
+            blank(&mut r, &mut out);
+            object(
+                &mut r,
+                &mut out,
+                &[("resourceSpans", &|r, o| list(r, o, 3, resource))],
+            );
+            blank(&mut r, &mut out);
+            out
+        }
     }
 
     #[test]
@@ -923,6 +1015,16 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn the_any_value_slots_follow_the_scalar_order() {
+        for (n, name) in SCALAR_VALUES.iter().enumerate() {
+            assert_eq!(text::slot(name), Some(n + 2));
+        }
+        assert_eq!(text::slot("arrayValue"), Some(0));
+        assert_eq!(text::slot("kvlistValue"), Some(1));
+        assert_eq!(text::slot("value"), None);
     }
 
     #[test]

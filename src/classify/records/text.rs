@@ -1,0 +1,758 @@
+//! The records walk over a line's text in one pass: the walk down a pattern and the writing of
+//! each record it finds read each byte once (a value skipped is scanned once, never split
+//! again per level), and the normalized record is written as the text is read.
+//!
+//! Text that needs no change is copied as it is: string values with their escapes, numbers,
+//! keys without escapes. Only keys with escapes are decoded (to compare them) and written
+//! again as JSON writes them. An OTLP key-value list is written as an object while it is read;
+//! when an element turns out not to be a key-value pair, what was written of it is taken back
+//! and the list written as a plain array (the same for a key or value met twice in one pair,
+//! the last wins). No allocation per value but the record's own text, and the text an
+//! `arrayValue` unwraps to.
+
+use super::{
+    CONTENT_TIMESTAMPS, NotRaw, OUTPUTS, SCALAR_VALUES, TIMESTAMPS, content_timestamps, parent_name,
+};
+use crate::format::RecordWindow;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+type R<T> = Result<T, NotRaw>;
+
+/// See [`super::collect_raw`].
+pub(super) fn collect(
+    line: &str,
+    patterns: &[Vec<String>],
+    window: Option<&RecordWindow>,
+    carry: &[String],
+    out: &mut Vec<Vec<u8>>,
+) -> R<u64> {
+    let root = line.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    let text = Text::new(root);
+    let mut carried = Vec::new();
+    if !carry.is_empty() && text.b.first() == Some(&b'{') {
+        for k in carry {
+            if let Some(v) = text.last_member(0, k)? {
+                carried.push((k.as_str(), text.slice(v, text.skip(v)?)?));
+            }
+        }
+    }
+    let mut walk = Walk {
+        text,
+        window,
+        carried,
+        present: Vec::new(),
+        parent: Vec::new(),
+        group: None,
+        buf: Vec::new(),
+        out,
+        outside: 0,
+    };
+    for pattern in patterns {
+        walk.parent.clear();
+        write_string(&mut walk.parent, &parent_name(pattern));
+        walk.group = None;
+        walk.walk(0, pattern, None)?;
+    }
+    Ok(walk.outside)
+}
+
+/// JSON text being read (valid JSON: the caller has checked it).
+#[derive(Clone, Copy)]
+struct Text<'a> {
+    s: &'a str,
+    b: &'a [u8],
+}
+
+/// An object member's key.
+struct Key<'a> {
+    /// Decoded (borrowed when it has no escapes).
+    text: Cow<'a, str>,
+    /// The string's text, quotes included.
+    raw: &'a str,
+    /// JSON writes the decoded key as `raw`: no escapes, no control characters.
+    plain: bool,
+    /// The index after the closing quote.
+    end: usize,
+}
+
+impl Key<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        if self.plain {
+            out.extend_from_slice(self.raw.as_bytes());
+        } else {
+            write_string(out, &self.text);
+        }
+        out.push(b':');
+    }
+}
+
+/// The index of the first byte at or after `i` that is not JSON whitespace.
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The index of the first `"`, `\` or control byte at or after `i` inside a string (the length
+/// of `b` when there is none): 8 bytes at a time as one word, then byte by byte.
+#[inline(always)]
+fn special(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let q = w ^ (ONES * u64::from(b'"'));
+        let s = w ^ (ONES * u64::from(b'\\'));
+        // High bit of a byte set when it is `"`, `\` or below 0x20 (exact for the first one).
+        let m = ((q.wrapping_sub(ONES) & !q)
+            | (s.wrapping_sub(ONES) & !s)
+            | (w.wrapping_sub(ONES * 0x20) & !w))
+            & HIGH;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while b
+        .get(i)
+        .is_some_and(|&c| c != b'"' && c != b'\\' && c >= 0x20)
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the string whose opening quote is at `i`.
+fn string_end(b: &[u8], mut i: usize) -> R<usize> {
+    i += 1;
+    loop {
+        i = special(b, i);
+        match *b.get(i).ok_or(NotRaw)? {
+            b'"' => return Ok(i + 1),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+}
+
+fn write_string(out: &mut Vec<u8>, s: &str) {
+    // Writing a string to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+fn comma(out: &mut Vec<u8>, first: bool) {
+    if !first {
+        out.push(b',');
+    }
+}
+
+/// Where an `AnyValue`'s member goes in the table [`Text::any`] fills: `arrayValue`,
+/// `kvlistValue`, then the scalars in the order they are tried.
+pub(super) fn slot(name: &str) -> Option<usize> {
+    // SCALAR_VALUES, spelled out so that the match compiles to a test of the length first.
+    match name {
+        "arrayValue" => Some(0),
+        "kvlistValue" => Some(1),
+        "stringValue" => Some(2),
+        "intValue" => Some(3),
+        "doubleValue" => Some(4),
+        "boolValue" => Some(5),
+        "bytesValue" => Some(6),
+        _ => None,
+    }
+}
+
+/// How far a key-value pair has been written while its object is read (see
+/// [`Text::kv_pair`]).
+#[derive(PartialEq)]
+enum Pair {
+    Start,
+    KeyWritten,
+    Done,
+    /// Not in the order key, value, each once: written again from the members' last ones.
+    Again,
+}
+
+impl<'a> Text<'a> {
+    fn new(s: &'a str) -> Self {
+        Text { s, b: s.as_bytes() }
+    }
+
+    /// The byte at `i`; 0 past the end.
+    fn at(&self, i: usize) -> u8 {
+        self.b.get(i).copied().unwrap_or(0)
+    }
+
+    fn slice(&self, i: usize, j: usize) -> R<&'a str> {
+        self.s.get(i..j).ok_or(NotRaw)
+    }
+
+    /// The index after the value that starts at `i`.
+    fn skip(&self, i: usize) -> R<usize> {
+        let b = self.b;
+        match b.get(i) {
+            Some(b'"') => string_end(b, i),
+            Some(b'{' | b'[') => {
+                let mut depth = 0usize;
+                let mut j = i;
+                loop {
+                    match b.get(j).ok_or(NotRaw)? {
+                        b'"' => {
+                            j = string_end(b, j)?;
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Ok(j + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+            }
+            Some(_) => {
+                let mut j = i;
+                while b.get(j).is_some_and(|c| {
+                    !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                }) {
+                    j += 1;
+                }
+                if j == i { Err(NotRaw) } else { Ok(j) }
+            }
+            None => Err(NotRaw),
+        }
+    }
+
+    /// The key whose opening quote is at `i`: one pass finds its end and whether it has
+    /// escapes; decoded only when it has.
+    fn key(&self, i: usize) -> R<Key<'a>> {
+        let b = self.b;
+        if b.get(i) != Some(&b'"') {
+            return Err(NotRaw);
+        }
+        let (mut escaped, mut control) = (false, false);
+        let mut j = i + 1;
+        loop {
+            j = special(b, j);
+            match *b.get(j).ok_or(NotRaw)? {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    j += 2;
+                }
+                _ => {
+                    control = true;
+                    j += 1;
+                }
+            }
+        }
+        let raw = self.slice(i, j + 1)?;
+        let text = if escaped {
+            Cow::Owned(serde_json::from_str::<String>(raw).map_err(|_| NotRaw)?)
+        } else {
+            Cow::Borrowed(&raw[1..raw.len() - 1])
+        };
+        Ok(Key {
+            text,
+            raw,
+            plain: !escaped && !control,
+            end: j + 1,
+        })
+    }
+
+    /// Reads the object at `i` (`{`): `each(key, i)` reads the value at `i` and says where it
+    /// ends. The index after the object.
+    fn object(&self, i: usize, mut each: impl FnMut(Key<'a>, usize) -> R<usize>) -> R<usize> {
+        let b = self.b;
+        let mut j = ws(b, i + 1);
+        if b.get(j) == Some(&b'}') {
+            return Ok(j + 1);
+        }
+        loop {
+            let key = self.key(j)?;
+            j = ws(b, key.end);
+            if b.get(j) != Some(&b':') {
+                return Err(NotRaw);
+            }
+            j = each(key, ws(b, j + 1))?;
+            j = ws(b, j);
+            match b.get(j) {
+                Some(b',') => j = ws(b, j + 1),
+                Some(b'}') => return Ok(j + 1),
+                _ => return Err(NotRaw),
+            }
+        }
+    }
+
+    /// Reads the array at `i` (`[`): `each(n, i)` reads the `n`th element, at `i`, and says where
+    /// it ends. The index after the array.
+    fn array(&self, i: usize, mut each: impl FnMut(usize, usize) -> R<usize>) -> R<usize> {
+        let b = self.b;
+        let mut j = ws(b, i + 1);
+        if b.get(j) == Some(&b']') {
+            return Ok(j + 1);
+        }
+        let mut n = 0;
+        loop {
+            j = ws(b, each(n, j)?);
+            n += 1;
+            match b.get(j) {
+                Some(b',') => j = ws(b, j + 1),
+                Some(b']') => return Ok(j + 1),
+                _ => return Err(NotRaw),
+            }
+        }
+    }
+
+    /// Where the value of the last member named `name` of the object at `i` starts.
+    fn last_member(&self, i: usize, name: &str) -> R<Option<usize>> {
+        let mut found = None;
+        self.object(i, |k, v| {
+            if k.text == name {
+                found = Some(v);
+            }
+            self.skip(v)
+        })?;
+        Ok(found)
+    }
+
+    /// The number at `path` below the value at `i`, as [`RecordWindow::contains`] reads it.
+    fn number(&self, mut i: usize, path: &[String]) -> Option<f64> {
+        for k in path {
+            if self.b.get(i) != Some(&b'{') {
+                return None;
+            }
+            i = self.last_member(i, k).ok()??;
+        }
+        let v = self.slice(i, self.skip(i).ok()?).ok()?;
+        serde_json::from_str::<Value>(v).ok()?.as_f64()
+    }
+
+    /// Writes the value at `i` with every object member's value written by [`Text::member`];
+    /// scalars as they are.
+    fn value(&self, i: usize, out: &mut Vec<u8>) -> R<usize> {
+        match self.b.get(i) {
+            Some(b'{') => {
+                out.push(b'{');
+                let mut first = true;
+                let end = self.object(i, |k, v| {
+                    comma(out, first);
+                    first = false;
+                    k.write(out);
+                    self.member(v, out)
+                })?;
+                out.push(b'}');
+                Ok(end)
+            }
+            Some(b'[') => {
+                out.push(b'[');
+                let end = self.array(i, |n, v| {
+                    comma(out, n == 0);
+                    self.value(v, out)
+                })?;
+                out.push(b']');
+                Ok(end)
+            }
+            _ => {
+                let end = self.skip(i)?;
+                out.extend_from_slice(self.slice(i, end)?.as_bytes());
+                Ok(end)
+            }
+        }
+    }
+
+    /// Writes an object member's value: an OTLP key-value list as an object, anything else as
+    /// [`Text::value`] does.
+    fn member(&self, i: usize, out: &mut Vec<u8>) -> R<usize> {
+        if self.b.get(i) == Some(&b'[')
+            && let Some(end) = self.kv_list(i, out)?
+        {
+            return Ok(end);
+        }
+        self.value(i, out)
+    }
+
+    /// Writes the array at `i` as an object when it is a non-empty list of objects each with a
+    /// string `key`: `{K: unwrapped value}`; `None` (nothing written) when it is not.
+    fn kv_list(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
+        let mark = out.len();
+        out.push(b'{');
+        let mut is_list = true;
+        let end = self.array(i, |n, item| {
+            if !is_list {
+                return self.skip(item);
+            }
+            match self.kv_pair(item, n == 0, out)? {
+                Some(end) => Ok(end),
+                None => {
+                    is_list = false;
+                    self.skip(item)
+                }
+            }
+        })?;
+        if !is_list || end == ws(self.b, i + 1) + 1 {
+            out.truncate(mark);
+            return Ok(None);
+        }
+        out.push(b'}');
+        Ok(Some(end))
+    }
+
+    /// Writes the key-value pair at `item` (`"K":` and its unwrapped value, `null` when it has
+    /// none), a comma first unless `first`; `None` (nothing written) when it is no object with
+    /// a string `key`. In one pass when its members are `key` then `value`, each once.
+    fn kv_pair(&self, item: usize, first: bool, out: &mut Vec<u8>) -> R<Option<usize>> {
+        if self.b.get(item) != Some(&b'{') {
+            return Ok(None);
+        }
+        let mark = out.len();
+        let mut state = Pair::Start;
+        let (mut key, mut value) = (None, None);
+        let end = self.object(item, |k, v| match &*k.text {
+            "key" => {
+                key = Some(v);
+                if state == Pair::Start
+                    && self.at(v) == b'"'
+                    && let Ok(name) = self.key(v)
+                {
+                    comma(out, first);
+                    name.write(out);
+                    state = Pair::KeyWritten;
+                    return Ok(name.end);
+                }
+                state = Pair::Again;
+                self.skip(v)
+            }
+            "value" => {
+                value = Some(v);
+                if state == Pair::KeyWritten {
+                    state = Pair::Done;
+                    return self.any(v, out);
+                }
+                state = Pair::Again;
+                self.skip(v)
+            }
+            _ => self.skip(v),
+        })?;
+        match state {
+            Pair::Done => return Ok(Some(end)),
+            Pair::KeyWritten => {
+                out.extend_from_slice(b"null");
+                return Ok(Some(end));
+            }
+            Pair::Start | Pair::Again => out.truncate(mark),
+        }
+        let Some(k) = key.filter(|&k| self.at(k) == b'"') else {
+            return Ok(None);
+        };
+        let name = self.key(k)?;
+        comma(out, first);
+        name.write(out);
+        match value {
+            Some(v) => {
+                self.any(v, out)?;
+            }
+            None => out.extend_from_slice(b"null"),
+        }
+        Ok(Some(end))
+    }
+
+    /// Writes the OTLP `AnyValue` at `i` unwrapped (see [`super::unwrap_any_value`]), and what
+    /// it unwraps to as [`Text::member`] does.
+    fn any(&self, i: usize, out: &mut Vec<u8>) -> R<usize> {
+        if self.b.get(i) != Some(&b'{') {
+            return self.member(i, out);
+        }
+        // arrayValue, kvlistValue, then the scalars in the order they are tried.
+        let mut at = [None; 2 + SCALAR_VALUES.len()];
+        let end = self.object(i, |k, v| {
+            let end = self.skip(v)?;
+            if let Some(s) = slot(&k.text) {
+                at[s] = Some((v, end));
+            }
+            Ok(end)
+        })?;
+        if let Some((x, _)) = at[0] {
+            let text = self.array_value(x)?;
+            Text::new(&text).member(0, out)?;
+        } else if let Some((x, _)) = at[1] {
+            let list = match self.at(x) {
+                b'{' => self.last_member(x, "values")?,
+                _ => None,
+            };
+            let written = match list {
+                Some(l) if self.at(l) == b'[' => self.kv_list(l, out)?,
+                _ => None,
+            };
+            if written.is_none() {
+                out.extend_from_slice(b"null");
+            }
+        } else if let Some(&(x, x_end)) = at[2..].iter().flatten().next() {
+            if matches!(self.at(x), b'{' | b'[') {
+                self.member(x, out)?;
+            } else {
+                out.extend_from_slice(self.slice(x, x_end)?.as_bytes());
+            }
+        } else {
+            self.value(i, out)?;
+        }
+        Ok(end)
+    }
+
+    /// The text an `arrayValue` (at `x`) unwraps to: its `values`, each unwrapped, in an array.
+    fn array_value(&self, x: usize) -> R<String> {
+        let mut text = String::from("[");
+        let values = match self.at(x) {
+            b'{' => self.last_member(x, "values")?,
+            _ => None,
+        };
+        if let Some(vals) = values.filter(|&v| self.at(v) == b'[') {
+            self.array(vals, |n, item| {
+                if n > 0 {
+                    text.push(',');
+                }
+                let (u, end) = self.unwrapped(item)?;
+                text.push_str(&u);
+                Ok(end)
+            })?;
+        }
+        text.push(']');
+        Ok(text)
+    }
+
+    /// The text the `AnyValue` at `i` unwraps to (a slice, or text built for it), and the index
+    /// after it.
+    fn unwrapped(&self, i: usize) -> R<(Cow<'a, str>, usize)> {
+        let end = self.skip(i)?;
+        let whole = self.slice(i, end)?;
+        if self.at(i) != b'{' {
+            return Ok((Cow::Borrowed(whole), end));
+        }
+        let mut at = [None; 2 + SCALAR_VALUES.len()];
+        self.object(i, |k, v| {
+            if let Some(s) = slot(&k.text) {
+                at[s] = Some(v);
+            }
+            self.skip(v)
+        })?;
+        if let Some(x) = at[0] {
+            return Ok((Cow::Owned(self.array_value(x)?), end));
+        }
+        if let Some(x) = at[1] {
+            return Ok((self.kvlist_value(x)?, end));
+        }
+        if let Some(&x) = at[2..].iter().flatten().next() {
+            return Ok((Cow::Borrowed(self.slice(x, self.skip(x)?)?), end));
+        }
+        Ok((Cow::Borrowed(whole), end))
+    }
+
+    /// The text a `kvlistValue` (at `x`) unwraps to inside an `arrayValue`: `{K: unwrapped
+    /// text}`, `null` when its `values` are no key-value list.
+    fn kvlist_value(&self, x: usize) -> R<Cow<'a, str>> {
+        let list = match self.at(x) {
+            b'{' => self.last_member(x, "values")?,
+            _ => None,
+        };
+        let Some(l) = list.filter(|&l| self.at(l) == b'[') else {
+            return Ok(Cow::Borrowed("null"));
+        };
+        // The pairs first (the last key and value of each), as a list they are or not.
+        let mut pairs = Vec::new();
+        let mut is_list = true;
+        let end = self.array(l, |_, item| {
+            if is_list && self.at(item) == b'{' {
+                let (mut key, mut value) = (None, None);
+                let end = self.object(item, |k, v| {
+                    match &*k.text {
+                        "key" => key = Some(v),
+                        "value" => value = Some(v),
+                        _ => {}
+                    }
+                    self.skip(v)
+                })?;
+                match key.filter(|&k| self.at(k) == b'"') {
+                    Some(k) => pairs.push((self.key(k)?.text, value)),
+                    None => is_list = false,
+                }
+                return Ok(end);
+            }
+            is_list = false;
+            self.skip(item)
+        })?;
+        if !is_list || end == ws(self.b, l + 1) + 1 {
+            return Ok(Cow::Borrowed("null"));
+        }
+        let mut text = Vec::from(b"{");
+        for (n, (k, value)) in pairs.into_iter().enumerate() {
+            comma(&mut text, n == 0);
+            write_string(&mut text, &k);
+            text.push(b':');
+            match value {
+                Some(v) => text.extend_from_slice(self.unwrapped(v)?.0.as_bytes()),
+                None => text.extend_from_slice(b"null"),
+            }
+        }
+        text.push(b'}');
+        String::from_utf8(text).map(Cow::Owned).map_err(|_| NotRaw)
+    }
+}
+
+/// A group's window: its start and end, when it has them.
+type Bounds = (Option<f64>, Option<f64>);
+
+/// The walk down the patterns, writing each record found.
+struct Walk<'a, 'o> {
+    text: Text<'a>,
+    window: Option<&'o RecordWindow>,
+    /// The root's members copied into records that lack them.
+    carried: Vec<(&'o str, &'a str)>,
+    /// Which of `carried` the record being written has.
+    present: Vec<bool>,
+    /// The records' `"$parent"`, as JSON text.
+    parent: Vec<u8>,
+    /// The group last met (where it starts) and its window's bounds.
+    group: Option<(usize, Bounds)>,
+    buf: Vec<u8>,
+    out: &'o mut Vec<Vec<u8>>,
+    outside: u64,
+}
+
+impl Walk<'_, '_> {
+    /// Walks the value at `i` down `pattern`; the index after the value.
+    fn walk(&mut self, i: usize, pattern: &[String], group: Option<usize>) -> R<usize> {
+        let Some((seg, rest)) = pattern.split_first() else {
+            return self.record(i, group);
+        };
+        let text = self.text;
+        match text.b.get(i) {
+            Some(b'[') if seg == "*" => {
+                text.array(i, |_, item| self.walk(item, rest, group.or(Some(item))))
+            }
+            Some(b'{') if seg == "*" => {
+                // In key order, each key once (the last), as a `Value`'s map holds them.
+                let mut sorted = BTreeMap::new();
+                let end = text.object(i, |k, v| {
+                    sorted.insert(k.text, v);
+                    text.skip(v)
+                })?;
+                for v in sorted.into_values() {
+                    self.walk(v, rest, group.or(Some(v)))?;
+                }
+                Ok(end)
+            }
+            Some(b'{') => {
+                // The last member of that name: walked when met, again from the records it
+                // wrote when a later one replaces it.
+                let mut taken = None;
+                text.object(i, |k, v| {
+                    if k.text != seg.as_str() {
+                        return text.skip(v);
+                    }
+                    if let Some((n, outside)) = taken {
+                        self.out.truncate(n);
+                        self.outside = outside;
+                    }
+                    taken = Some((self.out.len(), self.outside));
+                    self.walk(v, rest, group)
+                })
+            }
+            _ => text.skip(i),
+        }
+    }
+
+    /// Writes the record at `i` (of `group`) to the output, unless it is outside the window;
+    /// the index after it.
+    fn record(&mut self, i: usize, group: Option<usize>) -> R<usize> {
+        let text = self.text;
+        if let Some(w) = self.window {
+            let bounds = match (group, self.group) {
+                (Some(g), Some((at, bounds))) if g == at => bounds,
+                (Some(g), _) => {
+                    let bounds = (text.number(g, &w.start), text.number(g, &w.end));
+                    self.group = Some((g, bounds));
+                    bounds
+                }
+                (None, _) => (None, None),
+            };
+            if !w.holds_within(bounds, |p| text.number(i, p)) {
+                self.outside += 1;
+                return text.skip(i);
+            }
+        }
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let end = if text.b.get(i) == Some(&b'{') {
+            self.object_record(i, &mut buf)?
+        } else {
+            text.value(i, &mut buf)?
+        };
+        self.out.push(buf.clone());
+        self.buf = buf;
+        Ok(end)
+    }
+
+    /// Writes the object record at `i`: its members (but `"$parent"` and
+    /// `"$content_timestamps"`), then `"$parent"`, `"$content_timestamps"` when it has
+    /// `response_timestamps`, and the carried members it lacks.
+    fn object_record(&mut self, i: usize, out: &mut Vec<u8>) -> R<usize> {
+        let text = self.text;
+        let (mut timestamps, mut outputs) = (None, None);
+        self.present.clear();
+        self.present.resize(self.carried.len(), false);
+        let (carried, present) = (&self.carried, &mut self.present);
+        out.push(b'{');
+        let mut first = true;
+        let end = text.object(i, |k, v| {
+            for (n, (c, _)) in carried.iter().enumerate() {
+                present[n] |= k.text == *c;
+            }
+            let key = &*k.text;
+            if key == "$parent" || key == CONTENT_TIMESTAMPS {
+                return text.skip(v);
+            }
+            comma(out, first);
+            first = false;
+            k.write(out);
+            let end = text.member(v, out)?;
+            if key == TIMESTAMPS {
+                timestamps = Some((v, end));
+            } else if key == OUTPUTS {
+                outputs = Some((v, end));
+            }
+            Ok(end)
+        })?;
+        comma(out, first);
+        out.extend_from_slice(b"\"$parent\":");
+        out.extend_from_slice(&self.parent);
+        if let Some((a, b)) = timestamps {
+            let ts: Value = serde_json::from_str(text.slice(a, b)?).map_err(|_| NotRaw)?;
+            let outputs = match outputs {
+                Some((a, b)) => serde_json::from_str::<Value>(text.slice(a, b)?).ok(),
+                None => None,
+            };
+            out.push(b',');
+            write_string(out, CONTENT_TIMESTAMPS);
+            out.push(b':');
+            let content = content_timestamps(&ts, outputs.as_ref());
+            out.extend_from_slice(&serde_json::to_vec(&content).map_err(|_| NotRaw)?);
+        }
+        for (&(k, v), &has) in self.carried.iter().zip(&self.present) {
+            if k != "$parent" && !has {
+                out.push(b',');
+                write_string(out, k);
+                out.push(b':');
+                out.extend_from_slice(v.as_bytes());
+            }
+        }
+        out.push(b'}');
+        Ok(end)
+    }
+}
