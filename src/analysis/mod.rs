@@ -192,6 +192,8 @@ pub(crate) struct BucketRow {
     pub mean_key: Option<f64>,
     /// Quantiles, as `(q, value)`.
     pub quantiles: Vec<(f64, f64)>,
+    /// The median, whatever quantiles were asked for (the findings read it).
+    pub p50: Option<f64>,
     /// Whether they are exact.
     pub exact: bool,
 }
@@ -402,6 +404,7 @@ fn inflight(e: &mut Extra, tpot_count: u64, qs: &[f64]) -> Option<Inflight> {
             count: n,
             mean_key: Some(ib.sum_inflight / n as f64),
             quantiles: quantiles_of(&mut ib.tpot, qs),
+            p50: ib.tpot.quantile(0.5),
             exact: ib.tpot.is_exact(),
         });
     }
@@ -668,6 +671,7 @@ fn group_report(
             count: d.count(),
             mean_key: None,
             quantiles: quantiles_of(d, quantiles),
+            p50: d.quantile(0.5),
             exact: d.is_exact(),
         });
     }

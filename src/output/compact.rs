@@ -538,6 +538,25 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// The quantiles of each cache class's columns: p50 and p99, or with `--quantiles` the
+    /// first and the last of the group's that some class has the values for (`most`, its
+    /// largest count).
+    fn class_quantiles(&self, qs: &[f64], most: u64) -> Vec<f64> {
+        if !self.style.quantiles_given {
+            return vec![0.5, 0.99];
+        }
+        let qs: Vec<f64> = qs
+            .iter()
+            .copied()
+            .filter(|&q| !needs_more(q, most))
+            .collect();
+        match qs[..] {
+            [] => vec![],
+            [a] => vec![a],
+            [a, .., b] => vec![a, b],
+        }
+    }
+
     /// Writes one group: its title, its table, tokens, goodput, notes and findings.
     fn block(
         &self,
@@ -618,11 +637,18 @@ impl Ctx<'_> {
         } else {
             vec![]
         };
+        let most = side
+            .iter()
+            .flat_map(|&c| rows.iter().map(move |&m| (c, m)))
+            .map(|(c, m)| groups[c].1.metric(m).digest.count())
+            .max()
+            .unwrap_or(0);
+        let class_qs = self.class_quantiles(&qs, most);
+        let (mut left_classes, mut left_qs) = (vec![], vec![]);
         loop {
             let mut cols: Vec<Col> = qs.iter().map(|&q| Col::All(q)).collect();
             for &c in &side {
-                cols.push(Col::Class(c, 0.5));
-                cols.push(Col::Class(c, 0.99));
+                cols.extend(class_qs.iter().map(|&q| Col::Class(c, q)));
             }
             let text = render_table(groups, i, rows, &cols);
             let too_wide = text.iter().any(|t| t.chars().count() > l.width);
@@ -633,19 +659,41 @@ impl Ctx<'_> {
                     .enumerate()
                     .min_by_key(|(_, c)| groups[**c].1.requests)
                     .expect("a class");
-                side.remove(k);
+                left_classes.push(class_title(&groups[side.remove(k)].0));
                 continue;
             }
             if too_wide && let Some(k) = qs.iter().position(|&q| q != 0.5 && q != 0.99) {
-                qs.remove(k);
+                left_qs.push(quantile_name(qs.remove(k)));
                 continue;
+            }
+            if self.style.quantiles_given && !side.is_empty() && class_qs.len() < qs.len() {
+                let names: Vec<String> = class_qs.iter().map(|&q| quantile_name(q)).collect();
+                l.prose(&format!(
+                    "cache columns: {} only (--explain: every quantile of each class)",
+                    names.join(" and ")
+                ));
             }
             for t in text {
                 l.table(t);
             }
+            left_qs.reverse();
+            left_qs.extend(left_classes);
+            if !left_qs.is_empty() {
+                l.prose(&format!(
+                    "left out at {} columns: {}; widen the terminal or see --explain",
+                    l.width,
+                    left_qs.join(", ")
+                ));
+            }
             return;
         }
     }
+}
+
+/// A cache class's title over its columns (`cache=hit`).
+fn class_title(key: &GroupKey) -> String {
+    let v = key.last().and_then(|(_, v)| v.as_deref());
+    format!("cache={}", v.unwrap_or("unknown"))
 }
 
 /// Whether a quantile needs more values than `n` to be more than the maximum (p99.9 from
@@ -704,6 +752,9 @@ fn render_table(
                     .digest
                     .quantile(q)
                     .map(|v| value_cell(m, v)),
+                Col::Class(c, q) if needs_more(q, groups[c].1.metric(m).digest.count()) => {
+                    Some(String::new())
+                }
                 Col::Class(c, q) => groups[c]
                     .1
                     .metric(m)
@@ -750,14 +801,11 @@ fn render_table(
             titles.push((edges[last + 2], "all".to_owned()));
         }
         for (k, c) in cols.iter().enumerate() {
-            if let Col::Class(g, q) = *c
-                && q == 0.99
+            // Over each class's last column.
+            if let Col::Class(g, _) = *c
+                && !matches!(cols.get(k + 1), Some(Col::Class(h, _)) if *h == g)
             {
-                let v = groups[g].0.last().and_then(|(_, v)| v.clone());
-                titles.push((
-                    edges[k + 2],
-                    format!("cache={}", v.as_deref().unwrap_or("unknown")),
-                ));
+                titles.push((edges[k + 2], class_title(&groups[g].0)));
             }
         }
         let mut top = String::new();
@@ -893,8 +941,9 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     out
 }
 
+/// A bucket's median, at a fixed probability: the findings do not follow `--quantiles`.
 fn p50_of(r: &crate::analysis::BucketRow) -> Option<f64> {
-    r.quantiles.iter().find(|q| q.0 == 0.5).map(|q| q.1)
+    r.p50
 }
 
 /// A multimodal metric in one line: its modes and the split that explains it.

@@ -204,3 +204,87 @@ fn bucket_prints_a_table_of_windows() {
          2026-01-01T00:01:00Z         1       0     900.0     900.0\n"
     );
 }
+
+/// The lines of the first table of a compact report: from its `metric  n` header to the line
+/// before the token counts.
+fn first_table(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("metric "))
+        .take_while(|l| !l.starts_with("tokens ") && !l.starts_with("left out"))
+        .collect()
+}
+
+#[test]
+fn the_compact_table_follows_the_chosen_quantiles() {
+    // 1,459 requests, 1,115 with a TTFT: p99.9 can be read for the group; its cache classes
+    // (771 hits, 621 misses) are under 1,000, so theirs are the first and the last chosen
+    // below p99.9.
+    let args = [
+        "summary",
+        "--quantiles",
+        "25,75,99.9",
+        "testdata/analysis/bimodal.jsonl.gz",
+    ];
+    let text = stdout_with_columns(&args, None);
+    let table = first_table(&text);
+    let header: Vec<&str> = table[0].split_whitespace().collect();
+    assert_eq!(
+        header[..5],
+        ["metric", "n", "p25", "p75", "p99.9"],
+        "{text}"
+    );
+    assert!(header.len() > 5, "no cache class shown:\n{text}");
+    for pair in header[5..].chunks(2) {
+        assert_eq!(pair, ["p25", "p75"], "{text}");
+    }
+    assert!(widest(&text) <= 100, "{text}");
+    // The classes show a subset, and the line above the table says so.
+    assert!(text.contains("cache columns: p25 and p75 only"), "{text}");
+}
+
+#[test]
+fn findings_do_not_follow_the_chosen_quantiles() {
+    let findings = |quantiles: Option<&str>| -> Vec<String> {
+        let mut args = vec!["summary"];
+        if let Some(q) = quantiles {
+            args.extend(["--quantiles", q]);
+        }
+        args.push("testdata/lab/litellm.jsonl");
+        let text = stdout_with_columns(&args, None);
+        text.lines()
+            .filter(|l| l.starts_with("* "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let default = findings(None);
+    // Among them, the prompt finding that reads the input-token buckets' p50.
+    assert!(
+        default
+            .iter()
+            .any(|f| f.contains("TTFT grows with the prompt")),
+        "{default:?}"
+    );
+    for q in ["90,99", "50,90,99,99.9", "10"] {
+        assert_eq!(findings(Some(q)), default, "--quantiles {q}");
+    }
+}
+
+#[test]
+fn columns_left_out_for_the_width_are_named() {
+    // At 80 columns the lab log's cache=hit pair does not fit: a marker names it.
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("80"));
+    assert!(widest(&text) <= 80, "{text}");
+    assert!(!text.contains("cache=hit "), "{text}");
+    let marker: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("left out at 80 columns"))
+        .take(2)
+        .collect();
+    let marker = marker.join(" ");
+    assert!(marker.contains("cache=hit"), "{text}");
+    assert!(marker.contains("--explain"), "{text}");
+    // At 100 every class fits: no marker.
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("100"));
+    assert!(text.contains("cache=hit"), "{text}");
+    assert!(!text.contains("left out"), "{text}");
+}
