@@ -969,7 +969,21 @@ fn modes_text(f: &MultimodalFinding) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => modes.join(""),
     };
-    let split = match f.splits.iter().find(|s| s.explains) {
+    // The splits of the full report, and the load's (requests in flight) where it does better.
+    let first = f.splits.iter().find(|s| s.explains).or(f.splits.first());
+    let best = match (first, &f.inflight_split) {
+        (Some(a), Some(b)) if (a.explains, a.purity) >= (b.explains, b.purity) => Some(a),
+        (_, Some(b)) => Some(b),
+        (a, None) => a,
+    };
+    let by = |s: &crate::analysis::Split| {
+        if s.dims == ["in_flight"] {
+            "requests in flight".to_owned()
+        } else {
+            s.dims.join(", ")
+        }
+    };
+    let split = match best.filter(|s| s.explains) {
         Some(s) => {
             let parts: Vec<String> = s
                 .groups
@@ -986,16 +1000,34 @@ fn modes_text(f: &MultimodalFinding) -> String {
             let more = if s.groups.len() > 3 { ", ..." } else { "" };
             format!(
                 "; split by {} explains it: {}{more}",
-                s.dims.join(", "),
+                by(s),
                 parts.join(", ")
             )
         }
-        None => match f.splits.first() {
-            Some(s) => format!(
-                "; no split explains it (best: by {}, {})",
-                s.dims.join(", "),
-                pct(s.purity)
-            ),
+        None => match best {
+            Some(s) => {
+                // Its purest group of a tenth of the values or more, where one sits in a mode
+                // as a split that explains would.
+                let n: f64 = s.groups.iter().map(|g| g.1).sum();
+                let purest = s
+                    .groups
+                    .iter()
+                    .filter(|g| g.3 >= crate::analysis::EXPLAINED_PURITY && g.1 >= 0.1 * n)
+                    .max_by(|a, b| a.3.total_cmp(&b.3).then(a.1.total_cmp(&b.1)))
+                    .map(|(v, _, m, share)| {
+                        let v: Vec<&str> = v
+                            .iter()
+                            .map(|x| x.as_deref().unwrap_or("unknown"))
+                            .collect();
+                        format!("; {} {} in mode {}", v.join("/"), pct(*share), m + 1)
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "; no split explains it (best: by {}, {}{purest})",
+                    by(s),
+                    pct(s.purity)
+                )
+            }
             None => String::new(),
         },
     };
