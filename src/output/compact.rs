@@ -134,6 +134,17 @@ pub(crate) fn duration_cell(ms: f64) -> String {
     }
 }
 
+/// A duration in ms in a line of prose: [`duration_cell`] with its unit, `26.4s` or
+/// `3251.7ms`, so that every value of a line says its unit.
+pub(crate) fn duration_text(ms: f64) -> String {
+    let cell = duration_cell(ms);
+    if cell.ends_with('s') {
+        cell
+    } else {
+        format!("{cell}ms")
+    }
+}
+
 /// A token count: whole from 10 up, else [`fmt_cell`].
 fn count_cell(v: f64) -> String {
     if v.abs() >= 10.0 {
@@ -383,7 +394,7 @@ fn headline_lines(
                 let qs: Vec<String> = c
                     .ttft
                     .iter()
-                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_cell(v)))
+                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_text(v)))
                     .collect();
                 let from = if c.ttft_from_scheduled {
                     " (from `scheduled`)"
@@ -410,7 +421,7 @@ fn headline_lines(
                 let qs: Vec<String> = a
                     .e2e
                     .iter()
-                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_cell(v)))
+                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_text(v)))
                     .collect();
                 format!("E2E {}", qs.join(", "))
             };
@@ -903,9 +914,9 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     {
         out.push(format!(
             "TPOT under load: p50 {} at {} in flight, {} at {} ({:.1}x; +{} ms per request)",
-            duration_cell(*first),
+            duration_text(*first),
             i.rows[0].label,
-            duration_cell(*last),
+            duration_text(*last),
             i.rows[i.rows.len() - 1].label,
             last / first,
             fmt_cell(slope)
@@ -923,9 +934,9 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
             {
                 out.push(format!(
                     "TTFT grows with the prompt: p50 {} at {} input tokens, {} at {} ({:.1}x)",
-                    duration_cell(pa),
+                    duration_text(pa),
                     a.label,
-                    duration_cell(pb),
+                    duration_text(pb),
                     b.label,
                     pb / pa
                 ));
@@ -958,7 +969,7 @@ fn modes_text(f: &MultimodalFinding) -> String {
         .modality
         .modes
         .iter()
-        .map(|m| format!("{} ({})", duration_cell(m.center), pct(m.share)))
+        .map(|m| format!("{} ({})", duration_text(m.center), pct(m.share)))
         .collect();
     let kind = if modes.len() == 2 {
         "bimodal".to_owned()
@@ -1193,6 +1204,8 @@ mod tests {
         assert_eq!(duration_cell(26426.8), "26.4s");
         assert_eq!(duration_cell(1_234_567.0), "1235s");
         assert_eq!(duration_cell(49.703), "49.703");
+        assert_eq!(duration_text(3251.7), "3251.7ms");
+        assert_eq!(duration_text(60_600.0), "60.6s");
     }
 
     #[test]

@@ -325,3 +325,26 @@ fn load_is_a_candidate_split_of_a_bimodal_ttft() {
     let merged = stdout_with_columns(&["merge", digest], Some("200"));
     assert!(merged.contains(ttft), "{merged}");
 }
+
+#[test]
+fn headline_durations_carry_their_units() {
+    // Each quantile of the chat and agent lines says its unit: seconds from 10 s, else ms.
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("200"));
+    let chat = text.lines().find(|l| l.starts_with("chat:")).unwrap();
+    assert!(
+        chat.starts_with("chat:  TTFT p50 3251.7ms, p90 60.6s, p99 115.1s;"),
+        "{chat}"
+    );
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("chat:") || l.starts_with("agent:"))
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for w in words.windows(2) {
+            if w[0].starts_with('p') && w[0][1..].parse::<f64>().is_ok() {
+                let v = w[1].trim_end_matches([',', ';']);
+                assert!(v.ends_with("ms") || v.ends_with('s'), "{v} in {line}");
+            }
+        }
+    }
+}
