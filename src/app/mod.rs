@@ -202,18 +202,25 @@ fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::R
             writeln!(w)?;
         }
         first = false;
-        w.write_all(format::describe(f).as_bytes())?;
+        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        ));
+        let text = crate::output::compact::wrap_lines(&format::describe(f), width);
+        w.write_all(text.as_bytes())?;
     }
     // The format `--map` makes, last (docs/formats.md lists it).
     if names.is_empty() || names.iter().any(|n| n == "custom") {
         if !first {
             writeln!(w)?;
         }
-        writeln!(
-            w,
-            "custom: a format of your own, from --map NAME=PATH[:UNIT] (or a --formats file)\n  {}",
+        let text = format!(
+            "custom: a format of your own, from --map NAME=PATH[:UNIT] (or a --formats file)\n  {}\n",
             format::map_help()
-        )?;
+        );
+        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        ));
+        w.write_all(crate::output::compact::wrap_lines(&text, width).as_bytes())?;
     }
     Ok(())
 }

@@ -66,6 +66,82 @@ pub(crate) fn output_width(stdout_is_terminal: bool) -> usize {
         .max(MIN_WIDTH)
 }
 
+/// `text` wrapped to `width` at spaces (existing line breaks kept), continuations indented
+/// by 2; the first line leaves room for `first_taken` characters before it (a `tokentime: `
+/// prefix). A word longer than the width stays whole.
+pub(crate) fn wrap(text: &str, width: usize, first_taken: usize) -> String {
+    let mut out: Vec<String> = vec![];
+    for (k, para) in text.split('\n').enumerate() {
+        let mut l = Lines {
+            width: width.max(MIN_WIDTH),
+            lines: vec![],
+        };
+        let pad = if k == 0 { first_taken } else { 0 };
+        l.prose(&format!("{}{para}", "\u{1}".repeat(pad)));
+        if k == 0 && pad > 0 {
+            l.lines[0] = l.lines[0].trim_start_matches('\u{1}').to_owned();
+        }
+        out.extend(l.lines);
+    }
+    out.join("\n")
+}
+
+/// Each line of `text` longer than `width` wrapped at spaces, its continuations indented
+/// under its last column (a row `  name  unit  paths`: under the paths), else 2 more than
+/// the line. Lines that fit are kept as they are; a word longer than the width stays whole.
+pub(crate) fn wrap_lines(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let lead = body.len() - body.trim_start().len();
+        // Words; a `|` between alternatives goes with the one after it.
+        let mut words: Vec<String> = vec![];
+        let mut bar = false;
+        for w in body[lead..].split(' ') {
+            match (w, bar) {
+                ("|", _) => bar = true,
+                (w, true) => {
+                    words.push(format!("| {w}"));
+                    bar = false;
+                }
+                (w, false) => words.push(w.to_owned()),
+            }
+        }
+        let longest = words.iter().map(|w| w.chars().count()).max().unwrap_or(0);
+        // The last run of two spaces or more starts the last column: continuations go under
+        // it where the longest word fits there.
+        let hang = body[lead..]
+            .rfind("  ")
+            .map(|i| lead + i + body[lead + i..].len() - body[lead + i..].trim_start().len())
+            .filter(|&h| h <= width * 2 / 3 && h + longest <= width)
+            .unwrap_or(lead + 2);
+        let mut cur = String::new();
+        for word in &words {
+            let len = cur.chars().count();
+            if len == 0 {
+                cur = format!("{}{word}", " ".repeat(lead));
+            } else if len + 1 + word.chars().count() > width && !cur.trim().is_empty() {
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur = format!("{}{word}", " ".repeat(hang));
+            } else {
+                cur.push(' ');
+                cur.push_str(word);
+            }
+        }
+        out.push_str(cur.trim_end());
+        out.push_str(end);
+    }
+    out
+}
+
 /// The terminal's height in lines (`$LINES`, else the terminal's, else 24).
 pub(crate) fn output_height() -> usize {
     std::env::var("LINES")
@@ -1224,6 +1300,31 @@ mod tests {
         assert!(needs_more(0.999, 999));
         assert!(!needs_more(0.999, 1000));
         assert!(!needs_more(0.99, 3));
+    }
+
+    #[test]
+    fn long_rows_wrap_under_their_last_column() {
+        let row = "  cached_tokens    count    a.b.c | d.e.f | g.h.i | j.k.l\nshort\n";
+        assert_eq!(
+            wrap_lines(row, 50),
+            "  cached_tokens    count    a.b.c | d.e.f | g.h.i\n                            | j.k.l\nshort\n"
+        );
+    }
+
+    #[test]
+    fn wrap_leaves_room_for_a_prefix() {
+        let w = wrap(
+            "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk",
+            40,
+            11,
+        );
+        let lines: Vec<&str> = w.lines().collect();
+        assert_eq!(lines[0], "aaaa bbbb cccc dddd eeee ffff");
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.starts_with("  ") && l.len() <= 40)
+        );
     }
 
     #[test]
