@@ -392,3 +392,23 @@ fn unknown_format_suggests_the_closest() {
     let (_, _, err) = outcome(&["--format", "nope", &litellm()], b"");
     assert!(!err.contains("did you mean"), "{err}");
 }
+
+/// `--fail-if 'ttft_ms.p99>+0.5s'`: seconds are a unit of the threshold, as ms are.
+#[test]
+fn fail_if_takes_seconds() {
+    let (a, b) = (
+        "testdata/analysis/bimodal.jsonl.gz",
+        "testdata/analysis/queue-growth.jsonl.gz",
+    );
+    let run_gate = |gate: &str| outcome_at(&["diff", "--fail-if", gate, a, b], 100);
+    // A's p50 TTFT 158.3 ms, B's 1322.1 ms: more than 0.5 s slower, beyond noise (exit 3);
+    // not more than 5 s.
+    let (code, _, err) = run_gate("ttft_ms.p50>+0.5s");
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("HOLDS"), "{err}");
+    let (code, _, err) = run_gate("ttft.p50>+5s");
+    assert_eq!(code, Some(0), "{err}");
+    // The same threshold in ms reads the same.
+    let (code, _, err) = run_gate("ttft.p50>+500ms");
+    assert_eq!(code, Some(3), "{err}");
+}
