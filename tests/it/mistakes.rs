@@ -412,3 +412,49 @@ fn fail_if_takes_seconds() {
     let (code, _, err) = run_gate("ttft.p50>+500ms");
     assert_eq!(code, Some(3), "{err}");
 }
+
+/// `tokentime summary` with no FILE at a terminal: a line on stderr says it reads standard
+/// input, rather than a silent wait. Run under `script` (a pseudo-terminal), where there is
+/// one; piped or redirected stdin gets no such line.
+#[test]
+fn stdin_at_a_terminal_gets_a_hint() {
+    let (_, _, err) = outcome(&["summary"], b"");
+    assert!(!err.contains("reading standard input"), "{err}");
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no `script` here: the terminal case is not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let err_file = dir.path().join("stderr");
+    let cmd = format!(
+        "{} summary 2>{}",
+        env!("CARGO_BIN_EXE_tokentime"),
+        err_file.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = std::fs::read_to_string(&err_file).unwrap_or_default();
+        if !text.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        text.starts_with(
+            "tokentime: reading standard input (a terminal); give FILEs or pipe a log"
+        ),
+        "{text:?}"
+    );
+}
