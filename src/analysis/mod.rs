@@ -144,6 +144,10 @@ pub(crate) struct MultimodalFinding {
     pub share_near_modes: Vec<f64>,
     /// The groupings tried, best first.
     pub splits: Vec<Split>,
+    /// For TTFT: the split by requests in flight during each decode (the buckets of the
+    /// TPOT-under-load table, requests with a TPOT only), apart from `splits`: the compact
+    /// report weighs it with them, the full report and JSON list `splits` alone.
+    pub inflight_split: Option<Split>,
 }
 
 /// One region of the TTFT distribution in the decomposition.
@@ -192,6 +196,8 @@ pub(crate) struct BucketRow {
     pub mean_key: Option<f64>,
     /// Quantiles, as `(q, value)`.
     pub quantiles: Vec<(f64, f64)>,
+    /// The median, whatever quantiles were asked for (the findings read it).
+    pub p50: Option<f64>,
     /// Whether they are exact.
     pub exact: bool,
 }
@@ -327,6 +333,7 @@ fn multimodal(metric: Metric, d: &mut Digest) -> Option<MultimodalFinding> {
         mean,
         modality,
         splits: vec![],
+        inflight_split: None,
     })
 }
 
@@ -402,6 +409,7 @@ fn inflight(e: &mut Extra, tpot_count: u64, qs: &[f64]) -> Option<Inflight> {
             count: n,
             mean_key: Some(ib.sum_inflight / n as f64),
             quantiles: quantiles_of(&mut ib.tpot, qs),
+            p50: ib.tpot.quantile(0.5),
             exact: ib.tpot.is_exact(),
         });
     }
@@ -538,8 +546,6 @@ fn splits(
     f: &MultimodalFinding,
 ) -> Vec<Split> {
     let parent = groups[gi].0.clone();
-    let k = f.modality.modes.len();
-    let mut by_dims: BTreeMap<Vec<String>, Split> = BTreeMap::new();
     // The children: groups that extend this one, and for TTFT its input-token buckets.
     let mut children: Vec<Child> = vec![];
     for &ci in kids {
@@ -557,6 +563,35 @@ fn splits(
             ));
         }
     }
+    score(children, f)
+}
+
+/// The split of `f`'s modes by the in-flight buckets of group `gi` (TTFT only).
+fn inflight_split(g: &mut GroupStats, f: &MultimodalFinding) -> Option<Split> {
+    if f.metric != Metric::Ttft {
+        return None;
+    }
+    let children: Vec<Child> = g
+        .extra
+        .inflight
+        .iter_mut()
+        .filter(|(_, x)| x.ttft.count() > 0)
+        .map(|(&b, x)| {
+            (
+                vec!["in_flight".to_owned()],
+                vec![Some(bucket_label(b))],
+                points(&mut x.ttft),
+            )
+        })
+        .collect();
+    score(children, f).into_iter().next()
+}
+
+/// How well each grouping of `children` (by their dimensions) separates `f`'s modes, best
+/// first.
+fn score(children: Vec<Child>, f: &MultimodalFinding) -> Vec<Split> {
+    let k = f.modality.modes.len();
+    let mut by_dims: BTreeMap<Vec<String>, Split> = BTreeMap::new();
     for (dims, values, pts) in children {
         let mut mass = vec![0.0; k];
         for &(v, w) in pts.iter().filter(|p| p.0 > 0.0) {
@@ -668,6 +703,7 @@ fn group_report(
             count: d.count(),
             mean_key: None,
             quantiles: quantiles_of(d, quantiles),
+            p50: d.quantile(0.5),
             exact: d.is_exact(),
         });
     }
@@ -699,6 +735,7 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         for fi in 0..reports[gi].multimodal.len() {
             let f = reports[gi].multimodal[fi].clone();
             reports[gi].multimodal[fi].splits = splits(&mut groups, gi, &kids[gi], &f);
+            reports[gi].multimodal[fi].inflight_split = inflight_split(groups[gi].1, &f);
         }
         // TTFT by cache class: the groups that add only `cache` to this one.
         let mut by_cache = vec![];

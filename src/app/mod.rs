@@ -81,7 +81,19 @@ pub fn run(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
     }
 }
 
+/// The line printed when a command would read a terminal: standard input is the only input
+/// and nobody piped a log into it (a run that seems to hang, silently, otherwise).
+pub(crate) const STDIN_HINT: &str = "tokentime: reading standard input (a terminal); give FILEs or pipe a log into it (Ctrl-D ends the input, Ctrl-C quits)";
+
 fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
+    if matches!(
+        config.command,
+        Command::Enrich(_) | Command::Summary(_) | Command::Report(_)
+    ) && matches!(config.inputs[..], [crate::input::source::Source::Stdin])
+        && io::IsTerminal::is_terminal(&io::stdin())
+    {
+        crate::diag!("{STDIN_HINT}");
+    }
     // Under the buffer, the watchdog times the writes that reach stdout (a summary's report
     // blocked on a pipe nobody reads ends after a signal), not every fragment written to the
     // buffer.
@@ -202,18 +214,25 @@ fn write_formats(w: &mut impl Write, config: &Config, names: &[String]) -> io::R
             writeln!(w)?;
         }
         first = false;
-        w.write_all(format::describe(f).as_bytes())?;
+        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        ));
+        let text = crate::output::compact::wrap_lines(&format::describe(f), width);
+        w.write_all(text.as_bytes())?;
     }
     // The format `--map` makes, last (docs/formats.md lists it).
     if names.is_empty() || names.iter().any(|n| n == "custom") {
         if !first {
             writeln!(w)?;
         }
-        writeln!(
-            w,
-            "custom: a format of your own, from --map NAME=PATH[:UNIT] (or a --formats file)\n  {}",
+        let text = format!(
+            "custom: a format of your own, from --map NAME=PATH[:UNIT] (or a --formats file)\n  {}\n",
             format::map_help()
-        )?;
+        );
+        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        ));
+        w.write_all(crate::output::compact::wrap_lines(&text, width).as_bytes())?;
     }
     Ok(())
 }

@@ -14,6 +14,32 @@ use crate::output::diff::Run;
 use crate::output::html::{Page, page};
 use std::io::Write;
 
+/// `-o FILE` that is one of the inputs or the baseline (the same file by canonical path)
+/// is refused before anything is read or written: the page would replace the log.
+///
+/// # Errors
+/// [`Error::Config`] naming the file.
+fn refuse_overwriting_an_input(config: &Config, hc: &HtmlConfig) -> Result<(), Error> {
+    let Ok(out) = std::fs::canonicalize(&hc.output) else {
+        // Not there yet (or `-`): no input can be it.
+        return Ok(());
+    };
+    let inputs = config.inputs.iter().filter_map(|s| match s {
+        Source::Path(p) => Some((p, "an input")),
+        Source::Stdin => None,
+    });
+    for (path, what) in inputs.chain(hc.baseline.iter().map(|b| (b, "the baseline"))) {
+        if std::fs::canonicalize(path).is_ok_and(|p| p == out) {
+            return Err(Error::Config(format!(
+                "report -o {}: that file is {what} ({}); the page would overwrite it: write the report to another file",
+                hc.output.display(),
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Runs `tokentime report`.
 ///
 /// # Errors
@@ -24,6 +50,7 @@ pub(crate) fn run_report(
     hc: &HtmlConfig,
     out: &mut impl Write,
 ) -> Result<ExitCode, Error> {
+    refuse_overwriting_an_input(config, hc)?;
     let sc = &hc.summary;
     let mut windows = Vec::new();
     let (cov, mut summary) = collect_into(config, sc, &mut windows)?;

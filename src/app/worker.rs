@@ -249,14 +249,18 @@ fn add_to_window(
 
 /// A decode in the in-flight sweep: the groups its request was added to in the part's
 /// summary; its cache class and `--by` values when there is a `--window` slice (whose groups
-/// change at each interval); its TPOT (ms).
+/// change at each interval); its TPOT and TTFT ([`Timing`]).
 type Sample = (
     GroupIds,
     // Boxed: only `--every`/`--window` slices need it, and every request waiting in the
     // sweep carries one (32 bytes an entry instead of 56).
     Option<Box<(Option<CacheClass>, Vec<Option<String>>)>>,
-    f64,
+    Timing,
 );
+
+/// A placed request's TPOT and TTFT (ms), the TTFT NaN where it has none (8 bytes, not an
+/// `Option`'s 16: every request waiting in the sweep carries one).
+type Timing = (f64, f64);
 
 /// One request's entry into the in-flight sweep, as a chunk worker hands it on: its start and
 /// end (epoch ns), and, when it has a TPOT, its decode (ns), cache class, `--by` values and
@@ -268,8 +272,8 @@ pub struct SweepInput {
 }
 
 /// A decode as a chunk worker hands it on: its length (ns), cache class, `--by` values, TPOT
-/// (ms).
-type Decode = (i64, Option<CacheClass>, Vec<Option<String>>, f64);
+/// and TTFT ([`Timing`]).
+type Decode = (i64, Option<CacheClass>, Vec<Option<String>>, Timing);
 
 /// Requests in flight during each decode, from one input's own start and end times (one input
 /// is one server's or gateway's log): the sweep must see the input's requests in input order.
@@ -283,7 +287,7 @@ enum Inflight {
     /// part at the end. It holds at most `--max-groups` groups like any summary (memory must
     /// not grow with a `--by` key of many values): past that, which keys' samples land in
     /// `(other)` may differ from the part's choice, as between threads.
-    Apart(Box<Sweep<(GroupIds, f64)>>, Box<Summary>),
+    Apart(Box<Sweep<(GroupIds, Timing)>>, Box<Summary>),
 }
 
 impl Inflight {
@@ -297,7 +301,10 @@ impl Inflight {
             return;
         };
         let decode = match (r.metrics.tpot, r.metrics.decode) {
-            (Ok(tpot), Ok(decode)) => Some((decode.round() as i64, tpot / 1e6)),
+            (Ok(tpot), Ok(decode)) => Some((
+                decode.round() as i64,
+                (tpot / 1e6, r.metrics.ttft.map_or(f64::NAN, |t| t / 1e6)),
+            )),
             _ => None,
         };
         let cache = r.metrics.cache;

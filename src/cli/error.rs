@@ -23,7 +23,7 @@ pub enum ConfigError {
         message: String,
     },
     /// `tokentime formats NAME` for a format that does not exist.
-    #[error("formats {name}: unknown format (known: {known})")]
+    #[error("{}", unknown_format(&format!("formats {name}"), name, known))]
     UnknownFormatsName {
         /// The name given.
         name: String,
@@ -31,7 +31,7 @@ pub enum ConfigError {
         known: String,
     },
     /// `--format NAME` for a format that does not exist.
-    #[error("--format {name}: unknown format (known: auto, inferred, {known})")]
+    #[error("{}", unknown_format(&format!("--format {name}"), name, &format!("auto, inferred, {known}")))]
     UnknownFormat {
         /// The name given.
         name: String,
@@ -185,5 +185,70 @@ mod tests {
             ConfigError::from("--quantiles: bad".to_owned()).to_string(),
             "--quantiles: bad"
         );
+    }
+}
+
+/// The unknown-format message: the names closest to the one given (did you mean), the known
+/// names, wrapped to the width of the terminal (`$COLUMNS`, else 100) after `tokentime: `.
+fn unknown_format(what: &str, name: &str, known: &str) -> String {
+    use std::io::IsTerminal as _;
+    let names: Vec<&str> = known.split(", ").collect();
+    let close = closest(name, &names);
+    let mut s = format!("{what}: unknown format");
+    if !close.is_empty() {
+        s.push_str(&format!("; did you mean {}?", close.join(" or ")));
+    }
+    s.push_str(&format!(" (known: {known})"));
+    let width = crate::output::compact::output_width(std::io::stderr().is_terminal());
+    crate::output::compact::wrap(&s, width, "tokentime: ".len())
+}
+
+/// The names nearest `given` by edit distance (ignoring case), at most 3, within a third of
+/// its length (at least 1; clap suggests a subcommand alike): `litelm` is `litellm`.
+pub(crate) fn closest<'a>(given: &str, names: &[&'a str]) -> Vec<&'a str> {
+    let given = given.to_ascii_lowercase();
+    let limit = (given.chars().count() / 3).max(1);
+    let mut scored: Vec<(usize, &str)> = names
+        .iter()
+        .map(|&n| (edit_distance(&given, &n.to_ascii_lowercase()), n))
+        .filter(|&(d, _)| d <= limit)
+        .collect();
+    scored.sort_by_key(|&(d, _)| d);
+    let best = scored.first().map_or(0, |s| s.0);
+    scored
+        .into_iter()
+        .filter(|&(d, _)| d == best)
+        .take(3)
+        .map(|(_, n)| n)
+        .collect()
+}
+
+/// Levenshtein distance: insertions, deletions and substitutions of characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod did_you_mean {
+    use super::closest;
+
+    #[test]
+    fn the_nearest_names_are_suggested() {
+        let names = ["litellm", "llamacpp", "vllm", "vllm-otlp", "otlp", "tgi"];
+        assert_eq!(closest("litelm", &names), ["litellm"]);
+        assert_eq!(closest("LiteLLM2", &names), ["litellm"]);
+        assert_eq!(closest("vlm", &names), ["vllm"]);
+        assert!(closest("nope", &names).is_empty());
     }
 }

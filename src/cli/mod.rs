@@ -120,9 +120,9 @@ struct DiffArgs {
     /// Rendering: table or json.
     #[arg(long, short = 'o', default_value = "table")]
     output: DiffOutput,
-    /// A regression gate, repeatable or comma-separated: METRIC.pQ>+N% or >+Nms (B slower),
-    /// METRIC.pQ<-N% or <-Nms (B faster), optionally @KEY=VALUE,... for a group, e.g.
-    /// 'ttft_ms.p99>+10%'. Exit status 3 when one holds and its change is beyond noise.
+    /// A regression gate, repeatable or comma-separated: METRIC.pQ>+N% or >+Nms or >+Ns (B
+    /// slower), METRIC.pQ<-N% or <-Nms or <-Ns (B faster), optionally @KEY=VALUE,... for a
+    /// group, e.g. 'ttft_ms.p99>+10%' or 'ttft_ms.p99>+0.5s'. Exit status 3 when one holds and its change is beyond noise.
     #[arg(long = "fail-if", value_name = "EXPR")]
     fail_if: Vec<String>,
     /// At most this many groups per log input; further keys are counted under "(other)".

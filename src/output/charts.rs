@@ -77,6 +77,47 @@ fn tick(v: f64) -> String {
     format!("{s}{suffix}")
 }
 
+/// A log axis's labels over `lo..hi`: only its 1-2-5 values (`10`, `20`, `50`, `100`, ...),
+/// with 1 alone from a span of three decades on, so that they never crowd; every tick
+/// plotters places keeps its mark. Where fewer than two such values fall in the range, every
+/// tick is labelled.
+fn log_tick(lo: f64, hi: f64) -> impl Fn(&f64) -> String {
+    let (a, b) = (
+        lo.max(f64::MIN_POSITIVE).log10(),
+        hi.max(f64::MIN_POSITIVE).log10(),
+    );
+    let mantissas: &[f64] = if b - a >= 3.0 {
+        &[1.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    let on = move |v: f64| {
+        let e = v.log10().floor();
+        let m = v / 10f64.powf(e);
+        mantissas.iter().any(|&x| (m - x).abs() < 1e-6 * x)
+            || mantissas.contains(&1.0) && (m - 10.0).abs() < 1e-5
+    };
+    let mut count = 0;
+    let mut e = a.floor() as i32;
+    while f64::from(e) <= b.ceil() && count < 2 {
+        for &m in mantissas {
+            let v = m * 10f64.powi(e);
+            if v >= lo && v <= hi {
+                count += 1;
+            }
+        }
+        e += 1;
+    }
+    let every = count < 2;
+    move |v: &f64| {
+        if every || on(*v) {
+            tick(*v)
+        } else {
+            String::new()
+        }
+    }
+}
+
 /// Draws with `f` on a fresh SVG canvas; returns the `<svg>` element with `id`, without its
 /// namespace attribute, or `None` when `f` fails.
 fn svg(id: &str, title: &str, f: impl FnOnce(&Plot) -> Drawn) -> Option<String> {
@@ -295,7 +336,7 @@ pub(crate) fn lines(
             .y_desc(y_desc)
             .x_labels(6)
             .x_label_formatter(&|v| label(*v))
-            .y_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&log_tick(y0 / 1.5, y1 * 1.5))
             .label_style(("sans-serif", 13))
             .axis_desc_style(("sans-serif", 13))
             .light_line_style(WHITE)
@@ -326,4 +367,59 @@ pub(crate) fn lines(
 /// A value of a JSON document as a number.
 pub(crate) fn number(v: &Json) -> Option<f64> {
     v.as_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numeric labels of an SVG chart.
+    fn numbers(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| t.split_once('>').map(|(_, r)| r))
+            .filter_map(|r| r.split_once("</text>").map(|(l, _)| l.trim().to_owned()))
+            .filter(|l| {
+                let n = l.trim_end_matches(['k', 'M']);
+                !n.is_empty() && n.parse::<f64>().is_ok()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn log_axes_label_only_one_two_five() {
+        for (lo, hi) in [(12.0, 80.0), (3.0, 900.0), (0.5, 20_000.0)] {
+            let points = (0..20)
+                .map(|i| {
+                    (
+                        f64::from(i) * 60.0,
+                        Some(lo + (hi - lo) * f64::from(i) / 19.0),
+                    )
+                })
+                .collect();
+            let line = Line {
+                label: "p50".to_owned(),
+                points,
+            };
+            let svg = lines("c", "t", "TPOT (ms, log scale)", &[line], &|v| {
+                format!("t{v:.0}")
+            })
+            .unwrap();
+            let labels = numbers(&svg);
+            assert!(
+                !labels.is_empty() && labels.len() <= 8,
+                "{lo}..{hi}: {labels:?}"
+            );
+            if labels.len() >= 2 {
+                for l in &labels {
+                    let v: f64 = l.trim_end_matches(['k', 'M']).parse().unwrap();
+                    let m = v / 10f64.powf(v.log10().floor());
+                    assert!(
+                        [1.0, 2.0, 5.0].iter().any(|x| (m - x).abs() < 1e-9),
+                        "{lo}..{hi}: {labels:?}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -66,6 +66,82 @@ pub(crate) fn output_width(stdout_is_terminal: bool) -> usize {
         .max(MIN_WIDTH)
 }
 
+/// `text` wrapped to `width` at spaces (existing line breaks kept), continuations indented
+/// by 2; the first line leaves room for `first_taken` characters before it (a `tokentime: `
+/// prefix). A word longer than the width stays whole.
+pub(crate) fn wrap(text: &str, width: usize, first_taken: usize) -> String {
+    let mut out: Vec<String> = vec![];
+    for (k, para) in text.split('\n').enumerate() {
+        let mut l = Lines {
+            width: width.max(MIN_WIDTH),
+            lines: vec![],
+        };
+        let pad = if k == 0 { first_taken } else { 0 };
+        l.prose(&format!("{}{para}", "\u{1}".repeat(pad)));
+        if k == 0 && pad > 0 {
+            l.lines[0] = l.lines[0].trim_start_matches('\u{1}').to_owned();
+        }
+        out.extend(l.lines);
+    }
+    out.join("\n")
+}
+
+/// Each line of `text` longer than `width` wrapped at spaces, its continuations indented
+/// under its last column (a row `  name  unit  paths`: under the paths), else 2 more than
+/// the line. Lines that fit are kept as they are; a word longer than the width stays whole.
+pub(crate) fn wrap_lines(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let lead = body.len() - body.trim_start().len();
+        // Words; a `|` between alternatives goes with the one after it.
+        let mut words: Vec<String> = vec![];
+        let mut bar = false;
+        for w in body[lead..].split(' ') {
+            match (w, bar) {
+                ("|", _) => bar = true,
+                (w, true) => {
+                    words.push(format!("| {w}"));
+                    bar = false;
+                }
+                (w, false) => words.push(w.to_owned()),
+            }
+        }
+        let longest = words.iter().map(|w| w.chars().count()).max().unwrap_or(0);
+        // The last run of two spaces or more starts the last column: continuations go under
+        // it where the longest word fits there.
+        let hang = body[lead..]
+            .rfind("  ")
+            .map(|i| lead + i + body[lead + i..].len() - body[lead + i..].trim_start().len())
+            .filter(|&h| h <= width * 2 / 3 && h + longest <= width)
+            .unwrap_or(lead + 2);
+        let mut cur = String::new();
+        for word in &words {
+            let len = cur.chars().count();
+            if len == 0 {
+                cur = format!("{}{word}", " ".repeat(lead));
+            } else if len + 1 + word.chars().count() > width && !cur.trim().is_empty() {
+                out.push_str(cur.trim_end());
+                out.push('\n');
+                cur = format!("{}{word}", " ".repeat(hang));
+            } else {
+                cur.push(' ');
+                cur.push_str(word);
+            }
+        }
+        out.push_str(cur.trim_end());
+        out.push_str(end);
+    }
+    out
+}
+
 /// The terminal's height in lines (`$LINES`, else the terminal's, else 24).
 pub(crate) fn output_height() -> usize {
     std::env::var("LINES")
@@ -131,6 +207,17 @@ pub(crate) fn duration_cell(ms: f64) -> String {
         format!("{s:.1}s")
     } else {
         fmt_cell(ms)
+    }
+}
+
+/// A duration in ms in a line of prose: [`duration_cell`] with its unit, `26.4s` or
+/// `3251.7ms`, so that every value of a line says its unit.
+pub(crate) fn duration_text(ms: f64) -> String {
+    let cell = duration_cell(ms);
+    if cell.ends_with('s') {
+        cell
+    } else {
+        format!("{cell}ms")
     }
 }
 
@@ -390,7 +477,7 @@ fn headline_lines(
                 let qs: Vec<String> = c
                     .ttft
                     .iter()
-                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_cell(v)))
+                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_text(v)))
                     .collect();
                 let from = if c.ttft_from_scheduled {
                     " (from `scheduled`)"
@@ -417,7 +504,7 @@ fn headline_lines(
                 let qs: Vec<String> = a
                     .e2e
                     .iter()
-                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_cell(v)))
+                    .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_text(v)))
                     .collect();
                 format!("E2E {}", qs.join(", "))
             };
@@ -548,6 +635,25 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// The quantiles of each cache class's columns: p50 and p99, or with `--quantiles` the
+    /// first and the last of the group's that some class has the values for (`most`, its
+    /// largest count).
+    fn class_quantiles(&self, qs: &[f64], most: u64) -> Vec<f64> {
+        if !self.style.quantiles_given {
+            return vec![0.5, 0.99];
+        }
+        let qs: Vec<f64> = qs
+            .iter()
+            .copied()
+            .filter(|&q| !needs_more(q, most))
+            .collect();
+        match qs[..] {
+            [] => vec![],
+            [a] => vec![a],
+            [a, .., b] => vec![a, b],
+        }
+    }
+
     /// Writes one group: its title, its table, tokens, goodput, notes and findings.
     fn block(
         &self,
@@ -628,11 +734,18 @@ impl Ctx<'_> {
         } else {
             vec![]
         };
+        let most = side
+            .iter()
+            .flat_map(|&c| rows.iter().map(move |&m| (c, m)))
+            .map(|(c, m)| groups[c].1.metric(m).digest.count())
+            .max()
+            .unwrap_or(0);
+        let class_qs = self.class_quantiles(&qs, most);
+        let (mut left_classes, mut left_qs) = (vec![], vec![]);
         loop {
             let mut cols: Vec<Col> = qs.iter().map(|&q| Col::All(q)).collect();
             for &c in &side {
-                cols.push(Col::Class(c, 0.5));
-                cols.push(Col::Class(c, 0.99));
+                cols.extend(class_qs.iter().map(|&q| Col::Class(c, q)));
             }
             let text = render_table(groups, i, rows, &cols);
             let too_wide = text.iter().any(|t| t.chars().count() > l.width);
@@ -643,19 +756,41 @@ impl Ctx<'_> {
                     .enumerate()
                     .min_by_key(|(_, c)| groups[**c].1.requests)
                     .expect("a class");
-                side.remove(k);
+                left_classes.push(class_title(&groups[side.remove(k)].0));
                 continue;
             }
             if too_wide && let Some(k) = qs.iter().position(|&q| q != 0.5 && q != 0.99) {
-                qs.remove(k);
+                left_qs.push(quantile_name(qs.remove(k)));
                 continue;
+            }
+            if self.style.quantiles_given && !side.is_empty() && class_qs.len() < qs.len() {
+                let names: Vec<String> = class_qs.iter().map(|&q| quantile_name(q)).collect();
+                l.prose(&format!(
+                    "cache columns: {} only (--explain: every quantile of each class)",
+                    names.join(" and ")
+                ));
             }
             for t in text {
                 l.table(t);
             }
+            left_qs.reverse();
+            left_qs.extend(left_classes);
+            if !left_qs.is_empty() {
+                l.prose(&format!(
+                    "left out at {} columns: {}; widen the terminal or see --explain",
+                    l.width,
+                    left_qs.join(", ")
+                ));
+            }
             return;
         }
     }
+}
+
+/// A cache class's title over its columns (`cache=hit`).
+fn class_title(key: &GroupKey) -> String {
+    let v = key.last().and_then(|(_, v)| v.as_deref());
+    format!("cache={}", v.unwrap_or("unknown"))
 }
 
 /// Whether a quantile needs more values than `n` to be more than the maximum (p99.9 from
@@ -714,6 +849,9 @@ fn render_table(
                     .digest
                     .quantile(q)
                     .map(|v| value_cell(m, v)),
+                Col::Class(c, q) if needs_more(q, groups[c].1.metric(m).digest.count()) => {
+                    Some(String::new())
+                }
                 Col::Class(c, q) => groups[c]
                     .1
                     .metric(m)
@@ -760,14 +898,11 @@ fn render_table(
             titles.push((edges[last + 2], "all".to_owned()));
         }
         for (k, c) in cols.iter().enumerate() {
-            if let Col::Class(g, q) = *c
-                && q == 0.99
+            // Over each class's last column.
+            if let Col::Class(g, _) = *c
+                && !matches!(cols.get(k + 1), Some(Col::Class(h, _)) if *h == g)
             {
-                let v = groups[g].0.last().and_then(|(_, v)| v.clone());
-                titles.push((
-                    edges[k + 2],
-                    format!("cache={}", v.as_deref().unwrap_or("unknown")),
-                ));
+                titles.push((edges[k + 2], class_title(&groups[g].0)));
             }
         }
         let mut top = String::new();
@@ -865,9 +1000,9 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     {
         out.push(format!(
             "TPOT under load: p50 {} at {} in flight, {} at {} ({:.1}x; +{} ms per request)",
-            duration_cell(*first),
+            duration_text(*first),
             i.rows[0].label,
-            duration_cell(*last),
+            duration_text(*last),
             i.rows[i.rows.len() - 1].label,
             last / first,
             fmt_cell(slope)
@@ -885,9 +1020,9 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
             {
                 out.push(format!(
                     "TTFT grows with the prompt: p50 {} at {} input tokens, {} at {} ({:.1}x)",
-                    duration_cell(pa),
+                    duration_text(pa),
                     a.label,
-                    duration_cell(pb),
+                    duration_text(pb),
                     b.label,
                     pb / pa
                 ));
@@ -903,8 +1038,9 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     out
 }
 
+/// A bucket's median, at a fixed probability: the findings do not follow `--quantiles`.
 fn p50_of(r: &crate::analysis::BucketRow) -> Option<f64> {
-    r.quantiles.iter().find(|q| q.0 == 0.5).map(|q| q.1)
+    r.p50
 }
 
 /// A multimodal metric in one line: its modes and the split that explains it.
@@ -919,7 +1055,7 @@ fn modes_text(f: &MultimodalFinding) -> String {
         .modality
         .modes
         .iter()
-        .map(|m| format!("{} ({})", duration_cell(m.center), pct(m.share)))
+        .map(|m| format!("{} ({})", duration_text(m.center), pct(m.share)))
         .collect();
     let kind = if modes.len() == 2 {
         "bimodal".to_owned()
@@ -930,7 +1066,21 @@ fn modes_text(f: &MultimodalFinding) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => modes.join(""),
     };
-    let split = match f.splits.iter().find(|s| s.explains) {
+    // The splits of the full report, and the load's (requests in flight) where it does better.
+    let first = f.splits.iter().find(|s| s.explains).or(f.splits.first());
+    let best = match (first, &f.inflight_split) {
+        (Some(a), Some(b)) if (a.explains, a.purity) >= (b.explains, b.purity) => Some(a),
+        (_, Some(b)) => Some(b),
+        (a, None) => a,
+    };
+    let by = |s: &crate::analysis::Split| {
+        if s.dims == ["in_flight"] {
+            "requests in flight".to_owned()
+        } else {
+            s.dims.join(", ")
+        }
+    };
+    let split = match best.filter(|s| s.explains) {
         Some(s) => {
             let parts: Vec<String> = s
                 .groups
@@ -947,16 +1097,34 @@ fn modes_text(f: &MultimodalFinding) -> String {
             let more = if s.groups.len() > 3 { ", ..." } else { "" };
             format!(
                 "; split by {} explains it: {}{more}",
-                s.dims.join(", "),
+                by(s),
                 parts.join(", ")
             )
         }
-        None => match f.splits.first() {
-            Some(s) => format!(
-                "; no split explains it (best: by {}, {})",
-                s.dims.join(", "),
-                pct(s.purity)
-            ),
+        None => match best {
+            Some(s) => {
+                // Its purest group of a tenth of the values or more, where one sits in a mode
+                // as a split that explains would.
+                let n: f64 = s.groups.iter().map(|g| g.1).sum();
+                let purest = s
+                    .groups
+                    .iter()
+                    .filter(|g| g.3 >= crate::analysis::EXPLAINED_PURITY && g.1 >= 0.1 * n)
+                    .max_by(|a, b| a.3.total_cmp(&b.3).then(a.1.total_cmp(&b.1)))
+                    .map(|(v, _, m, share)| {
+                        let v: Vec<&str> = v
+                            .iter()
+                            .map(|x| x.as_deref().unwrap_or("unknown"))
+                            .collect();
+                        format!("; {} {} in mode {}", v.join("/"), pct(*share), m + 1)
+                    })
+                    .unwrap_or_default();
+                format!(
+                    "; no split explains it (best: by {}, {}{purest})",
+                    by(s),
+                    pct(s.purity)
+                )
+            }
             None => String::new(),
         },
     };
@@ -1122,6 +1290,8 @@ mod tests {
         assert_eq!(duration_cell(26426.8), "26.4s");
         assert_eq!(duration_cell(1_234_567.0), "1235s");
         assert_eq!(duration_cell(49.703), "49.703");
+        assert_eq!(duration_text(3251.7), "3251.7ms");
+        assert_eq!(duration_text(60_600.0), "60.6s");
     }
 
     #[test]
@@ -1140,6 +1310,31 @@ mod tests {
         assert!(needs_more(0.999, 999));
         assert!(!needs_more(0.999, 1000));
         assert!(!needs_more(0.99, 3));
+    }
+
+    #[test]
+    fn long_rows_wrap_under_their_last_column() {
+        let row = "  cached_tokens    count    a.b.c | d.e.f | g.h.i | j.k.l\nshort\n";
+        assert_eq!(
+            wrap_lines(row, 50),
+            "  cached_tokens    count    a.b.c | d.e.f | g.h.i\n                            | j.k.l\nshort\n"
+        );
+    }
+
+    #[test]
+    fn wrap_leaves_room_for_a_prefix() {
+        let w = wrap(
+            "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk",
+            40,
+            11,
+        );
+        let lines: Vec<&str> = w.lines().collect();
+        assert_eq!(lines[0], "aaaa bbbb cccc dddd eeee ffff");
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.starts_with("  ") && l.len() <= 40)
+        );
     }
 
     #[test]

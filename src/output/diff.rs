@@ -123,7 +123,11 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
                 .iter()
                 .map(|k| group_label(k, "all requests"))
                 .collect();
-            writeln!(out, "\nonly in {label}: {}", names.join("; "))?;
+            let text = format!("only in {label}: {}", names.join("; "));
+            let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+                &std::io::stdout(),
+            ));
+            writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
         }
     }
     if !c.same_as_all.is_empty() {
@@ -132,13 +136,22 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
             .iter()
             .map(|k| group_label(k, "all requests"))
             .collect();
-        writeln!(
-            out,
-            "\nsame requests as all requests in both runs (not compared again): {}",
+        let text = format!(
+            "same requests as all requests in both runs (not compared again): {}",
             names.join("; ")
-        )?;
+        );
+        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        ));
+        writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
     }
-    writeln!(out, "\n{}", method(c))
+    let width =
+        crate::output::compact::output_width(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    writeln!(
+        out,
+        "\n{}",
+        crate::output::compact::wrap(&method(c), width, 0)
+    )
 }
 
 fn row_cells(r: &Row) -> [String; 7] {

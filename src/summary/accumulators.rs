@@ -37,10 +37,12 @@ impl Parts {
     }
 }
 
-/// TPOT of the requests whose decode saw one bucket of in-flight counts.
+/// TPOT of the requests whose decode saw one bucket of in-flight counts, and the TTFT of
+/// those of them with one (a candidate split of a multimodal TTFT: load).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct InflightBucket {
     pub(crate) tpot: Digest,
+    pub(crate) ttft: Digest,
     pub(crate) sum_inflight: f64,
 }
 
@@ -471,18 +473,22 @@ impl Extra {
         dense.chain(self.ttft_by_input_beyond.iter_mut().map(|(&b, d)| (b, d)))
     }
 
-    /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
-    /// decode ([`crate::metrics::sweep`]).
-    pub(crate) fn add_inflight(&mut self, inflight: f64, tpot_ms: f64) {
+    /// Adds one request's TPOT and TTFT (ms; TTFT NaN where it has none) with the mean number
+    /// of requests in flight during its decode ([`crate::metrics::sweep`]).
+    pub(crate) fn add_inflight(&mut self, inflight: f64, tpot_ms: f64, ttft_ms: f64) {
         let limit = self.limit;
         let b = self
             .inflight
             .entry(bucket(inflight))
             .or_insert_with(|| InflightBucket {
                 tpot: Digest::with_limit(limit),
+                ttft: Digest::with_limit(limit),
                 sum_inflight: 0.0,
             });
         b.tpot.add(tpot_ms);
+        if !ttft_ms.is_nan() {
+            b.ttft.add(ttft_ms);
+        }
         b.sum_inflight += inflight;
     }
 
@@ -505,6 +511,8 @@ impl Extra {
                 .map(|(b, d)| json!([b, digest_json(d)])).collect::<Vec<_>>(),
             "tpot_by_in_flight": self.inflight.iter_mut()
                 .map(|(b, x)| json!([b, x.sum_inflight, digest_json(&mut x.tpot)])).collect::<Vec<_>>(),
+            "ttft_by_in_flight": self.inflight.iter_mut().filter(|(_, x)| x.ttft.count() > 0)
+                .map(|(b, x)| json!([b, digest_json(&mut x.ttft)])).collect::<Vec<_>>(),
             "late": self.late,
             "forced": self.forced,
             "weighted_tpot": weighted(&self.weighted_tpot),
@@ -563,8 +571,21 @@ impl Extra {
                 InflightBucket {
                     sum_inflight: num(&row[1], "tpot_by_in_flight")?,
                     tpot: digest_from_json(&row[2], "tpot_by_in_flight")?,
+                    ttft: Digest::with_limit(e.limit),
                 },
             );
+        }
+        // Absent from files written before it: the in-flight split of TTFT is then not tried.
+        if !j["ttft_by_in_flight"].is_null() {
+            for row in arr("ttft_by_in_flight")? {
+                let b = bucket(&row[0], "ttft_by_in_flight")?;
+                let d = digest_from_json(&row[1], "ttft_by_in_flight")?;
+                let x = e
+                    .inflight
+                    .get_mut(&b)
+                    .ok_or("analysis.ttft_by_in_flight has a bucket tpot_by_in_flight lacks")?;
+                x.ttft = d;
+            }
         }
         let count = |k: &str| {
             j[k].as_u64()
@@ -617,9 +638,11 @@ impl Extra {
         for (k, b) in &o.inflight {
             let mine = self.inflight.entry(*k).or_insert_with(|| InflightBucket {
                 tpot: Digest::with_limit(limit),
+                ttft: Digest::with_limit(limit),
                 sum_inflight: 0.0,
             });
             mine.tpot.merge(&b.tpot);
+            mine.ttft.merge(&b.ttft);
             mine.sum_inflight += b.sum_inflight;
         }
         self.late += o.late;

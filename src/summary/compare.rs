@@ -417,7 +417,7 @@ pub enum Amount {
 pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
     let err = |why: &str| {
         format!(
-            "--fail-if {text:?}: {why} (want METRIC.pQ>+N% or >+Nms, or <-N% or <-Nms, optionally @KEY=VALUE)"
+            "--fail-if {text:?}: {why} (want METRIC.pQ>+N% or >+Nms (or s), or <-N% or <-Nms, optionally @KEY=VALUE)"
         )
     };
     let (body, group) = match text.split_once('@') {
@@ -450,19 +450,25 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
         .and_then(|p| p.parse().ok())
         .filter(|p| (0.0..=100.0).contains(p))
         .ok_or_else(|| err("the quantile must be p0..p100, e.g. p99"))?;
-    let (num, pct_unit) = match amount.strip_suffix('%') {
-        Some(n) => (n, true),
-        None => (
-            amount
-                .strip_suffix("ms")
-                .ok_or_else(|| err("the change needs a unit, % or ms"))?,
-            false,
-        ),
+    // The unit: % of A's value, or a duration in ms or s (read as ms).
+    let (num, pct_unit, scale) = match amount.strip_suffix('%') {
+        Some(n) => (n, true, 1.0),
+        None => match amount.strip_suffix("ms") {
+            Some(n) => (n, false, 1.0),
+            None => (
+                amount
+                    .strip_suffix('s')
+                    .ok_or_else(|| err("the change needs a unit, %, ms or s"))?,
+                false,
+                1000.0,
+            ),
+        },
     };
     let v: f64 = num
         .trim()
-        .parse()
+        .parse::<f64>()
         .ok()
+        .map(|v| v * scale)
         .filter(|v: &f64| v.is_finite())
         .ok_or_else(|| err("the change is not a number"))?;
     if (up && v < 0.0) || (!up && v > 0.0) {
@@ -595,9 +601,15 @@ mod tests {
         let g = parse_fail_if("tpot.p50<-5ms@cache=miss").unwrap();
         assert_eq!((g.up, g.amount), (false, Amount::Ms(-5.0)));
         assert_eq!(g.group, vec![("cache".to_owned(), Some("miss".to_owned()))]);
+        let g = parse_fail_if("ttft_ms.p99>+0.5s").unwrap();
+        assert_eq!(g.amount, Amount::Ms(500.0));
+        let g = parse_fail_if("e2e.p50<-2s").unwrap();
+        assert_eq!(g.amount, Amount::Ms(-2000.0));
         for bad in [
             "ttft.p99",
             "ttft.p99>10",
+            "ttft.p99>+1h",
+            "ttft.p99>+s",
             "ttft.p99>-10%",
             "ttft.p99<+1ms",
             "input_tokens.p50>+1%",

@@ -677,15 +677,15 @@ impl Summary {
         ids
     }
 
-    /// Adds one request's TPOT (ms) with the mean number of requests in flight during its
-    /// decode, to the groups the request was added to (`ids`, as [`Summary::add_request`]
-    /// returned them).
-    pub fn add_inflight(&mut self, ids: &GroupIds, inflight: f64, tpot_ms: f64) {
+    /// Adds one request's TPOT and TTFT (ms, TTFT NaN where it has none) with the mean number
+    /// of requests in flight during its decode, to the groups the request was added to (`ids`,
+    /// as [`Summary::add_request`] returned them).
+    pub fn add_inflight(&mut self, ids: &GroupIds, inflight: f64, (tpot_ms, ttft_ms): (f64, f64)) {
         for &g in ids {
             if let Some(g) = self.groups.get_mut(g as usize)
                 && g.subset != OVERALL
             {
-                g.stats.extra.add_inflight(inflight, tpot_ms);
+                g.stats.extra.add_inflight(inflight, tpot_ms, ttft_ms);
             }
         }
     }

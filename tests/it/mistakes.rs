@@ -315,3 +315,146 @@ fn rows_carry_outcome_by_default() {
     let (_, out, _) = outcome(&["-o", "jsonl", &log], b"");
     assert!(out.lines().all(|l| l.contains("\"outcome\":")), "{out}");
 }
+
+/// Runs tokentime with `COLUMNS` set, stdin closed: (exit status, stdout, stderr).
+fn outcome_at(args: &[&str], columns: usize) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .env("COLUMNS", columns.to_string())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr(&out),
+    )
+}
+
+/// Lines wider than `width`, but those of one word (a path longer than the width, after the
+/// `| ` that joins it to the one before).
+fn too_wide(text: &str, width: usize) -> Vec<&str> {
+    text.lines()
+        .filter(|l| {
+            let word = l.trim().trim_start_matches("| ");
+            l.chars().count() > width && word.contains(' ')
+        })
+        .collect()
+}
+
+/// `diff`'s method line, `formats NAME` and the unknown-format message fit `$COLUMNS`.
+#[test]
+fn long_lines_wrap_to_the_width() {
+    for width in [80, 100] {
+        let (code, out, err) = outcome_at(
+            &[
+                "diff",
+                "testdata/analysis/bimodal.jsonl.gz",
+                "testdata/analysis/queue-growth.jsonl.gz",
+            ],
+            width,
+        );
+        assert_eq!(code, Some(0), "{err}");
+        // The method, after the table (whose rows are a table's, not wrapped).
+        let method = &out[out.find("beyond noise:").expect("the method line")..];
+        assert!(method.lines().count() >= 2, "{method}");
+        assert_eq!(too_wide(method, width), Vec::<&str>::new(), "{out}");
+        let (code, out, err) = outcome_at(&["formats", "litellm", "bedrock", "custom"], width);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(out.contains("cached_tokens"), "{out}");
+        assert_eq!(too_wide(&out, width), Vec::<&str>::new(), "{out}");
+        for args in [
+            &["--format", "litelm", "testdata/lab/litellm.jsonl"][..],
+            &["formats", "litelm"],
+        ] {
+            let (code, _, err) = outcome_at(args, width);
+            assert_eq!(code, Some(2), "{err}");
+            assert!(err.contains("unknown format"), "{err}");
+            assert_eq!(too_wide(&err, width), Vec::<&str>::new(), "{err}");
+        }
+    }
+}
+
+/// `--format litelm`: the message suggests the closest known names.
+#[test]
+fn unknown_format_suggests_the_closest() {
+    let (code, _, err) = outcome(&["--format", "litelm", &litellm()], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("tokentime: --format litelm: unknown format; did you mean litellm?"),
+        "{err}"
+    );
+    let (code, _, err) = outcome(&["formats", "vlm"], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("did you mean vllm?"), "{err}");
+    // Nothing close: no suggestion.
+    let (_, _, err) = outcome(&["--format", "nope", &litellm()], b"");
+    assert!(!err.contains("did you mean"), "{err}");
+}
+
+/// `--fail-if 'ttft_ms.p99>+0.5s'`: seconds are a unit of the threshold, as ms are.
+#[test]
+fn fail_if_takes_seconds() {
+    let (a, b) = (
+        "testdata/analysis/bimodal.jsonl.gz",
+        "testdata/analysis/queue-growth.jsonl.gz",
+    );
+    let run_gate = |gate: &str| outcome_at(&["diff", "--fail-if", gate, a, b], 100);
+    // A's p50 TTFT 158.3 ms, B's 1322.1 ms: more than 0.5 s slower, beyond noise (exit 3);
+    // not more than 5 s.
+    let (code, _, err) = run_gate("ttft_ms.p50>+0.5s");
+    assert_eq!(code, Some(3), "{err}");
+    assert!(err.contains("HOLDS"), "{err}");
+    let (code, _, err) = run_gate("ttft.p50>+5s");
+    assert_eq!(code, Some(0), "{err}");
+    // The same threshold in ms reads the same.
+    let (code, _, err) = run_gate("ttft.p50>+500ms");
+    assert_eq!(code, Some(3), "{err}");
+}
+
+/// `tokentime summary` with no FILE at a terminal: a line on stderr says it reads standard
+/// input, rather than a silent wait. Run under `script` (a pseudo-terminal), where there is
+/// one; piped or redirected stdin gets no such line.
+#[test]
+fn stdin_at_a_terminal_gets_a_hint() {
+    let (_, _, err) = outcome(&["summary"], b"");
+    assert!(!err.contains("reading standard input"), "{err}");
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("no `script` here: the terminal case is not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let err_file = dir.path().join("stderr");
+    let cmd = format!(
+        "{} summary 2>{}",
+        env!("CARGO_BIN_EXE_tokentime"),
+        err_file.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut text = String::new();
+    for _ in 0..100 {
+        text = std::fs::read_to_string(&err_file).unwrap_or_default();
+        if !text.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        text.starts_with(
+            "tokentime: reading standard input (a terminal); give FILEs or pipe a log"
+        ),
+        "{text:?}"
+    );
+}

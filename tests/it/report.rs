@@ -248,3 +248,37 @@ fn a_log_without_requests_still_gets_a_page() {
     let summary: Value = serde_json::from_slice(&json).unwrap();
     check_cells(&page, &[("summary", &summary)]);
 }
+
+/// `report -o X` where X is one of the inputs or the baseline (by canonical path, `a/../a`
+/// alike) is refused with exit 2 before anything is written: the log stays as it was.
+#[test]
+fn report_refuses_to_overwrite_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.jsonl");
+    let before = std::fs::read(root().join(LAB)).unwrap();
+    std::fs::write(&log, &before).unwrap();
+    let log_s = log.to_str().unwrap();
+    let other = root().join(LAB);
+    let other = other.to_str().unwrap();
+    let dotted = dir
+        .path()
+        .join("..")
+        .join(dir.path().file_name().unwrap())
+        .join("run.jsonl");
+    let dotted = dotted.to_str().unwrap();
+    for args in [
+        vec!["report", "-o", log_s, log_s],
+        vec!["report", "-o", dotted, other, log_s],
+        vec!["report", "-o", log_s, "--baseline", log_s, other],
+    ] {
+        let out = run(&args, b"");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("would overwrite it"), "{err}");
+        assert_eq!(
+            std::fs::read(&log).unwrap(),
+            before,
+            "{args:?} wrote the log"
+        );
+    }
+}

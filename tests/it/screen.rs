@@ -204,3 +204,147 @@ fn bucket_prints_a_table_of_windows() {
          2026-01-01T00:01:00Z         1       0     900.0     900.0\n"
     );
 }
+
+/// The lines of the first table of a compact report: from its `metric  n` header to the line
+/// before the token counts.
+fn first_table(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("metric "))
+        .take_while(|l| !l.starts_with("tokens ") && !l.starts_with("left out"))
+        .collect()
+}
+
+#[test]
+fn the_compact_table_follows_the_chosen_quantiles() {
+    // 1,459 requests, 1,115 with a TTFT: p99.9 can be read for the group; its cache classes
+    // (771 hits, 621 misses) are under 1,000, so theirs are the first and the last chosen
+    // below p99.9.
+    let args = [
+        "summary",
+        "--quantiles",
+        "25,75,99.9",
+        "testdata/analysis/bimodal.jsonl.gz",
+    ];
+    let text = stdout_with_columns(&args, None);
+    let table = first_table(&text);
+    let header: Vec<&str> = table[0].split_whitespace().collect();
+    assert_eq!(
+        header[..5],
+        ["metric", "n", "p25", "p75", "p99.9"],
+        "{text}"
+    );
+    assert!(header.len() > 5, "no cache class shown:\n{text}");
+    for pair in header[5..].chunks(2) {
+        assert_eq!(pair, ["p25", "p75"], "{text}");
+    }
+    assert!(widest(&text) <= 100, "{text}");
+    // The classes show a subset, and the line above the table says so.
+    assert!(text.contains("cache columns: p25 and p75 only"), "{text}");
+}
+
+#[test]
+fn findings_do_not_follow_the_chosen_quantiles() {
+    let findings = |quantiles: Option<&str>| -> Vec<String> {
+        let mut args = vec!["summary"];
+        if let Some(q) = quantiles {
+            args.extend(["--quantiles", q]);
+        }
+        args.push("testdata/lab/litellm.jsonl");
+        let text = stdout_with_columns(&args, None);
+        text.lines()
+            .filter(|l| l.starts_with("* "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let default = findings(None);
+    // Among them, the prompt finding that reads the input-token buckets' p50.
+    assert!(
+        default
+            .iter()
+            .any(|f| f.contains("TTFT grows with the prompt")),
+        "{default:?}"
+    );
+    for q in ["90,99", "50,90,99,99.9", "10"] {
+        assert_eq!(findings(Some(q)), default, "--quantiles {q}");
+    }
+}
+
+#[test]
+fn columns_left_out_for_the_width_are_named() {
+    // At 80 columns the lab log's cache=hit pair does not fit: a marker names it.
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("80"));
+    assert!(widest(&text) <= 80, "{text}");
+    assert!(!text.contains("cache=hit "), "{text}");
+    let marker: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("left out at 80 columns"))
+        .take(2)
+        .collect();
+    let marker = marker.join(" ");
+    assert!(marker.contains("cache=hit"), "{text}");
+    assert!(marker.contains("--explain"), "{text}");
+    // At 100 every class fits: no marker.
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("100"));
+    assert!(text.contains("cache=hit"), "{text}");
+    assert!(!text.contains("left out"), "{text}");
+}
+
+#[test]
+fn load_is_a_candidate_split_of_a_bimodal_ttft() {
+    // The lab log ran at 1, 2, 4 and 8 concurrent requests. Its TTFT has modes at 905.9 ms
+    // and 33.6 s (antimode 6073.9 ms). Of the 164 requests with a TTFT and a TPOT, by requests
+    // in flight during their decode (the TPOT-under-load buckets), counted by hand from the
+    // enriched rows (fast, slow): 1 (32, 10), 2 (24, 10), 3-4 (28, 16), 5-8 (4, 40). So
+    // 124 of 164 (76%) sit in their bucket's mode, more than the input-token split's 72%, and
+    // 40 of 44 (91%) at 5-8 in flight are in the slow mode; below the 90% overall that
+    // "explains" needs (long prompts are slow at any load: 10 of 42 alone).
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("200"));
+    let ttft = text
+        .lines()
+        .find(|l| l.starts_with("* TTFT is bimodal"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        ttft.ends_with(
+            "no split explains it (best: by requests in flight, 76%; 5-8 91% in mode 2)"
+        ),
+        "{ttft}"
+    );
+    // The same from a digest file merged back.
+    let dir = tempfile::tempdir().unwrap();
+    let digest = dir.path().join("lab.digest");
+    let digest = digest.to_str().unwrap();
+    stdout_with_columns(
+        &[
+            "summary",
+            "--save-digest",
+            digest,
+            "testdata/lab/litellm.jsonl",
+        ],
+        None,
+    );
+    let merged = stdout_with_columns(&["merge", digest], Some("200"));
+    assert!(merged.contains(ttft), "{merged}");
+}
+
+#[test]
+fn headline_durations_carry_their_units() {
+    // Each quantile of the chat and agent lines says its unit: seconds from 10 s, else ms.
+    let text = stdout_with_columns(&["summary", "testdata/lab/litellm.jsonl"], Some("200"));
+    let chat = text.lines().find(|l| l.starts_with("chat:")).unwrap();
+    assert!(
+        chat.starts_with("chat:  TTFT p50 3251.7ms, p90 60.6s, p99 115.1s;"),
+        "{chat}"
+    );
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("chat:") || l.starts_with("agent:"))
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for w in words.windows(2) {
+            if w[0].starts_with('p') && w[0][1..].parse::<f64>().is_ok() {
+                let v = w[1].trim_end_matches([',', ';']);
+                assert!(v.ends_with("ms") || v.ends_with('s'), "{v} in {line}");
+            }
+        }
+    }
+}
