@@ -900,8 +900,16 @@ fn check_common(c: &Common) -> Result<(), ConfigError> {
         }
         if f.as_os_str() != "-" && !f.exists() {
             let name = f.display().to_string();
+            const SUBCOMMANDS: [&str; 5] = ["summary", "formats", "merge", "diff", "report"];
+            let close = if name.contains(['/', '.']) {
+                vec![]
+            } else {
+                crate::cli::error::closest(&name, &SUBCOMMANDS)
+            };
             let hint = if ["summary", "formats"].contains(&name.as_str()) {
                 format!(" (the subcommand comes first: tokentime {name} FILE...)")
+            } else if let Some(sub) = close.first() {
+                format!(" (did you mean the subcommand {sub}? tokentime {sub} FILE...)")
             } else {
                 String::new()
             };

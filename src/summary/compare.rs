@@ -432,13 +432,13 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
     let (name, amount) = (&body[..at], body[at + 1..].trim());
     let (metric, q) = name
         .trim()
-        .rsplit_once('.')
+        // At the first '.': no metric name holds one, a quantile may (`p99.9`).
+        .split_once('.')
         .ok_or_else(|| err("no '.pQ' after the metric"))?;
     let known = Metric::from_name(metric).ok_or_else(|| {
         err(&format!(
-            "unknown metric {} (known: {})",
+            "unknown metric {} (known: ttft, tpot, itl, e2e, queue, prefill, decode, ttfot, each also with _ms)",
             metric.trim(),
-            Metric::known_names()
         ))
     })?;
     let metric = Some(known).filter(|m| m.is_duration()).ok_or_else(|| {
@@ -605,6 +605,9 @@ mod tests {
         assert_eq!(g.amount, Amount::Ms(500.0));
         let g = parse_fail_if("e2e.p50<-2s").unwrap();
         assert_eq!(g.amount, Amount::Ms(-2000.0));
+        // A quantile with a decimal point (p99.9 is among diff's default quantiles).
+        let g = parse_fail_if("ttft.p99.9>+1%").unwrap();
+        assert!(g.metric == Metric::Ttft && (g.quantile - 0.999).abs() < 1e-12);
         for bad in [
             "ttft.p99",
             "ttft.p99>10",

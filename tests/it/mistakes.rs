@@ -458,3 +458,29 @@ fn stdin_at_a_terminal_gets_a_hint() {
         "{text:?}"
     );
 }
+
+/// A misspelt subcommand is read as a FILE that does not exist: the message names the
+/// subcommand it is close to (exit 2, before any output).
+#[test]
+fn misspelt_subcommand() {
+    let log = litellm();
+    let (code, out, err) = outcome(&["sumary", &log], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty());
+    assert_eq!(
+        err.trim_end(),
+        "tokentime: sumary: no such file (did you mean the subcommand summary? tokentime summary FILE...)"
+    );
+    // A path is a path: no subcommand guessed.
+    let (_, _, err) = outcome(&["./sumary", &log], b"");
+    assert!(!err.contains("did you mean"), "{err}");
+}
+
+/// A `--fail-if` gate on a quantile with a decimal point, one of diff's default quantiles.
+#[test]
+fn fail_if_on_p99_9() {
+    let log = litellm();
+    let (code, _, err) = outcome(&["diff", "--fail-if", "ttft.p99.9>+10%", &log, &log], b"");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("unknown metric"), "{err}");
+}
