@@ -931,6 +931,15 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
         );
     }
     let broken = match merged.buckets {
+        // Metrics for a scrape are the whole run's: windowed files hold it beside their
+        // windows (a merged digest is not saved here: it would lose the windows).
+        Some(_)
+            if mc.bucket.is_none()
+                && mc.report.output.exposition()
+                && mc.report.save_digest.is_none() =>
+        {
+            report(out, &mc.report, &cov, &mut summary, false)?
+        }
         Some(mut b) => merge_windows(out, mc, &cov, &mut summary, &mut b)?,
         None if mc.bucket.is_some() => {
             return Err(Error::Config(

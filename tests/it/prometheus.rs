@@ -396,6 +396,40 @@ fn merged_digests_print_the_histograms_of_one_run() {
     }
 }
 
+/// Digests saved with `--bucket` windows also hold the whole run: `merge -o prometheus` of
+/// them prints the whole run's histograms (one save serves both the windows and a scrape).
+#[test]
+fn windowed_digests_merge_to_the_histograms_of_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = inputs(dir.path())
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut stream = vec![];
+    for f in &names {
+        stream.extend(run_ok(
+            &["summary", "--bucket", "10m", "--save-digest", "-", f],
+            b"",
+        ));
+    }
+    let mut args = vec!["summary", "-o", "prometheus"];
+    args.extend(names.iter().map(String::as_str));
+    let one = summary(&args);
+    let merged = String::from_utf8(run_ok(&["merge", "-o", "prometheus"], &stream)).unwrap();
+    check_exposition(&merged, false);
+    let gen_ai = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains("gen_ai_"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert!(gen_ai(&one).len() > 500);
+    assert_eq!(gen_ai(&merged), gen_ai(&one));
+    // The windows are still there for a table.
+    let windows = String::from_utf8(run_ok(&["merge", "-o", "json"], &stream)).unwrap();
+    assert!(windows.lines().count() > 1, "{windows}");
+}
+
 #[test]
 fn openmetrics_is_the_prometheus_rendering_with_units_and_eof() {
     let vllm = sample_file("vllm_response_metrics.jsonl");
