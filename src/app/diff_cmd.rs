@@ -102,6 +102,25 @@ pub(crate) fn run_diff(
     if partial || gates.iter().any(|g| g.row.is_none()) {
         return Ok(ExitCode::Usage);
     }
+    // `--fail-unjudged`: a gate its samples cannot judge must not pass for one that held.
+    let unjudged = gates
+        .iter()
+        .filter(|g| {
+            g.row.as_ref().is_some_and(|r| {
+                matches!(
+                    r.verdict,
+                    crate::summary::compare::Verdict::NotEnoughSamples
+                        | crate::summary::compare::Verdict::NoValues
+                )
+            })
+        })
+        .count();
+    if dc.fail_unjudged && unjudged > 0 && !gates.iter().any(|g| g.holds) {
+        crate::diag!(
+            "tokentime: {unjudged} --fail-if gate(s) not judged: failing (--fail-unjudged)"
+        );
+        return Ok(ExitCode::Usage);
+    }
     Ok(if gates.iter().any(|g| g.holds) {
         ExitCode::SloViolated
     } else {

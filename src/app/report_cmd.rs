@@ -122,6 +122,7 @@ fn diff_config(hc: &HtmlConfig) -> DiffConfig {
     DiffConfig {
         summary,
         fail_if: vec![],
+        fail_unjudged: false,
         output: DiffOutput::Json,
     }
 }

@@ -180,6 +180,8 @@ pub struct DiffConfig {
     pub summary: SummaryConfig,
     /// `--fail-if` gates.
     pub fail_if: Vec<crate::summary::compare::FailIf>,
+    /// `--fail-unjudged`: a gate that cannot be judged is a failure (exit 2).
+    pub fail_unjudged: bool,
     /// Rendering.
     pub output: DiffOutput,
 }

@@ -125,6 +125,10 @@ struct DiffArgs {
     /// group, e.g. 'ttft_ms.p99>+10%' or 'ttft_ms.p99>+0.5s'. Exit status 3 when one holds and its change is beyond noise.
     #[arg(long = "fail-if", value_name = "EXPR")]
     fail_if: Vec<String>,
+    /// A --fail-if gate that cannot be judged (too few values for its quantile, or none in one
+    /// run) fails the run with exit status 2 instead of passing.
+    #[arg(long)]
+    fail_unjudged: bool,
     /// At most this many groups per log input; further keys are counted under "(other)".
     #[arg(long, default_value_t = 1000, value_name = "N")]
     max_groups: usize,
@@ -594,6 +598,7 @@ impl DiffArgs {
                     keep_duplicates: false,
                 },
                 fail_if,
+                fail_unjudged: self.fail_unjudged,
                 output: self.output,
             }),
         )

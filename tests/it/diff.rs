@@ -209,7 +209,11 @@ fn fail_if_exit_codes() {
         let mut args: Vec<&str> = vec!["diff", s(x), s(y), "--quantiles", "50,90"];
         args.extend(MAP);
         for g in gates {
-            args.extend(["--fail-if", g]);
+            if g.starts_with("--") {
+                args.push(g);
+            } else {
+                args.extend(["--fail-if", g]);
+            }
         }
         let out = run(&args, b"");
         (
@@ -244,6 +248,23 @@ fn fail_if_exit_codes() {
     let (c0, err) = code(&a, &b, &["ttft.p90>+1%"]);
     assert_eq!(c0, 0);
     assert!(err.contains("not judged"), "{err}");
+    // ... unless --fail-unjudged: exit 2, said on stderr; a gate that holds still wins (3).
+    let (c2, err) = code(&a, &b, &["ttft.p90>+1%", "--fail-unjudged"]);
+    assert_eq!(c2, 2, "{err}");
+    assert!(
+        err.contains("1 --fail-if gate(s) not judged: failing (--fail-unjudged)"),
+        "{err}"
+    );
+    assert_eq!(
+        code(
+            &a,
+            &b,
+            &["ttft.p90>+1%", "ttft.p50>+10%", "--fail-unjudged"]
+        )
+        .0,
+        3
+    );
+    assert_eq!(code(&a, &b, &["ttft.p50>+100%", "--fail-unjudged"]).0, 0);
     // Faster: `<`.
     assert_eq!(code(&b, &a, &["ttft.p50<-20%"]).0, 3);
     assert_eq!(code(&b, &a, &["ttft.p50>+1%"]).0, 0);
