@@ -27,10 +27,23 @@ pub struct Note {
     pub id: Option<Box<str>>,
 }
 
-/// The slowest time of a request, for ranking: its E2E latency, else its TTFT (ns).
+/// Set in a [`slow_key`] ranked by E2E latency: every request with an E2E ranks above every
+/// one with a TTFT only (a TTFT is a part of an E2E, not one to compare with).
+pub(crate) const E2E_TIER: u64 = 1 << 63;
+
+/// The slowest time of a request, for ranking: [`E2E_TIER`] plus its E2E latency (ns), else
+/// its TTFT (ns). [`slow_ns`] gives the time back.
 pub(crate) fn slow_key(r: &Request) -> Option<u64> {
-    let v = r.metrics.e2e.or(r.metrics.ttft).ok()?;
-    (v.is_finite() && v >= 0.0).then_some(v as u64)
+    let ns = |v: f64| (v.is_finite() && v >= 0.0).then(|| (v as u64).min(E2E_TIER - 1));
+    match r.metrics.e2e {
+        Ok(v) => ns(v).map(|n| E2E_TIER | n),
+        Err(_) => r.metrics.ttft.ok().and_then(ns),
+    }
+}
+
+/// The time (ns) a [`slow_key`] ranks by.
+pub(crate) fn slow_ns(key: u64) -> u64 {
+    key & !E2E_TIER
 }
 
 /// The notes of the requests of the line last processed, and the filter that picks the

@@ -567,3 +567,19 @@ fn ids_and_models_when_asked_for() {
         (Some("chatcmpl-1"), Some("meta-llama/Llama-3.1-8B-Instruct"))
     );
 }
+
+/// The slowest requests are ranked by E2E latency; a request with a TTFT only ranks below
+/// every one with an E2E, however long its TTFT (the two are not one measure).
+#[test]
+fn slowest_rank_e2e_above_ttft_only() {
+    use crate::classify::notes::{slow_key, slow_ns};
+    let mut p = processor();
+    let with_e2e = one(&mut p, LITELLM);
+    // startTime .5 to endTime 3.75: 2.25 s.
+    assert_eq!(slow_key(&with_e2e).map(slow_ns), Some(2_250_000_000));
+    let mut ttft_only = with_e2e;
+    ttft_only.metrics.e2e = Err(crate::metrics::NullReason::NotLogged);
+    ttft_only.metrics.ttft = Ok(10e9);
+    assert_eq!(slow_key(&ttft_only), Some(10_000_000_000));
+    assert!(slow_key(&with_e2e) > slow_key(&ttft_only));
+}

@@ -80,7 +80,10 @@ pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
         .iter()
         .map(|s: &Slow| {
             let what = if s.e2e_ns.is_some() { "" } else { "TTFT " };
-            let took = format!("{what}{}", duration_cell(s.key_ns as f64 / 1e6));
+            let took = format!(
+                "{what}{}",
+                duration_cell(crate::classify::notes::slow_ns(s.key_ns) as f64 / 1e6)
+            );
             match &s.id {
                 Some(id) => format!("{} ({took})", label(id)),
                 None => took,

@@ -25,7 +25,8 @@ pub(crate) const NOT_LOGGED: &str = "(not logged)";
 /// One of the slowest requests.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Slow {
-    /// What it is ranked by: its E2E latency, else its TTFT (ns).
+    /// What it is ranked by ([`slow_key`]): its E2E latency, else (ranked below every E2E)
+    /// its TTFT.
     pub key_ns: u64,
     /// Its E2E latency (ns), where known.
     pub e2e_ns: Option<f64>,

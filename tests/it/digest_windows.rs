@@ -7,19 +7,8 @@
 use crate::common::*;
 use serde_json::Value;
 
-/// The lab log cut into `n` parts at line boundaries, each written to `dir`.
 fn parts(dir: &std::path::Path, n: usize) -> Vec<String> {
-    let log = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
-    let lines: Vec<&str> = log.lines().collect();
-    lines
-        .chunks(lines.len().div_ceil(n))
-        .enumerate()
-        .map(|(i, c)| {
-            let p = dir.join(format!("part{i}.jsonl"));
-            std::fs::write(&p, c.join("\n") + "\n").unwrap();
-            p.display().to_string()
-        })
-        .collect()
+    crate::common::lab_parts(dir, n)
 }
 
 fn text(b: &[u8]) -> String {

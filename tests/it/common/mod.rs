@@ -186,3 +186,19 @@ pub fn close_stats<'k>(
         close(stat(metric, key), t, &format!("{what} {key}"));
     }
 }
+
+/// The lab LiteLLM log cut into `n` parts at line boundaries, each written to `dir` as
+/// `partI.jsonl`; their paths, in order.
+pub fn lab_parts(dir: &std::path::Path, n: usize) -> Vec<String> {
+    let log = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    lines
+        .chunks(lines.len().div_ceil(n))
+        .enumerate()
+        .map(|(i, c)| {
+            let p = dir.join(format!("part{i}.jsonl"));
+            std::fs::write(&p, c.join("\n") + "\n").unwrap();
+            p.display().to_string()
+        })
+        .collect()
+}
