@@ -48,6 +48,15 @@ struct Node {
 pub struct PathSet {
     nodes: Vec<Node>,
     paths: Vec<Vec<String>>,
+    /// Names this trie's shape (taken anew whenever a node is added): the key predictions a
+    /// [`Slots`] keeps are for one shape ([`scan::Predictions`]).
+    shape: u64,
+}
+
+/// The next [`PathSet::shape`].
+fn new_shape() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Default for PathSet {
@@ -55,6 +64,7 @@ impl Default for PathSet {
         PathSet {
             nodes: vec![Node::default()],
             paths: Vec::new(),
+            shape: new_shape(),
         }
     }
 }
@@ -105,6 +115,7 @@ impl PathSet {
             node = match self.nodes[node].children.iter().find(|(k, _)| &**k == *seg) {
                 Some(&(_, n)) => n,
                 None => {
+                    self.shape = new_shape();
                     self.nodes.push(Node::default());
                     let n = self.nodes.len() - 1;
                     let parent = &mut self.nodes[node];
@@ -150,8 +161,14 @@ impl PathSet {
     /// recorded as it is, and a key holding an unpaired surrogate escape matches no path.
     pub fn extract(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
         slots.reset(self.len());
-        let Slots { spans, key, spill } = slots;
-        scan::extract(self, line, spans, key, spill)
+        let Slots {
+            spans,
+            key,
+            spill,
+            predictions,
+        } = slots;
+        predictions.fit(self);
+        scan::extract(self, line, spans, key, spill, predictions)
     }
 
     /// [`PathSet::extract`] done by serde_json: slower, and the definition the fast path is
@@ -230,6 +247,8 @@ pub struct Slots {
     key: Vec<u8>,
     /// Scratch for the scanner: the nesting of a deeply nested skipped value.
     spill: Vec<u128>,
+    /// The scanner's guesses of the keys of the next line.
+    predictions: scan::Predictions,
 }
 
 /// Two `Slots` are equal when they hold the same values (scratch space aside).
@@ -617,6 +636,38 @@ mod tests {
         assert_eq!(slots.raw(line, 1), Some(r#""s\"q""#));
         assert_eq!(slots.raw(line, 2), None, "null is absent");
         assert_eq!(slots.raw(line, 3), None);
+    }
+
+    #[test]
+    fn guessed_keys_follow_each_line_and_each_trie() {
+        // One slots for every line, as a processor keeps: the keys of a line are guessed from
+        // the line before (same order, another order, a key of the same length and head, an
+        // escaped key), and from a trie that has since grown.
+        let mut s = set(&[&["a"], &["b", "c"], &["usage_prompt_tok"]]);
+        let mut slots = Slots::default();
+        let lines: [&[u8]; 6] = [
+            br#"{"a":1,"b":{"c":2},"usage_prompt_tok":3}"#,
+            br#"{"a":4,"b":{"c":5},"usage_prompt_tok":6}"#,
+            br#"{"b":{"c":7},"a":8,"usage_prompt_toc":9}"#,
+            br#"{"\u0061":10,"b":{"d":0,"c":11},"usage_prompt_tok":12}"#,
+            br#"{"x":13,"a":14,"b":{"c":15}}"#,
+            br#"{"a":16,"b":{"c":17},"usage_prompt_tok":18}"#,
+        ];
+        for round in 0..2 {
+            if round == 1 {
+                s.add(&["x"]);
+            }
+            for line in lines {
+                let (mut fresh, mut reference) = (Slots::default(), Slots::default());
+                s.extract(line, &mut slots).unwrap();
+                s.extract(line, &mut fresh).unwrap();
+                s.extract_reference(line, &mut reference).unwrap();
+                assert!(slots == fresh && slots == reference, "round {round}: {line:?}");
+            }
+        }
+        let line = lines[4];
+        s.extract(line, &mut slots).unwrap();
+        assert_eq!(slots.raw(line, 3), Some("13"), "the path added later");
     }
 
     #[test]

@@ -114,6 +114,35 @@ fn digits(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The members of an object at a trie node that get a guess: the first 32.
+const PREDICTED_MEMBERS: usize = 32;
+
+/// Guesses of the keys of a line from the line before, for one [`PathSet`] shape: the lines
+/// of one log name their keys in one order, so the key of an object's k-th member at a trie
+/// node is most often the one the line before had there. A guess holds the key as the
+/// node's table does (its first and last 8 bytes and its length, so keys of up to 16 bytes)
+/// and the child it names (or none); a key that matches it needs no hash and no table probe.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Predictions {
+    shape: u64,
+    /// `PREDICTED_MEMBERS` guesses per trie node: (head, tail, length + 1, child + 1); a
+    /// length of 0 is no guess.
+    guesses: Vec<(u64, u64, u32, u32)>,
+}
+
+impl Predictions {
+    /// Forgets the guesses made for another shape of trie than `set`'s.
+    #[inline]
+    pub(super) fn fit(&mut self, set: &PathSet) {
+        if self.shape != set.shape {
+            self.shape = set.shape;
+            self.guesses.clear();
+            self.guesses
+                .resize(set.nodes.len() * PREDICTED_MEMBERS, (0, 0, 0, 0));
+        }
+    }
+}
+
 struct Scanner<'a, 's> {
     b: &'a [u8],
     /// Nonzero when some string held a byte above 0x7F: the line's UTF-8 must be checked.
@@ -125,6 +154,7 @@ struct Scanner<'a, 's> {
     /// Open containers beyond the 128 kept in a register while skipping (reused).
     spill: &'s mut Vec<u128>,
     out: &'s mut [Option<(u32, u32)>],
+    guesses: &'s mut [(u64, u64, u32, u32)],
 }
 
 /// Runs the scanner over `line`; see [`PathSet::extract`] for the contract.
@@ -134,6 +164,7 @@ pub(super) fn extract(
     out: &mut [Option<(u32, u32)>],
     key: &mut Vec<u8>,
     spill: &mut Vec<u128>,
+    predictions: &mut Predictions,
 ) -> Result<(), ReadError> {
     let mut s = Scanner {
         b: line,
@@ -142,6 +173,7 @@ pub(super) fn extract(
         key,
         spill,
         out,
+        guesses: &mut predictions.guesses,
     };
     let i = s.ws(0);
     if line.get(i) != Some(&b'{') {
@@ -515,6 +547,8 @@ impl Scanner<'_, '_> {
         if self.at(i) == b'}' {
             return Ok(i + 1);
         }
+        let mut guess = node * PREDICTED_MEMBERS;
+        let guesses_end = guess + PREDICTED_MEMBERS;
         loop {
             if self.at(i) != b'"' {
                 return Err(self.stop(i, "key must be a string", "EOF while parsing an object"));
@@ -523,6 +557,7 @@ impl Scanner<'_, '_> {
             let (after, escaped) = self.string(start)?;
             let end = after - 1;
             let child = if escaped {
+                guess += 1;
                 // A key with a lone surrogate is not UTF-8: it names no path.
                 if self.unescape(start, end) {
                     n.child(self.key, head8(self.key))
@@ -530,9 +565,26 @@ impl Scanner<'_, '_> {
                     None
                 }
             } else if n.table.is_empty() {
+                guess += 1;
                 None
             } else {
-                n.child(&self.b[start..end], head8_at(self.b, start, end))
+                let head = head8_at(self.b, start, end);
+                let len = end - start;
+                if guess < guesses_end && len <= 16 {
+                    let tail = tail8(&self.b[start..end]);
+                    let g = &mut self.guesses[guess];
+                    guess += 1;
+                    if g.0 == head && g.1 == tail && g.2 as usize == len + 1 {
+                        g.3.checked_sub(1).map(|c| c as usize)
+                    } else {
+                        let c = n.child(&self.b[start..end], head);
+                        *g = (head, tail, len as u32 + 1, c.map_or(0, |c| c as u32 + 1));
+                        c
+                    }
+                } else {
+                    guess += 1;
+                    n.child(&self.b[start..end], head)
+                }
             };
             i = self.ws(after);
             if self.at(i) != b':' {
