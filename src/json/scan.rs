@@ -212,8 +212,20 @@ impl Scanner<'_, '_> {
         self.b.get(i).copied().unwrap_or(0)
     }
 
+    /// The index of the first byte at or after `i` that is not whitespace. No blank, and one
+    /// space (`", "`, `": "`, as Python's `json.dumps` writes), are the common cases.
     #[inline(always)]
-    fn ws(&self, mut i: usize) -> usize {
+    fn ws(&self, i: usize) -> usize {
+        match self.b.get(i) {
+            Some(&c) if c > b' ' => i,
+            Some(b' ') if self.b.get(i + 1).is_some_and(|&c| c > b' ') => i + 1,
+            _ => self.ws_run(i),
+        }
+    }
+
+    /// [`Scanner::ws`] over any run of whitespace.
+    #[inline(never)]
+    fn ws_run(&self, mut i: usize) -> usize {
         while self.b.get(i).is_some_and(|&c| is_ws(c)) {
             i += 1;
         }
@@ -241,15 +253,17 @@ impl Scanner<'_, '_> {
         let mut escaped = false;
         let mut high = 0;
         loop {
-            while let Some((offset, h)) = block(b, i) {
-                high |= h;
-                i += offset;
-                if offset < BLOCK {
-                    break;
-                }
-            }
-            // `i` is at a special byte, or fewer than a block's bytes are left.
+            // The next special byte: a block at a time, byte by byte when fewer than a
+            // block's bytes are left.
             let c = loop {
+                if let Some((offset, h)) = block(b, i) {
+                    high |= h;
+                    i += offset;
+                    if offset < BLOCK {
+                        break b[i];
+                    }
+                    continue;
+                }
                 match b.get(i) {
                     None => return Err(self.stop(i, "EOF while parsing a string", "")),
                     Some(&c) if c == b'"' || c == b'\\' || c < 0x20 => break c,
