@@ -223,6 +223,19 @@ impl Scanner<'_, '_> {
         }
     }
 
+    /// The first byte at or after `i` that is not whitespace, and its index: where a `:`,
+    /// `,` or closing bracket is expected, most often right at `i`.
+    #[inline(always)]
+    fn next_byte(&self, i: usize) -> (usize, u8) {
+        let c = self.at(i);
+        if is_ws(c) {
+            let i = self.ws_run(i);
+            (i, self.at(i))
+        } else {
+            (i, c)
+        }
+    }
+
     /// [`Scanner::ws`] over any run of whitespace.
     #[inline(never)]
     fn ws_run(&self, mut i: usize) -> usize {
@@ -513,8 +526,8 @@ impl Scanner<'_, '_> {
             return Err(self.stop(i, "key must be a string", "EOF while parsing an object"));
         }
         let (i, _) = self.string(i + 1)?;
-        let i = self.ws(i);
-        if self.at(i) != b':' {
+        let (i, c) = self.next_byte(i);
+        if c != b':' {
             return Err(self.stop(i, "expected `:`", "EOF while parsing an object"));
         }
         Ok(self.ws(i + 1))
@@ -534,9 +547,10 @@ impl Scanner<'_, '_> {
             return Ok((i, true));
         }
         loop {
-            i = self.ws(i);
+            let c;
+            (i, c) = self.next_byte(i);
             let obj = *stack & 1 == 1;
-            match self.at(i) {
+            match c {
                 b',' => return Ok((self.ws(i + 1), false)),
                 b'}' if obj => {}
                 b']' if !obj => {}
@@ -600,8 +614,9 @@ impl Scanner<'_, '_> {
                     n.child(&self.b[start..end], head)
                 }
             };
-            i = self.ws(after);
-            if self.at(i) != b':' {
+            let c;
+            (i, c) = self.next_byte(after);
+            if c != b':' {
                 return Err(self.stop(i, "expected `:`", "EOF while parsing an object"));
             }
             i = self.ws(i + 1);
@@ -609,8 +624,9 @@ impl Scanner<'_, '_> {
                 None => self.skip_value(i)?,
                 Some(c) => self.member(set, c, i, depth)?,
             };
-            i = self.ws(i);
-            match self.at(i) {
+            let c;
+            (i, c) = self.next_byte(i);
+            match c {
                 b',' => i = self.ws(i + 1),
                 b'}' => return Ok(i + 1),
                 _ => {
