@@ -160,15 +160,16 @@ impl PathSet {
     /// What the grammar allows is valid whichever fields are read: a number past `f64` is
     /// recorded as it is, and a key holding an unpaired surrogate escape matches no path.
     pub fn extract(&self, line: &[u8], slots: &mut Slots) -> Result<(), ReadError> {
-        slots.reset(self.len());
+        slots.clear_written(self.len());
         let Slots {
             spans,
+            written,
             key,
             spill,
             predictions,
         } = slots;
         predictions.fit(self);
-        scan::extract(self, line, spans, key, spill, predictions)
+        scan::extract(self, line, spans, written, key, spill, predictions)
     }
 
     /// [`PathSet::extract`] done by serde_json: slower, and the definition the fast path is
@@ -247,6 +248,9 @@ pub struct Slots {
     key: Vec<u8>,
     /// Scratch for the scanner: the nesting of a deeply nested skipped value.
     spill: Vec<u128>,
+    /// The slots the scanner wrote, some of them maybe more than once: only they need
+    /// clearing before the next line (of the slots of every format, a line fills few).
+    written: Vec<u32>,
     /// The scanner's guesses of the keys of the next line.
     predictions: scan::Predictions,
 }
@@ -262,6 +266,22 @@ impl Slots {
     fn reset(&mut self, n: usize) {
         self.spans.clear();
         self.spans.resize(n, None);
+        self.written.clear();
+    }
+
+    /// [`Slots::reset`] for the scanner, which lists the slots it writes: clears only those.
+    #[inline]
+    fn clear_written(&mut self, n: usize) {
+        if self.spans.len() == n {
+            for &s in &self.written {
+                if let Some(span) = self.spans.get_mut(s as usize) {
+                    *span = None;
+                }
+            }
+            self.written.clear();
+        } else {
+            self.reset(n);
+        }
     }
 
     /// The raw JSON text of slot `id` in `line` (the line passed to `extract`), or `None` when

@@ -154,6 +154,8 @@ struct Scanner<'a, 's> {
     /// Open containers beyond the 128 kept in a register while skipping (reused).
     spill: &'s mut Vec<u128>,
     out: &'s mut [Option<(u32, u32)>],
+    /// The slots written to `out`.
+    written: &'s mut Vec<u32>,
     guesses: &'s mut [(u64, u64, u32, u32)],
 }
 
@@ -162,6 +164,7 @@ pub(super) fn extract(
     set: &PathSet,
     line: &[u8],
     out: &mut [Option<(u32, u32)>],
+    written: &mut Vec<u32>,
     key: &mut Vec<u8>,
     spill: &mut Vec<u128>,
     predictions: &mut Predictions,
@@ -173,6 +176,7 @@ pub(super) fn extract(
         key,
         spill,
         out,
+        written,
         guesses: &mut predictions.guesses,
     };
     let i = s.ws(0);
@@ -659,6 +663,7 @@ impl Scanner<'_, '_> {
     #[inline(always)]
     fn record(&mut self, slot: Option<usize>, start: usize, end: usize) {
         if let Some(slot) = slot {
+            self.written.push(slot as u32);
             // A valid 4-byte value that starts with `n` is `null`.
             self.out[slot] = if end - start == 4 && self.b[start] == b'n' {
                 None
