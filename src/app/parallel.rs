@@ -49,9 +49,9 @@ use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
-use std::sync::{Condvar, Mutex, MutexGuard};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// True when `source` may be read in chunks by several threads: more than one thread, a file
 /// of more than one chunk (or standard input that is a regular file), and some format in use

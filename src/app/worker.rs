@@ -251,6 +251,18 @@ pub(crate) struct Verdicts {
     keyed: Vec<Keyed>,
 }
 
+impl Verdicts {
+    /// Keeps request `r` of the chunk being read until its verdict, and hands on its identity.
+    fn push(&mut self, r: &Request, gaps: &[i64], by: ByValues<'_>, note: Option<&Note>) {
+        self.current.push(r, gaps, by, note);
+        self.keyed.push(Keyed {
+            key: r.key,
+            end: r.end_ns,
+            sweep: sweep_input(r, by),
+        });
+    }
+}
+
 /// A chunk worker's request as the caller gets it to tell copies in input order: its identity
 /// and end ([`Seen::seen_before`]), and its entry into the in-flight sweep.
 pub struct Keyed {
@@ -692,18 +704,18 @@ impl<'p> Worker<'p> {
             } => {
                 let dedupe = seen.is_some() || hand.is_some() || verdict.is_some();
                 Role::Summary {
-                part: TallyRef::Own(empty.clone()),
-                empty: empty.clone(),
-                template: template.clone(),
-                inflight: Inflight::Emit(Vec::new()),
-                bucket: bucket.as_ref().map(|b| BucketRole {
-                    style: b.style.clone(),
-                    emit: Some(Vec::new()),
-                }),
-                seen: None,
-                hand: (dedupe && bucket.is_some()).then(Vec::new),
-                verdict: (dedupe && bucket.is_none()).then(Box::default),
-            }
+                    part: TallyRef::Own(empty.clone()),
+                    empty: empty.clone(),
+                    template: template.clone(),
+                    inflight: Inflight::Emit(Vec::new()),
+                    bucket: bucket.as_ref().map(|b| BucketRole {
+                        style: b.style.clone(),
+                        emit: Some(Vec::new()),
+                    }),
+                    seen: None,
+                    hand: (dedupe && bucket.is_some()).then(Vec::new),
+                    verdict: (dedupe && bucket.is_none()).then(Box::default),
+                }
             }
         };
         Worker {
@@ -750,18 +762,7 @@ impl<'p> Worker<'p> {
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),
             Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
-            _ => proc
-                .requests()
-                .iter()
-                .find_map(|r| r.unparseable.map(|field| (r.format, field)))
-                .map(|(format, field)| {
-                    let spec = proc.format_spec(format);
-                    format!(
-                        "{field}: present but not readable as {} reads it ({}): its metrics are null, reason unparseable",
-                        spec.name,
-                        crate::format::field_source(spec, field)
-                    )
-                }),
+            _ => unparseable(proc),
         };
         match &mut self.role {
             Role::Summary {
@@ -788,12 +789,7 @@ impl<'p> Worker<'p> {
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
                         let by = proc.by_values(k);
                         if let Some(v) = verdict {
-                            v.current.push(r, gaps, by, proc.note(k));
-                            v.keyed.push(Keyed {
-                                key: r.key,
-                                end: r.end_ns,
-                                sweep: sweep_input(r, by),
-                            });
+                            v.push(r, gaps, by, proc.note(k));
                             continue;
                         }
                         if let Some(h) = hand {
@@ -1234,6 +1230,22 @@ impl<'p> Worker<'p> {
             _ => {}
         }
     }
+}
+
+/// Why the line `proc` processed last is bad when a field of one of its requests is present
+/// but not readable.
+fn unparseable(proc: &Processor) -> Option<String> {
+    proc.requests()
+        .iter()
+        .find_map(|r| r.unparseable.map(|field| (r.format, field)))
+        .map(|(format, field)| {
+            let spec = proc.format_spec(format);
+            format!(
+                "{field}: present but not readable as {} reads it ({}): its metrics are null, reason unparseable",
+                spec.name,
+                crate::format::field_source(spec, field)
+            )
+        })
 }
 
 /// The processor of a worker: `config`'s formats, root, prefix and join limits; `key` the

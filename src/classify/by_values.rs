@@ -55,6 +55,8 @@ impl<'a> ByValues<'a> {
 
     /// The values, owned.
     pub fn to_owned_values(self) -> Vec<Option<String>> {
-        (0..self.len()).map(|i| self.get(i).map(str::to_owned)).collect()
+        (0..self.len())
+            .map(|i| self.get(i).map(str::to_owned))
+            .collect()
     }
 }
