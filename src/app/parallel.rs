@@ -1,9 +1,9 @@
 //! Parallel reading of one file: chunks of whole lines, one [`Worker`] per thread, results put
 //! back in input order.
 //!
-//! Shape: a reader thread reads the file in chunks (`--chunk-bytes`, 512 KiB) into reused
-//! buffers, cut after the last newline, numbers their lines, and hands them out round-robin to
-//! the workers; each worker frames and handles the lines of its chunks exactly as the
+//! Shape: the workers read the file in turns (chunk `k` is read by worker `k % n`, on the
+//! thread that handles it), in chunks (`--chunk-bytes`, 512 KiB) of reused buffers, cut after
+//! the last newline, their lines numbered; each worker frames and handles the lines of its chunks exactly as the
 //! one-thread path does and returns, per chunk, the enrich output and its bad lines; the
 //! calling thread writes the outputs in chunk order and reports the bad lines in order, and at
 //! the end gets the workers back to merge their counters and summaries. At most a few chunks
@@ -20,10 +20,14 @@
 //! chunk are handed over to it. The in-flight sweep of `summary` (requests in flight during
 //! each decode) needs every request of the input in order: chunk workers hand each request's
 //! start and end to the calling thread, whose worker sweeps them in order. A summary that sets
-//! aside the records read again (the default, not `--keep-duplicates`) must see them in input
-//! order too: its chunk workers add nothing, they hand every request on to the calling thread,
-//! whose worker tells the copies and adds the others (and enters them in the sweep and the
-//! `--bucket` windows) in order.
+//! aside the records read again (the default, not `--keep-duplicates`) must tell them in input
+//! order too: its chunk workers hand each request's identity (and its sweep entry) to the
+//! calling thread, whose worker tells the copies in order (and enters the others in the sweep)
+//! and sends the chunk's worker its verdict, the requests of the chunk that are copies; the
+//! worker, which keeps the chunk's requests meanwhile and reads its next chunk, then adds the
+//! others to its own part. With `--bucket` (windows are filled in input order) the chunk
+//! workers add nothing: they hand every request on to the calling thread, whose worker tells
+//! the copies and adds the others (and enters them in the sweep and the windows) in order.
 //!
 //! What is the same as on one thread: every output byte and its order, the coverage counters,
 //! the diagnostics (lines numbered in the file), exact quantiles. What may differ: t-digest
@@ -39,15 +43,15 @@
 
 use crate::app::buckets::BucketInput;
 use crate::app::driver::{ChunkLine, chunk_lines};
-use crate::app::worker::{LineOutcome, SweepInput, Worker};
+use crate::app::worker::{Keyed, LineOutcome, SweepInput, Worker};
 use crate::cli::config::Config;
 use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// True when `source` may be read in chunks by several threads: more than one thread, a file
 /// of more than one chunk (or standard input that is a regular file), and some format in use
@@ -88,6 +92,8 @@ struct Left {
     buckets_at: usize,
     /// And among the requests handed on to be told from copies.
     handed_at: usize,
+    /// And among the requests handed on to be told from copies, awaiting a verdict.
+    keyed_at: usize,
     line_no: u64,
     /// Its bytes in the chunk (with its ending), and the lengths of its prefix and content
     /// in them (its framing).
@@ -116,6 +122,11 @@ struct Done {
     buckets: Vec<BucketInput>,
     /// The chunk's requests handed on to be told from copies and added (summary), in order.
     handed: Vec<BucketInput>,
+    /// The chunk's requests handed on to be told from copies (summary), in order: its worker
+    /// adds them after the verdict.
+    keyed: Vec<Keyed>,
+    /// True when its worker waits for a verdict on this chunk.
+    verdict: bool,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
     /// The input buffer, for reuse (and for the lines left).
@@ -149,7 +160,7 @@ pub(crate) struct Caller<'a, 's, W: Write> {
 /// The output's (or the calling thread's worker's writing) errors.
 pub(crate) fn run_file<W: Write>(
     config: &Config,
-    mut input: Box<dyn Read + Send>,
+    input: Box<dyn Read + Send>,
     make: &(dyn Fn() -> Worker<'static> + Sync),
     caller: Caller<'_, '_, W>,
     stop: Option<&AtomicBool>,
@@ -159,32 +170,47 @@ pub(crate) fn run_file<W: Write>(
     let (free_tx, free_rx) = mpsc::channel::<ReadBuf>();
     let out_pool = Mutex::new(Vec::<Vec<u8>>::new());
     let (done_tx, done_rx) = mpsc::sync_channel::<Done>(n);
-    let mut job_txs = Vec::new();
-    let mut job_rxs = Vec::new();
+    let turns = Turns {
+        reader: Mutex::new(Reader {
+            input,
+            chunk,
+            line_cap: config
+                .max_line_bytes
+                .saturating_add(crate::input::lines::SPLICE_ROOM + 2),
+            c: Cursor {
+                buf: buffer(&free_rx, chunk),
+                filled: 0,
+                seq: 0,
+                lines: 0,
+            },
+            free: free_rx,
+            stop,
+            eof: false,
+            long: false,
+            failed: None,
+            end: None,
+        }),
+        turn: Condvar::new(),
+    };
+    let mut verdict_txs = Vec::new();
+    let mut verdict_rxs = Vec::new();
     for _ in 0..n {
-        let (tx, rx) = mpsc::sync_channel::<Job>(1);
-        job_txs.push(tx);
-        job_rxs.push(rx);
+        let (tx, rx) = mpsc::channel::<Vec<u32>>();
+        verdict_txs.push(tx);
+        verdict_rxs.push(rx);
     }
     std::thread::scope(|scope| {
-        let reading = scope.spawn(move || {
-            let reader = Reader {
-                chunk,
-                line_cap: config
-                    .max_line_bytes
-                    .saturating_add(crate::input::lines::SPLICE_ROOM + 2),
-                free: &free_rx,
-                jobs: &job_txs,
-                stop,
-            };
-            reader.run(&mut *input)
-        });
-        let workers: Vec<_> = job_rxs
+        let workers: Vec<_> = verdict_rxs
             .into_iter()
-            .map(|rx| {
+            .enumerate()
+            .map(|(me, verdicts)| {
                 let done_tx = done_tx.clone();
-                let out_pool = &out_pool;
-                scope.spawn(move || work(config, make(), rx, done_tx, out_pool))
+                let (out_pool, turns) = (&out_pool, &turns);
+                scope.spawn(move || {
+                    let _leave = Leave(turns);
+                    let place = (turns, me, n);
+                    work(config, make(), place, verdicts, done_tx, out_pool)
+                })
             })
             .collect();
         drop(done_tx);
@@ -193,18 +219,19 @@ pub(crate) fn run_file<W: Write>(
             free: &free_tx,
             out_pool: &out_pool,
             scratch: Vec::new(),
+            verdicts: verdict_txs,
+            copies: Vec::new(),
         };
         let written = writer.run(done_rx);
-        // On a write error the results receiver is gone: workers and reader stop at their
-        // next send, and the scope can end.
-        let read = reading
-            .join()
-            .unwrap_or_else(|_| Err(io::Error::other("the reading thread panicked")));
+        // On a write error the results receiver is gone: workers stop at their next send, and
+        // the scope can end; workers waiting for a verdict stop waiting.
+        writer.verdicts.clear();
         let workers: Vec<Worker<'static>> = workers
             .into_iter()
             .map(|h| h.join().expect("a worker panicked"))
             .collect();
         written?;
+        let read = turns.lock().end.take().unwrap_or(Ok(()));
         Ok(Finished {
             workers,
             input_error: read.err(),
@@ -222,14 +249,68 @@ fn buffer(free: &Receiver<ReadBuf>, len: usize) -> ReadBuf {
     ReadBuf::new(len)
 }
 
-/// The reader thread: cuts the input into chunks of whole lines and deals them out.
+/// The input, read by the workers in turns: chunk `k` by worker `k % n` (the split is the
+/// same from run to run, and a chunk's bytes are read on the thread that handles them, while
+/// they are in its core's cache).
+struct Turns<'a> {
+    reader: Mutex<Reader<'a>>,
+    turn: Condvar,
+}
+
+impl<'a> Turns<'a> {
+    fn lock(&self) -> MutexGuard<'_, Reader<'a>> {
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The next chunk, read when it is worker `me`'s (of `n`) turn; `None` at the end of the
+    /// input (or when another worker has stopped).
+    fn next(&self, me: usize, n: usize) -> Option<Job> {
+        let mut r = self.lock();
+        while r.end.is_none() && (r.c.seq % n as u64) as usize != me {
+            r = self.turn.wait(r).unwrap_or_else(|e| e.into_inner());
+        }
+        let job = r.next();
+        drop(r);
+        self.turn.notify_all();
+        job
+    }
+
+    /// A worker stops: the others no longer wait for its turns.
+    fn leave(&self) {
+        let mut r = self.lock();
+        if r.end.is_none() {
+            r.end = Some(Ok(()));
+        }
+        drop(r);
+        self.turn.notify_all();
+    }
+}
+
+/// Makes a worker's leaving known to the others, when it returns or panics.
+struct Leave<'t, 'a>(&'t Turns<'a>);
+
+impl Drop for Leave<'_, '_> {
+    fn drop(&mut self) {
+        self.0.leave();
+    }
+}
+
+/// Cuts the input into chunks of whole lines.
 struct Reader<'a> {
+    input: Box<dyn Read + Send>,
     chunk: usize,
     /// Holding this many bytes of one line without its newline proves it too long.
     line_cap: usize,
-    free: &'a Receiver<ReadBuf>,
-    jobs: &'a [SyncSender<Job>],
+    free: Receiver<ReadBuf>,
     stop: Option<&'a AtomicBool>,
+    c: Cursor,
+    eof: bool,
+    /// In a line too long, handed out in pieces.
+    long: bool,
+    /// A read error, and whether it cut a line.
+    failed: Option<(io::Error, bool)>,
+    /// Set at the end of the input: the read error that ended it, if one did.
+    end: Option<io::Result<()>>,
 }
 
 /// The reader's position in the input.
@@ -241,11 +322,11 @@ struct Cursor {
 }
 
 impl Reader<'_> {
-    /// Sends `c.buf[..len]` and carries `c.buf[len..filled]` over into a fresh buffer.
-    /// Returns false when the workers are gone (the writer failed).
-    fn send(&self, c: &mut Cursor, len: usize, what: Piece) -> bool {
+    /// Cuts `c.buf[..len]` off and carries `c.buf[len..filled]` over into a fresh buffer.
+    fn cut(&mut self, len: usize, what: Piece) -> Job {
+        let c = &mut self.c;
         let rest = c.filled - len;
-        let mut next = buffer(self.free, self.chunk.max(rest));
+        let mut next = buffer(&self.free, self.chunk.max(rest));
         next[..rest].copy_from_slice(&c.buf[len..c.filled]);
         c.filled = rest;
         let first_line = c.lines;
@@ -265,113 +346,106 @@ impl Reader<'_> {
             len,
             what,
         };
-        let ok = self.jobs[(c.seq % self.jobs.len() as u64) as usize]
-            .send(job)
-            .is_ok();
         c.seq += 1;
-        ok
+        job
     }
 
-    /// Sends the whole lines read so far (on a read error, or when told to stop).
-    fn send_whole_lines(&self, c: &mut Cursor, long: bool) {
-        if long {
-            return;
-        }
-        if let Some(nl) = memchr::memrchr(b'\n', &c.buf[..c.filled]) {
-            self.send(c, nl + 1, Piece::Lines);
+    /// Ends the input: `end` says how.
+    fn finish(&mut self) {
+        if self.end.is_none() {
+            self.end = Some(match self.failed.take() {
+                Some((e, cut)) => Err(crate::input::lines::read_error(e, self.c.lines, cut)),
+                None => Ok(()),
+            });
         }
     }
 
-    fn run(&self, r: &mut dyn Read) -> io::Result<()> {
-        let mut c = Cursor {
-            buf: buffer(self.free, self.chunk),
-            filled: 0,
-            seq: 0,
-            lines: 0,
-        };
-        let mut eof = false;
-        let mut long = false;
-        // A read error ends the input there: what was read, a part of a line too, is handed
-        // out (nothing read is lost), then the error says after which line.
-        let mut failed: Option<(io::Error, bool)> = None;
-        let end = |failed: Option<(io::Error, bool)>, lines: u64| match failed {
-            Some((e, cut)) => Err(crate::input::lines::read_error(e, lines, cut)),
-            None => Ok(()),
-        };
+    /// The next chunk; `None` at the end of the input. A read error ends the input there: what
+    /// was read, a part of a line too, is handed out (nothing read is lost), then the error
+    /// says after which line.
+    fn next(&mut self) -> Option<Job> {
         loop {
-            while c.filled < c.buf.len() && !eof {
+            if self.end.is_some() {
+                return None;
+            }
+            while self.c.filled < self.c.buf.len() && !self.eof {
                 if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-                    self.send_whole_lines(&mut c, long);
-                    return Ok(());
+                    // Stopped: the whole lines read so far.
+                    self.end = Some(Ok(()));
+                    let nl = memchr::memrchr(b'\n', &self.c.buf[..self.c.filled]);
+                    return nl
+                        .filter(|_| !self.long)
+                        .map(|nl| self.cut(nl + 1, Piece::Lines));
                 }
-                match r.read(&mut c.buf[c.filled..]) {
-                    Ok(0) => eof = true,
-                    Ok(k) => c.filled += k,
+                let filled = self.c.filled;
+                match self.input.read(&mut self.c.buf[filled..]) {
+                    Ok(0) => self.eof = true,
+                    Ok(k) => self.c.filled += k,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        let cut = c.filled > 0 && c.buf[c.filled - 1] != b'\n' || long;
-                        failed = Some((e, cut));
-                        eof = true;
+                        let cut = filled > 0 && self.c.buf[filled - 1] != b'\n' || self.long;
+                        self.failed = Some((e, cut));
+                        self.eof = true;
                     }
                 }
             }
-            let sent = if long {
-                match memchr::memchr(b'\n', &c.buf[..c.filled]) {
+            let (eof, filled) = (self.eof, self.c.filled);
+            let job = if self.long {
+                match memchr::memchr(b'\n', &self.c.buf[..filled]) {
                     Some(nl) => {
-                        long = false;
-                        self.send(&mut c, nl + 1, Piece::Long { last: true })
+                        self.long = false;
+                        self.cut(nl + 1, Piece::Long { last: true })
                     }
                     None => {
-                        long = !eof;
-                        let len = c.filled;
-                        self.send(&mut c, len, Piece::Long { last: eof })
+                        self.long = !eof;
+                        self.cut(filled, Piece::Long { last: eof })
                     }
                 }
-            } else if c.filled == 0 {
-                return end(failed, c.lines);
+            } else if filled == 0 {
+                self.finish();
+                return None;
             } else {
-                match memchr::memrchr(b'\n', &c.buf[..c.filled]) {
-                    Some(nl) if !eof => self.send(&mut c, nl + 1, Piece::Lines),
-                    _ if eof => {
-                        let len = c.filled;
-                        self.send(&mut c, len, Piece::Lines)
-                    }
-                    _ if c.buf.len() >= self.line_cap => {
-                        long = true;
-                        let len = c.filled;
-                        self.send(&mut c, len, Piece::Long { last: false })
+                match memchr::memrchr(b'\n', &self.c.buf[..filled]) {
+                    Some(nl) if !eof => self.cut(nl + 1, Piece::Lines),
+                    _ if eof => self.cut(filled, Piece::Lines),
+                    _ if self.c.buf.len() >= self.line_cap => {
+                        self.long = true;
+                        self.cut(filled, Piece::Long { last: false })
                     }
                     _ => {
                         // One line fills the buffer: grow it, up to what proves a line too
                         // long.
-                        let mut bigger = buffer(self.free, (c.buf.len() * 2).min(self.line_cap));
-                        bigger[..c.filled].copy_from_slice(&c.buf[..c.filled]);
-                        c.buf = bigger;
-                        true
+                        let len = (self.c.buf.len() * 2).min(self.line_cap);
+                        let mut bigger = buffer(&self.free, len);
+                        bigger[..filled].copy_from_slice(&self.c.buf[..filled]);
+                        self.c.buf = bigger;
+                        continue;
                     }
                 }
             };
-            if !sent {
-                return Ok(());
+            if self.eof && !self.long && self.c.filled == 0 {
+                self.finish();
             }
-            if eof && !long && c.filled == 0 {
-                return end(failed, c.lines);
-            }
+            return Some(job);
         }
     }
 }
 
-/// A worker thread: handles its chunks until the reader is done, then returns its state.
+/// A worker thread: handles its chunks until the reader is done, then returns its state. A
+/// summary worker that sets copies aside adds a chunk's requests once the calling thread has
+/// told it which are copies (`verdicts`, one per chunk, in order): it reads the next chunk
+/// meanwhile.
 fn work(
     config: &Config,
     mut worker: Worker<'static>,
-    jobs: Receiver<Job>,
+    (turns, me, n): (&Turns<'_>, usize, usize),
+    verdicts: Receiver<Vec<u32>>,
     done: SyncSender<Done>,
     out_pool: &Mutex<Vec<Vec<u8>>>,
 ) -> Worker<'static> {
     let pass_long = worker.passes_long_lines();
     let max_bad = config.max_diagnostics;
-    for job in jobs {
+    while let Some(job) = turns.next(me, n) {
         let mut out = out_pool
             .lock()
             .ok()
@@ -421,6 +495,7 @@ fn work(
                             sweep_at: worker.sweep_len(),
                             buckets_at: worker.buckets_len(),
                             handed_at: worker.handed_len(),
+                            keyed_at: worker.keyed_len(),
                             line_no,
                             start,
                             prefix: prefix.len(),
@@ -441,12 +516,27 @@ fn work(
             sweep: worker.take_sweep(),
             buckets: worker.take_buckets(),
             handed: worker.take_handed(),
+            verdict: worker.awaits_verdicts(),
+            keyed: worker.take_keyed(),
             held: worker.take_held(),
             buf: job.buf,
         };
         if done.send(r).is_err() {
             break;
         }
+        // The chunk before this one's (the caller is past it unless it waits for the others).
+        while worker.waiting_verdicts() > 1 {
+            let Ok(copies) = verdicts.recv() else {
+                return worker;
+            };
+            worker.apply_verdict(&copies);
+        }
+    }
+    while worker.waiting_verdicts() > 0 {
+        let Ok(copies) = verdicts.recv() else {
+            break;
+        };
+        worker.apply_verdict(&copies);
     }
     worker
 }
@@ -458,6 +548,10 @@ struct Writer<'a, 'c, 's, W: Write> {
     free: &'a mpsc::Sender<ReadBuf>,
     out_pool: &'a Mutex<Vec<Vec<u8>>>,
     scratch: Vec<u8>,
+    /// To each worker, the verdicts on its chunks: which of their requests are copies.
+    verdicts: Vec<mpsc::Sender<Vec<u32>>>,
+    /// The verdict on the chunk being written.
+    copies: Vec<u32>,
 }
 
 impl<W: Write> Writer<'_, '_, '_, W> {
@@ -488,6 +582,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         let mut fed = 0;
         let mut fed_buckets = 0;
         let mut fed_handed = 0;
+        let mut fed_keyed = 0;
         for l in &mut d.left {
             while let Some((line, why)) = bad.next_if(|(line, _)| *line < l.line_no) {
                 (c.report)(*line, Some(why));
@@ -500,6 +595,9 @@ impl<W: Write> Writer<'_, '_, '_, W> {
             fed_buckets = l.buckets_at;
             c.seq.feed_handed(&d.handed[fed_handed..l.handed_at]);
             fed_handed = l.handed_at;
+            c.seq
+                .feed_keyed(&d.keyed[fed_keyed..l.keyed_at], fed_keyed, &mut self.copies);
+            fed_keyed = l.keyed_at;
             if let Some((stream, pieces)) = l.handover.take() {
                 c.seq.set_held(stream, pieces);
             }
@@ -518,6 +616,14 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         c.seq.feed_sweep(&d.sweep[fed..]);
         c.seq.feed_buckets(&d.buckets[fed_buckets..]);
         c.seq.feed_handed(&d.handed[fed_handed..]);
+        c.seq
+            .feed_keyed(&d.keyed[fed_keyed..], fed_keyed, &mut self.copies);
+        if d.verdict {
+            let to = (d.seq % self.verdicts.len() as u64) as usize;
+            let copies = std::mem::take(&mut self.copies);
+            // A worker gone (it panicked) is told at the join.
+            let _ = self.verdicts[to].send(copies);
+        }
         for (stream, pieces) in d.held.iter_mut().enumerate() {
             if let Some(pieces) = pieces.take() {
                 c.seq.set_held(stream, pieces);

@@ -173,11 +173,102 @@ enum Role<'p> {
         /// The requests of the input seen so far, to set aside a record read again (`None`
         /// with `--keep-duplicates`, and in a chunk worker, which hands its requests on).
         seen: Option<Box<Seen>>,
-        /// In a chunk worker that sets copies aside: its requests, in order, handed on to the
-        /// caller, which tells the copies in input order and adds the others
-        /// ([`Worker::take_handed`], [`Worker::feed_handed`]).
+        /// In a chunk worker that sets copies aside and writes `--bucket` windows: its
+        /// requests, in order, handed on to the caller, which tells the copies in input order
+        /// and adds the others ([`Worker::take_handed`], [`Worker::feed_handed`]).
         hand: Option<Vec<BucketInput>>,
+        /// In a chunk worker that sets copies aside (without `--bucket`): its requests wait
+        /// for the caller's verdict on which are copies, then it adds the others itself
+        /// ([`Worker::take_keyed`], [`Worker::feed_keyed`], [`Worker::apply_verdict`]).
+        verdict: Option<Box<Verdicts>>,
     },
+}
+
+/// A chunk worker's requests of one chunk, kept until the caller says which are copies: the
+/// requests, their token gaps (one buffer, each request's `itl` rewritten to its range in it),
+/// their `--by` values (`width` a request, in strings reused from chunk to chunk) and notes.
+#[derive(Default)]
+struct Pending {
+    requests: Vec<Request>,
+    gaps: Vec<i64>,
+    by_text: Vec<String>,
+    by_present: Vec<bool>,
+    by_len: usize,
+    /// The `--by` values of a request.
+    width: usize,
+    notes: Vec<Option<Note>>,
+}
+
+impl Pending {
+    fn clear(&mut self) {
+        self.requests.clear();
+        self.gaps.clear();
+        self.by_len = 0;
+        self.notes.clear();
+    }
+
+    fn push(&mut self, r: &Request, gaps: &[i64], by: ByValues<'_>, note: Option<&Note>) {
+        let mut r = *r;
+        r.itl.0 = self.gaps.len() as u32;
+        self.gaps.extend_from_slice(gaps);
+        self.requests.push(r);
+        self.width = by.len();
+        for i in 0..by.len() {
+            if self.by_len == self.by_text.len() {
+                self.by_text.push(String::new());
+                self.by_present.push(false);
+            }
+            let v = by.get(i);
+            let t = &mut self.by_text[self.by_len];
+            t.clear();
+            t.push_str(v.unwrap_or(""));
+            self.by_present[self.by_len] = v.is_some();
+            self.by_len += 1;
+        }
+        self.notes.push(note.cloned());
+    }
+
+    /// Request `i`: it, its gaps, its `--by` values, its note.
+    fn get(&self, i: usize) -> (&Request, &[i64], ByValues<'_>, Option<&Note>) {
+        let r = &self.requests[i];
+        let gaps = &self.gaps[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
+        let by = i * self.width..(i + 1) * self.width;
+        let by = ByValues::new(&self.by_text[by.clone()], &self.by_present[by]);
+        (r, gaps, by, self.notes[i].as_ref())
+    }
+}
+
+/// A chunk worker's chunks waiting for the caller's verdict, oldest first (at most two: the
+/// one the caller is on and the one just read), and stores to reuse.
+#[derive(Default)]
+pub(crate) struct Verdicts {
+    /// The chunk being read.
+    current: Pending,
+    /// Chunks read, waiting.
+    waiting: std::collections::VecDeque<Pending>,
+    free: Vec<Pending>,
+    /// The chunk being read's requests as the caller gets them.
+    keyed: Vec<Keyed>,
+}
+
+impl Verdicts {
+    /// Keeps request `r` of the chunk being read until its verdict, and hands on its identity.
+    fn push(&mut self, r: &Request, gaps: &[i64], by: ByValues<'_>, note: Option<&Note>) {
+        self.current.push(r, gaps, by, note);
+        self.keyed.push(Keyed {
+            key: r.key,
+            end: r.end_ns,
+            sweep: sweep_input(r, by),
+        });
+    }
+}
+
+/// A chunk worker's request as the caller gets it to tell copies in input order: its identity
+/// and end ([`Seen::seen_before`]), and its entry into the in-flight sweep.
+pub struct Keyed {
+    key: Option<u64>,
+    end: Option<i64>,
+    sweep: Option<SweepInput>,
 }
 
 /// Adds request `r` (its gaps, its `--by` values) to the part `p`, its `--window` slice, its
@@ -186,7 +277,7 @@ fn tally(
     p: &mut Tally,
     (r, gaps, by, note): (&Request, &[i64], ByValues<'_>, Option<&Note>),
     template: &Summary,
-    inflight: &mut Inflight,
+    inflight: Option<&mut Inflight>,
     bucket: Option<&mut BucketRole>,
 ) {
     let ids = p.summary.add_request(r, gaps, by);
@@ -197,7 +288,9 @@ fn tally(
     if let (Some(b), Some(role)) = (&mut p.buckets, bucket) {
         add_to_window(b, role, r, gaps, by, template, &mut p.ready);
     }
-    inflight.push(r, ids, by, p.slice.is_some());
+    if let Some(inflight) = inflight {
+        inflight.push(r, ids, by, p.slice.is_some());
+    }
 }
 
 /// True when `r` is a copy of a request `seen` holds (counted in `p`'s coverage as a
@@ -290,6 +383,24 @@ enum Inflight {
     Apart(Box<Sweep<(GroupIds, Timing)>>, Box<Summary>),
 }
 
+/// Request `r`'s entry into the in-flight sweep as a chunk worker hands it on (`None` without
+/// a start and an end).
+fn sweep_input(r: &Request, by: ByValues<'_>) -> Option<SweepInput> {
+    let (Some(start), Some(end)) = (r.start_ns, r.end_ns) else {
+        return None;
+    };
+    let decode = match (r.metrics.tpot, r.metrics.decode) {
+        (Ok(tpot), Ok(decode)) => Some((
+            decode.round() as i64,
+            r.metrics.cache,
+            bounded_owned(by),
+            (tpot / 1e6, r.metrics.ttft.map_or(f64::NAN, |t| t / 1e6)),
+        )),
+        _ => None,
+    };
+    Some(SweepInput { start, end, decode })
+}
+
 impl Inflight {
     fn sweep() -> Inflight {
         Inflight::Sweep(Box::new(Sweep::new(MAX_PENDING)))
@@ -323,11 +434,7 @@ impl Inflight {
                     )
                 }),
             ),
-            Inflight::Emit(v) => v.push(SweepInput {
-                start,
-                end,
-                decode: decode.map(|(d, tpot)| (d, cache, bounded_owned(by), tpot)),
-            }),
+            Inflight::Emit(v) => v.extend(sweep_input(r, by)),
             Inflight::Apart(sw, side) => {
                 let decode = decode.map(|(d, tpot)| (d, (side.group_ids(cache, by), tpot)));
                 sw.push(start, end, decode);
@@ -516,6 +623,7 @@ impl<'p> Worker<'p> {
                 }),
                 seen,
                 hand: None,
+                verdict: None,
             },
         }
     }
@@ -591,19 +699,24 @@ impl<'p> Worker<'p> {
                 bucket,
                 seen,
                 hand,
+                verdict,
                 ..
-            } => Role::Summary {
-                part: TallyRef::Own(empty.clone()),
-                empty: empty.clone(),
-                template: template.clone(),
-                inflight: Inflight::Emit(Vec::new()),
-                bucket: bucket.as_ref().map(|b| BucketRole {
-                    style: b.style.clone(),
-                    emit: Some(Vec::new()),
-                }),
-                seen: None,
-                hand: (seen.is_some() || hand.is_some()).then(Vec::new),
-            },
+            } => {
+                let dedupe = seen.is_some() || hand.is_some() || verdict.is_some();
+                Role::Summary {
+                    part: TallyRef::Own(empty.clone()),
+                    empty: empty.clone(),
+                    template: template.clone(),
+                    inflight: Inflight::Emit(Vec::new()),
+                    bucket: bucket.as_ref().map(|b| BucketRole {
+                        style: b.style.clone(),
+                        emit: Some(Vec::new()),
+                    }),
+                    seen: None,
+                    hand: (dedupe && bucket.is_some()).then(Vec::new),
+                    verdict: (dedupe && bucket.is_none()).then(Box::default),
+                }
+            }
         };
         Worker {
             proc: self.proc.fork(),
@@ -649,18 +762,7 @@ impl<'p> Worker<'p> {
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),
             Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
-            _ => proc
-                .requests()
-                .iter()
-                .find_map(|r| r.unparseable.map(|field| (r.format, field)))
-                .map(|(format, field)| {
-                    let spec = proc.format_spec(format);
-                    format!(
-                        "{field}: present but not readable as {} reads it ({}): its metrics are null, reason unparseable",
-                        spec.name,
-                        crate::format::field_source(spec, field)
-                    )
-                }),
+            _ => unparseable(proc),
         };
         match &mut self.role {
             Role::Summary {
@@ -670,6 +772,7 @@ impl<'p> Worker<'p> {
                 bucket,
                 seen,
                 hand,
+                verdict,
                 ..
             } => {
                 let mut guard = part.get();
@@ -685,6 +788,10 @@ impl<'p> Worker<'p> {
                         }
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
                         let by = proc.by_values(k);
+                        if let Some(v) = verdict {
+                            v.push(r, gaps, by, proc.note(k));
+                            continue;
+                        }
                         if let Some(h) = hand {
                             h.push(BucketInput {
                                 request: *r,
@@ -698,7 +805,13 @@ impl<'p> Worker<'p> {
                             continue;
                         }
                         let note = proc.note(k);
-                        tally(p, (r, gaps, by, note), template, inflight, bucket.as_mut());
+                        tally(
+                            p,
+                            (r, gaps, by, note),
+                            template,
+                            Some(inflight),
+                            bucket.as_mut(),
+                        );
                     }
                     inflight.drain(p);
                 }
@@ -902,6 +1015,119 @@ impl<'p> Worker<'p> {
         }
     }
 
+    /// True for a chunk worker whose requests wait for the caller's verdict on copies
+    /// ([`Worker::take_keyed`], [`Worker::apply_verdict`]).
+    pub fn awaits_verdicts(&self) -> bool {
+        matches!(
+            self.role,
+            Role::Summary {
+                verdict: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// In a chunk worker that awaits verdicts: the requests read so far in this chunk.
+    pub fn keyed_len(&self) -> usize {
+        match &self.role {
+            Role::Summary {
+                verdict: Some(v), ..
+            } => v.keyed.len(),
+            _ => 0,
+        }
+    }
+
+    /// In a chunk worker that awaits verdicts, at the end of a chunk: its requests as the
+    /// caller tells copies from them, in order; the chunk then waits for its verdict.
+    pub fn take_keyed(&mut self) -> Vec<Keyed> {
+        let Role::Summary {
+            verdict: Some(v), ..
+        } = &mut self.role
+        else {
+            return Vec::new();
+        };
+        let next = v.free.pop().unwrap_or_default();
+        let read = std::mem::replace(&mut v.current, next);
+        v.waiting.push_back(read);
+        std::mem::take(&mut v.keyed)
+    }
+
+    /// Chunks read that wait for their verdict.
+    pub fn waiting_verdicts(&self) -> usize {
+        match &self.role {
+            Role::Summary {
+                verdict: Some(v), ..
+            } => v.waiting.len(),
+            _ => 0,
+        }
+    }
+
+    /// The caller's verdict on the oldest chunk waiting: `copies` (ascending) are the indexes of
+    /// its requests that are copies; the others are added to this worker's part.
+    pub fn apply_verdict(&mut self, copies: &[u32]) {
+        let Role::Summary {
+            part,
+            template,
+            verdict: Some(v),
+            ..
+        } = &mut self.role
+        else {
+            return;
+        };
+        let Some(mut chunk) = v.waiting.pop_front() else {
+            return;
+        };
+        let mut guard = part.get();
+        let p = &mut *guard;
+        let mut copies = copies.iter().peekable();
+        for i in 0..chunk.requests.len() {
+            if copies.next_if(|&&c| c as usize == i).is_some() {
+                continue;
+            }
+            tally(p, chunk.get(i), template, None, None);
+        }
+        drop(guard);
+        chunk.clear();
+        v.free.push(chunk);
+    }
+
+    /// Tells copies among a chunk worker's requests (in input order, between the lines this
+    /// worker handles itself): a copy of one seen before is counted and its index (`first` the
+    /// index of `entries[0]` in its chunk) pushed to `copies`; the others enter the in-flight
+    /// sweep.
+    pub fn feed_keyed(&mut self, entries: &[Keyed], first: usize, copies: &mut Vec<u32>) {
+        let Role::Summary {
+            part,
+            inflight,
+            seen,
+            ..
+        } = &mut self.role
+        else {
+            return;
+        };
+        if entries.is_empty() {
+            return;
+        }
+        let mut guard = part.get();
+        let p = &mut *guard;
+        for (i, e) in entries.iter().enumerate() {
+            if let (Some(seen), Some(key)) = (seen.as_deref_mut(), e.key)
+                && seen.seen_before(key, e.end)
+            {
+                p.count(|c| c.duplicates += 1);
+                copies.push((first + i) as u32);
+                continue;
+            }
+            if let (Some(s), Inflight::Apart(sw, side)) = (&e.sweep, &mut *inflight) {
+                let decode = s.decode.as_ref().map(|(d, cache, by, tpot)| {
+                    (*d, (side.group_ids(*cache, ByValues::options(by)), *tpot))
+                });
+                sw.push(s.start, s.end, decode);
+            }
+        }
+        inflight.drain(p);
+    }
+
     /// Adds a chunk worker's requests (in input order, between the lines this worker handles
     /// itself): a copy of one seen before is set aside, the others are added as this worker's
     /// own are.
@@ -931,7 +1157,7 @@ impl<'p> Worker<'p> {
                 p,
                 (&e.request, &e.gaps, by, e.note.as_deref()),
                 template,
-                inflight,
+                Some(&mut *inflight),
                 bucket.as_mut(),
             );
         }
@@ -1004,6 +1230,22 @@ impl<'p> Worker<'p> {
             _ => {}
         }
     }
+}
+
+/// Why the line `proc` processed last is bad when a field of one of its requests is present
+/// but not readable.
+fn unparseable(proc: &Processor) -> Option<String> {
+    proc.requests()
+        .iter()
+        .find_map(|r| r.unparseable.map(|field| (r.format, field)))
+        .map(|(format, field)| {
+            let spec = proc.format_spec(format);
+            format!(
+                "{field}: present but not readable as {} reads it ({}): its metrics are null, reason unparseable",
+                spec.name,
+                crate::format::field_source(spec, field)
+            )
+        })
 }
 
 /// The processor of a worker: `config`'s formats, root, prefix and join limits; `key` the

@@ -29,6 +29,19 @@ impl<'a> ByValues<'a> {
         ByValues(ByRepr::Options(values))
     }
 
+    /// How many values (present or absent) there are.
+    pub fn len(&self) -> usize {
+        match self.0 {
+            ByRepr::Split(_, present) => present.len(),
+            ByRepr::Options(v) => v.len(),
+        }
+    }
+
+    /// True when there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Value `i`, `None` when absent (or out of range).
     pub fn get(&self, i: usize) -> Option<&'a str> {
         match self.0 {
@@ -42,10 +55,8 @@ impl<'a> ByValues<'a> {
 
     /// The values, owned.
     pub fn to_owned_values(self) -> Vec<Option<String>> {
-        let n = match self.0 {
-            ByRepr::Split(_, present) => present.len(),
-            ByRepr::Options(v) => v.len(),
-        };
-        (0..n).map(|i| self.get(i).map(str::to_owned)).collect()
+        (0..self.len())
+            .map(|i| self.get(i).map(str::to_owned))
+            .collect()
     }
 }

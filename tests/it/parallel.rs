@@ -307,3 +307,39 @@ fn the_fast_parser_gives_what_the_reference_parser_gives() {
         assert_same(&fast, &reference, &format!("{args:?}"));
     }
 }
+
+/// Records read again (a log given twice, a part of it repeated further on): the chunk
+/// workers add their requests only once the calling thread has told the copies in input order,
+/// so the same are set aside on one thread and on several, whatever the chunks.
+#[test]
+fn threads_set_the_same_copies_aside() {
+    let once = generated(150);
+    let mut input = once.clone();
+    input.extend_from_slice(&once);
+    let half = once.len() / 2;
+    let cut = half + once[half..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    input.extend_from_slice(&once[..cut]);
+    let f = file(&input);
+    let one = run(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--threads",
+            "1",
+            f.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert!(
+        v["coverage"]["duplicates"].as_u64().unwrap() > 100,
+        "{}",
+        v["coverage"]
+    );
+    check(
+        &["summary", "-o", "json", "--exact-limit", "1000000"],
+        &input,
+        "summary",
+    );
+}
