@@ -43,15 +43,14 @@ pub(super) fn collect(
         window,
         carried,
         present: Vec::new(),
-        parent: Vec::with_capacity(32),
+        parent: "",
         group: None,
         last_len: 0,
         out,
         outside: 0,
     };
     for pattern in patterns {
-        walk.parent.clear();
-        write_string(&mut walk.parent, parent_name(pattern));
+        walk.parent = parent_name(pattern);
         walk.group = None;
         walk.walk(0, pattern, None)?;
     }
@@ -244,6 +243,7 @@ fn scalar_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// The index after the string whose opening quote is at `i`.
+#[inline]
 fn string_end(b: &[u8], mut i: usize) -> R<usize> {
     i += 1;
     loop {
@@ -494,6 +494,9 @@ impl<'a> Text<'a> {
     /// Writes the array at `i` as an object when it is a non-empty list of objects each with a
     /// string `key`: `{K: unwrapped value}`; `None` (nothing written) when it is not.
     fn kv_list(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
+        if let Some(end) = self.plain_list(i, out) {
+            return Ok(Some(end));
+        }
         let mark = out.len();
         out.push(b'{');
         let mut is_list = true;
@@ -579,6 +582,29 @@ impl<'a> Text<'a> {
         Ok(Some(end))
     }
 
+    /// [`Text::kv_list`] for a list as OTLP exporters write it: each pair one
+    /// [`Text::plain_pair`] reads, no blanks between them. The object written and the index
+    /// after the list; `None` (nothing written) for any other list.
+    fn plain_list(&self, i: usize, out: &mut Vec<u8>) -> Option<usize> {
+        let mark = out.len();
+        out.push(b'{');
+        let mut j = i + 1;
+        let mut first = true;
+        while let Some(end) = self.plain_pair(j, first, out) {
+            first = false;
+            match self.b.get(end) {
+                Some(b',') => j = end + 1,
+                Some(b']') => {
+                    out.push(b'}');
+                    return Some(end + 1);
+                }
+                _ => break,
+            }
+        }
+        out.truncate(mark);
+        None
+    }
+
     /// [`Text::kv_pair`] for the pair OTLP exporters write, `{"key":"K","value":{"T":X}}`
     /// without blanks, where `K` has no escapes, `T` is a scalar member of an `AnyValue`
     /// (`stringValue`, `intValue`, ...) and `X` a string or another scalar: `"K":X` written,
@@ -586,28 +612,29 @@ impl<'a> Text<'a> {
     /// written) for any other text, which the general reading then takes.
     #[inline]
     fn plain_pair(&self, item: usize, first: bool, out: &mut Vec<u8>) -> Option<usize> {
-        const KEY: &[u8] = b"{\"key\":\"";
-        const VALUE: &[u8] = b",\"value\":{\"";
+        const KEY: [u8; 8] = *b"{\"key\":\"";
+        const VALUE: &[u8; 11] = b",\"value\":{\"";
         let b = self.b;
-        if !b.get(item..)?.starts_with(KEY) {
+        if *b.get(item..item + KEY.len())? != KEY {
             return None;
         }
         // The name's quotes.
         let k0 = item + KEY.len() - 1;
         let k1 = special(b, k0 + 1);
-        if b.get(k1) != Some(&b'"') || !b.get(k1 + 1..)?.starts_with(VALUE) {
+        if b.get(k1) != Some(&b'"') || b.get(k1 + 1..k1 + 1 + VALUE.len())? != VALUE {
             return None;
         }
-        // The `AnyValue`'s member name, its quotes and colon.
-        let t0 = k1 + VALUE.len();
-        let t1 = special(b, t0 + 1);
-        if b.get(t1) != Some(&b'"') || b.get(t1 + 1) != Some(&b':') {
-            return None;
-        }
-        if slot(self.s.get(t0 + 1..t1)?)? < 2 {
-            return None;
-        }
-        let x = t1 + 2;
+        // The `AnyValue`'s member, after its opening quote: a scalar's name, quote and colon.
+        let t = k1 + 1 + VALUE.len();
+        let is = |name: &[u8]| b.get(t..t + name.len()) == Some(name);
+        let x = t + match b.get(t..t + 2)? {
+            b"do" if is(b"doubleValue\":") => 13,
+            b"in" if is(b"intValue\":") => 10,
+            b"st" if is(b"stringValue\":") => 13,
+            b"bo" if is(b"boolValue\":") => 11,
+            b"by" if is(b"bytesValue\":") => 12,
+            _ => return None,
+        };
         let x_end = match *b.get(x)? {
             b'"' => string_end(b, x).ok()?,
             b'{' | b'[' => return None,
@@ -778,8 +805,8 @@ struct Walk<'a, 'o> {
     carried: Vec<(&'o str, &'a str)>,
     /// Which of `carried` the record being written has.
     present: Vec<bool>,
-    /// The records' `"$parent"`, as JSON text.
-    parent: Vec<u8>,
+    /// The records' `"$parent"`.
+    parent: &'o str,
     /// The group last met (where it starts) and its window's bounds.
     group: Option<(usize, Bounds)>,
     /// The length of the record written last (0 before the first).
@@ -899,7 +926,14 @@ impl Walk<'_, '_> {
         })?;
         comma(out, first);
         out.extend_from_slice(b"\"$parent\":");
-        out.extend_from_slice(&self.parent);
+        let parent = self.parent.as_bytes();
+        if special(parent, 0) == parent.len() {
+            out.push(b'"');
+            out.extend_from_slice(parent);
+            out.push(b'"');
+        } else {
+            write_string(out, self.parent);
+        }
         if let Some((a, b)) = timestamps {
             let ts: Value = serde_json::from_str(text.slice(a, b)?).map_err(|_| NotRaw)?;
             let outputs = match outputs {
