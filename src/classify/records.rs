@@ -65,7 +65,7 @@ pub(crate) fn collect(
                     let mut v = v.clone();
                     normalize_otlp(&mut v);
                     if let Value::Object(m) = &mut v {
-                        m.insert("$parent".into(), Value::String(parent.clone()));
+                        m.insert("$parent".into(), Value::String(parent.to_owned()));
                         if let Some(ts) = m.get(TIMESTAMPS) {
                             let content = content_timestamps(ts, m.get(OUTPUTS));
                             m.insert(CONTENT_TIMESTAMPS.into(), content);
@@ -137,13 +137,12 @@ impl RecordWindow {
 
 /// The `"$parent"` of the records a pattern finds: the key of the array or object that held
 /// them (its last segment that is not `*`).
-fn parent_name(pattern: &[String]) -> String {
+fn parent_name(pattern: &[String]) -> &str {
     pattern
         .iter()
         .rev()
         .find(|s| *s != "*")
-        .cloned()
-        .unwrap_or_default()
+        .map_or("", String::as_str)
 }
 
 /// Collects the values at `pattern` below `v`, each with its group (the element the first
@@ -616,16 +615,20 @@ mod tests {
     fn generated_otlp_lines_give_the_records_of_the_indexed_walk() {
         let pattern = ["resourceSpans.*.scopeSpans.*.spans.*"];
         for seed in 1..=1000u64 {
-            let line = otlp_gen::line(seed);
-            serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-            let ((by_value, _), (raw, _)) = both(&line, &pattern, None, &[]);
-            assert_eq!(by_value, raw, "{line}");
+            // With blanks, and without (as exporters write it: the common pairs' path).
+            for blanks in [true, false] {
+                let line = otlp_gen::line(seed, blanks);
+                serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                let ((by_value, _), (raw, _)) = both(&line, &pattern, None, &[]);
+                assert_eq!(by_value, raw, "{line}");
+            }
         }
     }
 
     /// A small generator of OTLP/JSON trace lines (see the test above).
     mod otlp_gen {
-        struct Rng(u64);
+        /// The generator's state, and whether it writes blanks.
+        struct Rng(u64, bool);
 
         impl Rng {
             fn below(&mut self, n: u64) -> u64 {
@@ -665,7 +668,9 @@ mod tests {
         ];
 
         fn blank(r: &mut Rng, out: &mut String) {
-            out.push_str(r.pick(&["", "", "", " ", "\n ", "\t"]));
+            if r.1 {
+                out.push_str(r.pick(&["", "", "", " ", "\n ", "\t"]));
+            }
         }
 
         fn string(r: &mut Rng, out: &mut String) {
@@ -858,9 +863,9 @@ mod tests {
             }
         }
 
-        /// The line of `seed`.
-        pub(super) fn line(seed: u64) -> String {
-            let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        /// The line of `seed`, with blanks or without.
+        pub(super) fn line(seed: u64, blanks: bool) -> String {
+            let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1, blanks);
             let mut out = String::new();
             let scope = &|r: &mut Rng, o: &mut String| {
                 object(

@@ -60,7 +60,7 @@ pub(crate) fn collect_raw_indexed(
                     }
                     comma(&mut text, &mut first);
                     write_key(&mut text, "$parent");
-                    write_string(&mut text, &parent);
+                    write_string(&mut text, parent);
                     if let Some(ts) = last(&ms, TIMESTAMPS) {
                         let ts: Value = serde_json::from_str(ts).map_err(|_| NotRaw)?;
                         let outputs =

@@ -43,15 +43,14 @@ pub(super) fn collect(
         window,
         carried,
         present: Vec::new(),
-        parent: Vec::new(),
+        parent: "",
         group: None,
-        buf: Vec::new(),
+        last_len: 0,
         out,
         outside: 0,
     };
     for pattern in patterns {
-        walk.parent.clear();
-        write_string(&mut walk.parent, &parent_name(pattern));
+        walk.parent = parent_name(pattern);
         walk.group = None;
         walk.walk(0, pattern, None)?;
     }
@@ -99,10 +98,86 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
+/// Bit `k` set when byte `k` of the 16 at `i` is `"`, `\` or a control byte; `None` when fewer
+/// than 16 bytes are left.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn special16(b: &[u8], i: usize) -> Option<u32> {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let chunk: &[u8; 16] = b.get(i..i + 16)?.try_into().ok()?;
+    // SAFETY: SSE2 is part of the x86-64 baseline, so these intrinsics are always available;
+    // the load reads the 16 bytes of `chunk` and needs no alignment.
+    let m = unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control))
+    };
+    Some(m as u32)
+}
+
+/// Bit `k` set when byte `k` of the 16 at `i` is a bracket or a brace (`{`, `}`, `[`, `]`) or
+/// `"`; `None` when fewer than 16 bytes are left.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn structural16(b: &[u8], i: usize) -> Option<u32> {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    let chunk: &[u8; 16] = b.get(i..i + 16)?.try_into().ok()?;
+    // SAFETY: as in `special16`.
+    let m = unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast());
+        // `[` and `{`, `]` and `}` differ only in the bit 0x20.
+        let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        let open = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8));
+        let close = _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8));
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(open, close), quote))
+    };
+    Some(m as u32)
+}
+
+/// Bit `k` set when byte `k` of the 16 at `i` may end a scalar (`,`, `}`, `]`, or a byte up to
+/// a space: in valid JSON, blanks); `None` when fewer than 16 bytes are left.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn delimiter16(b: &[u8], i: usize) -> Option<u32> {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let chunk: &[u8; 16] = b.get(i..i + 16)?.try_into().ok()?;
+    // SAFETY: as in `special16`.
+    let m = unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast());
+        let comma = _mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8));
+        let close = _mm_cmpeq_epi8(
+            _mm_or_si128(v, _mm_set1_epi8(0x20)),
+            _mm_set1_epi8(b'}' as i8),
+        );
+        let blank = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x20)), v);
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(comma, close), blank))
+    };
+    Some(m as u32)
+}
+
 /// The index of the first `"`, `\` or control byte at or after `i` inside a string (the length
-/// of `b` when there is none): 8 bytes at a time as one word, then byte by byte.
+/// of `b` when there is none): 16 bytes at a time (x86-64), then 8 as one word, then byte by
+/// byte.
 #[inline(always)]
 fn special(b: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(m) = special16(b, i) {
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
     while let Some(chunk) = b.get(i..i + 8) {
         let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
         let q = w ^ (ONES * u64::from(b'"'));
@@ -126,7 +201,49 @@ fn special(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The index of the first byte at or after `i` that is `"`, `{`, `}`, `[` or `]` (the length of
+/// `b` when there is none).
+#[inline(always)]
+fn structural(b: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(m) = structural16(b, i) {
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    while b
+        .get(i)
+        .is_some_and(|c| !matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the scalar (number, `true`, `false`, `null`) at `i`: the first byte at or
+/// after `i` that is `,`, `}`, `]` or a byte up to a space (outside strings of valid JSON, a
+/// blank); the length of `b` when there is none.
+#[inline(always)]
+fn scalar_end(b: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    while let Some(m) = delimiter16(b, i) {
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    while b
+        .get(i)
+        .is_some_and(|&c| !matches!(c, b',' | b'}' | b']') && c > b' ')
+    {
+        i += 1;
+    }
+    i
+}
+
 /// The index after the string whose opening quote is at `i`.
+#[inline]
 fn string_end(b: &[u8], mut i: usize) -> R<usize> {
     i += 1;
     loop {
@@ -200,30 +317,25 @@ impl<'a> Text<'a> {
                 let mut depth = 0usize;
                 let mut j = i;
                 loop {
+                    j = structural(b, j);
                     match b.get(j).ok_or(NotRaw)? {
                         b'"' => {
                             j = string_end(b, j)?;
                             continue;
                         }
                         b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
+                        _ => {
                             depth -= 1;
                             if depth == 0 {
                                 return Ok(j + 1);
                             }
                         }
-                        _ => {}
                     }
                     j += 1;
                 }
             }
             Some(_) => {
-                let mut j = i;
-                while b.get(j).is_some_and(|c| {
-                    !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-                }) {
-                    j += 1;
-                }
+                let j = scalar_end(b, i);
                 if j == i { Err(NotRaw) } else { Ok(j) }
             }
             None => Err(NotRaw),
@@ -382,6 +494,9 @@ impl<'a> Text<'a> {
     /// Writes the array at `i` as an object when it is a non-empty list of objects each with a
     /// string `key`: `{K: unwrapped value}`; `None` (nothing written) when it is not.
     fn kv_list(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
+        if let Some(end) = self.plain_list(i, out) {
+            return Ok(Some(end));
+        }
         let mark = out.len();
         out.push(b'{');
         let mut is_list = true;
@@ -411,6 +526,9 @@ impl<'a> Text<'a> {
     fn kv_pair(&self, item: usize, first: bool, out: &mut Vec<u8>) -> R<Option<usize>> {
         if self.b.get(item) != Some(&b'{') {
             return Ok(None);
+        }
+        if let Some(end) = self.plain_pair(item, first, out) {
+            return Ok(Some(end));
         }
         let mark = out.len();
         let mut state = Pair::Start;
@@ -462,6 +580,74 @@ impl<'a> Text<'a> {
             None => out.extend_from_slice(b"null"),
         }
         Ok(Some(end))
+    }
+
+    /// [`Text::kv_list`] for a list as OTLP exporters write it: each pair one
+    /// [`Text::plain_pair`] reads, no blanks between them. The object written and the index
+    /// after the list; `None` (nothing written) for any other list.
+    fn plain_list(&self, i: usize, out: &mut Vec<u8>) -> Option<usize> {
+        let mark = out.len();
+        out.push(b'{');
+        let mut j = i + 1;
+        let mut first = true;
+        while let Some(end) = self.plain_pair(j, first, out) {
+            first = false;
+            match self.b.get(end) {
+                Some(b',') => j = end + 1,
+                Some(b']') => {
+                    out.push(b'}');
+                    return Some(end + 1);
+                }
+                _ => break,
+            }
+        }
+        out.truncate(mark);
+        None
+    }
+
+    /// [`Text::kv_pair`] for the pair OTLP exporters write, `{"key":"K","value":{"T":X}}`
+    /// without blanks, where `K` has no escapes, `T` is a scalar member of an `AnyValue`
+    /// (`stringValue`, `intValue`, ...) and `X` a string or another scalar: `"K":X` written,
+    /// with a comma first unless `first`, and the index after the pair. `None` (nothing
+    /// written) for any other text, which the general reading then takes.
+    #[inline]
+    fn plain_pair(&self, item: usize, first: bool, out: &mut Vec<u8>) -> Option<usize> {
+        const KEY: [u8; 8] = *b"{\"key\":\"";
+        const VALUE: &[u8; 11] = b",\"value\":{\"";
+        let b = self.b;
+        if *b.get(item..item + KEY.len())? != KEY {
+            return None;
+        }
+        // The name's quotes.
+        let k0 = item + KEY.len() - 1;
+        let k1 = special(b, k0 + 1);
+        if b.get(k1) != Some(&b'"') || b.get(k1 + 1..k1 + 1 + VALUE.len())? != VALUE {
+            return None;
+        }
+        // The `AnyValue`'s member, after its opening quote: a scalar's name, quote and colon.
+        let t = k1 + 1 + VALUE.len();
+        let is = |name: &[u8]| b.get(t..t + name.len()) == Some(name);
+        let x = t + match b.get(t..t + 2)? {
+            b"do" if is(b"doubleValue\":") => 13,
+            b"in" if is(b"intValue\":") => 10,
+            b"st" if is(b"stringValue\":") => 13,
+            b"bo" if is(b"boolValue\":") => 11,
+            b"by" if is(b"bytesValue\":") => 12,
+            _ => return None,
+        };
+        let x_end = match *b.get(x)? {
+            b'"' => string_end(b, x).ok()?,
+            b'{' | b'[' => return None,
+            _ => scalar_end(b, x),
+        };
+        if x_end == x || b.get(x_end..x_end + 2)? != b"}}" {
+            return None;
+        }
+        comma(out, first);
+        out.extend_from_slice(&b[k0..=k1]);
+        out.push(b':');
+        out.extend_from_slice(&b[x..x_end]);
+        Some(x_end + 2)
     }
 
     /// Writes the OTLP `AnyValue` at `i` unwrapped (see [`super::unwrap_any_value`]), and what
@@ -605,6 +791,9 @@ impl<'a> Text<'a> {
     }
 }
 
+/// The most room a record's text gets before it is written (it grows when it needs more).
+const MAX_ROOM: usize = 1 << 16;
+
 /// A group's window: its start and end, when it has them.
 type Bounds = (Option<f64>, Option<f64>);
 
@@ -616,11 +805,12 @@ struct Walk<'a, 'o> {
     carried: Vec<(&'o str, &'a str)>,
     /// Which of `carried` the record being written has.
     present: Vec<bool>,
-    /// The records' `"$parent"`, as JSON text.
-    parent: Vec<u8>,
+    /// The records' `"$parent"`.
+    parent: &'o str,
     /// The group last met (where it starts) and its window's bounds.
     group: Option<(usize, Bounds)>,
-    buf: Vec<u8>,
+    /// The length of the record written last (0 before the first).
+    last_len: usize,
     out: &'o mut Vec<Vec<u8>>,
     outside: u64,
 }
@@ -687,15 +877,20 @@ impl Walk<'_, '_> {
                 return text.skip(i);
             }
         }
-        let mut buf = std::mem::take(&mut self.buf);
-        buf.clear();
+        // Written in place: room for the text left in the line (the first record) or for
+        // one more record as long as the last one, grown when that is too little.
+        let room = match self.last_len {
+            0 => (text.b.len() - i).min(MAX_ROOM),
+            n => n,
+        };
+        let mut buf = Vec::with_capacity(room + 64);
         let end = if text.b.get(i) == Some(&b'{') {
             self.object_record(i, &mut buf)?
         } else {
             text.value(i, &mut buf)?
         };
-        self.out.push(buf.clone());
-        self.buf = buf;
+        self.last_len = buf.len();
+        self.out.push(buf);
         Ok(end)
     }
 
@@ -731,7 +926,14 @@ impl Walk<'_, '_> {
         })?;
         comma(out, first);
         out.extend_from_slice(b"\"$parent\":");
-        out.extend_from_slice(&self.parent);
+        let parent = self.parent.as_bytes();
+        if special(parent, 0) == parent.len() {
+            out.push(b'"');
+            out.extend_from_slice(parent);
+            out.push(b'"');
+        } else {
+            write_string(out, self.parent);
+        }
         if let Some((a, b)) = timestamps {
             let ts: Value = serde_json::from_str(text.slice(a, b)?).map_err(|_| NotRaw)?;
             let outputs = match outputs {
@@ -754,5 +956,44 @@ impl Walk<'_, '_> {
         }
         out.push(b'}');
         Ok(end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The block scans find what a byte-by-byte scan finds, at every start and with every
+    /// kind of byte at every place of a block and of the tail after it.
+    #[test]
+    fn the_block_scans_agree_with_byte_scans() {
+        let kinds = b"a\"\\\x01\x1f {}[],:\t\n\r0e\x7f\xc3";
+        let naive = |b: &[u8], i: usize, stop: &dyn Fn(u8) -> bool| {
+            (i..b.len()).find(|&j| stop(b[j])).unwrap_or(b.len())
+        };
+        for len in [1usize, 7, 8, 15, 16, 17, 31, 33, 40] {
+            for at in 0..len {
+                for &k in kinds {
+                    let mut b = vec![b'x'; len];
+                    b[at] = k;
+                    for i in 0..len {
+                        assert_eq!(
+                            special(&b, i),
+                            naive(&b, i, &|c| c == b'"' || c == b'\\' || c < 0x20),
+                        );
+                        assert_eq!(
+                            structural(&b, i),
+                            naive(&b, i, &|c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']')),
+                        );
+                        // A scalar holds no byte up to a space, so a blank and any other such
+                        // byte end one alike.
+                        assert_eq!(
+                            scalar_end(&b, i),
+                            naive(&b, i, &|c| matches!(c, b',' | b'}' | b']') || c <= b' '),
+                        );
+                    }
+                }
+            }
+        }
     }
 }
