@@ -149,7 +149,8 @@ impl Opened {
 /// free slot is near: there, a payload would cost its size several times over.
 #[derive(Debug)]
 struct Store<T> {
-    blocks: Vec<Box<[T]>>,
+    /// Full but for the last, which fills up to [`BLOCK`].
+    blocks: Vec<Vec<T>>,
     /// Places freed, taken again last in, first out.
     free: Vec<u32>,
     /// Places handed out so far (the first ones free, or not, after those).
@@ -167,18 +168,17 @@ impl<T: Default> Store<T> {
 
     /// Stores `value`, returns its place.
     fn put(&mut self, value: T) -> u32 {
-        let i = if let Some(i) = self.free.pop() {
-            i as usize
-        } else {
-            if self.high == self.blocks.len() * BLOCK {
-                self.blocks.push((0..BLOCK).map(|_| T::default()).collect());
-            }
-            self.high += 1;
-            self.high - 1
-        };
-        self.blocks[i / BLOCK][i % BLOCK] = value;
         // Below the slots' count, itself 32-bit (see `Sweep::new`).
-        i as u32
+        if let Some(i) = self.free.pop() {
+            self.blocks[i as usize / BLOCK][i as usize % BLOCK] = value;
+            return i;
+        }
+        if self.high.is_multiple_of(BLOCK) {
+            self.blocks.push(Vec::with_capacity(BLOCK));
+        }
+        self.blocks[self.high / BLOCK].push(value);
+        self.high += 1;
+        (self.high - 1) as u32
     }
 
     /// Takes the value at place `i` out, freeing the place.
@@ -248,6 +248,7 @@ pub struct Sweep<T> {
     /// Time of the last decode reported.
     last_close: i64,
     max_pending: usize,
+    /// Decodes placed, not yet drained, in order of their end.
     done: VecDeque<(f64, T)>,
     /// The input ended: what is still pending is swept as it is drained.
     finishing: bool,
@@ -305,7 +306,17 @@ impl<T: Default> Sweep<T> {
             _ => {
                 let word = pack(time, b, tag);
                 match self.pending.entry(b) {
-                    Entry::Occupied(o) => o.into_mut().push(word),
+                    Entry::Occupied(o) => {
+                        let events = o.into_mut();
+                        if events.len() == events.capacity() {
+                            // Doubling while small, then by a quarter: a bucket that stops
+                            // growing leaves at most a fifth of its room empty (most of the
+                            // memory of the sweep is in its pending events).
+                            let len = events.len();
+                            events.reserve_exact(if len < 256 { len.max(4) } else { len / 4 });
+                        }
+                        events.push(word);
+                    }
                     Entry::Vacant(v) => {
                         self.pending_order.push(Reverse(b));
                         v.insert(vec![word]);
@@ -414,11 +425,11 @@ impl<T: Default> Sweep<T> {
             // The new half is free: go on from there.
             self.cursor = len;
         }
-        // The first free slot from the cursor on, a word of the ring at a time: the bits of
-        // the word from the cursor's on, the taken ones first; past the word's end, the
-        // shift brings in free bits, which move on to the next word.
+        // The first free slot from the cursor on (most often the cursor's), a word of the
+        // ring at a time: the run of taken bits from the cursor's on; past the word's end,
+        // the shift brings in free bits, which move on to the next word.
         let mut c = self.cursor;
-        loop {
+        while self.ring[c / 64] >> (c % 64) & 1 == 1 {
             let (word, bit) = (c / 64, c % 64);
             let run = (!(self.ring[word] >> bit)).trailing_zeros() as usize;
             if bit + run < 64 {
@@ -446,9 +457,6 @@ impl<T: Default> Sweep<T> {
     /// Sweeps every event at or before `to`, or stops once `limit` decodes wait in `done`.
     fn advance(&mut self, to: i64, limit: usize) {
         loop {
-            if self.done.len() >= limit {
-                return;
-            }
             if self.ready.is_empty() && self.ready_late.is_empty() {
                 self.ready_bucket = None;
                 match self.pending_order.peek() {
@@ -513,6 +521,10 @@ impl<T: Default> Sweep<T> {
                             self.open as f64
                         };
                         self.done.push_back((mean, payload));
+                        if self.done.len() >= limit {
+                            self.open -= 1;
+                            return;
+                        }
                     }
                     self.open -= 1;
                 }
@@ -627,8 +639,8 @@ impl<T: Default> Sweep<T> {
     }
 }
 
-/// The decodes a sweep has placed, in order of their end ([`Sweep::drain`]); those it has not
-/// handed on when dropped stay in the sweep.
+/// The decodes a sweep has placed, in order of their end ([`Sweep::drain`]); those not handed
+/// on when it is dropped stay in the sweep.
 #[derive(Debug)]
 pub struct Drain<'a, T> {
     sweep: &'a mut Sweep<T>,
