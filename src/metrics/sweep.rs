@@ -30,12 +30,14 @@
 //! already reported, or its own decode began before the sweep's position (then measured from
 //! there), it is counted in [`Sweep::late`]. When more than `max_pending` events wait, the
 //! oldest are swept early and counted in [`Sweep::forced`]. Memory: the pending events, at
-//! most `max_pending`, and a ring of slots for the payloads of the decodes waiting, at most
-//! 8/3 of their peak number.
+//! most `max_pending`; a ring of slots for the decodes waiting, at most 8/3 of their peak
+//! number, of 4 bytes and a bit each; their payloads, packed in blocks allocated as their
+//! number grows; and at the end of the input, the decodes placed but not yet drained, a block
+//! at a time ([`Sweep::finish`]).
 
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// How far out of completion order lines may be and still be placed exactly (10 s).
@@ -57,6 +59,12 @@ const TAG_BITS: u32 = 34;
 
 /// The slot of a closed entry of `Sweep::opened`.
 const GONE: u32 = u32::MAX;
+
+/// Payloads held by a block of [`Store`].
+const BLOCK: usize = 4096;
+
+/// Decodes placed at most between two calls of [`Drain::next`] once the input ended.
+const FINISH_BATCH: usize = 4096;
 
 /// Width of the buckets pending events wait in (1 s of log time): a small map of short
 /// unsorted lists, each sorted once when the sweep reaches it, is several times cheaper than
@@ -108,17 +116,20 @@ struct Opened {
     /// the last compaction: low and high 64 bits.
     area_lo: u64,
     area_hi: i64,
-    /// Its slot in `Sweep::payloads`, [`GONE`] once closed.
+    /// Its slot in the ring (`Sweep::places`), [`GONE`] once closed.
     slot: u32,
+    /// Its payload's place in `Sweep::store`.
+    item: u32,
 }
 
 impl Opened {
-    fn new(time: i64, area: i128, slot: u32) -> Self {
+    fn new(time: i64, area: i128, slot: u32, item: u32) -> Self {
         Opened {
             time,
             area_lo: area as u64,
             area_hi: (area >> 64) as i64,
             slot,
+            item,
         }
     }
 
@@ -127,7 +138,54 @@ impl Opened {
     }
 
     fn set_area(&mut self, area: i128) {
-        *self = Opened::new(self.time, area, self.slot);
+        self.area_lo = area as u64;
+        self.area_hi = (area >> 64) as i64;
+    }
+}
+
+/// The payloads of the decodes waiting, packed: blocks of [`BLOCK`] allocated as their number
+/// grows (never more than one block beyond its peak), the places freed taken again first.
+/// Apart from the ring of slots, whose length must run ahead of the number waiting so that a
+/// free slot is near: there, a payload would cost its size several times over.
+#[derive(Debug)]
+struct Store<T> {
+    /// Full but for the last, which fills up to [`BLOCK`].
+    blocks: Vec<Vec<T>>,
+    /// Places freed, taken again last in, first out.
+    free: Vec<u32>,
+    /// Places handed out so far (the first ones free, or not, after those).
+    high: usize,
+}
+
+impl<T: Default> Store<T> {
+    fn new() -> Self {
+        Store {
+            blocks: Vec::new(),
+            free: Vec::new(),
+            high: 0,
+        }
+    }
+
+    /// Stores `value`, returns its place.
+    fn put(&mut self, value: T) -> u32 {
+        // Below the slots' count, itself 32-bit (see `Sweep::new`).
+        if let Some(i) = self.free.pop() {
+            self.blocks[i as usize / BLOCK][i as usize % BLOCK] = value;
+            return i;
+        }
+        if self.high.is_multiple_of(BLOCK) {
+            self.blocks.push(Vec::with_capacity(BLOCK));
+        }
+        self.blocks[self.high / BLOCK].push(value);
+        self.high += 1;
+        (self.high - 1) as u32
+    }
+
+    /// Takes the value at place `i` out, freeing the place.
+    fn take(&mut self, i: u32) -> T {
+        self.free.push(i);
+        let i = i as usize;
+        std::mem::take(&mut self.blocks[i / BLOCK][i % BLOCK])
     }
 }
 
@@ -149,17 +207,21 @@ pub struct Sweep<T> {
     ready_base: i64,
     /// Events waiting, in `pending` and `ready`.
     len: usize,
-    /// The payloads of the decodes not yet reported, by slot (the slot is in their events'
-    /// tags): a ring, taken in turn from `cursor` on (skipping the slots still taken), so
-    /// that requests pushed together sit together and those ending together are near.
-    payloads: Vec<Option<T>>,
+    /// The slots of the decodes not yet reported (the slot is in their events' tags), a bit
+    /// each, set while taken: a ring, taken in turn from `cursor` on (skipping the slots
+    /// still taken), so that requests pushed together sit together and those ending
+    /// together are near. Its length is that of `places`.
+    ring: Vec<u64>,
     /// The next slot to try.
     cursor: usize,
     /// Slots taken.
     taken: usize,
-    /// By slot: the place in `opened` of the decode, once it has begun. Apart from the
-    /// payloads and 4 bytes a slot, so that the event that begins a decode touches little.
+    /// By slot: the place in `store` of the decode's payload until the decode begins, then
+    /// its place in `opened` (whose entry holds the payload's place). 4 bytes a slot, so that
+    /// the event that begins a decode touches little.
     places: Vec<u32>,
+    /// The payloads of the decodes not yet reported.
+    store: Store<T>,
     /// The decodes begun since the last compaction, in the order they began (so their open
     /// times never decrease).
     opened: Vec<Opened>,
@@ -186,7 +248,10 @@ pub struct Sweep<T> {
     /// Time of the last decode reported.
     last_close: i64,
     max_pending: usize,
-    done: Vec<(f64, T)>,
+    /// Decodes placed, not yet drained, in order of their end.
+    done: VecDeque<(f64, T)>,
+    /// The input ended: what is still pending is swept as it is drained.
+    finishing: bool,
     /// Requests that started before decodes already reported had ended, or whose own decode
     /// began before the sweep's position: their in-flight counts are approximate.
     pub late: u64,
@@ -194,7 +259,7 @@ pub struct Sweep<T> {
     pub forced: u64,
 }
 
-impl<T> Sweep<T> {
+impl<T: Default> Sweep<T> {
     /// An empty sweep holding at most `max_pending` events (at least 16, at most 2^29: slots
     /// and places are 32-bit).
     pub fn new(max_pending: usize) -> Self {
@@ -206,10 +271,11 @@ impl<T> Sweep<T> {
             ready_bucket: None,
             ready_base: 0,
             len: 0,
-            payloads: Vec::new(),
+            ring: Vec::new(),
             cursor: 0,
             taken: 0,
             places: Vec::new(),
+            store: Store::new(),
             opened: Vec::new(),
             live: 0,
             room: 1024,
@@ -223,7 +289,8 @@ impl<T> Sweep<T> {
             longest: 0,
             last_close: i64::MIN,
             max_pending: max_pending.clamp(16, 1 << 29),
-            done: Vec::new(),
+            done: VecDeque::new(),
+            finishing: false,
             late: 0,
             forced: 0,
         }
@@ -239,7 +306,17 @@ impl<T> Sweep<T> {
             _ => {
                 let word = pack(time, b, tag);
                 match self.pending.entry(b) {
-                    Entry::Occupied(o) => o.into_mut().push(word),
+                    Entry::Occupied(o) => {
+                        let events = o.into_mut();
+                        if events.len() == events.capacity() {
+                            // Doubling while small, then by a quarter: a bucket that stops
+                            // growing leaves at most a fifth of its room empty (most of the
+                            // memory of the sweep is in its pending events).
+                            let len = events.len();
+                            events.reserve_exact(if len < 256 { len.max(4) } else { len / 4 });
+                        }
+                        events.push(word);
+                    }
                     Entry::Vacant(v) => {
                         self.pending_order.push(Reverse(b));
                         v.insert(vec![word]);
@@ -323,13 +400,13 @@ impl<T> Sweep<T> {
             .watermark
             .saturating_sub(self.longest.saturating_mul(2))
             .saturating_sub(SLACK_NS);
-        self.advance(safe);
+        self.advance(safe, usize::MAX);
         while self.len > self.max_pending {
             self.load_front();
             let Some(((time, _), _)) = self.next_event() else {
                 break;
             };
-            self.advance(time);
+            self.advance(time, usize::MAX);
             self.forced += 1;
         }
     }
@@ -339,32 +416,46 @@ impl<T> Sweep<T> {
     /// few (at most `max_pending` + 1 decodes are waiting, each with its end pending: slots
     /// stay below 2^32).
     fn take_slot(&mut self, payload: T) -> u32 {
-        let len = self.payloads.len();
+        let len = self.places.len();
         if self.taken * 4 >= len * 3 {
+            // A multiple of 64: whole words of `ring`.
             let grown = (len * 2).max(64);
-            self.payloads.resize_with(grown, || None);
+            self.ring.resize(grown / 64, 0);
             self.places.resize(grown, GONE);
             // The new half is free: go on from there.
             self.cursor = len;
         }
-        while self.payloads[self.cursor].is_some() {
-            self.cursor += 1;
-            if self.cursor == self.payloads.len() {
-                self.cursor = 0;
+        // The first free slot from the cursor on (most often the cursor's), a word of the
+        // ring at a time: the run of taken bits from the cursor's on; past the word's end,
+        // the shift brings in free bits, which move on to the next word.
+        let mut c = self.cursor;
+        while self.ring[c / 64] >> (c % 64) & 1 == 1 {
+            let (word, bit) = (c / 64, c % 64);
+            let run = (!(self.ring[word] >> bit)).trailing_zeros() as usize;
+            if bit + run < 64 {
+                c += run;
+                break;
             }
+            c = if word + 1 == self.ring.len() {
+                0
+            } else {
+                (word + 1) * 64
+            };
         }
-        let slot = self.cursor;
-        self.payloads[slot] = Some(payload);
+        let slot = c;
+        self.ring[slot / 64] |= 1 << (slot % 64);
+        self.places[slot] = self.store.put(payload);
         self.taken += 1;
-        self.cursor += 1;
-        if self.cursor == self.payloads.len() {
-            self.cursor = 0;
-        }
+        self.cursor = if slot + 1 == self.places.len() {
+            0
+        } else {
+            slot + 1
+        };
         slot as u32
     }
 
-    /// Sweeps every event at or before `to`.
-    fn advance(&mut self, to: i64) {
+    /// Sweeps every event at or before `to`, or stops once `limit` decodes wait in `done`.
+    fn advance(&mut self, to: i64, limit: usize) {
         loop {
             if self.ready.is_empty() && self.ready_late.is_empty() {
                 self.ready_bucket = None;
@@ -400,17 +491,23 @@ impl<T> Sweep<T> {
                         self.compact();
                     }
                     // Below `room`, itself 32-bit (see `new`).
-                    self.places[slot as usize] = self.opened.len() as u32;
-                    self.opened.push(Opened::new(time, self.area, slot));
+                    let item = std::mem::replace(
+                        &mut self.places[slot as usize],
+                        self.opened.len() as u32,
+                    );
+                    self.opened.push(Opened::new(time, self.area, slot, item));
                     self.live += 1;
                 }
                 CLOSE_END => {
-                    if let Some(payload) = self.payloads[slot as usize].take() {
+                    let (word, bit) = (slot as usize / 64, slot % 64);
+                    if self.ring[word] >> bit & 1 == 1 {
+                        self.ring[word] &= !(1 << bit);
                         self.taken -= 1;
                         let p = self.places[slot as usize] as usize;
                         let o = &mut self.opened[p];
                         o.slot = GONE;
-                        let (open_time, open_area) = (o.time, o.area());
+                        let (open_time, open_area, item) = (o.time, o.area(), o.item);
+                        let payload = self.store.take(item);
                         self.live -= 1;
                         let open_area = open_area - self.late_at(p, open_time);
                         self.last_close = time;
@@ -423,7 +520,11 @@ impl<T> Sweep<T> {
                         } else {
                             self.open as f64
                         };
-                        self.done.push((mean, payload));
+                        self.done.push_back((mean, payload));
+                        if self.done.len() >= limit {
+                            self.open -= 1;
+                            return;
+                        }
                     }
                     self.open -= 1;
                 }
@@ -518,20 +619,42 @@ impl<T> Sweep<T> {
         }
     }
 
-    /// Sweeps everything still pending (the input ended).
+    /// Ends the input: everything still pending is swept, [`FINISH_BATCH`] decodes at a time
+    /// as [`Sweep::drain`] hands them on (so that they are not all held at once). The counts
+    /// [`Sweep::late`] and [`Sweep::forced`] are final.
     pub fn finish(&mut self) {
-        self.advance(i64::MAX);
+        self.finishing = true;
     }
 
-    /// The decodes swept so far, as (mean in-flight count, payload), in order of their end.
-    pub fn drain(&mut self) -> std::vec::Drain<'_, (f64, T)> {
-        self.done.drain(..)
+    /// The decodes swept so far (after [`Sweep::finish`], all of them), as (mean in-flight
+    /// count, payload), in order of their end.
+    pub fn drain(&mut self) -> Drain<'_, T> {
+        Drain { sweep: self }
     }
 
     /// Events waiting in the buffer.
     #[cfg(test)]
     pub(crate) fn pending(&self) -> usize {
         self.len
+    }
+}
+
+/// The decodes a sweep has placed, in order of their end ([`Sweep::drain`]); those not handed
+/// on when it is dropped stay in the sweep.
+#[derive(Debug)]
+pub struct Drain<'a, T> {
+    sweep: &'a mut Sweep<T>,
+}
+
+impl<T: Default> Iterator for Drain<'_, T> {
+    type Item = (f64, T);
+
+    fn next(&mut self) -> Option<(f64, T)> {
+        let sw = &mut *self.sweep;
+        if sw.done.is_empty() && sw.finishing {
+            sw.advance(i64::MAX, FINISH_BATCH);
+        }
+        sw.done.pop_front()
     }
 }
 
@@ -772,16 +895,48 @@ mod tests {
             peak = peak.max(s.taken);
             got.extend(s.drain().map(|d| d.1));
         }
-        assert!(
-            s.payloads.len() * 3 <= peak * 8,
-            "{} {peak}",
-            s.payloads.len()
-        );
+        assert!(s.places.len() * 3 <= peak * 8, "{} {peak}", s.places.len());
+        // The payloads take no more places than decodes waited at once (`peak` is counted
+        // after each push has swept what it could: one more waited just before).
+        assert!(s.store.high <= peak + 1, "{} {peak}", s.store.high);
         assert!(peak < 1000, "{peak}");
         s.finish();
         got.extend(s.drain().map(|d| d.1));
         assert_eq!(got.pop(), Some(usize::MAX));
         assert_eq!(got, (0..20_000).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_end_places_what_waits_a_batch_at_a_time_as_the_naive_overlap() {
+        // Every request far longer than the log: nothing is placed before the end.
+        let mut rng = Lcg(3);
+        let reqs: Vec<_> = (0..3 * FINISH_BATCH as i64)
+            .map(|i| {
+                let t = i * 1_000_000 + rng.next(500_000);
+                let len = 1_000_000_000_000 + rng.next(1_000_000_000);
+                (t, t + len, Some(rng.next(len as u64 + 1)))
+            })
+            .collect();
+        let mut s = Sweep::new(MAX_PENDING);
+        for (i, &(a, b, d)) in reqs.iter().enumerate() {
+            s.push(a, b, d.map(|d| (d, i)));
+            assert_eq!(s.drain().count(), 0);
+        }
+        s.finish();
+        let mut got = vec![];
+        let mut drain = s.drain();
+        while let Some((mean, i)) = drain.next() {
+            assert!(drain.sweep.done.len() < FINISH_BATCH);
+            got.push((i, mean));
+        }
+        assert_eq!(s.pending(), 0);
+        got.sort_by_key(|g| g.0);
+        let want = naive(&reqs);
+        assert_eq!(got.len(), want.len());
+        for ((gi, g), (wi, w)) in got.iter().zip(&want) {
+            assert_eq!(gi, wi);
+            assert!((g - w).abs() < 1e-9, "request {gi}: sweep {g}, naive {w}");
+        }
     }
 
     #[test]
