@@ -682,7 +682,10 @@ mod tests {
                 s.extract(line, &mut slots).unwrap();
                 s.extract(line, &mut fresh).unwrap();
                 s.extract_reference(line, &mut reference).unwrap();
-                assert!(slots == fresh && slots == reference, "round {round}: {line:?}");
+                assert!(
+                    slots == fresh && slots == reference,
+                    "round {round}: {line:?}"
+                );
             }
         }
         let line = lines[4];

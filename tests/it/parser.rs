@@ -73,7 +73,12 @@ fn same(paths: &PathSet, line: &[u8], what: &str) -> Class {
     REUSED.with(|reused| {
         let mut reused = reused.borrow_mut();
         let again = paths.extract(line, &mut reused);
-        assert_eq!(again, a, "{what}: reused slots on {:?}", String::from_utf8_lossy(line));
+        assert_eq!(
+            again,
+            a,
+            "{what}: reused slots on {:?}",
+            String::from_utf8_lossy(line)
+        );
         if a.is_ok() {
             assert!(*reused == fast, "{what}: reused slots differ");
         }
