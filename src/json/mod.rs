@@ -41,6 +41,9 @@ struct Node {
     /// The children named by an array index segment (`[0]`, `[-1]`: element 0, the last
     /// element), as (index, node). Also in `children`: in an object, `"[0]"` is a key.
     elements: Vec<(i64, usize)>,
+    /// Among the nodes with children (the ones whose objects the scanner reads member by
+    /// member), this one's place: where its key guesses are ([`scan::Predictions`]).
+    inner: usize,
 }
 
 /// A trie of key paths (`["usage", "prompt_tokens"]`), each with a [`SlotId`].
@@ -48,6 +51,8 @@ struct Node {
 pub struct PathSet {
     nodes: Vec<Node>,
     paths: Vec<Vec<String>>,
+    /// The nodes with children.
+    inner: usize,
     /// Names this trie's shape (taken anew whenever a node is added): the key predictions a
     /// [`Slots`] keeps are for one shape ([`scan::Predictions`]).
     shape: u64,
@@ -64,6 +69,7 @@ impl Default for PathSet {
         PathSet {
             nodes: vec![Node::default()],
             paths: Vec::new(),
+            inner: 0,
             shape: new_shape(),
         }
     }
@@ -119,6 +125,10 @@ impl PathSet {
                     self.nodes.push(Node::default());
                     let n = self.nodes.len() - 1;
                     let parent = &mut self.nodes[node];
+                    if parent.children.is_empty() {
+                        parent.inner = self.inner;
+                        self.inner += 1;
+                    }
                     parent.children.push(((*seg).into(), n));
                     parent.index_last();
                     if let Some(i) = index_segment(seg) {

@@ -125,7 +125,7 @@ const PREDICTED_MEMBERS: usize = 32;
 #[derive(Debug, Default, Clone)]
 pub(super) struct Predictions {
     shape: u64,
-    /// `PREDICTED_MEMBERS` guesses per trie node: (head, tail, length + 1, child + 1); a
+    /// `PREDICTED_MEMBERS` guesses per trie node with children: (head, tail, length + 1, child + 1); a
     /// length of 0 is no guess.
     guesses: Vec<(u64, u64, u32, u32)>,
 }
@@ -138,7 +138,7 @@ impl Predictions {
             self.shape = set.shape;
             self.guesses.clear();
             self.guesses
-                .resize(set.nodes.len() * PREDICTED_MEMBERS, (0, 0, 0, 0));
+                .resize(set.inner * PREDICTED_MEMBERS, (0, 0, 0, 0));
         }
     }
 }
@@ -579,7 +579,7 @@ impl Scanner<'_, '_> {
         if self.at(i) == b'}' {
             return Ok(i + 1);
         }
-        let mut guess = node * PREDICTED_MEMBERS;
+        let mut guess = n.inner * PREDICTED_MEMBERS;
         let guesses_end = guess + PREDICTED_MEMBERS;
         loop {
             if self.at(i) != b'"' {
