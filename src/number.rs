@@ -80,12 +80,6 @@ pub fn round3(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0 + 0.0
 }
 
-/// Appends the decimal digits of `n`.
-pub(crate) fn push_u64(out: &mut Vec<u8>, n: u64) {
-    let mut buf = [0u8; 20];
-    out.extend_from_slice(u64_digits(n, &mut buf));
-}
-
 /// The decimal digits of `n`, written at the end of `buf`.
 pub(crate) fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();

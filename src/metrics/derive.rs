@@ -25,7 +25,7 @@ impl Origin {
     pub const ALL: [Origin; 3] = [Origin::Arrival, Origin::Scheduled, Origin::Gateway];
 
     /// The name used in output (`"arrival"`, `"scheduled"`, `"gateway"`).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Origin::Arrival => "arrival",
             Origin::Scheduled => "scheduled",
@@ -48,8 +48,11 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in declaration order.
+    pub const ALL: [Outcome; 3] = [Outcome::Ok, Outcome::Error, Outcome::Cancelled];
+
     /// `"ok"`, `"error"` or `"cancelled"`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Outcome::Ok => "ok",
             Outcome::Error => "error",
@@ -232,7 +235,7 @@ impl NullReason {
     }
 
     /// The reason's name in output (`"not_logged"`, `"one_token"`, ...).
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             NullReason::NotLogged => "not_logged",
             NullReason::Unparseable => "unparseable",
@@ -266,8 +269,16 @@ pub enum CacheClass {
 }
 
 impl CacheClass {
+    /// Every class, in declaration order.
+    pub const ALL: [CacheClass; 4] = [
+        CacheClass::Hit,
+        CacheClass::Partial,
+        CacheClass::Miss,
+        CacheClass::Response,
+    ];
+
     /// `"hit"`, `"partial"`, `"miss"` or `"response"`.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             CacheClass::Hit => "hit",
             CacheClass::Partial => "partial",

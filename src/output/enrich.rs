@@ -4,9 +4,9 @@
 //! unchanged up to the line's closing `}`; the metrics object is inserted before it; the rest
 //! (the `}`, trailing blanks, the line ending) follows unchanged. Nothing is re-serialized.
 
-use crate::metrics::{Metric, Metrics, NullReason, Sample};
+use crate::metrics::{CacheClass, Metric, Metrics, NullReason, Origin, Outcome, Sample};
 pub(crate) use crate::number::round3;
-use crate::number::{push_u64, write_json_str_body, write_ms};
+use crate::number::write_json_str_body;
 use std::io::{self, Write};
 
 /// Index of the closing `}` of a JSON object line (the last non-blank byte), if it is one.
@@ -74,42 +74,29 @@ pub(crate) fn render_object(
     m: &Metrics,
     error_reason: Option<&str>,
 ) -> io::Result<()> {
-    // Plain byte pushes: this runs once per request, and `write!` costs more than the rest.
-    let member = |out: &mut Vec<u8>, name: &str| {
-        out.extend_from_slice(b",\"");
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b"\":");
-    };
-    let text = |out: &mut Vec<u8>, v: Option<&str>| match v {
-        Some(v) => {
-            out.push(b'"');
-            out.extend_from_slice(v.as_bytes());
-            out.push(b'"');
-        }
-        None => out.extend_from_slice(b"null"),
-    };
+    // This runs once per request: every fixed text is a padded constant copied in one move,
+    // numbers are written in place, and `out` grows once per part.
     out.extend_from_slice(b"{\"format\":\"");
     write_json_str_body(out, format);
     out.push(b'"');
+    let mut w = Room::open(out);
     for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {
-        if metric.only_where_logged() && metric.sample(m) == Sample::Ns(Err(NullReason::NotLogged))
-        {
+        let sample = metric.sample(m);
+        if metric.only_where_logged() && sample == Sample::Ns(Err(NullReason::NotLogged)) {
             continue;
         }
-        member(out, metric.json_name());
-        match metric.sample(m) {
-            Sample::Ns(Ok(ns)) => write_ms(out, ns)?,
-            Sample::Tokens(Some(n)) => push_u64(out, n),
-            _ => out.extend_from_slice(b"null"),
+        w.piece(&MEMBER[metric.index()]);
+        match sample {
+            Sample::Ns(Ok(ns)) => w.fixed3(ns / 1e6),
+            Sample::Tokens(Some(n)) => w.digits(n),
+            _ => w.piece(&NULL),
         }
     }
-    member(out, "cache");
-    text(out, m.cache.map(|c| c.as_str()));
-    member(out, "ttft_origin");
-    text(out, m.ttft_origin.map(|o| o.as_str()));
-    member(out, "outcome");
-    text(out, Some(m.outcome.as_str()));
-    member(out, "error_reason");
+    w.piece(&CACHE[m.cache.map_or(CacheClass::ALL.len(), |c| c as usize)]);
+    w.piece(&ORIGIN[m.ttft_origin.map_or(Origin::ALL.len(), |o| o as usize)]);
+    w.piece(&OUTCOME[m.outcome as usize]);
+    w.piece(&ERROR_REASON);
+    w.close();
     match error_reason {
         Some(r) => {
             out.push(b'"');
@@ -119,28 +106,209 @@ pub(crate) fn render_object(
         None => out.extend_from_slice(b"null"),
     }
     // The reason for each null duration (a missing count needs none: it is not logged).
+    let mut w = Room::open(out);
     let mut nulls = 0;
     for metric in Metric::ALL.into_iter().filter(|m| m.per_request()) {
         if let Sample::Ns(Err(r)) = metric.sample(m) {
             if metric.only_where_logged() && r == NullReason::NotLogged {
                 continue;
             }
-            out.extend_from_slice(if nulls == 0 {
-                b",\"nulls\":{\""
+            w.piece(if nulls == 0 {
+                &FIRST_NULL[metric.index()]
             } else {
-                b",\""
+                &MEMBER[metric.index()]
             });
-            out.extend_from_slice(metric.json_name().as_bytes());
-            out.extend_from_slice(b"\":");
-            text(out, Some(r.as_str()));
+            w.piece(&REASON[r as usize]);
             nulls += 1;
         }
     }
     if nulls > 0 {
-        out.push(b'}');
+        w.piece(&CLOSE);
     }
-    out.push(b'}');
+    w.piece(&CLOSE);
+    w.close();
     Ok(())
+}
+
+/// A fixed text of at most [`PIECE`] bytes, padded to that length so that it is copied in one
+/// fixed-size move and the write position then advances by its length.
+struct Piece {
+    bytes: [u8; PIECE],
+    len: usize,
+}
+
+/// The padded length of a [`Piece`].
+const PIECE: usize = 32;
+
+/// The concatenation of `parts` as a [`Piece`] (a build error when longer than [`PIECE`]).
+const fn piece(parts: &[&str]) -> Piece {
+    let mut bytes = [0u8; PIECE];
+    let mut len = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        let b = parts[p].as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            bytes[len] = b[i];
+            len += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    Piece { bytes, len }
+}
+
+const NULL: Piece = piece(&["null"]);
+const CLOSE: Piece = piece(&["}"]);
+const ERROR_REASON: Piece = piece(&[",\"error_reason\":"]);
+
+/// `,"NAME":` for each metric, by [`Metric::index`].
+const MEMBER: [Piece; Metric::COUNT] = {
+    const EMPTY: Piece = piece(&[]);
+    let mut t = [EMPTY; Metric::COUNT];
+    let mut i = 0;
+    while i < Metric::COUNT {
+        t[i] = piece(&[",\"", Metric::ALL[i].json_name(), "\":"]);
+        i += 1;
+    }
+    t
+};
+
+/// `,"nulls":{"NAME":` for each metric, by [`Metric::index`]: the first null's.
+const FIRST_NULL: [Piece; Metric::COUNT] = {
+    const EMPTY: Piece = piece(&[]);
+    let mut t = [EMPTY; Metric::COUNT];
+    let mut i = 0;
+    while i < Metric::COUNT {
+        t[i] = piece(&[",\"nulls\":{\"", Metric::ALL[i].json_name(), "\":"]);
+        i += 1;
+    }
+    t
+};
+
+/// `"REASON"` for each null reason, by its place in [`NullReason::ALL`].
+const REASON: [Piece; NullReason::ALL.len()] = {
+    const EMPTY: Piece = piece(&[]);
+    let mut t = [EMPTY; NullReason::ALL.len()];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = piece(&["\"", NullReason::ALL[i].as_str(), "\""]);
+        i += 1;
+    }
+    t
+};
+
+/// `,"cache":"CLASS"` for each cache class by its place in [`CacheClass::ALL`], then
+/// `,"cache":null`.
+const CACHE: [Piece; CacheClass::ALL.len() + 1] = {
+    const EMPTY: Piece = piece(&[]);
+    let mut t = [EMPTY; CacheClass::ALL.len() + 1];
+    let mut i = 0;
+    while i < CacheClass::ALL.len() {
+        t[i] = piece(&[",\"cache\":\"", CacheClass::ALL[i].as_str(), "\""]);
+        i += 1;
+    }
+    t[i] = piece(&[",\"cache\":null"]);
+    t
+};
+
+/// `,"ttft_origin":"ORIGIN"` for each origin by its place in [`Origin::ALL`], then
+/// `,"ttft_origin":null`.
+const ORIGIN: [Piece; Origin::ALL.len() + 1] = {
+    const EMPTY: Piece = piece(&[]);
+    let mut t = [EMPTY; Origin::ALL.len() + 1];
+    let mut i = 0;
+    while i < Origin::ALL.len() {
+        t[i] = piece(&[",\"ttft_origin\":\"", Origin::ALL[i].as_str(), "\""]);
+        i += 1;
+    }
+    t[i] = piece(&[",\"ttft_origin\":null"]);
+    t
+};
+
+/// `,"outcome":"OUTCOME"` for each outcome by its place in [`Outcome::ALL`].
+const OUTCOME: [Piece; Outcome::ALL.len()] = {
+    const EMPTY: Piece = piece(&[]);
+    let mut t = [EMPTY; Outcome::ALL.len()];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = piece(&[",\"outcome\":\"", Outcome::ALL[i].as_str(), "\""]);
+        i += 1;
+    }
+    t
+};
+
+/// Room at the end of a vector for one part of a metrics object (at most [`ROOM`] bytes, the
+/// last [`PIECE`] of them only ever padding), written in place; [`Room::close`] keeps what was
+/// written.
+struct Room<'a> {
+    out: &'a mut Vec<u8>,
+    at: usize,
+}
+
+/// The bytes a [`Room`] opens: more than one part of a metrics object can take (ten members of
+/// at most 16 bytes each with a number of at most 25, and the cache, origin and outcome; or ten
+/// nulls of at most 50), plus a padded piece.
+const ROOM: usize = 768;
+
+impl<'a> Room<'a> {
+    fn open(out: &'a mut Vec<u8>) -> Room<'a> {
+        let at = out.len();
+        out.resize(at + ROOM, 0);
+        Room { out, at }
+    }
+
+    #[inline(always)]
+    fn piece(&mut self, p: &Piece) {
+        self.out[self.at..self.at + PIECE].copy_from_slice(&p.bytes);
+        self.at += p.len;
+    }
+
+    /// The decimal digits of `n`.
+    #[inline(always)]
+    fn digits(&mut self, mut n: u64) {
+        let len = n.checked_ilog10().unwrap_or(0) as usize + 1;
+        let digits = &mut self.out[self.at..self.at + len];
+        for d in digits.iter_mut().rev() {
+            *d = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        self.at += len;
+    }
+
+    /// `v` as [`crate::number::write_fixed3`] writes it.
+    #[inline(always)]
+    fn fixed3(&mut self, v: f64) {
+        let thousandths = (v * 1000.0).round();
+        if !thousandths.is_finite() || thousandths.abs() >= 9.0e18 {
+            self.piece(&NULL);
+            return;
+        }
+        let t = thousandths as i64;
+        if t < 0 {
+            self.out[self.at] = b'-';
+            self.at += 1;
+        }
+        let t = t.unsigned_abs();
+        let (int, mut frac) = (t / 1000, t % 1000);
+        self.digits(int);
+        let mut places = 3;
+        while places > 1 && frac % 10 == 0 {
+            frac /= 10;
+            places -= 1;
+        }
+        let text = &mut self.out[self.at..=self.at + places];
+        text[0] = b'.';
+        for d in text[1..].iter_mut().rev() {
+            *d = b'0' + (frac % 10) as u8;
+            frac /= 10;
+        }
+        self.at += places + 1;
+    }
+
+    fn close(self) {
+        self.out.truncate(self.at);
+    }
 }
 
 /// Writes `content` with `object` (already rendered, e.g. by [`render_all`]) spliced in before its
@@ -165,6 +333,64 @@ pub(crate) fn splice(out: &mut impl Write, content: &[u8], object: &[u8]) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tables of texts are indexed by each enum's discriminant: it must be its place in
+    /// its `ALL`.
+    #[test]
+    fn every_table_index_is_the_place_in_all() {
+        for (i, r) in NullReason::ALL.into_iter().enumerate() {
+            assert_eq!(r as usize, i);
+            assert_eq!(
+                &REASON[i].bytes[..REASON[i].len],
+                format!("\"{}\"", r.as_str()).as_bytes()
+            );
+        }
+        for (i, c) in CacheClass::ALL.into_iter().enumerate() {
+            assert_eq!(c as usize, i);
+        }
+        for (i, o) in Origin::ALL.into_iter().enumerate() {
+            assert_eq!(o as usize, i);
+        }
+        for (i, o) in Outcome::ALL.into_iter().enumerate() {
+            assert_eq!(o as usize, i);
+        }
+        for (i, m) in Metric::ALL.into_iter().enumerate() {
+            assert_eq!(m.index(), i);
+        }
+    }
+
+    /// Numbers written in place against the writers of `number.rs`.
+    #[test]
+    fn numbers_in_place_match_the_writers() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut out = Vec::new();
+        for i in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let ns = match i % 5 {
+                0 => (x % 10_000_000_000) as f64,
+                1 => -((x % 100_000_000) as f64),
+                2 => f64::from_bits(x) % 1e18,
+                3 => (x % 1_000_000) as f64 / 7.0,
+                _ => f64::from_bits(x),
+            };
+            let mut want = Vec::new();
+            crate::number::write_ms(&mut want, ns).unwrap();
+            out.clear();
+            let mut w = Room::open(&mut out);
+            w.fixed3(ns / 1e6);
+            w.close();
+            assert_eq!(out, want, "{ns}");
+            let n = if i % 3 == 0 { x } else { x % 100_000 };
+            let want = crate::number::u64_digits(n, &mut [0; 20]).to_vec();
+            out.clear();
+            let mut w = Room::open(&mut out);
+            w.digits(n);
+            w.close();
+            assert_eq!(out, want, "{n}");
+        }
+    }
 
     #[test]
     fn splice_keeps_every_original_byte() {
