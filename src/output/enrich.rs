@@ -238,6 +238,17 @@ const OUTCOME: [Piece; Outcome::ALL.len()] = {
     t
 };
 
+/// The two decimal digits of each number below 100.
+const PAIRS: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    t
+};
+
 /// Room at the end of a vector for one part of a metrics object (at most [`ROOM`] bytes, the
 /// last [`PIECE`] of them only ever padding), written in place; [`Room::close`] keeps what was
 /// written.
@@ -264,14 +275,21 @@ impl<'a> Room<'a> {
         self.at += p.len;
     }
 
-    /// The decimal digits of `n`.
+    /// The decimal digits of `n`, two at a time.
     #[inline(always)]
     fn digits(&mut self, mut n: u64) {
         let len = n.checked_ilog10().unwrap_or(0) as usize + 1;
         let digits = &mut self.out[self.at..self.at + len];
-        for d in digits.iter_mut().rev() {
-            *d = b'0' + (n % 10) as u8;
-            n /= 10;
+        let mut end = len;
+        while n >= 100 {
+            digits[end - 2..end].copy_from_slice(&PAIRS[(n % 100) as usize]);
+            n /= 100;
+            end -= 2;
+        }
+        if n >= 10 {
+            digits[..2].copy_from_slice(&PAIRS[n as usize]);
+        } else {
+            digits[0] = b'0' + n as u8;
         }
         self.at += len;
     }
@@ -290,20 +308,23 @@ impl<'a> Room<'a> {
             self.at += 1;
         }
         let t = t.unsigned_abs();
-        let (int, mut frac) = (t / 1000, t % 1000);
+        let (int, frac) = (t / 1000, (t % 1000) as usize);
         self.digits(int);
-        let mut places = 3;
-        while places > 1 && frac % 10 == 0 {
-            frac /= 10;
-            places -= 1;
-        }
-        let text = &mut self.out[self.at..=self.at + places];
-        text[0] = b'.';
-        for d in text[1..].iter_mut().rev() {
-            *d = b'0' + (frac % 10) as u8;
-            frac /= 10;
-        }
-        self.at += places + 1;
+        // All three decimals are written; trailing zeros past the first are then left out.
+        let [tens, units] = PAIRS[frac % 100];
+        self.out[self.at..self.at + 4].copy_from_slice(&[
+            b'.',
+            b'0' + (frac / 100) as u8,
+            tens,
+            units,
+        ]);
+        self.at += if frac % 10 != 0 {
+            4
+        } else if frac % 100 != 0 {
+            3
+        } else {
+            2
+        };
     }
 
     fn close(self) {
