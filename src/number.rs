@@ -95,7 +95,7 @@ pub(crate) fn u64_digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Appends `s` JSON-escaped (without quotes).
 pub(crate) fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
-    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+    if !needs_escape(s.as_bytes()) {
         out.extend_from_slice(s.as_bytes());
         return;
     }
@@ -114,9 +114,51 @@ pub(crate) fn write_json_str_body(out: &mut Vec<u8>, s: &str) {
     }
 }
 
+/// True when `b` has a byte JSON strings escape (`"`, `\\`, a control character), tested
+/// eight bytes at a time.
+fn needs_escape(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A high bit for each byte of `w` that is zero, or below 0x20 (no false negatives; a
+    // false positive only after a true one, in a higher byte).
+    let special = |w: u64| {
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+            | zero(w ^ (ONES * 0x22))
+            | zero(w ^ (ONES * 0x5c))
+    };
+    let mut words = b.chunks_exact(8);
+    for w in &mut words {
+        if special(u64::from_le_bytes(w.try_into().unwrap_or_default())) != 0 {
+            return true;
+        }
+    }
+    // The rest, padded with a byte that is never special.
+    let rest = words.remainder();
+    let mut last = [b'a'; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    special(u64::from_le_bytes(last)) != 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn special_bytes_found_at_every_place() {
+        let naive = |b: &[u8]| b.iter().any(|&c| c == b'"' || c == b'\\' || c < 0x20);
+        for len in 0..20 {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut b = vec![b'x'; len];
+                    b[at] = c;
+                    assert_eq!(needs_escape(&b), naive(&b), "{b:?}");
+                    b[len - 1] = 0xff;
+                    assert_eq!(needs_escape(&b), naive(&b), "{b:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn rounding_never_gives_negative_zero() {
