@@ -111,7 +111,7 @@ const SLOTS: usize = 15;
 const FILL: usize = 13;
 
 /// The home bucket and fingerprint of `key` come from one multiply (the keys are hashes, but
-/// any u64 may be given): the bucket from its top bits, the fingerprint from the bits below.
+/// any u64 may be given): the bucket from its top bits, the fingerprint from bit 20 up.
 #[inline(always)]
 fn spread(key: u64) -> u64 {
     key.wrapping_mul(0x9e37_79b9_7f4a_7c15)
