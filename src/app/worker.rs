@@ -263,6 +263,10 @@ impl Verdicts {
     }
 }
 
+/// How many requests ahead of the one told [`Worker::feed_keyed`] fetches the table line of
+/// [`Seen`] its key will be looked for in.
+const PREFETCH_AHEAD: usize = 8;
+
 /// A chunk worker's request as the caller gets it to tell copies in input order: its identity
 /// and end ([`Seen::seen_before`]), and its entry into the in-flight sweep.
 pub struct Keyed {
@@ -1111,6 +1115,12 @@ impl<'p> Worker<'p> {
         let mut guard = part.get();
         let p = &mut *guard;
         for (i, e) in entries.iter().enumerate() {
+            // The table line of a key a few ahead is fetched while this one is told.
+            if let (Some(seen), Some(Keyed { key: Some(k), .. })) =
+                (seen.as_deref(), entries.get(i + PREFETCH_AHEAD))
+            {
+                seen.prefetch(*k);
+            }
             if let (Some(seen), Some(key)) = (seen.as_deref_mut(), e.key)
                 && seen.seen_before(key, e.end)
             {
