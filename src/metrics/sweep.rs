@@ -73,9 +73,6 @@ const AHEAD: usize = 12;
 /// How many puts ahead a freed place of [`Store`] is asked for.
 const PUT_AHEAD: usize = 4;
 
-/// Requests queued before they are entered ([`Sweep::push`]).
-const QUEUE: usize = 256;
-
 /// Width of the buckets pending events wait in (1 s of log time): a small map of short
 /// unsorted lists, each sorted once when the sweep reaches it, is several times cheaper than
 /// one large heap.
@@ -234,10 +231,6 @@ impl<T: Default> Store<T> {
 /// The sweep of one input (one server or gateway log).
 #[derive(Debug)]
 pub struct Sweep<T> {
-    /// Requests pushed, not yet entered ([`Sweep::push`]).
-    queue: Vec<(i64, i64, Option<(i64, T)>)>,
-    /// Requests queued at most ([`QUEUE`]; tests: fewer).
-    queue_max: usize,
     /// Pending events by bucket, unsorted, packed ([`pack`]).
     pending: HashMap<i64, Vec<u64>, BuildHasherDefault<BucketHasher>>,
     /// The buckets of `pending`, earliest first.
@@ -310,8 +303,6 @@ impl<T: Default> Sweep<T> {
     /// and places are 32-bit).
     pub fn new(max_pending: usize) -> Self {
         Sweep {
-            queue: Vec::new(),
-            queue_max: QUEUE,
             pending: HashMap::default(),
             pending_order: BinaryHeap::new(),
             ready: Vec::new(),
@@ -390,29 +381,7 @@ impl<T: Default> Sweep<T> {
     /// Adds a request open over `[start, end]` (epoch ns); `decode`, when given, is its
     /// decode length (ns) and the payload to return with its mean in-flight count. A request
     /// whose end is before its start is ignored.
-    ///
-    /// Queued, and entered [`QUEUE`] at a time (or when drained or finished): entered
-    /// together, the requests find the sweep's tails and freed places still in cache, where
-    /// one at a time, between the lines that carry them, they found them evicted. The same
-    /// steps in the same order: the same counts.
     pub fn push(&mut self, start: i64, end: i64, decode: Option<(i64, T)>) {
-        self.queue.push((start, end, decode));
-        if self.queue.len() >= self.queue_max {
-            self.enter_queued();
-        }
-    }
-
-    /// Enters the requests queued, in order.
-    fn enter_queued(&mut self) {
-        let mut queue = std::mem::take(&mut self.queue);
-        for (start, end, decode) in queue.drain(..) {
-            self.enter(start, end, decode);
-        }
-        self.queue = queue;
-    }
-
-    /// Enters a request ([`Sweep::push`]) and sweeps what is safe.
-    fn enter(&mut self, start: i64, end: i64, decode: Option<(i64, T)>) {
         if end < start {
             return;
         }
@@ -721,14 +690,12 @@ impl<T: Default> Sweep<T> {
     /// as [`Sweep::drain`] hands them on (so that they are not all held at once). The counts
     /// [`Sweep::late`] and [`Sweep::forced`] are final.
     pub fn finish(&mut self) {
-        self.enter_queued();
         self.finishing = true;
     }
 
     /// The decodes swept so far (after [`Sweep::finish`], all of them), as (mean in-flight
     /// count, payload), in order of their end.
     pub fn drain(&mut self) -> Drain<'_, T> {
-        self.enter_queued();
         Drain { sweep: self }
     }
 
@@ -982,55 +949,11 @@ mod tests {
     }
 
     #[test]
-    fn requests_queued_get_what_they_get_entered_one_at_a_time() {
-        // Completion order with jitter, a block far out of order, and drains at uneven
-        // points: queued or not, the same (mean, payload) in the same order, the same counts.
-        let mut rng = Lcg(9);
-        let mut reqs = vec![];
-        for i in 0..4000i64 {
-            let t = i * 50_000_000 + rng.next(2_000_000_000);
-            let len = 1 + rng.next(8_000_000_000);
-            let dec = (rng.next(4) != 0).then(|| rng.next(len as u64 + 1));
-            reqs.push((t, t + len, dec));
-        }
-        let mut keyed: Vec<_> = reqs
-            .iter()
-            .map(|&r| (r.1 + rng.next(1_000_000_000), r))
-            .collect();
-        keyed.sort_by_key(|k| k.0);
-        let mut reqs: Vec<_> = keyed.into_iter().map(|k| k.1).collect();
-        reqs.extend_from_within(1000..1600);
-        let run = |queue_max: usize, max_pending: usize| {
-            let mut s = Sweep::new(max_pending);
-            s.queue_max = queue_max;
-            let mut got = vec![];
-            for (i, &(a, b, d)) in reqs.iter().enumerate() {
-                s.push(a, b, d.map(|d| (d, i)));
-                if i % 97 == 0 {
-                    got.extend(s.drain().map(|(m, i)| (i, m.to_bits())));
-                }
-            }
-            s.finish();
-            got.extend(s.drain().map(|(m, i)| (i, m.to_bits())));
-            (got, s.late, s.forced)
-        };
-        for max_pending in [64, MAX_PENDING] {
-            let one = run(1, max_pending);
-            assert!(one.1 > 0, "{}", one.1);
-            assert_eq!(one.0.len(), reqs.iter().filter(|r| r.2.is_some()).count());
-            assert_eq!(run(QUEUE, max_pending), one);
-            assert_eq!(run(7, max_pending), one);
-        }
-    }
-
-    #[test]
     fn the_slot_ring_goes_round_past_a_taken_slot_and_stays_near_the_decodes_waiting() {
         const S: i64 = 1_000_000_000;
         // A small buffer, so that the sweep keeps up and the ring goes round many times; one
         // long request keeps its slot taken all along.
         let mut s = Sweep::new(1000);
-        // Entered as pushed, so that `taken` is read after each.
-        s.queue_max = 1;
         s.push(0, 1000 * S, Some((1, usize::MAX)));
         let (mut peak, mut got) = (0, vec![]);
         for i in 0..20_000i64 {
