@@ -430,12 +430,22 @@ fn sorted_values(values: Vec<f64>) -> Vec<f64> {
 /// Below this many keys [`radix_sort`] leaves them to `sort_unstable`.
 const RADIX_MIN: usize = 256;
 
+/// Above this many keys too (a fold's batch, [`PENDING`]): its scratch buffer, one per
+/// thread, holds at most this many (32 KB), whatever `--exact-limit` says.
+const RADIX_MAX: usize = PENDING;
+
+thread_local! {
+    /// [`radix_sort`]'s scratch buffer.
+    static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Sorts `keys` ascending: a least-significant-digit radix sort on bytes, the counts of all
 /// eight bytes taken in one pass, and the bytes every key shares (the exponent of values of
-/// one range, the low bits of whole numbers) skipped.
-pub(crate) fn radix_sort(keys: &mut Vec<u64>) {
+/// one range, the low bits of whole numbers) skipped. Between [`RADIX_MIN`] and
+/// [`RADIX_MAX`] keys; `sort_unstable` otherwise.
+pub(crate) fn radix_sort(keys: &mut [u64]) {
     let n = keys.len();
-    if n < RADIX_MIN || u32::try_from(n).is_err() {
+    if !(RADIX_MIN..=RADIX_MAX).contains(&n) {
         keys.sort_unstable();
         return;
     }
@@ -446,26 +456,37 @@ pub(crate) fn radix_sort(keys: &mut Vec<u64>) {
         }
     }
     let first = keys[0];
-    let mut other: Vec<u64> = Vec::new();
-    for (byte, c) in counts.iter_mut().enumerate() {
-        let shift = 8 * byte;
-        if c[(first >> shift) as usize & 0xff] as usize == n {
-            continue;
+    SCRATCH.with_borrow_mut(|scratch| {
+        scratch.resize(n, 0);
+        let other = &mut scratch[..n];
+        let mut in_keys = true;
+        for (byte, c) in counts.iter_mut().enumerate() {
+            let shift = 8 * byte;
+            if c[(first >> shift) as usize & 0xff] as usize == n {
+                continue;
+            }
+            let mut at = 0u32;
+            for slot in c.iter_mut() {
+                let k = *slot;
+                *slot = at;
+                at += k;
+            }
+            let (src, dst): (&[u64], &mut [u64]) = if in_keys {
+                (keys, other)
+            } else {
+                (other, keys)
+            };
+            for &k in src {
+                let slot = &mut c[(k >> shift) as usize & 0xff];
+                dst[*slot as usize] = k;
+                *slot += 1;
+            }
+            in_keys = !in_keys;
         }
-        let mut at = 0u32;
-        for slot in c.iter_mut() {
-            let k = *slot;
-            *slot = at;
-            at += k;
+        if !in_keys {
+            keys.copy_from_slice(other);
         }
-        other.resize(n, 0);
-        for &k in keys.iter() {
-            let slot = &mut c[(k >> shift) as usize & 0xff];
-            other[*slot as usize] = k;
-            *slot += 1;
-        }
-        std::mem::swap(keys, &mut other);
-    }
+    });
 }
 
 /// Type-7 quantile of sorted, non-empty `xs`: `h = (n-1)q`, interpolate between `xs[floor h]`
