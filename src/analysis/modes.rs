@@ -142,10 +142,20 @@ fn log_terms(x: f64, ks: &[(f64, f64, f64)], terms: &mut [f64; 3]) -> f64 {
         *t = c - 0.5 * z * z;
         max = max.max(*t);
     }
+    // The largest term's `exp(t - max)` is `exp(0) = 1` exactly (for a finite max), and
+    // `ln 1 = 0`: neither is called for (the same bits, fewer libm calls; this runs for every
+    // bin, component and EM iteration of every distribution of the report).
     let mut s = 0.0;
     for t in terms[..ks.len()].iter_mut() {
-        *t = (*t - max).exp();
+        *t = if *t == max && max.is_finite() {
+            1.0
+        } else {
+            (*t - max).exp()
+        };
         s += *t;
+    }
+    if s == 1.0 {
+        return max + 0.0;
     }
     for t in terms[..ks.len()].iter_mut() {
         *t /= s;
