@@ -162,81 +162,67 @@ const NULL: Piece = piece(&["null"]);
 const CLOSE: Piece = piece(&["}"]);
 const ERROR_REASON: Piece = piece(&[",\"error_reason\":"]);
 
+/// A table of `$n` pieces, the piece at `$i` given by `$piece`.
+macro_rules! pieces {
+    ($n:expr, |$i:ident| $piece:expr) => {{
+        const EMPTY: Piece = piece(&[]);
+        let mut table = [EMPTY; $n];
+        let mut $i = 0;
+        while $i < $n {
+            table[$i] = $piece;
+            $i += 1;
+        }
+        table
+    }};
+}
+
 /// `,"NAME":` for each metric, by [`Metric::index`].
-const MEMBER: [Piece; Metric::COUNT] = {
-    const EMPTY: Piece = piece(&[]);
-    let mut t = [EMPTY; Metric::COUNT];
-    let mut i = 0;
-    while i < Metric::COUNT {
-        t[i] = piece(&[",\"", Metric::ALL[i].json_name(), "\":"]);
-        i += 1;
-    }
-    t
-};
+const MEMBER: [Piece; Metric::COUNT] = pieces!(Metric::COUNT, |i| piece(&[
+    ",\"",
+    Metric::ALL[i].json_name(),
+    "\":"
+]));
 
 /// `,"nulls":{"NAME":` for each metric, by [`Metric::index`]: the first null's.
-const FIRST_NULL: [Piece; Metric::COUNT] = {
-    const EMPTY: Piece = piece(&[]);
-    let mut t = [EMPTY; Metric::COUNT];
-    let mut i = 0;
-    while i < Metric::COUNT {
-        t[i] = piece(&[",\"nulls\":{\"", Metric::ALL[i].json_name(), "\":"]);
-        i += 1;
-    }
-    t
-};
+const FIRST_NULL: [Piece; Metric::COUNT] = pieces!(Metric::COUNT, |i| piece(&[
+    ",\"nulls\":{\"",
+    Metric::ALL[i].json_name(),
+    "\":"
+]));
 
 /// `"REASON"` for each null reason, by its place in [`NullReason::ALL`].
-const REASON: [Piece; NullReason::ALL.len()] = {
-    const EMPTY: Piece = piece(&[]);
-    let mut t = [EMPTY; NullReason::ALL.len()];
-    let mut i = 0;
-    while i < t.len() {
-        t[i] = piece(&["\"", NullReason::ALL[i].as_str(), "\""]);
-        i += 1;
-    }
-    t
-};
+const REASON: [Piece; NullReason::ALL.len()] = pieces!(NullReason::ALL.len(), |i| piece(&[
+    "\"",
+    NullReason::ALL[i].as_str(),
+    "\""
+]));
 
 /// `,"cache":"CLASS"` for each cache class by its place in [`CacheClass::ALL`], then
 /// `,"cache":null`.
-const CACHE: [Piece; CacheClass::ALL.len() + 1] = {
-    const EMPTY: Piece = piece(&[]);
-    let mut t = [EMPTY; CacheClass::ALL.len() + 1];
-    let mut i = 0;
-    while i < CacheClass::ALL.len() {
-        t[i] = piece(&[",\"cache\":\"", CacheClass::ALL[i].as_str(), "\""]);
-        i += 1;
+const CACHE: [Piece; CacheClass::ALL.len() + 1] = pieces!(CacheClass::ALL.len() + 1, |i| {
+    if i < CacheClass::ALL.len() {
+        piece(&[",\"cache\":\"", CacheClass::ALL[i].as_str(), "\""])
+    } else {
+        piece(&[",\"cache\":null"])
     }
-    t[i] = piece(&[",\"cache\":null"]);
-    t
-};
+});
 
 /// `,"ttft_origin":"ORIGIN"` for each origin by its place in [`Origin::ALL`], then
 /// `,"ttft_origin":null`.
-const ORIGIN: [Piece; Origin::ALL.len() + 1] = {
-    const EMPTY: Piece = piece(&[]);
-    let mut t = [EMPTY; Origin::ALL.len() + 1];
-    let mut i = 0;
-    while i < Origin::ALL.len() {
-        t[i] = piece(&[",\"ttft_origin\":\"", Origin::ALL[i].as_str(), "\""]);
-        i += 1;
+const ORIGIN: [Piece; Origin::ALL.len() + 1] = pieces!(Origin::ALL.len() + 1, |i| {
+    if i < Origin::ALL.len() {
+        piece(&[",\"ttft_origin\":\"", Origin::ALL[i].as_str(), "\""])
+    } else {
+        piece(&[",\"ttft_origin\":null"])
     }
-    t[i] = piece(&[",\"ttft_origin\":null"]);
-    t
-};
+});
 
 /// `,"outcome":"OUTCOME"` for each outcome by its place in [`Outcome::ALL`].
-const OUTCOME: [Piece; Outcome::ALL.len()] = {
-    const EMPTY: Piece = piece(&[]);
-    let mut t = [EMPTY; Outcome::ALL.len()];
-    let mut i = 0;
-    while i < t.len() {
-        t[i] = piece(&[",\"outcome\":\"", Outcome::ALL[i].as_str(), "\""]);
-        i += 1;
-    }
-    t
-};
+const OUTCOME: [Piece; Outcome::ALL.len()] = pieces!(Outcome::ALL.len(), |i| piece(&[
+    ",\"outcome\":\"",
+    Outcome::ALL[i].as_str(),
+    "\""
+]));
 
 /// The two decimal digits of each number below 100.
 const PAIRS: [[u8; 2]; 100] = {
