@@ -1,10 +1,10 @@
 //! The layer order of the source folders, checked: a module may name (`crate::FOLDER`) only
 //! its own folder and the folders below it. The order is the one `lib.rs` documents.
 
-/// The folders from the bottom up. `number` is a leaf every layer may use.
-const LAYERS: [&str; 11] = [
-    "number", "input", "json", "metrics", "format", "classify", "summary", "analysis", "output",
-    "cli", "app",
+/// The folders from the bottom up. `number` and `cpu` are leaves every layer may use.
+const LAYERS: [&str; 12] = [
+    "number", "cpu", "input", "json", "metrics", "format", "classify", "summary", "analysis",
+    "output", "cli", "app",
 ];
 
 /// Every `crate::FOLDER` named in `text` (outside `//` comments) that sits above `own`.

@@ -5,18 +5,19 @@
 //! use only the folders above it in this list (checked by a test, `layers.rs`):
 //!
 //! 1. `number`: numbers as tokentime writes them (a leaf every layer may use).
-//! 2. `input/`: byte sources (files, stdin, gzip, zstd), line framing, JSON documents.
-//! 3. `json/`: the validating scanner and the extraction of the key paths a format needs.
-//! 4. `metrics/`: one request's timeline, the pure derivation of its metrics, the in-flight
+//! 2. `cpu`: hints to the processor (a leaf every layer may use).
+//! 3. `input/`: byte sources (files, stdin, gzip, zstd), line framing, JSON documents.
+//! 4. `json/`: the validating scanner and the extraction of the key paths a format needs.
+//! 5. `metrics/`: one request's timeline, the pure derivation of its metrics, the in-flight
 //!    sweep.
-//! 5. `format/`: format specs, their compilation, detection and description, `--map`, formats
+//! 6. `format/`: format specs, their compilation, detection and description, `--map`, formats
 //!    files, units, and the built-in formats (`format/builtin/`).
-//! 6. `classify/`: the per-line processor (envelopes, joins, records) and coverage counters.
-//! 7. `summary/`: groups, digests, accumulators, windows, SLOs, digest files.
-//! 8. `analysis/`: modes, histograms, the report model.
-//! 9. `output/`: the enrich splice, the table, JSON, CSV/TSV, Prometheus and per-request rows.
-//! 10. `cli/`: clap arguments resolved into an immutable `Config`.
-//! 11. `app/`: the driver that reads every input, the commands on top of it, the threads.
+//! 7. `classify/`: the per-line processor (envelopes, joins, records) and coverage counters.
+//! 8. `summary/`: groups, digests, accumulators, windows, SLOs, digest files.
+//! 9. `analysis/`: modes, histograms, the report model.
+//! 10. `output/`: the enrich splice, the table, JSON, CSV/TSV, Prometheus and per-request rows.
+//! 11. `cli/`: clap arguments resolved into an immutable `Config`.
+//! 12. `app/`: the driver that reads every input, the commands on top of it, the threads.
 
 #![warn(unreachable_pub)]
 
@@ -35,6 +36,7 @@ mod analysis;
 mod app;
 mod classify;
 mod cli;
+mod cpu;
 mod format;
 mod input;
 mod json;

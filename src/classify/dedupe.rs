@@ -202,7 +202,7 @@ impl Seen {
         if self.bits > 0
             && let Some(b) = self.table.get(self.home(spread(key)))
         {
-            prefetch(b);
+            crate::cpu::prefetch(std::ptr::from_ref(b));
         }
     }
 
@@ -333,20 +333,6 @@ impl Seen {
         self.len = 0;
         self.latest_ns = i64::MIN;
     }
-}
-
-/// Asks the processor to fetch the cache line of `b` (no effect on other targets).
-#[inline(always)]
-fn prefetch(b: &Bucket) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of the x86-64 baseline; a prefetch reads nothing (and `b` is a
-    // valid reference anyway).
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(b).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = b;
 }
 
 /// The OTel span kinds a view is told by (`kind`, an integer in OTLP/JSON, or its enum name).

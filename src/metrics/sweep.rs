@@ -204,19 +204,7 @@ impl<T: Default> Store<T> {
     fn prefetch(&self, i: u32) {
         let i = i as usize;
         if let Some(block) = self.blocks.get(i / BLOCK) {
-            // Its first and last byte: a value may straddle two lines.
-            let first = block.as_ptr().wrapping_add(i % BLOCK).cast::<i8>();
-            let last = first.wrapping_add(std::mem::size_of::<T>().max(1) - 1);
-            // SAFETY: SSE is part of every x86_64 target; a prefetch reads nothing and never
-            // faults, whatever the address.
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-                _mm_prefetch::<_MM_HINT_T0>(first);
-                _mm_prefetch::<_MM_HINT_T0>(last);
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = (first, last);
+            crate::cpu::prefetch(block.as_ptr().wrapping_add(i % BLOCK));
         }
     }
 

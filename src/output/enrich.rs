@@ -243,10 +243,35 @@ struct Room<'a> {
     at: usize,
 }
 
-/// The bytes a [`Room`] opens: more than one part of a metrics object can take (ten members of
-/// at most 16 bytes each with a number of at most 25, and the cache, origin and outcome; or ten
-/// nulls of at most 50), plus a padded piece.
-const ROOM: usize = 768;
+/// The bytes a [`Room`] opens: the longer of the two parts of a metrics object (the members
+/// up to `error_reason`, each number at most [`NUMBER`] bytes; or the nulls), plus a padded
+/// piece.
+const ROOM: usize = {
+    let values = Metric::COUNT * (longest(&MEMBER) + NUMBER)
+        + longest(&CACHE)
+        + longest(&ORIGIN)
+        + longest(&OUTCOME)
+        + ERROR_REASON.len;
+    let nulls = longest(&FIRST_NULL) + Metric::COUNT * (longest(&MEMBER) + longest(&REASON)) + 2;
+    (if values > nulls { values } else { nulls }) + PIECE
+};
+
+/// The longest number a [`Room`] writes: a token count (20 digits) or a duration in ms (a
+/// sign, at most 16 digits, a point and 3 decimals).
+const NUMBER: usize = 21;
+
+/// The length of the longest of `pieces`.
+const fn longest(pieces: &[Piece]) -> usize {
+    let mut max = 0;
+    let mut i = 0;
+    while i < pieces.len() {
+        if pieces[i].len > max {
+            max = pieces[i].len;
+        }
+        i += 1;
+    }
+    max
+}
 
 impl<'a> Room<'a> {
     fn open(out: &'a mut Vec<u8>) -> Room<'a> {
