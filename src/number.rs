@@ -140,6 +140,15 @@ fn needs_escape(b: &[u8]) -> bool {
     special(u64::from_le_bytes(last)) != 0
 }
 
+/// xorshift64: a reproducible stream of words for tests (`x` is the state, never 0).
+#[cfg(test)]
+pub(crate) fn xorshift(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,9 +217,7 @@ mod tests {
         };
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for i in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let v = match i % 4 {
                 0 => (x % 10_000_000) as f64 / 1000.0,
                 1 => -((x % 100_000) as f64) / 1000.0,

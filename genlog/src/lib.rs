@@ -43,7 +43,8 @@ use std::io::{self, Write};
 pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    /// The next word of the stream.
+    pub fn word(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -52,10 +53,11 @@ impl Rng {
     }
     /// Uniform in [0, 1).
     fn f(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        (self.word() >> 11) as f64 / (1u64 << 53) as f64
     }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+    /// A word below `n` (not 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.word() % n
     }
     fn chance(&mut self, p: f64) -> bool {
         self.f() < p
@@ -680,8 +682,8 @@ fn noise(sim: &mut Sim, format: Format, out: &mut String) {
         )),
         (Format::Otlp, _) => out.push_str(&format!(
             "{{\"resourceSpans\":[{{\"resource\":{{\"attributes\":[{{\"key\":\"service.name\",\"value\":{{\"stringValue\":\"vllm\"}}}}]}},\"scopeSpans\":[{{\"scope\":{{\"name\":\"vllm.api_server\"}},\"spans\":[{{\"traceId\":\"{:032x}\",\"spanId\":\"{:016x}\",\"name\":\"GET /health\",\"kind\":2,\"startTimeUnixNano\":\"{}\",\"endTimeUnixNano\":\"{}\",\"attributes\":[],\"status\":{{}}}}]}}]}}]}}",
-            r.next() as u128 * r.next() as u128,
-            r.next(),
+            r.word() as u128 * r.word() as u128,
+            r.word(),
             (t * 1e9) as u64,
             (t * 1e9) as u64 + 180_000
         )),

@@ -826,12 +826,7 @@ mod tests {
     /// descending runs: whatever lands in the dense vector or the map, the bins are the map's.
     fn values(seed: u64) -> Vec<(f64, f64)> {
         let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = move || (crate::number::xorshift(&mut x) >> 11) as f64 / (1u64 << 53) as f64;
         let mut out = vec![];
         for k in 0..3000 {
             let v = match k % 10 {

@@ -475,28 +475,14 @@ mod tests {
         }
     }
 
-    /// splitmix64: a reproducible stream of random words.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    /// splitmix64, the generator of the generated logs: a reproducible stream of words.
+    use genlog::Rng;
 
     /// A key for step `i`: new ones, copies of recent and of old ones, small numbers, and keys
     /// whose spread shares its top bits (one home slot, long runs in the table).
     fn random_key(rng: &mut Rng, past: &[u64]) -> u64 {
         match rng.below(20) {
-            0..=7 => rng.next(),
+            0..=7 => rng.word(),
             8..=11 if !past.is_empty() => {
                 let back = (rng.below(64) as usize + 1).min(past.len());
                 past[past.len() - back]

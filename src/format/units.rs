@@ -991,12 +991,7 @@ mod short_path_tests {
     #[test]
     fn short_decimals_agree_with_the_general_path() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = || crate::number::xorshift(&mut x);
         let mut checked = 0;
         for _ in 0..200_000 {
             let r = next();

@@ -397,9 +397,7 @@ mod tests {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut out = Vec::new();
         for i in 0..200_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            crate::number::xorshift(&mut x);
             let ns = match i % 5 {
                 0 => (x % 10_000_000_000) as f64,
                 1 => -((x % 100_000_000) as f64),
