@@ -11,7 +11,8 @@
 //! Speed comes from a few plain things. Strings are skipped a block at a time: 16 bytes tested
 //! at once for `"`, `\` and control bytes with SSE2 on x86-64 (which every x86-64 CPU has), 8
 //! bytes with the same test serde_json uses (SWAR) elsewhere. Runs of digits are skipped 8 at a
-//! time. Keys are matched against the trie by length, then by their first 8 bytes as one word.
+//! time. The text from one value to the next (`, "key": `) is compared, 32 bytes at once, with the
+//! text the line before had at that place ([`Guess`]); a key that differs is found by hash.
 //! UTF-8 is validated once per line with `std::str::from_utf8`, and only when a string held a
 //! byte above 0x7F: outside strings the grammar admits ASCII only. Positions travel as plain
 //! `usize` return values and errors as a zero-sized marker (the details are kept aside), so the
@@ -29,6 +30,14 @@ use super::{Node, PathSet, ReadError, invalid_utf8};
 
 /// The line is invalid; [`Scanner::why`] says where and why.
 struct Stop;
+
+/// What [`Scanner::member_head`] found.
+enum Head {
+    /// A member whose key names this child (or none), and the index of its value.
+    Member(Option<usize>, usize),
+    /// The object's end, and the index after its `}`.
+    Closed(usize),
+}
 
 type Pos = Result<usize, Stop>;
 
@@ -117,17 +126,35 @@ fn digits(b: &[u8], mut i: usize) -> usize {
 /// The members of an object at a trie node that get a guess: the first 32.
 const PREDICTED_MEMBERS: usize = 32;
 
-/// Guesses of the keys of a line from the line before, for one [`PathSet`] shape: the lines
-/// of one log name their keys in one order, so the key of an object's k-th member at a trie
-/// node is most often the one the line before had there. A guess holds the key as the
-/// node's table does (its first and last 8 bytes and its length, so keys of up to 16 bytes)
-/// and the child it names (or none); a key that matches it needs no hash and no table probe.
+/// The longest text a [`Guess`] holds.
+const GUESS_BYTES: usize = 32;
+
+/// The guess of one member of an object at a trie node, from the line before: the lines of one
+/// log name their keys in one order and write the same blanks, so the text from the end of the
+/// k-th value (or the object's `{`) to the start of the next value (`, "key": `) is most often
+/// the one the line before had there. A line that has that text at that place needs no key
+/// read, no table probe and no separator check: the text was checked once, when it was learnt,
+/// and holds no escape and no byte above 0x7F (which would call for the line's UTF-8 check).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(16))]
+pub(super) struct Guess {
+    /// The text, zero-padded.
+    text: [u8; GUESS_BYTES],
+    /// One bit per byte of the text (0: no guess).
+    want: u32,
+    /// The text's length.
+    len: u32,
+    /// The child the key names, plus one (0: none).
+    child: u32,
+}
+
+/// Guesses of the members of a line from the line before ([`Guess`]), for one [`PathSet`]
+/// shape.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Predictions {
     shape: u64,
-    /// `PREDICTED_MEMBERS` guesses per trie node with children: (head, tail, length + 1, child + 1); a
-    /// length of 0 is no guess.
-    guesses: Vec<(u64, u64, u32, u32)>,
+    /// `PREDICTED_MEMBERS` guesses per trie node with children.
+    guesses: Vec<Guess>,
 }
 
 impl Predictions {
@@ -138,9 +165,39 @@ impl Predictions {
             self.shape = set.shape;
             self.guesses.clear();
             self.guesses
-                .resize(set.inner * PREDICTED_MEMBERS, (0, 0, 0, 0));
+                .resize(set.inner * PREDICTED_MEMBERS, Guess::default());
         }
     }
+}
+
+/// Whether `b[i..]` starts with the text of `g` (false when `g` holds none).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn starts_with(b: &[u8], i: usize, g: &Guess) -> bool {
+    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_load_si128, _mm_loadu_si128, _mm_movemask_epi8};
+    match b.get(i..i + GUESS_BYTES) {
+        // SAFETY: SSE2 is part of the x86-64 baseline; the unaligned loads read the 32 bytes of
+        // `w`, the aligned ones the 32 bytes of `g.text` (`Guess` is 16-byte aligned and starts
+        // with it).
+        Some(w) => unsafe {
+            let t = g.text.as_ptr();
+            let lo = _mm_cmpeq_epi8(_mm_loadu_si128(w.as_ptr().cast()), _mm_load_si128(t.cast()));
+            let hi = _mm_cmpeq_epi8(
+                _mm_loadu_si128(w.as_ptr().add(16).cast()),
+                _mm_load_si128(t.add(16).cast()),
+            );
+            let eq = _mm_movemask_epi8(lo) as u32 | (_mm_movemask_epi8(hi) as u32) << 16;
+            g.want != 0 && eq & g.want == g.want
+        },
+        None => g.want != 0 && b.get(i..i + g.len as usize) == Some(&g.text[..g.len as usize]),
+    }
+}
+
+/// The portable [`starts_with`].
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn starts_with(b: &[u8], i: usize, g: &Guess) -> bool {
+    g.want != 0 && b.get(i..i + g.len as usize) == Some(&g.text[..g.len as usize])
 }
 
 struct Scanner<'a, 's> {
@@ -156,7 +213,7 @@ struct Scanner<'a, 's> {
     out: &'s mut [Option<(u32, u32)>],
     /// The slots written to `out`.
     written: &'s mut Vec<u32>,
-    guesses: &'s mut [(u64, u64, u32, u32)],
+    guesses: &'s mut [Guess],
 }
 
 /// Runs the scanner over `line`; see [`PathSet::extract`] for the contract.
@@ -573,71 +630,95 @@ impl Scanner<'_, '_> {
 
     /// Reads the object whose `{` is just before `i`, at trie node `node`, `depth` levels
     /// down. Returns the index after its `}`.
-    fn object(&mut self, set: &PathSet, node: usize, i: usize, depth: u32) -> Pos {
+    fn object(&mut self, set: &PathSet, node: usize, mut i: usize, depth: u32) -> Pos {
         let n = &set.nodes[node];
-        let mut i = self.ws(i);
-        if self.at(i) == b'}' {
-            return Ok(i + 1);
-        }
-        let mut guess = n.inner * PREDICTED_MEMBERS;
-        let guesses_end = guess + PREDICTED_MEMBERS;
+        let first = n.inner * PREDICTED_MEMBERS;
+        let mut k = first;
         loop {
-            if self.at(i) != b'"' {
-                return Err(self.stop(i, "key must be a string", "EOF while parsing an object"));
-            }
-            let start = i + 1;
-            let (after, escaped) = self.string(start)?;
-            let end = after - 1;
-            let child = if escaped {
-                guess += 1;
-                // A key with a lone surrogate is not UTF-8: it names no path.
-                if self.unescape(start, end) {
-                    n.child(self.key, head8(self.key))
-                } else {
-                    None
-                }
-            } else if n.table.is_empty() {
-                guess += 1;
-                None
+            // `i` is just after the `{` or after a member's value.
+            let guess = if k < first + PREDICTED_MEMBERS {
+                self.guesses.get(k).filter(|g| starts_with(self.b, i, g))
             } else {
-                let head = head8_at(self.b, start, end);
-                let len = end - start;
-                if guess < guesses_end && len <= 16 {
-                    let tail = tail8(&self.b[start..end]);
-                    let g = &mut self.guesses[guess];
-                    guess += 1;
-                    if g.0 == head && g.1 == tail && g.2 as usize == len + 1 {
-                        g.3.checked_sub(1).map(|c| c as usize)
-                    } else {
-                        let c = n.child(&self.b[start..end], head);
-                        *g = (head, tail, len as u32 + 1, c.map_or(0, |c| c as u32 + 1));
-                        c
-                    }
-                } else {
-                    guess += 1;
-                    n.child(&self.b[start..end], head)
-                }
+                None
             };
-            let c;
-            (i, c) = self.next_byte(after);
-            if c != b':' {
-                return Err(self.stop(i, "expected `:`", "EOF while parsing an object"));
-            }
-            i = self.ws(i + 1);
+            let (child, at) = match guess {
+                Some(g) => (
+                    g.child.checked_sub(1).map(|c| c as usize),
+                    self.ws(i + g.len as usize),
+                ),
+                None => match self.member_head(n, i, k, first)? {
+                    Head::Member(child, at) => (child, at),
+                    Head::Closed(end) => return Ok(end),
+                },
+            };
+            k += 1;
             i = match child {
-                None => self.skip_value(i)?,
-                Some(c) => self.member(set, c, i, depth)?,
+                None => self.skip_value(at)?,
+                Some(c) => self.member(set, c, at, depth)?,
             };
+        }
+    }
+
+    /// In the object at trie node `n`, just after its `{` (when `k` is `first`) or after its
+    /// member `k - first - 1`'s value: reads the separator, the key and the colon, and learns
+    /// the [`Guess`] of member `k - first` (its place in the guesses is `k`).
+    #[inline(never)]
+    fn member_head(&mut self, n: &Node, from: usize, k: usize, first: usize) -> Result<Head, Stop> {
+        let mut i;
+        if k == first {
+            i = self.ws(from);
+            if self.at(i) == b'}' {
+                return Ok(Head::Closed(i + 1));
+            }
+        } else {
             let c;
-            (i, c) = self.next_byte(i);
+            (i, c) = self.next_byte(from);
             match c {
                 b',' => i = self.ws(i + 1),
-                b'}' => return Ok(i + 1),
+                b'}' => return Ok(Head::Closed(i + 1)),
                 _ => {
                     return Err(self.stop(i, "expected `,` or `}`", "EOF while parsing an object"));
                 }
             }
         }
+        if self.at(i) != b'"' {
+            return Err(self.stop(i, "key must be a string", "EOF while parsing an object"));
+        }
+        let start = i + 1;
+        let (after, escaped) = self.string(start)?;
+        let end = after - 1;
+        let child = if escaped {
+            // A key with a lone surrogate is not UTF-8: it names no path.
+            if self.unescape(start, end) {
+                n.child(self.key, head8(self.key))
+            } else {
+                None
+            }
+        } else if n.table.is_empty() {
+            None
+        } else {
+            n.child(&self.b[start..end], head8_at(self.b, start, end))
+        };
+        let c;
+        (i, c) = self.next_byte(after);
+        if c != b':' {
+            return Err(self.stop(i, "expected `:`", "EOF while parsing an object"));
+        }
+        i = self.ws(i + 1);
+        if k < first + PREDICTED_MEMBERS {
+            let text = &self.b[from..i];
+            if let Some(g) = self.guesses.get_mut(k) {
+                g.want = 0;
+                if !escaped && text.len() <= GUESS_BYTES && text.is_ascii() {
+                    g.text = [0; GUESS_BYTES];
+                    g.text[..text.len()].copy_from_slice(text);
+                    g.len = text.len() as u32;
+                    g.want = ((1u64 << text.len()) - 1) as u32;
+                    g.child = child.map_or(0, |c| c as u32 + 1);
+                }
+            }
+        }
+        Ok(Head::Member(child, i))
     }
 
     /// Reads the value at `i` of a member whose key is trie node `c`, recording its span when

@@ -255,13 +255,19 @@ fn mutate(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
     l
 }
 
+/// The lines mutations start from: objects (not the inner lines of pretty-printed documents),
+/// not the biggest ones.
+fn mutation_corpus() -> Vec<Vec<u8>> {
+    let mut corpus = testdata_lines();
+    corpus.extend(generated_lines(50));
+    corpus.retain(|l| l.len() < 20_000 && l.trim_ascii_start().starts_with(b"{"));
+    corpus
+}
+
 #[test]
 fn same_results_on_random_mutations() {
     let paths = auto_paths();
-    let mut corpus = testdata_lines();
-    corpus.extend(generated_lines(50));
-    // Objects (not the inner lines of pretty-printed documents), not the biggest ones.
-    corpus.retain(|l| l.len() < 20_000 && l.trim_ascii_start().starts_with(b"{"));
+    let corpus = mutation_corpus();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut counts = [0usize; 3];
     for i in 0..20_000 {
@@ -270,6 +276,23 @@ fn same_results_on_random_mutations() {
         counts[same(&paths, &m, &format!("mutation {i}")) as usize] += 1;
     }
     // Both valid and invalid results were exercised.
+    assert!(counts[0] > 2_000 && counts[2] > 2_000, "{counts:?}");
+}
+
+/// The scanner guesses each member's separator and key from the line before: a mutation read
+/// right after the line it came from meets those guesses at every place, the mutated one too.
+#[test]
+fn same_results_on_mutations_read_right_after_their_line() {
+    let paths = auto_paths();
+    let corpus = mutation_corpus();
+    let mut rng = Rng(0x5EED_0F6E_55AA);
+    let mut counts = [0usize; 3];
+    for i in 0..20_000 {
+        let line = &corpus[rng.below(corpus.len())];
+        same(&paths, line, &format!("line before mutation {i}"));
+        let m = mutate(&mut rng, line);
+        counts[same(&paths, &m, &format!("mutation {i} after its line")) as usize] += 1;
+    }
     assert!(counts[0] > 2_000 && counts[2] > 2_000, "{counts:?}");
 }
 
@@ -298,6 +321,8 @@ fn value(rng: &mut Rng, out: &mut Vec<u8>, depth: usize) {
         "arr",
         "y",
         "[0]",
+        "caf\u{e9}",
+        "caf\\u00e9",
     ];
     const SCALARS: &[&str] = &[
         "null",
@@ -425,8 +450,12 @@ fn invalid_utf8_anywhere_is_invalid() {
         &b"{\"skipped\":\"\xff\"}"[..],
         b"{\"usage\":{\"prompt_tokens\":1},\"k\":\"ok \xc3\"}",
         b"{\"\xc3\xa9\":1,\"x\":\"\xed\xa0\x80\"}",
+        b"{\"id\":1,\"caf\xff\":2}",
+        b"{\"usage\":{\"\xc3\":1}}",
     ] {
+        // Twice: the second time the scanner guesses the keys from the first.
         assert_eq!(same(&paths, line, "utf8"), Class::Invalid);
+        assert_eq!(same(&paths, line, "utf8, again"), Class::Invalid);
     }
     assert_eq!(
         same(&paths, "{\"caf\u{e9}\":\"\u{1F600}\"}".as_bytes(), "utf8"),
