@@ -369,7 +369,7 @@ fn short_parts(b: &[u8]) -> Option<ShortDecimal> {
     let int = m;
     let mut half = false;
     if let Some((&point, frac)) = b[int_digits..].split_first() {
-        if point != b'.' || read_digits(frac, &mut m) != frac.len() {
+        if point != b'.' || read_digits_from(b, int_digits + 1, &mut m) != b.len() {
             return None;
         }
         half = frac.first().is_some_and(|&c| c >= b'5');
@@ -389,9 +389,41 @@ fn short_parts(b: &[u8]) -> Option<ShortDecimal> {
 
 /// Reads the ASCII digits at the start of `b` into `m` (`m = m * 10 + digit` for each);
 /// returns how many it read. The caller bounds their number so that `m` cannot overflow.
+/// Eight bytes at a time: their run of digits is found and read as one word.
 #[inline]
 fn read_digits(b: &[u8], m: &mut u64) -> usize {
-    let mut i = 0;
+    read_digits_from(b, 0, m)
+}
+
+/// [`read_digits`] from `b[start..]`; returns the index after the digits.
+#[inline]
+fn read_digits_from(b: &[u8], start: usize, m: &mut u64) -> usize {
+    const ONES: u64 = u64::MAX / 255;
+    let mut i = start;
+    loop {
+        let w = match b.get(i..i + 8) {
+            Some(chunk) => u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])),
+            // Fewer than 8 bytes left: the slice's last word, shifted so that zeros (no
+            // digits) follow them.
+            None if i < b.len() && b.len() >= 8 => {
+                let last = u64::from_le_bytes(b[b.len() - 8..].try_into().unwrap_or([0; 8]));
+                last >> (8 * (8 - (b.len() - i)))
+            }
+            None => break,
+        };
+        // High bit of a byte set when it is below '0' or above '9' (exact for the first one).
+        let stop = (w.wrapping_sub(ONES * 0x30) | w.wrapping_add(ONES * 0x46)) & (ONES << 7);
+        let n = (stop.trailing_zeros() / 8) as usize;
+        if n == 0 {
+            return i;
+        }
+        // The n digits moved to the word's top, zeros (`& 0x0F`) below them as leading zeros.
+        *m = *m * POW10[n] + eight_digits(w << (64 - 8 * n));
+        i += n;
+        if n < 8 {
+            return i;
+        }
+    }
     while let Some(&c) = b.get(i) {
         let d = c.wrapping_sub(b'0');
         if d > 9 {
@@ -403,19 +435,30 @@ fn read_digits(b: &[u8], m: &mut u64) -> usize {
     i
 }
 
+/// The value of eight ASCII digits read as a little-endian word (the first digit in the low
+/// byte); a zero byte counts as a `0`.
+#[inline(always)]
+fn eight_digits(w: u64) -> u64 {
+    let w = ((w & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561)) >> 8;
+    let w = ((w & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601)) >> 16;
+    ((w & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001)) >> 32
+}
+
+/// Powers of ten, `10^0` to `10^18`.
+const POW10: [u64; 19] = {
+    let mut p = [1u64; 19];
+    let mut i = 1;
+    while i < 19 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+
 impl ShortDecimal {
     /// `value * 10^scale`, rounded half away from zero; `None` beyond `i64`.
     #[inline]
     fn scaled(self, scale: i32) -> Option<i64> {
-        const POW10: [u64; 19] = {
-            let mut p = [1u64; 19];
-            let mut i = 1;
-            while i < 19 {
-                p[i] = p[i - 1] * 10;
-                i += 1;
-            }
-            p
-        };
         let (m, e) = (self.m, scale - self.frac_digits);
         let v = if m == 0 {
             0
@@ -1064,7 +1107,7 @@ mod short_path_tests {
         assert_eq!(decimal_scaled_short(b"1e3", 0), None);
         // A byte just outside the digits ends them, wherever it is.
         for pos in 0..16 {
-            for bad in [b'/', b':', b' ', b'\x7f', b'e'] {
+            for bad in [b'/', b':', b' ', b'\x7f', b'e', 0x80, 0xb9, 0xba, 0xff, 0] {
                 let mut s = b"1234567890123456".to_vec();
                 s[pos] = bad;
                 let mut m = 0;
@@ -1078,6 +1121,32 @@ mod short_path_tests {
             decimal_scaled(b"1795964927.0283072", 9),
             Some(1_795_964_927_028_307_200)
         );
+    }
+
+    /// Runs of digits read eight bytes at a time, of every length up to 19, ending anywhere
+    /// (or not at all), against the digits read one by one.
+    #[test]
+    fn digits_are_read_as_one_by_one() {
+        // Every length up to 19, a run of digits ending anywhere (or not at all).
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        for len in 0..=19 {
+            for run in 0..=len {
+                for _ in 0..20 {
+                    let mut s: Vec<u8> = (0..len)
+                        .map(|_| b'0' + (crate::number::xorshift(&mut x) % 10) as u8)
+                        .collect();
+                    if run < len {
+                        s[run] = [b'.', b'e', b'/', b':', 0, 0xff][(x % 6) as usize];
+                    }
+                    let mut m = 0;
+                    assert_eq!(read_digits(&s, &mut m), run, "{s:?}");
+                    let want = s[..run]
+                        .iter()
+                        .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+                    assert_eq!(m, want, "{s:?}");
+                }
+            }
+        }
     }
 }
 

@@ -12,7 +12,9 @@
 //! at once for `"`, `\` and control bytes with SSE2 on x86-64 (which every x86-64 CPU has), 8
 //! bytes with the same test serde_json uses (SWAR) elsewhere. Runs of digits are skipped 8 at a
 //! time. The text from one value to the next (`, "key": `) is compared, 32 bytes at once, with the
-//! text the line before had at that place ([`Guess`]); a key that differs is found by hash.
+//! text the line before had at that place ([`Guess`]); a key that differs is found by hash. A
+//! container skipped at a member is compared with the texts between the scalars of the one
+//! skipped there before ([`Layout`]), and only its scalars are read when they all match.
 //! UTF-8 is validated once per line with `std::str::from_utf8`, and only when a string held a
 //! byte above 0x7F: outside strings the grammar admits ASCII only. Positions travel as plain
 //! `usize` return values and errors as a zero-sized marker (the details are kept aside), so the
@@ -148,13 +150,48 @@ pub(super) struct Guess {
     child: u32,
 }
 
-/// Guesses of the members of a line from the line before ([`Guess`]), for one [`PathSet`]
-/// shape.
+/// The most pieces a [`Layout`] holds.
+const LAYOUT_PIECES: usize = 24;
+
+/// The layout of a skipped object or array, from the line before: the texts between its
+/// scalars (`[{"role": `, `, "content": `, `}, {"role": `, ..., `}]`), each as a [`Guess`].
+/// A container that has each of these texts in turn, with a valid scalar (string, number,
+/// literal) between each two, has the grammar the one learnt had, and is skipped without
+/// walking its structure.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Layout {
+    pieces: Vec<Guess>,
+    /// Whether the last two containers read at this place had the same pieces: only then is
+    /// the next one compared with them.
+    steady: bool,
+}
+
+impl Guess {
+    /// The guess of `text` (at most [`GUESS_BYTES`] long), naming `child`.
+    #[inline]
+    fn learn(text: &[u8], child: Option<usize>) -> Guess {
+        let mut g = Guess {
+            len: text.len() as u32,
+            want: ((1u64 << text.len()) - 1) as u32,
+            child: child.map_or(0, |c| c as u32 + 1),
+            ..Guess::default()
+        };
+        g.text[..text.len()].copy_from_slice(text);
+        g
+    }
+}
+
+/// Guesses of the members of a line from the line before ([`Guess`], [`Layout`]), for one
+/// [`PathSet`] shape.
 #[derive(Debug, Default, Clone)]
 pub(super) struct Predictions {
     shape: u64,
     /// `PREDICTED_MEMBERS` guesses per trie node with children.
     guesses: Vec<Guess>,
+    /// The layouts of the containers skipped at the same places (reused).
+    layouts: Vec<Layout>,
+    /// The pieces of the container being learnt (reused).
+    learning: Vec<Guess>,
 }
 
 impl Predictions {
@@ -166,6 +203,9 @@ impl Predictions {
             self.guesses.clear();
             self.guesses
                 .resize(set.inner * PREDICTED_MEMBERS, Guess::default());
+            self.layouts.clear();
+            self.layouts
+                .resize(set.inner * PREDICTED_MEMBERS, Layout::default());
         }
     }
 }
@@ -214,6 +254,12 @@ struct Scanner<'a, 's> {
     /// The slots written to `out`.
     written: &'s mut Vec<u32>,
     guesses: &'s mut [Guess],
+    layouts: &'s mut [Layout],
+    /// The pieces of the container being learnt, while they fit a [`Layout`].
+    learning: &'s mut Vec<Guess>,
+    learnable: bool,
+    /// Where the piece being learnt starts.
+    piece_from: usize,
 }
 
 /// Runs the scanner over `line`; see [`PathSet::extract`] for the contract.
@@ -235,6 +281,10 @@ pub(super) fn extract(
         out,
         written,
         guesses: &mut predictions.guesses,
+        layouts: &mut predictions.layouts,
+        learning: &mut predictions.learning,
+        learnable: false,
+        piece_from: 0,
     };
     let i = s.ws(0);
     if line.get(i) != Some(&b'{') {
@@ -524,15 +574,16 @@ impl Scanner<'_, '_> {
                 if self.at(j) == close {
                     return Ok(j + 1);
                 }
-                self.skip_container(i)
+                self.skip_container::<false>(i)
             }
         }
     }
 
     /// Skips an object or array of any depth. Open containers are a bit stack (1 = object):
-    /// 128 levels in a register, deeper ones spilled to a reused vector.
+    /// 128 levels in a register, deeper ones spilled to a reused vector. `LEARN`: also learns
+    /// the pieces of its [`Layout`] but the last ([`Scanner::piece`]).
     #[inline(never)]
-    fn skip_container(&mut self, mut i: usize) -> Pos {
+    fn skip_container<const LEARN: bool>(&mut self, mut i: usize) -> Pos {
         let mut stack: u128 = 0;
         let mut depth: u32 = 0;
         self.spill.clear();
@@ -558,10 +609,15 @@ impl Scanner<'_, '_> {
                 if stack & 1 == 1 {
                     i = self.key_colon(i)?;
                 }
+                let at = i;
                 i = match self.scalar(i) {
                     Some(r) => r?,
                     None => continue 'open,
                 };
+                if LEARN {
+                    self.piece(at);
+                    self.piece_from = i;
+                }
                 match self.after_value(i, &mut stack, &mut depth)? {
                     (i, true) => return Ok(i),
                     (next, false) => i = next,
@@ -653,6 +709,7 @@ impl Scanner<'_, '_> {
             };
             k += 1;
             i = match child {
+                None if k <= first + PREDICTED_MEMBERS => self.skip_member(k - 1, at)?,
                 None => self.skip_value(at)?,
                 Some(c) => self.member(set, c, at, depth)?,
             };
@@ -708,17 +765,105 @@ impl Scanner<'_, '_> {
         if k < first + PREDICTED_MEMBERS {
             let text = &self.b[from..i];
             if let Some(g) = self.guesses.get_mut(k) {
-                g.want = 0;
-                if !escaped && text.len() <= GUESS_BYTES && text.is_ascii() {
-                    g.text = [0; GUESS_BYTES];
-                    g.text[..text.len()].copy_from_slice(text);
-                    g.len = text.len() as u32;
-                    g.want = ((1u64 << text.len()) - 1) as u32;
-                    g.child = child.map_or(0, |c| c as u32 + 1);
-                }
+                *g = if !escaped && text.len() <= GUESS_BYTES && text.is_ascii() {
+                    Guess::learn(text, child)
+                } else {
+                    Guess::default()
+                };
             }
         }
         Ok(Head::Member(child, i))
+    }
+
+    /// Skips the value at `i` of the member whose guesses are at `k`: a container by its
+    /// [`Layout`] when it has the one learnt there, else walked (and its layout learnt).
+    #[inline(always)]
+    fn skip_member(&mut self, k: usize, i: usize) -> Pos {
+        let close = match self.at(i) {
+            b'{' => b'}',
+            b'[' => b']',
+            _ => return self.skip_value(i),
+        };
+        let j = self.ws(i + 1);
+        if self.at(j) == close {
+            return Ok(j + 1);
+        }
+        if let Some(end) = self.skip_by_layout(k, i) {
+            return Ok(end);
+        }
+        self.skip_learning(k, i)
+    }
+
+    /// Skips the container at `i` by the [`Layout`] at `k`: its index after the container, or
+    /// `None` when the container does not have that layout (or the layout is not steady).
+    #[inline(never)]
+    fn skip_by_layout(&mut self, k: usize, i: usize) -> Option<usize> {
+        let layout = self.layouts.get(k)?;
+        if !layout.steady {
+            return None;
+        }
+        let n = layout.pieces.len();
+        let mut at = i;
+        for p in 0..n {
+            let g = &self.layouts[k].pieces[p];
+            if !starts_with(self.b, at, g) {
+                return None;
+            }
+            at += g.len as usize;
+            if p + 1 == n {
+                return Some(at);
+            }
+            at = match self.scalar(at) {
+                Some(Ok(end)) => end,
+                _ => return None,
+            };
+        }
+        None
+    }
+
+    /// Skips the container at `i` (its grammar checked), learning its [`Layout`] at `k`.
+    #[cold]
+    #[inline(never)]
+    fn skip_learning(&mut self, k: usize, i: usize) -> Pos {
+        self.learning.clear();
+        self.learnable = true;
+        self.piece_from = i;
+        let end = self.skip_container::<true>(i)?;
+        self.piece(end);
+        if let Some(layout) = self.layouts.get_mut(k) {
+            let learnt = self.learnable && !self.learning.is_empty();
+            let same = learnt
+                && layout.pieces.len() == self.learning.len()
+                && layout
+                    .pieces
+                    .iter()
+                    .zip(self.learning.iter())
+                    .all(|(a, b)| a.want == b.want && a.text == b.text);
+            if !same {
+                layout.pieces.clear();
+                if learnt {
+                    layout.pieces.extend_from_slice(self.learning);
+                }
+            }
+            layout.steady = same;
+        }
+        Ok(end)
+    }
+
+    /// Learns the text from [`Scanner::piece_from`] to `to` as the next piece of a
+    /// [`Layout`]; a text longer than a [`Guess`] holds, or not ASCII, or a piece past
+    /// [`LAYOUT_PIECES`], and the container has no layout.
+    #[inline(always)]
+    fn piece(&mut self, to: usize) {
+        if !self.learnable {
+            return;
+        }
+        let text = &self.b[self.piece_from..to];
+        if text.len() > GUESS_BYTES || !text.is_ascii() || self.learning.len() == LAYOUT_PIECES {
+            self.learnable = false;
+            return;
+        }
+        self.learning.push(Guess::learn(text, None));
     }
 
     /// Reads the value at `i` of a member whose key is trie node `c`, recording its span when
@@ -813,7 +958,7 @@ impl Scanner<'_, '_> {
             }
             b'{' => self.object(set, c, i + 1, depth + 1),
             b'[' if !set.nodes[c].elements.is_empty() => self.array(set, c, i),
-            b'[' => self.skip_container(i),
+            b'[' => self.skip_container::<false>(i),
             _ => self.skip_value(i),
         }
     }

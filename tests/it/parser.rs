@@ -279,8 +279,9 @@ fn same_results_on_random_mutations() {
     assert!(counts[0] > 2_000 && counts[2] > 2_000, "{counts:?}");
 }
 
-/// The scanner guesses each member's separator and key from the line before: a mutation read
-/// right after the line it came from meets those guesses at every place, the mutated one too.
+/// The scanner guesses each member's separator and key from the line before, and the layout
+/// of a skipped container from the two lines before: a mutation read right after the line it
+/// came from (read twice) meets those guesses at every place, the mutated one too.
 #[test]
 fn same_results_on_mutations_read_right_after_their_line() {
     let paths = auto_paths();
@@ -290,6 +291,7 @@ fn same_results_on_mutations_read_right_after_their_line() {
     for i in 0..20_000 {
         let line = &corpus[rng.below(corpus.len())];
         same(&paths, line, &format!("line before mutation {i}"));
+        same(&paths, line, &format!("line before mutation {i}, again"));
         let m = mutate(&mut rng, line);
         counts[same(&paths, &m, &format!("mutation {i} after its line")) as usize] += 1;
     }
