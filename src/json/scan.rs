@@ -150,8 +150,15 @@ pub(super) struct Guess {
     child: u32,
 }
 
-/// The most pieces a [`Layout`] holds.
-const LAYOUT_PIECES: usize = 24;
+/// The most pieces a [`Layout`] holds (a text longer than a [`Guess`] holds takes several).
+const LAYOUT_PIECES: usize = 64;
+
+/// In a [`Layout`], the [`Guess::child`] of a piece the next one continues (no scalar between
+/// them).
+const CONTINUED: u32 = 1;
+
+/// How many containers a [`Layout`] walks without learning after one it could not learn.
+const LAYOUT_REST: u8 = 15;
 
 /// The layout of a skipped object or array, from the line before: the texts between its
 /// scalars (`[{"role": `, `, "content": `, `}, {"role": `, ..., `}]`), each as a [`Guess`].
@@ -164,6 +171,8 @@ pub(super) struct Layout {
     /// Whether the last two containers read at this place had the same pieces: only then is
     /// the next one compared with them.
     steady: bool,
+    /// Containers still to walk without learning, after one that had no layout.
+    rest: u8,
 }
 
 impl Guess {
@@ -188,7 +197,8 @@ pub(super) struct Predictions {
     shape: u64,
     /// `PREDICTED_MEMBERS` guesses per trie node with children.
     guesses: Vec<Guess>,
-    /// The layouts of the containers skipped at the same places (reused).
+    /// The layouts of the containers skipped at the same places (reused): as many as the
+    /// guesses, then one per trie node with children (an array read whole).
     layouts: Vec<Layout>,
     /// The pieces of the container being learnt (reused).
     learning: Vec<Guess>,
@@ -205,7 +215,7 @@ impl Predictions {
                 .resize(set.inner * PREDICTED_MEMBERS, Guess::default());
             self.layouts.clear();
             self.layouts
-                .resize(set.inner * PREDICTED_MEMBERS, Layout::default());
+                .resize(set.inner * (PREDICTED_MEMBERS + 1), Layout::default());
         }
     }
 }
@@ -711,7 +721,9 @@ impl Scanner<'_, '_> {
             i = match child {
                 None if k <= first + PREDICTED_MEMBERS => self.skip_member(k - 1, at)?,
                 None => self.skip_value(at)?,
-                Some(c) => self.member(set, c, at, depth)?,
+                Some(c) => {
+                    self.member(set, c, at, depth, k - 1 - first < PREDICTED_MEMBERS, k - 1)?
+                }
             };
         }
     }
@@ -791,6 +803,12 @@ impl Scanner<'_, '_> {
         if let Some(end) = self.skip_by_layout(k, i) {
             return Ok(end);
         }
+        if let Some(layout) = self.layouts.get_mut(k)
+            && layout.rest > 0
+        {
+            layout.rest -= 1;
+            return self.skip_container::<false>(i);
+        }
         self.skip_learning(k, i)
     }
 
@@ -812,6 +830,9 @@ impl Scanner<'_, '_> {
             at += g.len as usize;
             if p + 1 == n {
                 return Some(at);
+            }
+            if g.child == CONTINUED {
+                continue;
             }
             at = match self.scalar(at) {
                 Some(Ok(end)) => end,
@@ -838,7 +859,7 @@ impl Scanner<'_, '_> {
                     .pieces
                     .iter()
                     .zip(self.learning.iter())
-                    .all(|(a, b)| a.want == b.want && a.text == b.text);
+                    .all(|(a, b)| a.want == b.want && a.text == b.text && a.child == b.child);
             if !same {
                 layout.pieces.clear();
                 if learnt {
@@ -846,33 +867,59 @@ impl Scanner<'_, '_> {
                 }
             }
             layout.steady = same;
+            layout.rest = if learnt { 0 } else { LAYOUT_REST };
         }
         Ok(end)
     }
 
     /// Learns the text from [`Scanner::piece_from`] to `to` as the next piece of a
-    /// [`Layout`]; a text longer than a [`Guess`] holds, or not ASCII, or a piece past
-    /// [`LAYOUT_PIECES`], and the container has no layout.
+    /// [`Layout`] (a longer text than a [`Guess`] holds as several, each but the last
+    /// [`CONTINUED`]); a text not ASCII, or past [`LAYOUT_PIECES`], and the container has no
+    /// layout.
     #[inline(always)]
     fn piece(&mut self, to: usize) {
         if !self.learnable {
             return;
         }
         let text = &self.b[self.piece_from..to];
-        if text.len() > GUESS_BYTES || !text.is_ascii() || self.learning.len() == LAYOUT_PIECES {
+        if self.learning.len() + text.len().div_ceil(GUESS_BYTES) > LAYOUT_PIECES
+            || !text.is_ascii()
+        {
             self.learnable = false;
             return;
         }
-        self.learning.push(Guess::learn(text, None));
+        let mut parts = text.chunks(GUESS_BYTES).peekable();
+        while let Some(part) = parts.next() {
+            let mut g = Guess::learn(part, None);
+            if parts.peek().is_some() {
+                g.child = CONTINUED;
+            }
+            self.learning.push(g);
+        }
     }
 
     /// Reads the value at `i` of a member whose key is trie node `c`, recording its span when
-    /// the node has a slot. Returns the index after the value.
+    /// the node has a slot. Returns the index after the value. `guessed`: the member's guesses
+    /// are at `k`.
     #[inline(always)]
-    fn member(&mut self, set: &PathSet, c: usize, start: usize, depth: u32) -> Pos {
+    fn member(
+        &mut self,
+        set: &PathSet,
+        c: usize,
+        start: usize,
+        depth: u32,
+        guessed: bool,
+        k: usize,
+    ) -> Pos {
         let cn = &set.nodes[c];
         let end = if cn.children.is_empty() {
-            self.skip_value(start)?
+            // A leaf's value: a container is skipped by its layout (the one at `k`, when the
+            // member has a guess).
+            if guessed {
+                self.skip_member(k, start)?
+            } else {
+                self.skip_value(start)?
+            }
         } else if cn.slot.is_some() {
             // A value of its own and children: the reference keeps the raw text, then reads
             // the children out of it with a deserializer of its own (whose nesting count
@@ -911,9 +958,11 @@ impl Scanner<'_, '_> {
             return Ok(i + 1);
         }
         let mut index: i64 = 0;
+        // The elements are skipped by one layout, each compared with the one before.
+        let whole = set.inner * PREDICTED_MEMBERS + n.inner;
         let (start, end) = loop {
             let start = i;
-            let end = self.skip_value(start)?;
+            let end = self.skip_member(whole, start)?;
             for &(want, c) in &n.elements {
                 if want == index {
                     self.element(set, c, start, end)?;
@@ -958,7 +1007,10 @@ impl Scanner<'_, '_> {
             }
             b'{' => self.object(set, c, i + 1, depth + 1),
             b'[' if !set.nodes[c].elements.is_empty() => self.array(set, c, i),
-            b'[' => self.skip_container::<false>(i),
+            b'[' => {
+                let whole = set.inner * PREDICTED_MEMBERS + set.nodes[c].inner;
+                self.skip_member(whole, i)
+            }
             _ => self.skip_value(i),
         }
     }
