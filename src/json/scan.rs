@@ -699,15 +699,15 @@ impl Scanner<'_, '_> {
     fn object(&mut self, set: &PathSet, node: usize, mut i: usize, depth: u32) -> Pos {
         let n = &set.nodes[node];
         let first = n.inner * PREDICTED_MEMBERS;
-        let mut k = first;
+        let mut next = first;
         loop {
-            // `i` is just after the `{` or after a member's value.
-            let guess = if k < first + PREDICTED_MEMBERS {
-                self.guesses.get(k).filter(|g| starts_with(self.b, i, g))
-            } else {
-                None
-            };
-            let (child, at) = match guess {
+            // `i` is just after the `{` or after a member's value. This member's guesses are
+            // at `k` when it is one of the first `PREDICTED_MEMBERS`.
+            let k = next;
+            next += 1;
+            let guessed = (k < first + PREDICTED_MEMBERS).then_some(k);
+            let guess = guessed.and_then(|k| self.guesses.get(k));
+            let (child, at) = match guess.filter(|g| starts_with(self.b, i, g)) {
                 Some(g) => (
                     g.child.checked_sub(1).map(|c| c as usize),
                     self.ws(i + g.len as usize),
@@ -717,13 +717,10 @@ impl Scanner<'_, '_> {
                     Head::Closed(end) => return Ok(end),
                 },
             };
-            k += 1;
-            i = match child {
-                None if k <= first + PREDICTED_MEMBERS => self.skip_member(k - 1, at)?,
-                None => self.skip_value(at)?,
-                Some(c) => {
-                    self.member(set, c, at, depth, k - 1 - first < PREDICTED_MEMBERS, k - 1)?
-                }
+            i = match (child, guessed) {
+                (None, Some(k)) => self.skip_member(k, at)?,
+                (None, None) => self.skip_value(at)?,
+                (Some(c), _) => self.member(set, c, at, depth, guessed)?,
             };
         }
     }
@@ -899,8 +896,8 @@ impl Scanner<'_, '_> {
     }
 
     /// Reads the value at `i` of a member whose key is trie node `c`, recording its span when
-    /// the node has a slot. Returns the index after the value. `guessed`: the member's guesses
-    /// are at `k`.
+    /// the node has a slot. Returns the index after the value. `guessed`: where the member's
+    /// guesses (and the layout of a container it holds) are, when it has them.
     #[inline(always)]
     fn member(
         &mut self,
@@ -908,17 +905,14 @@ impl Scanner<'_, '_> {
         c: usize,
         start: usize,
         depth: u32,
-        guessed: bool,
-        k: usize,
+        guessed: Option<usize>,
     ) -> Pos {
         let cn = &set.nodes[c];
         let end = if cn.children.is_empty() {
-            // A leaf's value: a container is skipped by its layout (the one at `k`, when the
-            // member has a guess).
-            if guessed {
-                self.skip_member(k, start)?
-            } else {
-                self.skip_value(start)?
+            // A leaf's value: a container is skipped by its layout, when the member has one.
+            match guessed {
+                Some(k) => self.skip_member(k, start)?,
+                None => self.skip_value(start)?,
             }
         } else if cn.slot.is_some() {
             // A value of its own and children: the reference keeps the raw text, then reads
