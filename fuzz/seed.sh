@@ -10,7 +10,7 @@ testdata=../testdata
 files=$(find "$testdata" -name '*.jsonl' -not -path '*/lab/*' -not -path '*/realdata/*' | sort)
 lab=$(find "$testdata/lab" "$testdata/realdata" -name '*.jsonl' | sort)
 mkdir -p corpus/lines_and_formats corpus/enrich_splice corpus/units corpus/document_detection \
-    corpus/instants corpus/inferred corpus/document_walker
+    corpus/instants corpus/inferred corpus/document_walker corpus/scanner_guesses
 n=0
 seed() { # TARGET HEADER-BYTES (printf format) [NAME-SUFFIX] < data
     local f="corpus/$1/seed-$n${3-}"
@@ -33,7 +33,12 @@ for f in $files $lab; do
         printf '%s\n' "$line" | seed lines_and_formats '\x80\x00\x00'
         printf '%s\n' "$line" | seed enrich_splice '\x04'
         printf '%s\r\n' "$line" | seed enrich_splice '\x06' -crlf
+        # scanner_guesses: the line after itself, and after the line before it.
+        printf '%s\n%s' "$line" "$line" | seed scanner_guesses ''
+        [ -z "${before-}" ] || printf '%s\n%s' "$before" "$line" | seed scanner_guesses '' -pair
+        before=$line
     done < <(awk 'NR <= 20' "$f")
+    unset before
 done
 # The real captures are JSON documents (no .jsonl): the head of each array document (LLMPerf's
 # pretty-printed individual_responses.json), whose records are not lines.
@@ -64,12 +69,12 @@ done < <(
 # inferred: the first lines of each file together (a sample), and the head of each document.
 for f in $files $lab; do
     n=$((n + 1))
-    awk 'NR <= 20' "$f" | head -c 4000 >"corpus/inferred/seed-$n"
+    head -c 4000 "$f" | awk 'NR <= 20' >"corpus/inferred/seed-$n"
 done
 while IFS= read -r f; do
     n=$((n + 1))
     head -c 4000 "$f" | tr -d '\n' >"corpus/inferred/seed-$n-doc"
 done < <(find "$testdata" -name '*.json' | sort)
-for t in lines_and_formats enrich_splice units document_detection instants inferred document_walker; do
+for t in lines_and_formats enrich_splice units document_detection instants inferred document_walker scanner_guesses; do
     echo "$t: $(ls corpus/$t | wc -l) seeds"
 done
