@@ -160,11 +160,12 @@ const CONTINUED: u32 = 1;
 /// How many containers a [`Layout`] walks without learning after one it could not learn.
 const LAYOUT_REST: u8 = 15;
 
-/// The layout of a skipped object or array, from the line before: the texts between its
-/// scalars (`[{"role": `, `, "content": `, `}, {"role": `, ..., `}]`), each as a [`Guess`].
-/// A container that has each of these texts in turn, with a valid scalar (string, number,
-/// literal) between each two, has the grammar the one learnt had, and is skipped without
-/// walking its structure.
+/// The layout of a skipped object or array, from the containers skipped at the same place
+/// before: the texts between its scalars (`[{"role": `, `, "content": `, `}, {"role": `, ...,
+/// `}]`), each as a [`Guess`]. A container that has each of these texts in turn, with a valid
+/// scalar (string, number, literal) between each two, has the grammar the one learnt had, and
+/// is skipped without walking its structure. The places: a member with a guess, and an array
+/// at a trie node (its elements, each compared with the one before, when it names some).
 #[derive(Debug, Default, Clone)]
 pub(super) struct Layout {
     pieces: Vec<Guess>,
@@ -197,8 +198,8 @@ pub(super) struct Predictions {
     shape: u64,
     /// `PREDICTED_MEMBERS` guesses per trie node with children.
     guesses: Vec<Guess>,
-    /// The layouts of the containers skipped at the same places (reused): as many as the
-    /// guesses, then one per trie node with children (an array read whole).
+    /// The layouts of the containers skipped at the same places (reused): one per guess, then
+    /// one per trie node with children (an array there, or its elements).
     layouts: Vec<Layout>,
     /// The pieces of the container being learnt (reused).
     learning: Vec<Guess>,
