@@ -329,8 +329,53 @@ pub(crate) fn decode_count_bytes(raw: &[u8]) -> Option<u64> {
 fn decimal_scaled(text: &[u8], scale: i32) -> Option<i64> {
     match decimal_scaled_short(text, scale) {
         Some(v) => v,
-        None => decimal(text, scale).map(|(v, _)| v),
+        None => match long_fraction(text, scale) {
+            Some(v) => Some(v),
+            None => decimal(text, scale).map(|(v, _)| v),
+        },
     }
+}
+
+/// [`decimal_scaled`] of a plain decimal with more digits than the short case takes, when its
+/// integer part and the first `scale` digits of its fraction make at most 18 digits (OTLP's
+/// `doubleValue` seconds, `0.012590445233909576`, in ns): the digits past those only round,
+/// half away from zero, by the first of them; or of an integer of up to 19 digits whose scaled
+/// value fits an `i64`. `None` when the text is not such a number.
+fn long_fraction(b: &[u8], scale: i32) -> Option<i64> {
+    let scale = usize::try_from(scale).ok()?;
+    let (neg, start) = sign(b, 0);
+    // At most 19 digits read (they fit a u64); a longer run is not followed by the point.
+    let mut m = 0u64;
+    let int_end = read_digits_from(&b[..b.len().min(start + 19)], start, &mut m);
+    let int_digits = int_end - start;
+    if int_digits == 0 {
+        return None;
+    }
+    if int_end == b.len() {
+        // An integer of 19 digits (OTLP's `startTimeUnixNano`), scaled within a u64.
+        let v = m.checked_mul(*POW10.get(scale)?)?;
+        let v = i64::try_from(v).ok()?;
+        return Some(if neg { -v } else { v });
+    }
+    if int_digits + scale > 18 || b[int_end] != b'.' {
+        return None;
+    }
+    let frac = int_end + 1;
+    let kept = scale.min(b.len() - frac);
+    // The fraction's first `kept` digits, then zeros up to `scale` of them.
+    let mut f = 0u64;
+    if read_digits_from(&b[..frac + kept], frac, &mut f) != frac + kept {
+        return None;
+    }
+    // The rest of the fraction: digits only, at least one in all.
+    let rest = &b[frac + kept..];
+    if frac == b.len() || !rest.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let up = rest.first().is_some_and(|&c| c >= b'5');
+    let v = m * POW10[scale] + f * POW10[scale - kept] + u64::from(up);
+    let v = v as i64;
+    Some(if neg { -v } else { v })
 }
 
 /// [`decimal_scaled`] for the common case, in `u64` arithmetic: at most 18 digits, no
@@ -1121,6 +1166,50 @@ mod short_path_tests {
             decimal_scaled(b"1795964927.0283072", 9),
             Some(1_795_964_927_028_307_200)
         );
+    }
+
+    /// Long plain decimals (more than 18 digits) against the general path, in every scale.
+    #[test]
+    fn long_fractions_agree_with_the_general_path() {
+        let mut x = 0x00DD_BA11_5EED_u64;
+        for _ in 0..20_000 {
+            let mut r = || crate::number::xorshift(&mut x);
+            let mut s = String::new();
+            match r() % 4 {
+                0 => s.push('-'),
+                1 => s.push('+'),
+                _ => {}
+            }
+            for _ in 0..r() % 22 {
+                s.push((b'0' + (r() % 10) as u8) as char);
+            }
+            if r() % 8 != 0 {
+                s.push('.');
+            }
+            for _ in 0..r() % 24 {
+                s.push((b'0' + (r() % 10) as u8) as char);
+            }
+            if r() % 16 == 0 {
+                s.push(['e', 'x', ' ', '.'][(r() % 4) as usize]);
+            }
+            for scale in [0, 3, 6, 9] {
+                let general = decimal(s.as_bytes(), scale).map(|(v, _)| v);
+                if let Some(v) = long_fraction(s.as_bytes(), scale) {
+                    assert_eq!(Some(v), general, "{s:?} at scale {scale}");
+                }
+                assert_eq!(decimal_scaled(s.as_bytes(), scale), general, "{s:?}");
+            }
+        }
+        assert_eq!(long_fraction(b"0.012590445233909576", 9), Some(12_590_445));
+        assert_eq!(
+            long_fraction(b"-1.9699754267698404", 9),
+            Some(-1_969_975_427)
+        );
+        assert_eq!(
+            long_fraction(b"1787334732002580736", 0),
+            Some(1_787_334_732_002_580_736)
+        );
+        assert_eq!(long_fraction(b"9999999999999999999", 0), None);
     }
 
     /// Runs of digits read eight bytes at a time, of every length up to 19, ending anywhere
