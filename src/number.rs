@@ -140,6 +140,17 @@ fn needs_escape(b: &[u8]) -> bool {
     special(u64::from_le_bytes(last)) != 0
 }
 
+/// How many ASCII digits start the 8 bytes of `w` (read little-endian, so the first byte is
+/// the lowest): 8 when all of them are digits.
+#[inline(always)]
+pub(crate) fn leading_digits(w: u64) -> usize {
+    const ONES: u64 = u64::MAX / 255;
+    // High bit of a byte set when it is below '0' or above '9' (exact for the first such byte:
+    // a borrow or carry only reaches the bytes after it).
+    let stop = (w.wrapping_sub(ONES * 0x30) | w.wrapping_add(ONES * 0x46)) & (ONES << 7);
+    (stop.trailing_zeros() / 8) as usize
+}
+
 /// xorshift64: a reproducible stream of words for tests (`x` is the state, never 0).
 #[cfg(test)]
 pub(crate) fn xorshift(x: &mut u64) -> u64 {

@@ -443,7 +443,6 @@ fn read_digits(b: &[u8], m: &mut u64) -> usize {
 /// [`read_digits`] from `b[start..]`; returns the index after the digits.
 #[inline]
 fn read_digits_from(b: &[u8], start: usize, m: &mut u64) -> usize {
-    const ONES: u64 = u64::MAX / 255;
     let mut i = start;
     loop {
         let w = match b.get(i..i + 8) {
@@ -456,9 +455,7 @@ fn read_digits_from(b: &[u8], start: usize, m: &mut u64) -> usize {
             }
             None => break,
         };
-        // High bit of a byte set when it is below '0' or above '9' (exact for the first one).
-        let stop = (w.wrapping_sub(ONES * 0x30) | w.wrapping_add(ONES * 0x46)) & (ONES << 7);
-        let n = (stop.trailing_zeros() / 8) as usize;
+        let n = crate::number::leading_digits(w);
         if n == 0 {
             return i;
         }

@@ -43,7 +43,9 @@ enum Head {
 
 type Pos = Result<usize, Stop>;
 
+#[cfg(not(target_arch = "x86_64"))]
 const ONES: u64 = u64::MAX / 255;
+#[cfg(not(target_arch = "x86_64"))]
 const HIGH: u64 = ONES << 7;
 
 /// serde_json's recursion limit as the reference meets it: the root object and the objects
@@ -111,11 +113,10 @@ const BLOCK: usize = 8;
 #[inline(always)]
 fn digits(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        // High bit of a byte set when it is below '0' or above '9' (exact for the first one).
-        let m = (w.wrapping_sub(ONES * 0x30) | w.wrapping_add(ONES * 0x46)) & HIGH;
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
+        let n =
+            crate::number::leading_digits(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        if n < 8 {
+            return i + n;
         }
         i += 8;
     }
