@@ -577,6 +577,13 @@ impl Scanner<'_, '_> {
     /// serde_json's `ignore_value` does.
     #[inline(always)]
     fn skip_value(&mut self, i: usize) -> Pos {
+        self.skip(i, None)
+    }
+
+    /// [`Scanner::skip_value`], a container by the [`Layout`] at `layout` when there is one
+    /// (walked, and its layout learnt, when it does not have it).
+    #[inline(always)]
+    fn skip(&mut self, i: usize, layout: Option<usize>) -> Pos {
         match self.scalar(i) {
             Some(r) => r,
             None => {
@@ -586,7 +593,10 @@ impl Scanner<'_, '_> {
                 if self.at(j) == close {
                     return Ok(j + 1);
                 }
-                self.skip_container::<false>(i)
+                match layout {
+                    Some(k) => self.skip_laid_out(k, i),
+                    None => self.skip_container::<false>(i),
+                }
             }
         }
     }
@@ -719,10 +729,9 @@ impl Scanner<'_, '_> {
                     Head::Closed(end) => return Ok(end),
                 },
             };
-            i = match (child, guessed) {
-                (None, Some(k)) => self.skip_member(k, at)?,
-                (None, None) => self.skip_value(at)?,
-                (Some(c), _) => self.member(set, c, at, depth, guessed)?,
+            i = match child {
+                None => self.skip(at, guessed)?,
+                Some(c) => self.member(set, c, at, depth, guessed)?,
             };
         }
     }
@@ -786,19 +795,10 @@ impl Scanner<'_, '_> {
         Ok(Head::Member(child, i))
     }
 
-    /// Skips the value at `i` of the member whose guesses are at `k`: a container by its
-    /// [`Layout`] when it has the one learnt there, else walked (and its layout learnt).
+    /// Skips the non-empty container at `i` by the [`Layout`] at `k` when it has the one learnt
+    /// there, else walks it (and learns its layout, unless the place rests).
     #[inline(always)]
-    fn skip_member(&mut self, k: usize, i: usize) -> Pos {
-        let close = match self.at(i) {
-            b'{' => b'}',
-            b'[' => b']',
-            _ => return self.skip_value(i),
-        };
-        let j = self.ws(i + 1);
-        if self.at(j) == close {
-            return Ok(j + 1);
-        }
+    fn skip_laid_out(&mut self, k: usize, i: usize) -> Pos {
         if let Some(end) = self.skip_by_layout(k, i) {
             return Ok(end);
         }
@@ -912,10 +912,7 @@ impl Scanner<'_, '_> {
         let cn = &set.nodes[c];
         let end = if cn.children.is_empty() {
             // A leaf's value: a container is skipped by its layout, when the member has one.
-            match guessed {
-                Some(k) => self.skip_member(k, start)?,
-                None => self.skip_value(start)?,
-            }
+            self.skip(start, guessed)?
         } else if cn.slot.is_some() {
             // A value of its own and children: the reference keeps the raw text, then reads
             // the children out of it with a deserializer of its own (whose nesting count
@@ -958,7 +955,7 @@ impl Scanner<'_, '_> {
         let whole = set.inner * PREDICTED_MEMBERS + n.inner;
         let (start, end) = loop {
             let start = i;
-            let end = self.skip_member(whole, start)?;
+            let end = self.skip(start, Some(whole))?;
             for &(want, c) in &n.elements {
                 if want == index {
                     self.element(set, c, start, end)?;
@@ -1005,7 +1002,7 @@ impl Scanner<'_, '_> {
             b'[' if !set.nodes[c].elements.is_empty() => self.array(set, c, i),
             b'[' => {
                 let whole = set.inner * PREDICTED_MEMBERS + set.nodes[c].inner;
-                self.skip_member(whole, i)
+                self.skip(i, Some(whole))
             }
             _ => self.skip_value(i),
         }
