@@ -1,8 +1,9 @@
 //! Parallel reading of one file: chunks of whole lines, one [`Worker`] per thread, results put
 //! back in input order.
 //!
-//! Shape: the workers read the file in turns (chunk `k` is read by worker `k % n`, on the
-//! thread that handles it), in chunks (`--chunk-bytes`, 512 KiB) of reused buffers, cut after
+//! Shape: the workers read the file in turns (chunk `k` is handled by worker `k % n`, and read
+//! on its thread unless that worker is late: then the next worker reads it for it, up to a few
+//! chunks, so that a worker kept off its core does not hold the others up), in chunks (`--chunk-bytes`, 512 KiB) of reused buffers, cut after
 //! the last newline, their lines numbered; each worker frames and handles the lines of its chunks exactly as the
 //! one-thread path does and returns, per chunk, the enrich output and its bad lines; the
 //! calling thread writes the outputs in chunk order and reports the bad lines in order, and at
@@ -47,7 +48,7 @@ use crate::app::worker::{Keyed, LineOutcome, SweepInput, Worker};
 use crate::cli::config::Config;
 use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -64,6 +65,13 @@ pub(crate) fn applies(config: &Config, source: &Source) -> bool {
     };
     config.threads > 1 && chunks && !config.formats.iter().all(|f| f.join.is_some())
 }
+
+/// How many chunks of a late worker the others may read for it: a worker that the calling
+/// thread (or another process) keeps off its core for a while does not hold the others up.
+const PARKED: usize = 4;
+
+/// How many chunks a worker may have read whose verdict on copies it still waits for.
+const VERDICTS_AHEAD: usize = 2;
 
 /// A chunk of the input, numbered in input order.
 struct Job {
@@ -170,28 +178,10 @@ pub(crate) fn run_file<W: Write>(
     let (free_tx, free_rx) = mpsc::channel::<ReadBuf>();
     let out_pool = Mutex::new(Vec::<Vec<u8>>::new());
     let (done_tx, done_rx) = mpsc::sync_channel::<Done>(n);
-    let turns = Turns {
-        reader: Mutex::new(Reader {
-            input,
-            chunk,
-            line_cap: config
-                .max_line_bytes
-                .saturating_add(crate::input::lines::SPLICE_ROOM + 2),
-            c: Cursor {
-                buf: buffer(&free_rx, chunk),
-                filled: 0,
-                seq: 0,
-                lines: 0,
-            },
-            free: free_rx,
-            stop,
-            eof: false,
-            long: false,
-            failed: None,
-            end: None,
-        }),
-        turn: Condvar::new(),
-    };
+    let line_cap = config
+        .max_line_bytes
+        .saturating_add(crate::input::lines::SPLICE_ROOM + 2);
+    let turns = Turns::new(input, (chunk, line_cap), free_rx, stop, n);
     let mut verdict_txs = Vec::new();
     let mut verdict_rxs = Vec::new();
     for _ in 0..n {
@@ -250,26 +240,77 @@ fn buffer(free: &Receiver<ReadBuf>, len: usize) -> ReadBuf {
 }
 
 /// The input, read by the workers in turns: chunk `k` by worker `k % n` (the split is the
-/// same from run to run, and a chunk's bytes are read on the thread that handles them, while
-/// they are in its core's cache).
+/// same from run to run, and a chunk's bytes are mostly read on the thread that handles them,
+/// while they are in its core's cache). A worker whose turn it is not reads the chunk for its
+/// owner when the owner is late, up to [`PARKED`] chunks, then goes on to its own.
 struct Turns<'a> {
     reader: Mutex<Reader<'a>>,
     turn: Condvar,
 }
 
 impl<'a> Turns<'a> {
+    /// Turns of `n` workers on `input`, in chunks of `chunk` bytes (a line that `line_cap`
+    /// bytes do not end is too long), in buffers returned to `free` when they can be.
+    fn new(
+        input: Box<dyn Read + Send>,
+        (chunk, line_cap): (usize, usize),
+        free: Receiver<ReadBuf>,
+        stop: Option<&'a AtomicBool>,
+        n: usize,
+    ) -> Turns<'a> {
+        Turns {
+            reader: Mutex::new(Reader {
+                input,
+                chunk,
+                line_cap,
+                c: Cursor {
+                    buf: buffer(&free, chunk),
+                    filled: 0,
+                    seq: 0,
+                    lines: 0,
+                },
+                free,
+                stop,
+                eof: false,
+                long: false,
+                failed: None,
+                end: None,
+                parked: (0..n).map(|_| VecDeque::new()).collect(),
+            }),
+            turn: Condvar::new(),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Reader<'a>> {
         self.reader.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next chunk, read when it is worker `me`'s (of `n`) turn; `None` at the end of the
-    /// input (or when another worker has stopped).
+    /// The next chunk of worker `me` (of `n`): one read for it by another worker, or else one
+    /// read when it is its turn; `None` at the end of the input (or when another worker has
+    /// stopped).
     fn next(&self, me: usize, n: usize) -> Option<Job> {
         let mut r = self.lock();
-        while r.end.is_none() && (r.c.seq % n as u64) as usize != me {
+        let job = loop {
+            if let Some(job) = r.parked[me].pop_front() {
+                break Some(job);
+            }
+            if r.end.is_some() {
+                break None;
+            }
+            let owner = (r.c.seq % n as u64) as usize;
+            if owner == me {
+                break r.next();
+            }
+            if r.parked[owner].len() < PARKED {
+                // The owner is late: its chunk is read for it, and this worker goes on to its
+                // own.
+                if let Some(job) = r.next() {
+                    r.parked[owner].push_back(job);
+                }
+                continue;
+            }
             r = self.turn.wait(r).unwrap_or_else(|e| e.into_inner());
-        }
-        let job = r.next();
+        };
         drop(r);
         self.turn.notify_all();
         job
@@ -311,6 +352,8 @@ struct Reader<'a> {
     failed: Option<(io::Error, bool)>,
     /// Set at the end of the input: the read error that ended it, if one did.
     end: Option<io::Result<()>>,
+    /// Per worker, its chunks read by another worker while it was busy, in order.
+    parked: Vec<VecDeque<Job>>,
 }
 
 /// The reader's position in the input.
@@ -525,7 +568,7 @@ fn work(
             break;
         }
         // The chunk before this one's (the caller is past it unless it waits for the others).
-        while worker.waiting_verdicts() > 1 {
+        while worker.waiting_verdicts() >= VERDICTS_AHEAD {
             let Ok(copies) = verdicts.recv() else {
                 return worker;
             };
@@ -639,5 +682,49 @@ impl<W: Write> Writer<'_, '_, '_, W> {
             (c.report)(0, None);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Worker 0 goes on while worker 1 has not come: it reads [`PARKED`] chunks for worker 1
+    /// and takes its own in between; worker 1 then gets its own, in order, and the split is
+    /// the one of strict turns.
+    #[test]
+    fn a_late_worker_finds_its_chunks_read() {
+        let text: Vec<u8> = (0..40)
+            .flat_map(|i| format!("line {i:02}\n").into_bytes())
+            .collect();
+        let (_free_tx, free_rx) = mpsc::channel();
+        // Chunks of 16 bytes: two lines of 8 bytes each, 20 chunks.
+        let turns = Turns::new(
+            Box::new(io::Cursor::new(text)),
+            (16, 1 << 10),
+            free_rx,
+            None,
+            2,
+        );
+        let first_lines = |worker: usize, k: usize| -> Vec<(u64, u64)> {
+            (0..k)
+                .map(|_| {
+                    turns
+                        .next(worker, 2)
+                        .map(|j| (j.seq, j.first_line))
+                        .unwrap()
+                })
+                .collect()
+        };
+        let mine = first_lines(0, PARKED + 1);
+        let expected: Vec<_> = (0..=PARKED as u64).map(|k| (2 * k, 4 * k)).collect();
+        assert_eq!(mine, expected);
+        assert_eq!(turns.lock().parked[1].len(), PARKED);
+        let theirs = first_lines(1, PARKED + 1);
+        let expected: Vec<_> = (0..=PARKED as u64)
+            .map(|k| (2 * k + 1, 4 * k + 2))
+            .collect();
+        assert_eq!(theirs, expected);
+        assert!(turns.lock().parked.iter().all(VecDeque::is_empty));
     }
 }
