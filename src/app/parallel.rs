@@ -137,8 +137,9 @@ struct Done {
     verdict: bool,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
-    /// The input buffer, for reuse (and for the lines left).
-    buf: ReadBuf,
+    /// The input buffer when lines were left (the caller reads them from it, then hands it
+    /// back for reuse); else the worker has handed it back.
+    buf: Option<ReadBuf>,
 }
 
 /// What [`run_file`] leaves to its caller.
@@ -194,12 +195,12 @@ pub(crate) fn run_file<W: Write>(
             .into_iter()
             .enumerate()
             .map(|(me, verdicts)| {
-                let done_tx = done_tx.clone();
+                let to = (done_tx.clone(), free_tx.clone());
                 let (out_pool, turns) = (&out_pool, &turns);
                 scope.spawn(move || {
                     let _leave = Leave(turns);
                     let place = (turns, me, n);
-                    work(config, make(), place, verdicts, done_tx, out_pool)
+                    work(config, make(), place, verdicts, to, out_pool)
                 })
             })
             .collect();
@@ -483,7 +484,7 @@ fn work(
     mut worker: Worker<'static>,
     (turns, me, n): (&Turns<'_>, usize, usize),
     verdicts: Receiver<Vec<u32>>,
-    done: SyncSender<Done>,
+    (done, free): (SyncSender<Done>, mpsc::Sender<ReadBuf>),
     out_pool: &Mutex<Vec<Vec<u8>>>,
 ) -> Worker<'static> {
     let pass_long = worker.passes_long_lines();
@@ -555,14 +556,20 @@ fn work(
             out,
             bad,
             more_bad,
-            left,
             sweep: worker.take_sweep(),
             buckets: worker.take_buckets(),
             handed: worker.take_handed(),
             verdict: worker.awaits_verdicts(),
             keyed: worker.take_keyed(),
             held: worker.take_held(),
-            buf: job.buf,
+            buf: if left.is_empty() {
+                // A worker gone is told at the join.
+                let _ = free.send(job.buf);
+                None
+            } else {
+                Some(job.buf)
+            },
+            left,
         };
         if done.send(r).is_err() {
             break;
@@ -606,7 +613,9 @@ impl<W: Write> Writer<'_, '_, '_, W> {
             while let Some(mut d) = waiting.remove(&next) {
                 self.chunk(&mut d)?;
                 next += 1;
-                let _ = self.free.send(d.buf);
+                if let Some(buf) = d.buf.take() {
+                    let _ = self.free.send(buf);
+                }
                 if let Ok(mut pool) = self.out_pool.lock() {
                     pool.push(d.out);
                 }
@@ -644,7 +653,11 @@ impl<W: Write> Writer<'_, '_, '_, W> {
             if let Some((stream, pieces)) = l.handover.take() {
                 c.seq.set_held(stream, pieces);
             }
-            let (prefix, rest) = d.buf[l.start..l.end].split_at(l.prefix);
+            let buf = d
+                .buf
+                .as_ref()
+                .expect("a chunk with lines left keeps its buffer");
+            let (prefix, rest) = buf[l.start..l.end].split_at(l.prefix);
             let (content, ending) = rest.split_at(l.content);
             self.scratch.clear();
             let handled = c
