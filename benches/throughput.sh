@@ -32,6 +32,11 @@
 # with a small --size the ratio says little; docs/performance.md counts instructions per
 # request without them.
 #
+# The rows the ratios are taken from (the floor, summary and enrich at 1 and 2 threads, DuckDB
+# typed at 1 and 2 threads) are timed in rounds, one run of each a round, so that a machine
+# whose speed drifts over minutes (a shared VM) slows them alike; the other rows one after
+# the other.
+#
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
 # file: read in parallel like a FILE argument); `cat FILE |` rows give it a pipe (one thread,
@@ -138,6 +143,42 @@ median_time() {
     echo "$(med "${walls[@]}") $(med "${cpus[@]}")"
 }
 
+# The rows the ratios are taken from, timed in rounds: each round runs each of them once, in
+# turn, and each gets the medians of its `runs` runs. A machine whose speed drifts over a few
+# minutes (a shared VM) then slows each of them alike, and their ratios keep. Sets `took[ID]`
+# to "wall cpu" and, for a peer, `inside[ID]` to its query's own time. Arguments: ID and
+# command pairs; a command starting with `peer ` is benches/peers.py with the rest.
+interleaved() {
+    declare -gA took=() inside=()
+    local -A walls=() cpus=() ins=()
+    local ids=() cmds=() i out err
+    err=$(mktemp)
+    while [ $# -gt 0 ]; do ids+=("$1"); cmds+=("$2"); shift 2; done
+    for _ in $(seq "$runs"); do
+        for i in "${!ids[@]}"; do
+            case "${cmds[$i]}" in
+                peer\ *)
+                    # shellcheck disable=SC2086 # the arguments split on spaces
+                    out=$( { TIMEFORMAT='%R %U %S'; time "$venv/bin/python" "$root/benches/peers.py" ${cmds[$i]#peer } > /dev/null 2> "$err"; } 2>&1 )
+                    ins[${ids[$i]}]+="$(awk '/^inside/ { print $2 }' "$err") " ;;
+                *) out=$( { TIMEFORMAT='%R %U %S'; time bash -c "${cmds[$i]}" > /dev/null; } 2>&1 ) ;;
+            esac
+            walls[${ids[$i]}]+="$(echo "$out" | awk '{ print $1 }') "
+            cpus[${ids[$i]}]+="$(echo "$out" | awk '{ print $2 + $3 }') "
+        done
+    done
+    rm -f "$err"
+    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    for i in "${ids[@]}"; do
+        # shellcheck disable=SC2086 # one word a run
+        took[$i]="$(med ${walls[$i]}) $(med ${cpus[$i]})"
+        # shellcheck disable=SC2086
+        [ -n "${ins[$i]:-}" ] && inside[$i]="$(med ${ins[$i]})"
+    done
+    return 0
+}
+
 # Peak RSS (MiB) of a tokentime run, by GNU time; "-" when GNU time is missing.
 peak_rss() {
     if [ -x /usr/bin/time ] && /usr/bin/time -f %M true 2> /dev/null; then
@@ -174,11 +215,19 @@ table() {
     echo "| command | wall s | CPU s | MB/s | / wc -l |"
     echo "|---|---:|---:|---:|---:|"
     wc_t=$(median_time "wc -l '$file'")
-    declare -gA took=()
+    local timed=(floor "'$floor' '$file'" s1 "'$tt' summary --threads 1 '$file'"
+        s2 "'$tt' summary --threads 2 '$file'" e1 "'$tt' --threads 1 '$file'"
+        e2 "'$tt' --threads 2 '$file'")
+    [ "$peers" = 1 ] && timed+=(duckdb-typed-1 "peer duckdb-typed 1 $file" duckdb-typed-2 "peer duckdb-typed 2 $file")
+    interleaved "${timed[@]}"
     row() {
         local name="$1" cmd="$2" t
-        t=${3:-$(median_time "$cmd")}
-        [ -n "${4:-}" ] && took[$4]="$t"
+        if [ -n "${4:-}" ] && [ -n "${took[$4]:-}" ]; then
+            t=${took[$4]}
+        else
+            t=${3:-$(median_time "$cmd")}
+            [ -n "${4:-}" ] && took[$4]="$t"
+        fi
         awk -v n="$name" -v t="$t" -v b="$bytes" -v w="${wc_t%% *}" 'BEGIN {
             split(t, x, " ")
             printf "| %s | %.3f | %.3f | %.0f | %.3f |\n", n, x[1], x[2], b / x[1] / 1e6, w / x[1] }'
@@ -197,6 +246,10 @@ table() {
         local engine threads t
         for engine in duckdb-typed duckdb-auto polars; do
             for threads in 1 2; do
+                if [ -n "${inside[$engine-$threads]:-}" ]; then
+                    row "$engine, $threads thread(s) (query alone: ${inside[$engine-$threads]} s)" "" "" "$engine-$threads"
+                    continue
+                fi
                 t=$(median_peer "$engine" "$threads" "$file")
                 row "$engine, $threads thread(s) (query alone: ${t##* } s)" "" "${t% *}" "$engine-$threads"
             done
