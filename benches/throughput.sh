@@ -33,7 +33,7 @@
 # request without them.
 #
 # The rows the ratios are taken from (the floor, summary and enrich at 1 and 2 threads, DuckDB
-# typed at 1 and 2 threads) are timed in rounds, one run of each a round, so that a machine
+# typed at 1 and 2 threads; OTLP and LiteLLM per request) are timed in rounds, one run of each a round, so that a machine
 # whose speed drifts over minutes (a shared VM) slows them alike; the other rows one after
 # the other.
 #
@@ -286,12 +286,13 @@ per_request() {
     echo "| log | requests | wall s | CPU s | CPU µs / request |"
     echo "|---|---:|---:|---:|---:|"
     local per=()
+    cat "$gen" "$otlp" > /dev/null # warm the page cache
+    interleaved LiteLLM "'$tt' summary --threads 1 '$gen'" OTLP "'$tt' summary --threads 1 '$otlp'"
     for name in LiteLLM OTLP; do
         file=$gen
         [ "$name" = OTLP ] && file=$otlp
-        cat "$file" > /dev/null # warm the page cache
         n=$(requests "$file")
-        t=$(median_time "'$tt' summary --threads 1 '$file'")
+        t=${took[$name]}
         per+=("$(awk -v t="$t" -v n="$n" 'BEGIN { split(t, x, " "); printf "%.3f", x[2] / n * 1e6 }')")
         awk -v f="$(basename "$file")" -v t="$t" -v n="$n" -v p="${per[-1]}" 'BEGIN {
             split(t, x, " ")
