@@ -2,10 +2,11 @@
 //! back in input order.
 //!
 //! Shape: the workers read the file in turns (chunk `k` is handled by worker `k % n`, and read
-//! on its thread unless that worker is late: then the next worker reads it for it, up to a few
-//! chunks, so that a worker kept off its core does not hold the others up), in chunks (`--chunk-bytes`, 512 KiB) of reused buffers, cut after
-//! the last newline, their lines numbered; each worker frames and handles the lines of its chunks exactly as the
-//! one-thread path does and returns, per chunk, the enrich output and its bad lines; the
+//! on its thread unless that worker is late: then another reads it for it, up to a few chunks,
+//! so that a worker kept off its core does not hold the others up), in chunks
+//! (`--chunk-bytes`, 512 KiB) of reused buffers, cut after the last newline, their lines
+//! numbered; each worker frames and handles the lines of its chunks exactly as the one-thread
+//! path does and returns, per chunk, the enrich output and its bad lines; the
 //! calling thread writes the outputs in chunk order and reports the bad lines in order, and at
 //! the end gets the workers back to merge their counters and summaries. At most a few chunks
 //! per worker are in flight, so memory stays bounded whatever the file size.
@@ -563,7 +564,7 @@ fn work(
             keyed: worker.take_keyed(),
             held: worker.take_held(),
             buf: if left.is_empty() {
-                // A worker gone is told at the join.
+                // The reader, which takes it, outlives the workers.
                 let _ = free.send(job.buf);
                 None
             } else {
