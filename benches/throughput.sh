@@ -33,9 +33,9 @@
 # request without them.
 #
 # The rows the ratios are taken from (the floor, summary and enrich at 1 and 2 threads, DuckDB
-# typed at 1 and 2 threads; OTLP and LiteLLM per request) are timed in rounds, one run of each a round, so that a machine
-# whose speed drifts over minutes (a shared VM) slows them alike; the other rows one after
-# the other.
+# typed at 1 and 2 threads; OTLP and LiteLLM per request) are timed in rounds, one run of each
+# a round, so that a machine whose speed drifts over minutes (a shared VM) slows them alike;
+# the other rows one after the other.
 #
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
@@ -109,6 +109,12 @@ peer_versions() {
     "$venv/bin/python" -c 'import duckdb, polars; print(f"DuckDB {duckdb.__version__}, Polars {polars.__version__}")'
 }
 
+# The median of the numbers given.
+med() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # Medians over `runs` runs of benches/peers.py with these arguments, from the same runs: the
 # whole process's wall and CPU seconds, and the `inside SECONDS` (the query alone) it prints on
 # stderr.
@@ -122,8 +128,6 @@ median_peer() {
         insides+=("$(awk '/^inside/ { print $2 }' "$err")")
     done
     rm -f "$err"
-    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     echo "$(med "${walls[@]}") $(med "${cpus[@]}") $(med "${insides[@]}")"
 }
 
@@ -138,8 +142,6 @@ median_time() {
         walls+=("$(echo "$out" | awk '{ print $1 }')")
         cpus+=("$(echo "$out" | awk '{ print $2 + $3 }')")
     done
-    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     echo "$(med "${walls[@]}") $(med "${cpus[@]}")"
 }
 
@@ -147,19 +149,19 @@ median_time() {
 # turn, and each gets the medians of its `runs` runs. A machine whose speed drifts over a few
 # minutes (a shared VM) then slows each of them alike, and their ratios keep. Sets `took[ID]`
 # to "wall cpu" and, for a peer, `inside[ID]` to its query's own time. Arguments: ID and
-# command pairs; a command starting with `peer ` is benches/peers.py with the rest.
+# command pairs; a command `peer|ENGINE|THREADS|FILE` is benches/peers.py with those arguments.
 interleaved() {
     declare -gA took=() inside=()
     local -A walls=() cpus=() ins=()
-    local ids=() cmds=() i out err
+    local ids=() cmds=() args=() i out err
     err=$(mktemp)
     while [ $# -gt 0 ]; do ids+=("$1"); cmds+=("$2"); shift 2; done
     for _ in $(seq "$runs"); do
         for i in "${!ids[@]}"; do
             case "${cmds[$i]}" in
-                peer\ *)
-                    # shellcheck disable=SC2086 # the arguments split on spaces
-                    out=$( { TIMEFORMAT='%R %U %S'; time "$venv/bin/python" "$root/benches/peers.py" ${cmds[$i]#peer } > /dev/null 2> "$err"; } 2>&1 )
+                'peer|'*)
+                    IFS='|' read -r -a args <<< "${cmds[$i]#peer|}"
+                    out=$( { TIMEFORMAT='%R %U %S'; time "$venv/bin/python" "$root/benches/peers.py" "${args[@]}" > /dev/null 2> "$err"; } 2>&1 )
                     ins[${ids[$i]}]+="$(awk '/^inside/ { print $2 }' "$err") " ;;
                 *) out=$( { TIMEFORMAT='%R %U %S'; time bash -c "${cmds[$i]}" > /dev/null; } 2>&1 ) ;;
             esac
@@ -168,8 +170,6 @@ interleaved() {
         done
     done
     rm -f "$err"
-    med() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
-        if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     for i in "${ids[@]}"; do
         # shellcheck disable=SC2086 # one word a run
         took[$i]="$(med ${walls[$i]}) $(med ${cpus[$i]})"
@@ -218,7 +218,7 @@ table() {
     local timed=(floor "'$floor' '$file'" s1 "'$tt' summary --threads 1 '$file'"
         s2 "'$tt' summary --threads 2 '$file'" e1 "'$tt' --threads 1 '$file'"
         e2 "'$tt' --threads 2 '$file'")
-    [ "$peers" = 1 ] && timed+=(duckdb-typed-1 "peer duckdb-typed 1 $file" duckdb-typed-2 "peer duckdb-typed 2 $file")
+    [ "$peers" = 1 ] && timed+=(duckdb-typed-1 "peer|duckdb-typed|1|$file" duckdb-typed-2 "peer|duckdb-typed|2|$file")
     interleaved "${timed[@]}"
     row() {
         local name="$1" cmd="$2" t
