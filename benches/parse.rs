@@ -13,7 +13,12 @@
 //! line, as a collector's file exporter batches them) go through the records walk: `worker`
 //! on them measures cutting each line into its spans and reading each as a line.
 //!
-//! The end-to-end numbers (files, stdin, threads, `wc -l`, jq) come from `benches/throughput.sh`.
+//! - `file_summary`: `tokentime summary FILE` whole, file reading and threads included, on 64 MB
+//!   of generated LiteLLM lines in a file, at 1 and 2 threads (the two-thread path cuts it into
+//!   chunks read by workers in turns).
+//!
+//! The end-to-end numbers on 1 GiB logs (stdin, `wc -l`, jq, DuckDB) come from
+//! `benches/throughput.sh`.
 
 use clap::Parser;
 use divan::Bencher;
@@ -169,6 +174,37 @@ fn worker_summary(bencher: Bencher, name: &str) {
             run_lines(&mut w, bytes, lines);
             w
         });
+}
+
+/// About 64 MB of generated LiteLLM lines, written once to a file under cargo's temporary
+/// directory (the report's analysis, a fixed cost, is a small part of a run on it); its size.
+fn corpus_file() -> &'static (String, usize) {
+    static FILE: OnceLock<(String, usize)> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/bench-litellm-64M.jsonl");
+        let mut bytes = Vec::new();
+        genlog::generate("litellm", 1, None, Some(64 << 20), &mut bytes)
+            .expect("a known format")
+            .expect("writing to memory");
+        std::fs::write(path, &bytes).expect("writing the corpus file");
+        (path.to_owned(), bytes.len())
+    })
+}
+
+/// `tokentime summary --threads N FILE` as the command line runs it, the report written to a
+/// sink.
+#[divan::bench(args = [1, 2], sample_count = 20)]
+fn file_summary(bencher: Bencher, threads: usize) {
+    let (path, len) = corpus_file();
+    let threads = threads.to_string();
+    let args = ["tokentime", "summary", "--threads", &threads, path];
+    let config = tokentime::Cli::try_parse_from(args)
+        .expect("valid arguments")
+        .resolve()
+        .expect("a valid configuration");
+    bencher
+        .counter(BytesCount::new(*len))
+        .bench_local(|| tokentime::run(&config, std::io::sink()).expect("a summary"));
 }
 
 /// The in-flight sweep over a log in reverse time order (an export sorted newest first): every
