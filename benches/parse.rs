@@ -61,9 +61,7 @@ fn corpus(name: &str) -> &'static Corpus {
                 } else if c == "otlp-batched" {
                     bytes = batched_otlp();
                 } else {
-                    genlog::generate(c, 1, None, Some(8 << 20), &mut bytes)
-                        .expect("a known format")
-                        .expect("writing to memory");
+                    bytes = generated(c, 8 << 20);
                 }
                 let mut lines = Vec::new();
                 let mut start = 0;
@@ -78,13 +76,19 @@ fn corpus(name: &str) -> &'static Corpus {
     &all[CORPORA.iter().position(|&c| c == name).expect("a corpus")]
 }
 
+/// About `size` bytes of generated lines of `format` (seed 1).
+fn generated(format: &str, size: u64) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    genlog::generate(format, 1, None, Some(size), &mut bytes)
+        .expect("a known format")
+        .expect("writing to memory");
+    bytes
+}
+
 /// About 8 MB of generated OTLP lines, each 20 of them in one line: their `resourceSpans`
 /// in one list.
 fn batched_otlp() -> Vec<u8> {
-    let mut one = Vec::new();
-    genlog::generate("otlp", 1, None, Some(8 << 20), &mut one)
-        .expect("a known format")
-        .expect("writing to memory");
+    let one = generated("otlp", 8 << 20);
     let mut bytes = Vec::new();
     let lines: Vec<serde_json::Value> = one
         .split(|&b| b == b'\n')
@@ -182,10 +186,7 @@ fn corpus_file() -> &'static (String, usize) {
     static FILE: OnceLock<(String, usize)> = OnceLock::new();
     FILE.get_or_init(|| {
         let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/bench-litellm-64M.jsonl");
-        let mut bytes = Vec::new();
-        genlog::generate("litellm", 1, None, Some(64 << 20), &mut bytes)
-            .expect("a known format")
-            .expect("writing to memory");
+        let bytes = generated("litellm", 64 << 20);
         std::fs::write(path, &bytes).expect("writing the corpus file");
         (path.to_owned(), bytes.len())
     })

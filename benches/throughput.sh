@@ -115,22 +115,6 @@ med() {
         if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Medians over `runs` runs of benches/peers.py with these arguments, from the same runs: the
-# whole process's wall and CPU seconds, and the `inside SECONDS` (the query alone) it prints on
-# stderr.
-median_peer() {
-    local walls=() cpus=() insides=() out err
-    err=$(mktemp)
-    for _ in $(seq "$runs"); do
-        out=$( { TIMEFORMAT='%R %U %S'; time "$venv/bin/python" "$root/benches/peers.py" "$@" > /dev/null 2> "$err"; } 2>&1 )
-        walls+=("$(echo "$out" | awk '{ print $1 }')")
-        cpus+=("$(echo "$out" | awk '{ print $2 + $3 }')")
-        insides+=("$(awk '/^inside/ { print $2 }' "$err")")
-    done
-    rm -f "$err"
-    echo "$(med "${walls[@]}") $(med "${cpus[@]}") $(med "${insides[@]}")"
-}
-
 # Medians over `runs` runs of the shell command $1 (output to /dev/null; its stderr must be
 # empty or redirected, as `time` writes there too): wall seconds and CPU
 # seconds (user + system, all threads). On a busy machine wall time exceeds CPU time for a
@@ -148,10 +132,10 @@ median_time() {
 # The rows the ratios are taken from, timed in rounds: each round runs each of them once, in
 # turn, and each gets the medians of its `runs` runs. A machine whose speed drifts over a few
 # minutes (a shared VM) then slows each of them alike, and their ratios keep. Sets `took[ID]`
-# to "wall cpu" and, for a peer, `inside[ID]` to its query's own time. Arguments: ID and
+# to "wall cpu" and, for a peer, `inside[ID]` to its query's own time (the `inside SECONDS`
+# benches/peers.py prints on stderr), beside what they hold already. Arguments: ID and
 # command pairs; a command `peer|ENGINE|THREADS|FILE` is benches/peers.py with those arguments.
 interleaved() {
-    declare -gA took=() inside=()
     local -A walls=() cpus=() ins=()
     local ids=() cmds=() args=() i out err
     err=$(mktemp)
@@ -219,6 +203,7 @@ table() {
         s2 "'$tt' summary --threads 2 '$file'" e1 "'$tt' --threads 1 '$file'"
         e2 "'$tt' --threads 2 '$file'")
     [ "$peers" = 1 ] && timed+=(duckdb-typed-1 "peer|duckdb-typed|1|$file" duckdb-typed-2 "peer|duckdb-typed|2|$file")
+    declare -gA took=() inside=()
     interleaved "${timed[@]}"
     row() {
         local name="$1" cmd="$2" t
@@ -243,15 +228,13 @@ table() {
     row '`cat FILE \| tokentime summary`' "cat '$file' | '$tt' summary"
     row '`cat FILE \| tokentime > /dev/null`' "cat '$file' | '$tt'"
     if [ "$peers" = 1 ]; then
-        local engine threads t
+        local engine threads id
         for engine in duckdb-typed duckdb-auto polars; do
             for threads in 1 2; do
-                if [ -n "${inside[$engine-$threads]:-}" ]; then
-                    row "$engine, $threads thread(s) (query alone: ${inside[$engine-$threads]} s)" "" "" "$engine-$threads"
-                    continue
-                fi
-                t=$(median_peer "$engine" "$threads" "$file")
-                row "$engine, $threads thread(s) (query alone: ${t##* } s)" "" "${t% *}" "$engine-$threads"
+                id="$engine-$threads"
+                # The other peers' rows, not in the ratios: their runs in a row.
+                [ -n "${took[$id]:-}" ] || interleaved "$id" "peer|$engine|$threads|$file"
+                row "$engine, $threads thread(s) (query alone: ${inside[$id]} s)" "" "" "$id"
             done
         done
     fi
@@ -287,6 +270,7 @@ per_request() {
     echo "|---|---:|---:|---:|---:|"
     local per=()
     cat "$gen" "$otlp" > /dev/null # warm the page cache
+    declare -gA took=() inside=()
     interleaved LiteLLM "'$tt' summary --threads 1 '$gen'" OTLP "'$tt' summary --threads 1 '$otlp'"
     for name in LiteLLM OTLP; do
         file=$gen
