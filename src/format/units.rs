@@ -404,6 +404,14 @@ fn short_parts(b: &[u8]) -> Option<ShortDecimal> {
         Some((b'+', rest)) => (false, rest),
         _ => (false, b),
     };
+    if let Some((int, frac, frac_digits)) = epoch_seconds(b) {
+        return Some(ShortDecimal {
+            neg,
+            m: int * POW10[frac_digits] + frac,
+            frac_digits: frac_digits as i32,
+            rounded: int + u64::from(b[11] >= b'5'),
+        });
+    }
     // 18 digits and a point at most: longer text is no short decimal (and 19 digits still
     // fit the u64 below, before they are refused).
     if b.len() > 19 {
@@ -430,6 +438,35 @@ fn short_parts(b: &[u8]) -> Option<ShortDecimal> {
         frac_digits: frac_digits as i32,
         rounded: int + u64::from(half),
     })
+}
+
+/// The common shape of a Unix time in seconds: ten digits, a point and one to eight more
+/// (`1787334732.002581`), read without a loop: its integer part, its fraction's digits as an
+/// integer, and their number. `None` for any other text (which [`short_parts`] then reads
+/// digit run by digit run, to the same parts).
+#[inline(always)]
+fn epoch_seconds(b: &[u8]) -> Option<(u64, u64, usize)> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let len = b.len();
+    if !(12..=19).contains(&len) || b[10] != b'.' {
+        return None;
+    }
+    let head = u64::from_le_bytes(b[..8].try_into().ok()?);
+    // The two digits after the first eight, above six '0's (leading zeros).
+    let pair = u64::from(u16::from_le_bytes(b[8..10].try_into().ok()?)) << 48 | ZEROS >> 16;
+    // The fraction's `frac_digits` bytes end the last word; the bytes before them become '0's.
+    let frac_digits = len - 11;
+    let before = u64::MAX.checked_shr(8 * frac_digits as u32).unwrap_or(0);
+    let tail = u64::from_le_bytes(b[len - 8..].try_into().ok()?) & !before | ZEROS & before;
+    let digits = crate::number::leading_digits;
+    if digits(head) + digits(pair) + digits(tail) != 24 {
+        return None;
+    }
+    Some((
+        eight_digits(head) * 100 + eight_digits(pair),
+        eight_digits(tail),
+        frac_digits,
+    ))
 }
 
 /// Reads the ASCII digits at the start of `b` into `m` (`m = m * 10 + digit` for each);
@@ -1147,6 +1184,57 @@ mod short_path_tests {
             assert_eq!(decode_ns(&s, Unit::EpochAuto), general, "{s:?}");
         }
         assert_eq!(decimal_scaled_short(b"1e3", 0), None);
+        // Unix seconds with a fraction (read by `epoch_seconds`) against the general path,
+        // with a byte anywhere replaced by one that is no digit.
+        for _ in 0..50_000 {
+            let r = next();
+            let frac_digits = 1 + (r % 9) as usize;
+            let mut s: Vec<u8> = (0..11 + frac_digits)
+                .map(|_| b'0' + (next() % 10) as u8)
+                .collect();
+            s[10] = b'.';
+            if (r >> 8) % 3 == 0 {
+                let at = (next() % s.len() as u64) as usize;
+                s[at] = [b'.', b'/', b':', b'e', b'-', 0, 0x80, b' '][(next() % 8) as usize];
+            }
+            let sign = ["", "-", "+"][((r >> 12) % 3) as usize].as_bytes();
+            let text = [sign, &s].concat();
+            for scale in [0, 3, 6, 9] {
+                let general = decimal(&text, scale).map(|(v, _)| v);
+                let short = decimal_scaled_short(&text, scale).flatten();
+                if let Some(v) = short {
+                    assert_eq!(
+                        Some(v),
+                        general,
+                        "{:?} scale {scale}",
+                        String::from_utf8_lossy(&text)
+                    );
+                }
+                if s.len() <= 19 && general.is_some() && !text.contains(&b'e') {
+                    assert_eq!(
+                        short,
+                        general,
+                        "{:?} scale {scale}",
+                        String::from_utf8_lossy(&text)
+                    );
+                }
+            }
+            if let Some(p) = short_parts(&text) {
+                let point = text.iter().position(|&c| c == b'.');
+                let int: u64 = std::str::from_utf8(&text[..point.unwrap_or(text.len())])
+                    .unwrap()
+                    .trim_start_matches(['-', '+'])
+                    .parse()
+                    .unwrap_or(0);
+                let half = point.is_some_and(|i| text.get(i + 1).is_some_and(|&c| c >= b'5'));
+                assert_eq!(
+                    p.rounded,
+                    int + u64::from(half),
+                    "{:?}",
+                    String::from_utf8_lossy(&text)
+                );
+            }
+        }
         // A byte just outside the digits ends them, wherever it is.
         for pos in 0..16 {
             for bad in [b'/', b':', b' ', b'\x7f', b'e', 0x80, 0xb9, 0xba, 0xff, 0] {
