@@ -19,12 +19,42 @@ pub fn write_ms(out: &mut impl Write, ns: f64) -> io::Result<()> {
     write_fixed3(out, ns / 1e6)
 }
 
+/// `x.round()` (half away from zero), without the libm call `round` is on x86-64 without
+/// SSE4.1: the same result for every `x`, the sign of a zero included.
+#[inline(always)]
+pub(crate) fn round(x: f64) -> f64 {
+    // From 2^52 up every f64 is an integer (and infinities and NaN are left as they are).
+    if !(x.abs() < 4_503_599_627_370_496.0) {
+        return x;
+    }
+    // Truncated exactly (below 2^52), and the fraction cut off is exact too.
+    let t = (x as i64) as f64;
+    let r = match x - t {
+        d if d >= 0.5 => t + 1.0,
+        d if d <= -0.5 => t - 1.0,
+        _ => t,
+    };
+    r.copysign(x)
+}
+
+/// `x.floor()`, without the libm call `floor` is on x86-64 without SSE4.1: the same result
+/// for every `x`, the sign of a zero included.
+#[inline(always)]
+pub(crate) fn floor(x: f64) -> f64 {
+    if !(x.abs() < 4_503_599_627_370_496.0) {
+        return x;
+    }
+    let t = (x as i64) as f64;
+    let r = if t > x { t - 1.0 } else { t };
+    r.copysign(x)
+}
+
 /// Writes `v` with at most 3 decimals, at least one (`2.5`, `3.0`, `-0.125`).
 ///
 /// # Errors
 /// The writer's.
 pub fn write_fixed3(out: &mut impl Write, v: f64) -> io::Result<()> {
-    let thousandths = (v * 1000.0).round();
+    let thousandths = round(v * 1000.0);
     if !thousandths.is_finite() || thousandths.abs() >= 9.0e18 {
         return out.write_all(b"null");
     }
@@ -77,7 +107,7 @@ pub(crate) fn fmt_cell(x: f64) -> String {
 /// zero is `0.0` (JSON written from it never holds `-0.0`).
 pub fn round3(v: f64) -> f64 {
     // `-0.0 + 0.0` is `0.0`.
-    (v * 1000.0).round() / 1000.0 + 0.0
+    round(v * 1000.0) / 1000.0 + 0.0
 }
 
 /// The decimal digits of `n`, written at the end of `buf`.
@@ -163,6 +193,55 @@ pub(crate) fn xorshift(x: &mut u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_and_floor_are_f64s() {
+        let same = |x: f64| {
+            for (a, b) in [(round(x), x.round()), (floor(x), x.floor())] {
+                assert!(
+                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    "{x:e}: {a} {b}"
+                );
+            }
+        };
+        for x in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            -4_503_599_627_370_495.5,
+            9.2e18,
+            -9.3e18,
+            1e300,
+            f64::MIN_POSITIVE,
+            -5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            12_590.445_233_909_576,
+            -0.3,
+        ] {
+            same(x);
+        }
+        let mut s = 0x5EED_u64;
+        for _ in 0..200_000 {
+            let w = xorshift(&mut s);
+            // Any bit pattern, and values near halves.
+            same(f64::from_bits(w));
+            let v = (w % 2_000_000) as f64 / 1000.0 - 1000.0;
+            same(v);
+            same(v + 0.0005);
+            same(f64::from_bits(w >> 12 | 0x4330_0000_0000_0000) - 4_503_599_627_370_496.0);
+        }
+    }
 
     #[test]
     fn special_bytes_found_at_every_place() {

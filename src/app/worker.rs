@@ -395,7 +395,7 @@ fn sweep_input(r: &Request, by: ByValues<'_>) -> Option<SweepInput> {
     };
     let decode = match (r.metrics.tpot, r.metrics.decode) {
         (Ok(tpot), Ok(decode)) => Some((
-            decode.round() as i64,
+            crate::number::round(decode) as i64,
             r.metrics.cache,
             bounded_owned(by),
             (tpot / 1e6, r.metrics.ttft.map_or(f64::NAN, |t| t / 1e6)),
@@ -417,7 +417,7 @@ impl Inflight {
         };
         let decode = match (r.metrics.tpot, r.metrics.decode) {
             (Ok(tpot), Ok(decode)) => Some((
-                decode.round() as i64,
+                crate::number::round(decode) as i64,
                 (tpot / 1e6, r.metrics.ttft.map_or(f64::NAN, |t| t / 1e6)),
             )),
             _ => None,

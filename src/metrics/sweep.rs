@@ -727,7 +727,7 @@ impl<T: Default> Iterator for Drain<'_, T> {
 /// ```
 pub(crate) fn bucket(mean: f64) -> u32 {
     let n = if mean.is_finite() {
-        (mean + 0.5).floor().max(1.0) as u64
+        crate::number::floor(mean + 0.5).max(1.0) as u64
     } else {
         1
     };

@@ -308,7 +308,7 @@ impl<'a> Room<'a> {
     /// `v` as [`crate::number::write_fixed3`] writes it.
     #[inline(always)]
     fn fixed3(&mut self, v: f64) {
-        let thousandths = (v * 1000.0).round();
+        let thousandths = crate::number::round(v * 1000.0);
         if !thousandths.is_finite() || thousandths.abs() >= 9.0e18 {
             self.piece(&NULL);
             return;

@@ -413,7 +413,7 @@ impl Extra {
             && t > 0.0
             && m.ttft_origin != Some(Origin::Scheduled)
         {
-            let bin = (t.log10() * DECOMPOSITION_BINS_PER_DECADE).floor() as i32;
+            let bin = floor_i32(t.log10() * DECOMPOSITION_BINS_PER_DECADE);
             let tok = m.input_tokens.map(|n| n as f64);
             self.decomposition.entry(bin).or_default().add(&Parts {
                 n: 1.0,
