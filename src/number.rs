@@ -27,14 +27,10 @@ pub(crate) fn round(x: f64) -> f64 {
     if !(x.abs() < 4_503_599_627_370_496.0) {
         return x;
     }
-    // Truncated exactly (below 2^52), and the fraction cut off is exact too.
-    let t = (x as i64) as f64;
-    let r = match x - t {
-        d if d >= 0.5 => t + 1.0,
-        d if d <= -0.5 => t - 1.0,
-        _ => t,
-    };
-    r.copysign(x)
+    // Adding the f64 just below a half, then truncating (exact below 2^53), rounds halves
+    // away from zero and nothing else up, with no branch on the fraction.
+    let y = x + 0.499_999_999_999_999_94_f64.copysign(x);
+    ((y as i64) as f64).copysign(x)
 }
 
 /// `x.floor()`, without the libm call `floor` is on x86-64 without SSE4.1: the same result
@@ -45,8 +41,7 @@ pub(crate) fn floor(x: f64) -> f64 {
         return x;
     }
     let t = (x as i64) as f64;
-    let r = if t > x { t - 1.0 } else { t };
-    r.copysign(x)
+    (t - f64::from(u8::from(t > x))).copysign(x)
 }
 
 /// Writes `v` with at most 3 decimals, at least one (`2.5`, `3.0`, `-0.125`).
@@ -230,6 +225,15 @@ mod tests {
             -0.3,
         ] {
             same(x);
+        }
+        // Halves and their neighbours at every magnitude.
+        for e in 0..53 {
+            let h = (1u64 << e) as f64 + 0.5;
+            for x in [h, -h, 2.0 * h, h * 0.5] {
+                for d in -3i64..=3 {
+                    same(f64::from_bits(x.to_bits().wrapping_add_signed(d)));
+                }
+            }
         }
         let mut s = 0x5EED_u64;
         for _ in 0..200_000 {
