@@ -24,24 +24,29 @@ pub fn write_ms(out: &mut impl Write, ns: f64) -> io::Result<()> {
 #[inline(always)]
 pub(crate) fn round(x: f64) -> f64 {
     // From 2^52 up every f64 is an integer (and infinities and NaN are left as they are).
-    if !(x.abs() < 4_503_599_627_370_496.0) {
-        return x;
+    if x.abs() < TWO_52 {
+        // Adding the f64 just below a half, then truncating (exact below 2^53), rounds halves
+        // away from zero and nothing else up, with no branch on the fraction.
+        let y = x + 0.499_999_999_999_999_94_f64.copysign(x);
+        ((y as i64) as f64).copysign(x)
+    } else {
+        x
     }
-    // Adding the f64 just below a half, then truncating (exact below 2^53), rounds halves
-    // away from zero and nothing else up, with no branch on the fraction.
-    let y = x + 0.499_999_999_999_999_94_f64.copysign(x);
-    ((y as i64) as f64).copysign(x)
 }
+
+/// 2^52, from which up every f64 is an integer.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
 
 /// `x.floor()`, without the libm call `floor` is on x86-64 without SSE4.1: the same result
 /// for every `x`, the sign of a zero included.
 #[inline(always)]
 pub(crate) fn floor(x: f64) -> f64 {
-    if !(x.abs() < 4_503_599_627_370_496.0) {
-        return x;
+    if x.abs() < TWO_52 {
+        let t = (x as i64) as f64;
+        (t - f64::from(u8::from(t > x))).copysign(x)
+    } else {
+        x
     }
-    let t = (x as i64) as f64;
-    (t - f64::from(u8::from(t > x))).copysign(x)
 }
 
 /// Writes `v` with at most 3 decimals, at least one (`2.5`, `3.0`, `-0.125`).
