@@ -175,6 +175,10 @@ pub(super) struct Layout {
     steady: bool,
     /// Containers still to walk without learning, after one that had no layout.
     rest: u8,
+    /// The steady layout this place had before `pieces` (empty when none): tried when
+    /// `pieces` does not fit, so that a log whose lines take two shapes (a success and an
+    /// error, a span with and one without some attribute) skips both without learning again.
+    other: Vec<Guess>,
 }
 
 impl Guess {
@@ -812,17 +816,41 @@ impl Scanner<'_, '_> {
     }
 
     /// Skips the container at `i` by the [`Layout`] at `k`: its index after the container, or
-    /// `None` when the container does not have that layout (or the layout is not steady).
+    /// `None` when the container has neither that layout (when steady) nor the other one kept
+    /// there (which then becomes the layout, steady).
     #[inline(never)]
     fn skip_by_layout(&mut self, k: usize, i: usize) -> Option<usize> {
         let layout = self.layouts.get(k)?;
-        if !layout.steady {
-            return None;
+        if layout.steady
+            && let Some(end) = self.fits(k, false, i)
+        {
+            return Some(end);
         }
-        let n = layout.pieces.len();
+        self.skip_by_other(k, i)
+    }
+
+    /// [`Scanner::skip_by_layout`] by the other layout kept at `k`, which becomes the layout.
+    #[cold]
+    #[inline(never)]
+    fn skip_by_other(&mut self, k: usize, i: usize) -> Option<usize> {
+        let end = self.fits(k, true, i)?;
+        let layout = &mut self.layouts[k];
+        std::mem::swap(&mut layout.pieces, &mut layout.other);
+        layout.steady = true;
+        Some(end)
+    }
+
+    /// The index after the container at `i` when it has the layout at `k` (`other`: the
+    /// other layout kept there): each piece of text in turn, with a valid scalar between each
+    /// two. `None` when it does not (or the layout is empty).
+    #[inline(always)]
+    fn fits(&mut self, k: usize, other: bool, i: usize) -> Option<usize> {
+        let l = &self.layouts[k];
+        let n = if other { l.other.len() } else { l.pieces.len() };
         let mut at = i;
         for p in 0..n {
-            let g = &self.layouts[k].pieces[p];
+            let l = &self.layouts[k];
+            let g = if other { &l.other[p] } else { &l.pieces[p] };
             if !starts_with(self.b, at, g) {
                 return None;
             }
@@ -859,13 +887,27 @@ impl Scanner<'_, '_> {
                     .iter()
                     .zip(self.learning.iter())
                     .all(|(a, b)| a.want == b.want && a.text == b.text && a.child == b.child);
-            if !same {
+            let other = !same
+                && learnt
+                && layout.other.len() == self.learning.len()
+                && layout
+                    .other
+                    .iter()
+                    .zip(self.learning.iter())
+                    .all(|(a, b)| a.want == b.want && a.text == b.text && a.child == b.child);
+            if other {
+                std::mem::swap(&mut layout.pieces, &mut layout.other);
+            } else if !same {
+                // A steady layout is kept as the other one; the new one replaces it.
+                if layout.steady {
+                    std::mem::swap(&mut layout.pieces, &mut layout.other);
+                }
                 layout.pieces.clear();
                 if learnt {
                     layout.pieces.extend_from_slice(self.learning);
                 }
             }
-            layout.steady = same;
+            layout.steady = same || other;
             layout.rest = if learnt { 0 } else { LAYOUT_REST };
         }
         Ok(end)
@@ -1079,5 +1121,47 @@ fn head8_at(line: &[u8], start: usize, end: usize) -> u64 {
             }
         }
         None => head8(&line[start..end]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Slots;
+
+    /// A skipped container that takes two shapes from line to line (a request that succeeded,
+    /// one that failed) is skipped by one of the two layouts kept at its place, without being
+    /// learnt again, once each shape was seen twice in all; a line that fits neither is walked
+    /// and judged as before.
+    #[test]
+    fn two_shapes_of_a_skipped_container_are_both_kept() {
+        let mut set = PathSet::default();
+        set.add(&["model"]);
+        let ok: &[u8] = br#"{"model":"m","messages":[{"role":"user","content":"hi"}],"n":1}"#;
+        let failed: &[u8] =
+            br#"{"model":"m","messages":[{"role":"user","content":"yo","error":"boom"}],"n":2}"#;
+        let broken: &[u8] =
+            br#"{"model":"m","messages":[{"role":"user","content":"yo","error":boom}],"n":2}"#;
+        let mut slots = Slots::default();
+        let lines = [ok, ok, failed, ok, failed, failed, ok, broken, ok, failed];
+        for (i, &line) in lines.iter().enumerate() {
+            let read = set.extract(line, &mut slots);
+            let mut reference = Slots::default();
+            let want = set.extract_reference(line, &mut reference);
+            assert_eq!(read.is_ok(), want.is_ok(), "line {i}");
+            if read.is_ok() {
+                assert_eq!(slots.raw(line, 0), Some("\"m\""), "line {i}");
+            }
+            let kept: Vec<&Layout> = slots
+                .predictions
+                .layouts
+                .iter()
+                .filter(|l| !l.pieces.is_empty())
+                .collect();
+            assert_eq!(kept.len(), 1, "line {i}: one place learnt");
+            if i >= 3 {
+                assert!(kept[0].steady && !kept[0].other.is_empty(), "line {i}");
+            }
+        }
     }
 }
