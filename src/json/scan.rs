@@ -196,6 +196,14 @@ impl Guess {
     }
 }
 
+/// Whether two [`Layout`]s' pieces are the same texts, naming the same children.
+fn same_pieces(a: &[Guess], b: &[Guess]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(a, b)| a.want == b.want && a.text == b.text && a.child == b.child)
+}
+
 /// Guesses of the members of a line from the line before ([`Guess`], [`Layout`]), for one
 /// [`PathSet`] shape.
 #[derive(Debug, Default, Clone)]
@@ -880,21 +888,8 @@ impl Scanner<'_, '_> {
         self.piece(end);
         if let Some(layout) = self.layouts.get_mut(k) {
             let learnt = self.learnable && !self.learning.is_empty();
-            let same = learnt
-                && layout.pieces.len() == self.learning.len()
-                && layout
-                    .pieces
-                    .iter()
-                    .zip(self.learning.iter())
-                    .all(|(a, b)| a.want == b.want && a.text == b.text && a.child == b.child);
-            let other = !same
-                && learnt
-                && layout.other.len() == self.learning.len()
-                && layout
-                    .other
-                    .iter()
-                    .zip(self.learning.iter())
-                    .all(|(a, b)| a.want == b.want && a.text == b.text && a.child == b.child);
+            let same = learnt && same_pieces(&layout.pieces, self.learning);
+            let other = !same && learnt && same_pieces(&layout.other, self.learning);
             if other {
                 std::mem::swap(&mut layout.pieces, &mut layout.other);
             } else if !same {
