@@ -228,6 +228,16 @@ mod tests {
             f64::NAN,
             12_590.445_233_909_576,
             -0.3,
+            // Where a floor is taken as an i32 (a histogram bin): its bounds.
+            1.0,
+            -1.0,
+            -2.5,
+            1e10,
+            -1e10,
+            2_147_483_647.5,
+            -2_147_483_648.5,
+            -2_147_483_649.0,
+            -f64::MIN_POSITIVE,
         ] {
             same(x);
         }

@@ -799,7 +799,7 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::accumulators::{WEIGHTED_GAMMA, Weighted, floor_i32};
+    use crate::summary::accumulators::{WEIGHTED_GAMMA, Weighted};
 
     /// Bins as a plain ordered map, added to as [`Weighted`] adds.
     fn reference(values: &[(f64, f64)]) -> BTreeMap<i32, (f64, f64)> {
@@ -839,32 +839,6 @@ mod tests {
             out.push((v, (next() * 200.0).floor()));
         }
         out
-    }
-
-    #[test]
-    fn floor_i32_is_floor_as_i32() {
-        for x in [
-            0.0,
-            -0.0,
-            0.5,
-            -0.5,
-            1.0,
-            -1.0,
-            2.5,
-            -2.5,
-            1e10,
-            -1e10,
-            2147483647.5,
-            -2147483648.5,
-            -2147483649.0,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NAN,
-            f64::MIN_POSITIVE,
-            -f64::MIN_POSITIVE,
-        ] {
-            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
-        }
     }
 
     #[test]

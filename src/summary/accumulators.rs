@@ -86,17 +86,6 @@ pub(crate) const DENSE_MIN_SPAN: i64 = 64;
 /// the map, not in a long, mostly empty vector).
 pub(crate) const DENSE_SPAN_PER_BIN: i64 = 4;
 
-/// `x.floor() as i32`, without the libm call `floor` is on x86-64 without SSE4.1: the same
-/// result for every `x` (saturating at the `i32` bounds, 0 for NaN).
-pub(crate) fn floor_i32(x: f64) -> i32 {
-    let t = x as i32;
-    if f64::from(t) > x {
-        t.saturating_sub(1)
-    } else {
-        t
-    }
-}
-
 impl Weighted {
     /// Adds `v` with weight `w` (ignored unless both are finite and `w > 0`).
     pub(crate) fn add(&mut self, v: f64, w: f64) {
@@ -107,7 +96,7 @@ impl Weighted {
         if v <= 0.0 {
             self.zero += w;
         } else {
-            let b = self.bin(floor_i32(v.ln() / WEIGHTED_GAMMA.ln()));
+            let b = self.bin(crate::number::floor(v.ln() / WEIGHTED_GAMMA.ln()) as i32);
             b.0 += w;
             b.1 += w * v;
         }
@@ -413,7 +402,7 @@ impl Extra {
             && t > 0.0
             && m.ttft_origin != Some(Origin::Scheduled)
         {
-            let bin = floor_i32(t.log10() * DECOMPOSITION_BINS_PER_DECADE);
+            let bin = crate::number::floor(t.log10() * DECOMPOSITION_BINS_PER_DECADE) as i32;
             let tok = m.input_tokens.map(|n| n as f64);
             self.decomposition.entry(bin).or_default().add(&Parts {
                 n: 1.0,
