@@ -491,6 +491,9 @@ pub struct Processor {
     gaps: Vec<i64>,
     record_readers: Vec<Option<RecordReader>>,
     record_buf: Vec<Vec<u8>>,
+    /// Where the values the detected format's record reader reads are in each record of
+    /// `record_buf`, noted while the records were written.
+    record_fill: records::Filled,
     outside_window: u64,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
@@ -605,6 +608,7 @@ impl Processor {
             gaps: Vec::new(),
             record_readers,
             record_buf: Vec::new(),
+            record_fill: records::Filled::default(),
             outside_window: 0,
             by_buf: ByBuf::default(),
             input_name: String::new(),
@@ -1228,16 +1232,29 @@ impl Processor {
     fn read_records(&mut self, format: usize, line: &[u8]) -> Kind {
         let mut recs = std::mem::take(&mut self.record_buf);
         recs.clear();
+        self.record_fill.clear();
         let spec = self.formats.spec(format);
         let raw = match (&spec.records, std::str::from_utf8(line)) {
             (Some(crate::format::RecordSource::Each(patterns)), Ok(text)) if !self.reference => {
-                crate::classify::records::collect_raw(
-                    text,
-                    patterns,
-                    spec.record_window.as_ref(),
-                    &spec.record_carry,
-                    &mut recs,
-                )
+                // The detected format's reader (the first to try each record) finds its
+                // values where they were noted while the record was written.
+                match &self.record_readers[format] {
+                    Some(reader) => records::collect_raw_filled(
+                        text,
+                        patterns,
+                        spec.record_window.as_ref(),
+                        &spec.record_carry,
+                        &mut recs,
+                        (&reader.paths, &mut self.record_fill),
+                    ),
+                    None => records::collect_raw(
+                        text,
+                        patterns,
+                        spec.record_window.as_ref(),
+                        &spec.record_carry,
+                        &mut recs,
+                    ),
+                }
                 .ok()
             }
             _ => None,
@@ -1246,6 +1263,7 @@ impl Processor {
             Some(outside) => self.outside_window += outside,
             None => {
                 recs.clear();
+                self.record_fill.clear();
                 if let Err(kind) = self.records_by_value(format, line, &mut recs) {
                     self.record_buf = recs;
                     return kind;
@@ -1307,9 +1325,11 @@ impl Processor {
         let first = self.requests.len();
         // The record each request was read from.
         let mut from = Vec::new();
+        let fill = std::mem::take(&mut self.record_fill);
         for (i, rec) in recs.iter().enumerate() {
             for &f in &candidates {
-                match self.read_record(f, rec) {
+                let filled = if f == format { fill.of(i) } else { None };
+                match self.read_record(f, rec, filled) {
                     Err(()) => break,
                     Ok(true) => {
                         from.push(i);
@@ -1319,6 +1339,7 @@ impl Processor {
                 }
             }
         }
+        self.record_fill = fill;
         if self.views && from.len() >= 2 {
             self.mark_views(&recs, first, &from);
         }
@@ -1355,15 +1376,34 @@ impl Processor {
 
     /// Reads `rec` as a record of format `f` (which has records): `Ok(true)` when it is one
     /// (its request pushed), `Ok(false)` when its record markers do not hold, `Err` when it
-    /// cannot be read.
-    fn read_record(&mut self, f: usize, rec: &[u8]) -> Result<bool, ()> {
+    /// cannot be read. Its values are where `filled` says, when it was noted
+    /// ([`records::Filled`]); else the record is extracted.
+    fn read_record(
+        &mut self,
+        f: usize,
+        rec: &[u8],
+        filled: Option<&[(u32, u32, u32)]>,
+    ) -> Result<bool, ()> {
         let Some(reader) = self.record_readers[f].as_mut() else {
             return Ok(false);
         };
-        let read = if self.reference {
-            reader.paths.extract_reference(rec, &mut reader.slots)
-        } else {
-            reader.paths.extract(rec, &mut reader.slots)
+        let read = match filled {
+            Some(entries) => {
+                reader.slots.fill(reader.paths.len(), entries);
+                #[cfg(debug_assertions)]
+                {
+                    // What was noted is what an extract of the record finds.
+                    let mut check = reader.slots.clone();
+                    reader
+                        .paths
+                        .extract(rec, &mut check)
+                        .expect("a written record");
+                    assert_eq!(check, reader.slots, "{}", String::from_utf8_lossy(rec));
+                }
+                Ok(())
+            }
+            None if self.reference => reader.paths.extract_reference(rec, &mut reader.slots),
+            None => reader.paths.extract(rec, &mut reader.slots),
         };
         if read.is_err() {
             return Err(());
@@ -1422,7 +1462,7 @@ impl Processor {
                 }
                 _ => false,
             };
-            if named && self.read_record(f, rec) == Ok(true) {
+            if named && self.read_record(f, rec, None) == Ok(true) {
                 return true;
             }
         }

@@ -254,7 +254,47 @@ pub(crate) fn collect_raw(
     carry: &[String],
     out: &mut Vec<Vec<u8>>,
 ) -> Result<u64, NotRaw> {
-    text::collect(line, patterns, window, carry, out)
+    text::collect(line, patterns, window, carry, out, None)
+}
+
+/// Where the values of one reader's paths are in each record [`collect_raw_filled`] wrote: what
+/// [`crate::json::PathSet::extract`] of the record would find, noted while it was written.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Filled {
+    /// (slot, start, end) of each value, as [`crate::json::Slots::fill`] takes them.
+    pub(crate) entries: Vec<(u32, u32, u32)>,
+    /// Per record of `out` (the same index): the range of `entries` that is its own; `None`
+    /// when the record is to be extracted instead (its values were not all followed).
+    pub(crate) ranges: Vec<Option<(u32, u32)>>,
+    /// Scratch: the pairs of a key-value list written.
+    pairs: Vec<text::PairAt>,
+}
+
+impl Filled {
+    /// Empties it for the next line.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.ranges.clear();
+    }
+
+    /// The entries of record `i`, when they were noted.
+    pub(crate) fn of(&self, i: usize) -> Option<&[(u32, u32, u32)]> {
+        let (a, b) = self.ranges.get(i).copied().flatten()?;
+        self.entries.get(a as usize..b as usize)
+    }
+}
+
+/// [`collect_raw`] that also notes, in `fill`, where the values of `paths` are in each record
+/// written, so that a reader of them need not scan the record again.
+pub(crate) fn collect_raw_filled(
+    line: &str,
+    patterns: &[Vec<String>],
+    window: Option<&RecordWindow>,
+    carry: &[String],
+    out: &mut Vec<Vec<u8>>,
+    (paths, fill): (&crate::json::PathSet, &mut Filled),
+) -> Result<u64, NotRaw> {
+    text::collect(line, patterns, window, carry, out, Some((paths, fill)))
 }
 
 /// The response instants of a Perf Analyzer export record (GenAI-Perf's `profile_export.json`).
@@ -578,7 +618,80 @@ mod tests {
         let mut raw = vec![];
         let m = collect_raw(line, &patterns, window, &carry, &mut raw).expect("readable");
         same_as_indexed(line, &patterns, window, &carry);
+        same_as_extract(line, &patterns, window, &carry, &raw);
         ((parse(by_value), n), (parse(raw), m))
+    }
+
+    /// Checks that where [`collect_raw_filled`] notes the values of a set of paths in the
+    /// records it writes (the ones `raw` holds) is what an extract of each record finds.
+    fn same_as_extract(
+        line: &str,
+        patterns: &[Vec<String>],
+        window: Option<&RecordWindow>,
+        carry: &[String],
+        raw: &[Vec<u8>],
+    ) {
+        let names = [
+            "a",
+            "gen_ai.usage.input_tokens",
+            "x y",
+            "é",
+            "日本",
+            "\"",
+            "key",
+            "value",
+            "$parent",
+            "x",
+            "kv",
+            "esc\u{e9}\"q",
+            "in",
+            "name",
+            "n",
+        ];
+        let mut paths = crate::json::PathSet::default();
+        for name in names {
+            paths.add(&[name]);
+            paths.add(&["attributes", name]);
+            paths.add(&["attributes", name, "k"]);
+            paths.add(&["status", name]);
+        }
+        for p in [
+            &["attributes", "kv", "in"][..],
+            &["attributes", "x", "[0]"],
+            &["status"],
+            &["status", "code"],
+            &["events", "[0]", "name"],
+            &["info", "start"],
+            &["info", "end"],
+            &["$content_timestamps"],
+            &["resourceSpans"],
+            &["model"],
+            &["timestamp"],
+        ] {
+            paths.add(p);
+        }
+        let (mut recs, mut filled) = (vec![], Filled::default());
+        collect_raw_filled(
+            line,
+            patterns,
+            window,
+            carry,
+            &mut recs,
+            (&paths, &mut filled),
+        )
+        .expect("readable");
+        assert_eq!(recs, raw, "{line}");
+        assert_eq!(filled.ranges.len(), recs.len());
+        let (mut a, mut b) = (crate::json::Slots::default(), crate::json::Slots::default());
+        for (i, rec) in recs.iter().enumerate() {
+            let Some(entries) = filled.of(i) else {
+                continue;
+            };
+            a.fill(paths.len(), entries);
+            if paths.extract(rec, &mut b).is_ok() {
+                assert_eq!(a, b, "{}", String::from_utf8_lossy(rec));
+            }
+        }
     }
 
     /// Checks that the one-pass writer's records are byte for byte the ones the indexed walk

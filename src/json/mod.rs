@@ -158,6 +158,43 @@ impl PathSet {
         self.paths.is_empty()
     }
 
+    /// The child of trie node `node` (the root is 0) named `key` (unescaped bytes). With
+    /// [`PathSet::node_slot`] and the like, for a reader that knows where each value is
+    /// without scanning for it (records written from a line, `classify::records`), which then
+    /// fills [`Slots`] as [`PathSet::extract`] would ([`Slots::fill`]).
+    pub(crate) fn child(&self, node: usize, key: &[u8]) -> Option<usize> {
+        self.nodes[node].child(key, scan::head8(key))
+    }
+
+    /// [`PathSet::child`] for the key `text[start..end]`, read a word at a time.
+    #[inline]
+    pub(crate) fn child_at(
+        &self,
+        node: usize,
+        text: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Option<usize> {
+        let key = text.get(start..end)?;
+        self.nodes[node].child(key, scan::head8_at(text, start, end))
+    }
+
+    /// The slot of trie node `node`, when its path is one of the set's.
+    pub(crate) fn node_slot(&self, node: usize) -> Option<SlotId> {
+        self.nodes[node].slot
+    }
+
+    /// True when trie node `node` has children (its value's members are read too).
+    pub(crate) fn node_has_children(&self, node: usize) -> bool {
+        !self.nodes[node].children.is_empty()
+    }
+
+    /// The children of trie node `node` named by an array index (`[0]`, `[-1]`): (index,
+    /// node).
+    pub(crate) fn node_elements(&self, node: usize) -> &[(i64, usize)] {
+        &self.nodes[node].elements
+    }
+
     /// Reads `line` (one JSON object, no newline) and fills `slots` with the byte ranges of the
     /// values found at the paths. A path whose value is JSON `null` is recorded as absent.
     /// A path that ends inside a value which has children in the trie records the whole value
@@ -312,6 +349,20 @@ impl Slots {
     /// True when slot `id` holds a non-null value.
     pub fn has(&self, id: SlotId) -> bool {
         matches!(self.spans.get(id), Some(Some(_)))
+    }
+
+    /// Fills the slots of a set of `n` paths from `entries`, each (slot, start, end) of a
+    /// value found, in the order [`PathSet::extract`] meets them (the last one of a slot
+    /// wins); `start == end` for a `null`, which is recorded as absent. What `extract` of the
+    /// text gives, for a reader that found the values' places itself.
+    pub(crate) fn fill(&mut self, n: usize, entries: &[(u32, u32, u32)]) {
+        self.clear_written(n);
+        for &(slot, start, end) in entries {
+            if let Some(span) = self.spans.get_mut(slot as usize) {
+                self.written.push(slot);
+                *span = (start != end).then_some((start, end));
+            }
+        }
     }
 }
 

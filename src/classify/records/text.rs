@@ -11,22 +11,25 @@
 //! `arrayValue` unwraps to.
 
 use super::{
-    CONTENT_TIMESTAMPS, NotRaw, OUTPUTS, SCALAR_VALUES, TIMESTAMPS, content_timestamps, parent_name,
+    CONTENT_TIMESTAMPS, Filled, NotRaw, OUTPUTS, SCALAR_VALUES, TIMESTAMPS, content_timestamps,
+    parent_name,
 };
 use crate::format::RecordWindow;
+use crate::json::PathSet;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 type R<T> = Result<T, NotRaw>;
 
-/// See [`super::collect_raw`].
+/// See [`super::collect_raw_filled`].
 pub(super) fn collect(
     line: &str,
     patterns: &[Vec<String>],
     window: Option<&RecordWindow>,
     carry: &[String],
     out: &mut Vec<Vec<u8>>,
+    fill: Option<(&PathSet, &mut Filled)>,
 ) -> R<u64> {
     let root = line.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
     let text = Text::new(root);
@@ -38,6 +41,10 @@ pub(super) fn collect(
             }
         }
     }
+    let fill = fill.map(|(paths, filled)| {
+        filled.ranges.resize(out.len(), None);
+        Fill { paths, filled }
+    });
     let mut walk = Walk {
         text,
         window,
@@ -48,6 +55,7 @@ pub(super) fn collect(
         last_len: 0,
         out,
         outside: 0,
+        fill,
     };
     for pattern in patterns {
         walk.parent = parent_name(pattern);
@@ -256,6 +264,39 @@ fn string_end(b: &[u8], mut i: usize) -> R<usize> {
     }
 }
 
+/// The index after the value that starts at `b[i]` (valid JSON).
+fn skip(b: &[u8], i: usize) -> R<usize> {
+    match b.get(i) {
+        Some(b'"') => string_end(b, i),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                j = structural(b, j);
+                match b.get(j).ok_or(NotRaw)? {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    _ => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(j + 1);
+                        }
+                    }
+                }
+                j += 1;
+            }
+        }
+        Some(_) => {
+            let j = scalar_end(b, i);
+            if j == i { Err(NotRaw) } else { Ok(j) }
+        }
+        None => Err(NotRaw),
+    }
+}
+
 fn write_string(out: &mut Vec<u8>, s: &str) {
     // Writing a string to a Vec cannot fail.
     let _ = serde_json::to_writer(&mut *out, s);
@@ -281,6 +322,14 @@ pub(super) fn slot(name: &str) -> Option<usize> {
         "bytesValue" => Some(6),
         _ => None,
     }
+}
+
+/// Where a pair [`Text::plain_pair`] wrote is: its key's text in the line (no quotes, no
+/// escapes) and its value's in the record written.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PairAt {
+    key: (usize, usize),
+    value: (usize, usize),
 }
 
 /// How far a key-value pair has been written while its object is read (see
@@ -310,36 +359,7 @@ impl<'a> Text<'a> {
 
     /// The index after the value that starts at `i`.
     fn skip(&self, i: usize) -> R<usize> {
-        let b = self.b;
-        match b.get(i) {
-            Some(b'"') => string_end(b, i),
-            Some(b'{' | b'[') => {
-                let mut depth = 0usize;
-                let mut j = i;
-                loop {
-                    j = structural(b, j);
-                    match b.get(j).ok_or(NotRaw)? {
-                        b'"' => {
-                            j = string_end(b, j)?;
-                            continue;
-                        }
-                        b'{' | b'[' => depth += 1,
-                        _ => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return Ok(j + 1);
-                            }
-                        }
-                    }
-                    j += 1;
-                }
-            }
-            Some(_) => {
-                let j = scalar_end(b, i);
-                if j == i { Err(NotRaw) } else { Ok(j) }
-            }
-            None => Err(NotRaw),
-        }
+        skip(self.b, i)
     }
 
     /// The key whose opening quote is at `i`: one pass finds its end and whether it has
@@ -483,10 +503,24 @@ impl<'a> Text<'a> {
     /// Writes an object member's value: an OTLP key-value list as an object, anything else as
     /// [`Text::value`] does.
     fn member(&self, i: usize, out: &mut Vec<u8>) -> R<usize> {
-        if self.b.get(i) == Some(&b'[')
-            && let Some(end) = self.kv_list(i, out)?
-        {
-            return Ok(end);
+        self.member_noting(i, out, None)
+    }
+
+    /// [`Text::member`], noting in `pairs` where each pair is when the value is a key-value
+    /// list that [`Text::plain_list`] writes; `pairs` is left empty otherwise.
+    fn member_noting(
+        &self,
+        i: usize,
+        out: &mut Vec<u8>,
+        pairs: Option<&mut Vec<PairAt>>,
+    ) -> R<usize> {
+        if self.b.get(i) == Some(&b'[') {
+            if let Some(end) = self.plain_list(i, out, pairs) {
+                return Ok(end);
+            }
+            if let Some(end) = self.kv_list_general(i, out)? {
+                return Ok(end);
+            }
         }
         self.value(i, out)
     }
@@ -494,9 +528,14 @@ impl<'a> Text<'a> {
     /// Writes the array at `i` as an object when it is a non-empty list of objects each with a
     /// string `key`: `{K: unwrapped value}`; `None` (nothing written) when it is not.
     fn kv_list(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
-        if let Some(end) = self.plain_list(i, out) {
+        if let Some(end) = self.plain_list(i, out, None) {
             return Ok(Some(end));
         }
+        self.kv_list_general(i, out)
+    }
+
+    /// [`Text::kv_list`] for any list but the ones [`Text::plain_list`] writes.
+    fn kv_list_general(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
         let mark = out.len();
         out.push(b'{');
         let mut is_list = true;
@@ -527,7 +566,7 @@ impl<'a> Text<'a> {
         if self.b.get(item) != Some(&b'{') {
             return Ok(None);
         }
-        if let Some(end) = self.plain_pair(item, first, out) {
+        if let Some((end, _)) = self.plain_pair(item, first, out) {
             return Ok(Some(end));
         }
         let mark = out.len();
@@ -585,13 +624,24 @@ impl<'a> Text<'a> {
     /// [`Text::kv_list`] for a list as OTLP exporters write it: each pair one
     /// [`Text::plain_pair`] reads, no blanks between them. The object written and the index
     /// after the list; `None` (nothing written) for any other list.
-    fn plain_list(&self, i: usize, out: &mut Vec<u8>) -> Option<usize> {
+    ///
+    /// With `pairs`, notes where each pair's key and value are; leaves it empty when it
+    /// returns `None`.
+    fn plain_list(
+        &self,
+        i: usize,
+        out: &mut Vec<u8>,
+        mut pairs: Option<&mut Vec<PairAt>>,
+    ) -> Option<usize> {
         let mark = out.len();
         out.push(b'{');
         let mut j = i + 1;
         let mut first = true;
-        while let Some(end) = self.plain_pair(j, first, out) {
+        while let Some((end, at)) = self.plain_pair(j, first, out) {
             first = false;
+            if let Some(p) = pairs.as_deref_mut() {
+                p.push(at);
+            }
             match self.b.get(end) {
                 Some(b',') => j = end + 1,
                 Some(b']') => {
@@ -602,16 +652,20 @@ impl<'a> Text<'a> {
             }
         }
         out.truncate(mark);
+        if let Some(p) = pairs {
+            p.clear();
+        }
         None
     }
 
     /// [`Text::kv_pair`] for the pair OTLP exporters write, `{"key":"K","value":{"T":X}}`
     /// without blanks, where `K` has no escapes, `T` is a scalar member of an `AnyValue`
     /// (`stringValue`, `intValue`, ...) and `X` a string or another scalar: `"K":X` written,
-    /// with a comma first unless `first`, and the index after the pair. `None` (nothing
-    /// written) for any other text, which the general reading then takes.
+    /// with a comma first unless `first`, and the index after the pair with where its key and
+    /// value are. `None` (nothing written) for any other text, which the general reading then
+    /// takes.
     #[inline]
-    fn plain_pair(&self, item: usize, first: bool, out: &mut Vec<u8>) -> Option<usize> {
+    fn plain_pair(&self, item: usize, first: bool, out: &mut Vec<u8>) -> Option<(usize, PairAt)> {
         const KEY: [u8; 8] = *b"{\"key\":\"";
         const VALUE: &[u8; 11] = b",\"value\":{\"";
         let b = self.b;
@@ -646,8 +700,13 @@ impl<'a> Text<'a> {
         comma(out, first);
         out.extend_from_slice(&b[k0..=k1]);
         out.push(b':');
+        let value = out.len();
         out.extend_from_slice(&b[x..x_end]);
-        Some(x_end + 2)
+        let at = PairAt {
+            key: (k0 + 1, k1),
+            value: (value, out.len()),
+        };
+        Some((x_end + 2, at))
     }
 
     /// Writes the OTLP `AnyValue` at `i` unwrapped (see [`super::unwrap_any_value`]), and what
@@ -813,6 +872,131 @@ struct Walk<'a, 'o> {
     last_len: usize,
     out: &'o mut Vec<Vec<u8>>,
     outside: u64,
+    /// Where a reader's values are in each record, noted while it is written.
+    fill: Option<Fill<'o>>,
+}
+
+/// A reader's paths, and where their values are in the records written (see
+/// [`super::collect_raw_filled`]).
+struct Fill<'o> {
+    paths: &'o PathSet,
+    filled: &'o mut Filled,
+}
+
+/// The entry of [`Filled::entries`] for the value `out[a..b]` in `slot`: `start == end` for a
+/// `null`, as [`crate::json::Slots::fill`] takes it.
+fn entry(slot: usize, out: &[u8], a: usize, b: usize) -> (u32, u32, u32) {
+    if b - a == 4 && out[a] == b'n' {
+        (slot as u32, 0, 0)
+    } else {
+        (slot as u32, a as u32, b as u32)
+    }
+}
+
+/// Notes the value `out[a..b]` (valid JSON) at trie node `c` of `paths`: its slot and, when
+/// `c` has children, theirs inside it, as [`PathSet::extract`] of the record records them.
+/// False when the text is not what the record's writer writes (the record is then extracted).
+fn note(
+    paths: &PathSet,
+    c: usize,
+    out: &[u8],
+    (a, b): (usize, usize),
+    entries: &mut Vec<(u32, u32, u32)>,
+) -> bool {
+    if paths.node_has_children(c) {
+        let read = match out[a] {
+            b'{' => note_object(paths, c, out, a, entries),
+            b'[' if !paths.node_elements(c).is_empty() => note_array(paths, c, out, a, entries),
+            _ => Ok(b),
+        };
+        if read.is_err() {
+            return false;
+        }
+    }
+    if let Some(slot) = paths.node_slot(c) {
+        entries.push(entry(slot, out, a, b));
+    }
+    true
+}
+
+/// Notes the members of the object at `out[i]` (its `{`; valid JSON) at trie node `node`;
+/// the index after it.
+fn note_object(
+    paths: &PathSet,
+    node: usize,
+    out: &[u8],
+    i: usize,
+    entries: &mut Vec<(u32, u32, u32)>,
+) -> R<usize> {
+    let mut j = ws(out, i + 1);
+    if out.get(j) == Some(&b'}') {
+        return Ok(j + 1);
+    }
+    loop {
+        if out.get(j) != Some(&b'"') {
+            return Err(NotRaw);
+        }
+        let k_end = string_end(out, j)?;
+        let v = ws(out, k_end);
+        if out.get(v) != Some(&b':') {
+            return Err(NotRaw);
+        }
+        let v = ws(out, v + 1);
+        let end = skip(out, v)?;
+        // A key is compared unescaped; one that does not decode (a lone surrogate escape)
+        // names no path.
+        let child = match special(out, j + 1) {
+            q if q == k_end - 1 => paths.child_at(node, out, j + 1, q),
+            _ => serde_json::from_slice::<String>(&out[j..k_end])
+                .ok()
+                .and_then(|k| paths.child(node, k.as_bytes())),
+        };
+        if let Some(c) = child
+            && !note(paths, c, out, (v, end), entries)
+        {
+            return Err(NotRaw);
+        }
+        j = ws(out, end);
+        match out.get(j) {
+            Some(b',') => j = ws(out, j + 1),
+            Some(b'}') => return Ok(j + 1),
+            _ => return Err(NotRaw),
+        }
+    }
+}
+
+/// Notes the elements of the array at `out[i]` (its `[`; valid JSON) that the children of
+/// trie node `node` name by index (the last one for `[-1]`); the index after it.
+fn note_array(
+    paths: &PathSet,
+    node: usize,
+    out: &[u8],
+    i: usize,
+    entries: &mut Vec<(u32, u32, u32)>,
+) -> R<usize> {
+    let elements = paths.node_elements(node);
+    let mut j = ws(out, i + 1);
+    if out.get(j) == Some(&b']') {
+        return Ok(j + 1);
+    }
+    let mut index = 0;
+    loop {
+        let end = skip(out, j)?;
+        for &(want, c) in elements {
+            if (want == index || want == -1 && out.get(ws(out, end)) == Some(&b']'))
+                && !note(paths, c, out, (j, end), entries)
+            {
+                return Err(NotRaw);
+            }
+        }
+        index += 1;
+        j = ws(out, end);
+        match out.get(j) {
+            Some(b',') => j = ws(out, j + 1),
+            Some(b']') => return Ok(j + 1),
+            _ => return Err(NotRaw),
+        }
+    }
 }
 
 impl Walk<'_, '_> {
@@ -848,6 +1032,9 @@ impl Walk<'_, '_> {
                     }
                     if let Some((n, outside)) = taken {
                         self.out.truncate(n);
+                        if let Some(f) = &mut self.fill {
+                            f.filled.ranges.truncate(n);
+                        }
                         self.outside = outside;
                     }
                     taken = Some((self.out.len(), self.outside));
@@ -884,25 +1071,36 @@ impl Walk<'_, '_> {
             n => n,
         };
         let mut buf = Vec::with_capacity(room + 64);
-        let end = if text.b.get(i) == Some(&b'{') {
+        let (end, filled) = if text.b.get(i) == Some(&b'{') {
             self.object_record(i, &mut buf)?
         } else {
-            text.value(i, &mut buf)?
+            (text.value(i, &mut buf)?, None)
         };
         self.last_len = buf.len();
         self.out.push(buf);
+        if let Some(f) = &mut self.fill {
+            f.filled.ranges.push(filled);
+        }
         Ok(end)
     }
 
     /// Writes the object record at `i`: its members (but `"$parent"` and
     /// `"$content_timestamps"`), then `"$parent"`, `"$content_timestamps"` when it has
-    /// `response_timestamps`, and the carried members it lacks.
-    fn object_record(&mut self, i: usize, out: &mut Vec<u8>) -> R<usize> {
+    /// `response_timestamps`, and the carried members it lacks. With a reader's paths
+    /// ([`Walk::fill`]), also where their values are in it: the range of [`Filled::entries`]
+    /// noted, `None` when some could not be followed.
+    fn object_record(&mut self, i: usize, out: &mut Vec<u8>) -> R<(usize, Option<(u32, u32)>)> {
         let text = self.text;
         let (mut timestamps, mut outputs) = (None, None);
         self.present.clear();
         self.present.resize(self.carried.len(), false);
         let (carried, present) = (&self.carried, &mut self.present);
+        let mut fill = self.fill.as_mut();
+        // The root's own slot (the whole record) is not one a member can note.
+        let mut noting = fill
+            .as_ref()
+            .is_some_and(|f| f.paths.node_slot(0).is_none());
+        let first_entry = fill.as_ref().map_or(0, |f| f.filled.entries.len());
         out.push(b'{');
         let mut first = true;
         let end = text.object(i, |k, v| {
@@ -916,7 +1114,28 @@ impl Walk<'_, '_> {
             comma(out, first);
             first = false;
             k.write(out);
-            let end = text.member(v, out)?;
+            let at = out.len();
+            let node = match &fill {
+                // A key without escapes is read where it is in the line.
+                Some(f) if noting => match &k.text {
+                    Cow::Borrowed(_) => {
+                        f.paths
+                            .child_at(0, text.b, k.end - 1 - key.len(), k.end - 1)
+                    }
+                    Cow::Owned(_) => f.paths.child(0, key.as_bytes()),
+                },
+                _ => None,
+            };
+            let end = match (node, fill.as_deref_mut()) {
+                (Some(c), Some(f)) => {
+                    f.filled.pairs.clear();
+                    let pairs = f.paths.node_has_children(c).then_some(&mut f.filled.pairs);
+                    let end = text.member_noting(v, out, pairs)?;
+                    noting &= f.note_member(c, text, out, at);
+                    end
+                }
+                _ => text.member(v, out)?,
+            };
             if key == TIMESTAMPS {
                 timestamps = Some((v, end));
             } else if key == OUTPUTS {
@@ -924,8 +1143,18 @@ impl Walk<'_, '_> {
             }
             Ok(end)
         })?;
+        // A member added after the record's own: noted like them.
+        let mut added = |out: &mut Vec<u8>, key: &str, at: usize| {
+            if let Some(f) = fill.as_deref_mut()
+                && noting
+                && let Some(c) = f.paths.child(0, key.as_bytes())
+            {
+                noting &= note(f.paths, c, out, (at, out.len()), &mut f.filled.entries);
+            }
+        };
         comma(out, first);
         out.extend_from_slice(b"\"$parent\":");
+        let at = out.len();
         let parent = self.parent.as_bytes();
         if special(parent, 0) == parent.len() {
             out.push(b'"');
@@ -934,6 +1163,7 @@ impl Walk<'_, '_> {
         } else {
             write_string(out, self.parent);
         }
+        added(out, "$parent", at);
         if let Some((a, b)) = timestamps {
             let ts: Value = serde_json::from_str(text.slice(a, b)?).map_err(|_| NotRaw)?;
             let outputs = match outputs {
@@ -943,19 +1173,54 @@ impl Walk<'_, '_> {
             out.push(b',');
             write_string(out, CONTENT_TIMESTAMPS);
             out.push(b':');
+            let at = out.len();
             let content = content_timestamps(&ts, outputs.as_ref());
             out.extend_from_slice(&serde_json::to_vec(&content).map_err(|_| NotRaw)?);
+            added(out, CONTENT_TIMESTAMPS, at);
         }
         for (&(k, v), &has) in self.carried.iter().zip(&self.present) {
             if k != "$parent" && !has {
                 out.push(b',');
                 write_string(out, k);
                 out.push(b':');
+                let at = out.len();
                 out.extend_from_slice(v.as_bytes());
+                added(out, k, at);
             }
         }
         out.push(b'}');
-        Ok(end)
+        let filled = match fill {
+            Some(f) if noting => Some((first_entry as u32, f.filled.entries.len() as u32)),
+            Some(f) => {
+                f.filled.entries.truncate(first_entry);
+                None
+            }
+            None => None,
+        };
+        Ok((end, filled))
+    }
+}
+
+impl Fill<'_> {
+    /// Notes the record's member just written from `out[at]` at trie node `c`: from the
+    /// [`Filled::pairs`] when it was a key-value list written by [`Text::plain_list`] (the keys
+    /// in the line's `text`), else by reading what was written. False as [`note`].
+    fn note_member(&mut self, c: usize, text: Text<'_>, out: &[u8], at: usize) -> bool {
+        let Filled { entries, pairs, .. } = &mut *self.filled;
+        if pairs.is_empty() {
+            return note(self.paths, c, out, (at, out.len()), entries);
+        }
+        for p in pairs.iter() {
+            if let Some(pc) = self.paths.child_at(c, text.b, p.key.0, p.key.1)
+                && !note(self.paths, pc, out, p.value, entries)
+            {
+                return false;
+            }
+        }
+        if let Some(slot) = self.paths.node_slot(c) {
+            entries.push(entry(slot, out, at, out.len()));
+        }
+        true
     }
 }
 
