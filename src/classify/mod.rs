@@ -494,6 +494,8 @@ pub struct Processor {
     /// Where the values the detected format's record reader reads are in each record of
     /// `record_buf`, noted while the records were written.
     record_fill: records::Filled,
+    /// Scratch: the record each request of the line was read from.
+    record_from: Vec<usize>,
     outside_window: u64,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
@@ -609,6 +611,7 @@ impl Processor {
             record_readers,
             record_buf: Vec::new(),
             record_fill: records::Filled::default(),
+            record_from: Vec::new(),
             outside_window: 0,
             by_buf: ByBuf::default(),
             input_name: String::new(),
@@ -1231,7 +1234,7 @@ impl Processor {
     /// `serde_json::Value` of the line).
     fn read_records(&mut self, format: usize, line: &[u8]) -> Kind {
         let mut recs = std::mem::take(&mut self.record_buf);
-        recs.clear();
+        self.record_fill.recycle(&mut recs);
         self.record_fill.clear();
         let spec = self.formats.spec(format);
         let raw = match (&spec.records, std::str::from_utf8(line)) {
@@ -1313,23 +1316,35 @@ impl Processor {
 
     /// Hands each record to the first format with records that reads a request from it.
     fn claim_records(&mut self, format: usize, line: &[u8], recs: Vec<Vec<u8>>) -> Kind {
-        // Every format with records whose line markers hold may claim a record (vLLM's spans
-        // and other GenAI spans can share one OTLP export), the detected one first.
-        let candidates: Vec<usize> = std::iter::once(format)
-            .chain((0..self.formats.len()).filter(|&i| {
-                i != format
-                    && self.record_readers[i].is_some()
-                    && self.formats.markers_hold(i, line, &self.slots)
-            }))
-            .collect();
         let first = self.requests.len();
         // The record each request was read from.
-        let mut from = Vec::new();
+        let mut from = std::mem::take(&mut self.record_from);
+        from.clear();
         let fill = std::mem::take(&mut self.record_fill);
+        // Every format with records whose line markers hold may claim a record (vLLM's spans
+        // and other GenAI spans can share one OTLP export), the detected one first; the others
+        // are found when it leaves a record unclaimed.
+        let mut others: Option<Vec<usize>> = None;
         for (i, rec) in recs.iter().enumerate() {
-            for &f in &candidates {
-                let filled = if f == format { fill.of(i) } else { None };
-                match self.read_record(f, rec, filled) {
+            match self.read_record(format, rec, fill.of(i)) {
+                Err(()) => continue,
+                Ok(true) => {
+                    from.push(i);
+                    continue;
+                }
+                Ok(false) => {}
+            }
+            let others = others.get_or_insert_with(|| {
+                (0..self.formats.len())
+                    .filter(|&i| {
+                        i != format
+                            && self.record_readers[i].is_some()
+                            && self.formats.markers_hold(i, line, &self.slots)
+                    })
+                    .collect()
+            });
+            for &f in others.iter() {
+                match self.read_record(f, rec, None) {
                     Err(()) => break,
                     Ok(true) => {
                         from.push(i);
@@ -1343,6 +1358,7 @@ impl Processor {
         if self.views && from.len() >= 2 {
             self.mark_views(&recs, first, &from);
         }
+        self.record_from = from;
         self.record_buf = recs;
         if self.requests.is_empty() {
             Kind::NoTiming

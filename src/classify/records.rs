@@ -268,13 +268,40 @@ pub(crate) struct Filled {
     pub(crate) ranges: Vec<Option<(u32, u32)>>,
     /// Scratch: the pairs of a key-value list written.
     pairs: Vec<text::PairAt>,
+    /// The texts of records read before, emptied, for the next ones to be written in.
+    spare: Vec<Vec<u8>>,
 }
 
+/// The most record texts [`Filled::spare`] keeps, and the largest (in bytes of room).
+const SPARE: (usize, usize) = (16, 1 << 17);
+
 impl Filled {
-    /// Empties it for the next line.
+    /// Empties it for the next line (the spare texts stay).
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.ranges.clear();
+    }
+
+    /// Empties `recs`, keeping its texts (up to [`SPARE`]) for the next records.
+    pub(crate) fn recycle(&mut self, recs: &mut Vec<Vec<u8>>) {
+        for rec in recs.drain(..) {
+            if self.spare.len() < SPARE.0 && rec.capacity() <= SPARE.1 {
+                self.spare.push(rec);
+            }
+        }
+    }
+
+    /// A text to write a record of about `room` bytes in: a spare one, emptied, when there is
+    /// one.
+    fn text_for(&mut self, room: usize) -> Vec<u8> {
+        match self.spare.pop() {
+            Some(mut text) => {
+                text.clear();
+                text.reserve(room);
+                text
+            }
+            None => Vec::with_capacity(room),
+        }
     }
 
     /// The entries of record `i`, when they were noted.

@@ -1070,7 +1070,10 @@ impl Walk<'_, '_> {
             0 => (text.b.len() - i).min(MAX_ROOM),
             n => n,
         };
-        let mut buf = Vec::with_capacity(room + 64);
+        let mut buf = match &mut self.fill {
+            Some(f) => f.filled.text_for(room + 64),
+            None => Vec::with_capacity(room + 64),
+        };
         let (end, filled) = if text.b.get(i) == Some(&b'{') {
             self.object_record(i, &mut buf)?
         } else {
