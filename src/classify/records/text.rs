@@ -1146,7 +1146,32 @@ impl Walk<'_, '_> {
             }
             Ok(end)
         })?;
-        // A member added after the record's own: noted like them.
+        let noting = self.added_members(out, first, [timestamps, outputs], noting)?;
+        out.push(b'}');
+        let filled = match self.fill.as_mut() {
+            Some(f) if noting => Some((first_entry as u32, f.filled.entries.len() as u32)),
+            Some(f) => {
+                f.filled.entries.truncate(first_entry);
+                None
+            }
+            None => None,
+        };
+        Ok((end, filled))
+    }
+
+    /// Writes the members [`Walk::object_record`] adds after the record's own (`first`: it has
+    /// none): `"$parent"`, `"$content_timestamps"` from the record's `response_timestamps` and
+    /// `response_outputs` (where they are in the line), the carried members it lacks. Notes
+    /// them as the record's own while `noting`; whether it still is.
+    fn added_members(
+        &mut self,
+        out: &mut Vec<u8>,
+        first: bool,
+        [timestamps, outputs]: [Option<(usize, usize)>; 2],
+        mut noting: bool,
+    ) -> R<bool> {
+        let text = self.text;
+        let mut fill = self.fill.as_mut();
         let mut added = |out: &mut Vec<u8>, key: &str, at: usize| {
             if let Some(f) = fill.as_deref_mut()
                 && noting
@@ -1191,16 +1216,7 @@ impl Walk<'_, '_> {
                 added(out, k, at);
             }
         }
-        out.push(b'}');
-        let filled = match fill {
-            Some(f) if noting => Some((first_entry as u32, f.filled.entries.len() as u32)),
-            Some(f) => {
-                f.filled.entries.truncate(first_entry);
-                None
-            }
-            None => None,
-        };
-        Ok((end, filled))
+        Ok(noting)
     }
 }
 
