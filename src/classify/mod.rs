@@ -496,6 +496,8 @@ pub struct Processor {
     record_fill: records::Filled,
     /// Scratch: the record each request of the line was read from.
     record_from: Vec<usize>,
+    /// The line last classified had records, and no format claimed any of them.
+    unclaimed: bool,
     outside_window: u64,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
@@ -612,6 +614,7 @@ impl Processor {
             record_buf: Vec::new(),
             record_fill: records::Filled::default(),
             record_from: Vec::new(),
+            unclaimed: false,
             outside_window: 0,
             by_buf: ByBuf::default(),
             input_name: String::new(),
@@ -926,7 +929,12 @@ impl Processor {
             Walk::Arrays => {}
             Walk::Off => return self.classify_one(line),
         }
+        self.unclaimed = false;
         match self.classify_one(line) {
+            // A line whose records were each tried by every format that reads records (an OTLP
+            // export of spans that are no inference requests: health checks, HTTP and database
+            // spans) holds no other requests to walk to.
+            Kind::NoTiming if self.unclaimed => Kind::NoTiming,
             Kind::NoTiming => self.walk_line(line).unwrap_or(Kind::NoTiming),
             kind => kind,
         }
@@ -1358,6 +1366,7 @@ impl Processor {
         if self.views && from.len() >= 2 {
             self.mark_views(&recs, first, &from);
         }
+        self.unclaimed = from.is_empty() && !recs.is_empty();
         self.record_from = from;
         self.record_buf = recs;
         if self.requests.is_empty() {
