@@ -1238,34 +1238,27 @@ impl Processor {
         });
     }
 
-    /// Explodes a line of a format with records into its requests (a cold path: it builds a
-    /// `serde_json::Value` of the line).
+    /// Explodes a line of a format with records into its requests. `line` was extracted (so
+    /// it is valid JSON and UTF-8).
     fn read_records(&mut self, format: usize, line: &[u8]) -> Kind {
         let mut recs = std::mem::take(&mut self.record_buf);
         self.record_fill.recycle(&mut recs);
         self.record_fill.clear();
         let spec = self.formats.spec(format);
-        let raw = match (&spec.records, std::str::from_utf8(line)) {
-            (Some(crate::format::RecordSource::Each(patterns)), Ok(text)) if !self.reference => {
+        let raw = match (&spec.records, &self.record_readers[format]) {
+            (Some(crate::format::RecordSource::Each(patterns)), Some(reader))
+                if !self.reference =>
+            {
                 // The detected format's reader (the first to try each record) finds its
                 // values where they were noted while the record was written.
-                match &self.record_readers[format] {
-                    Some(reader) => records::collect_raw_filled(
-                        text,
-                        patterns,
-                        spec.record_window.as_ref(),
-                        &spec.record_carry,
-                        &mut recs,
-                        (&reader.paths, &mut self.record_fill),
-                    ),
-                    None => records::collect_raw(
-                        text,
-                        patterns,
-                        spec.record_window.as_ref(),
-                        &spec.record_carry,
-                        &mut recs,
-                    ),
-                }
+                records::collect_raw_filled(
+                    line,
+                    patterns,
+                    spec.record_window.as_ref(),
+                    &spec.record_carry,
+                    &mut recs,
+                    (&reader.paths, &mut self.record_fill),
+                )
                 .ok()
             }
             _ => None,

@@ -254,7 +254,7 @@ pub(crate) fn collect_raw(
     carry: &[String],
     out: &mut Vec<Vec<u8>>,
 ) -> Result<u64, NotRaw> {
-    text::collect(line, patterns, window, carry, out, None)
+    text::collect(line.as_bytes(), patterns, window, carry, out, None)
 }
 
 /// Where the values of one reader's paths are in each record [`collect_raw_filled`] wrote: what
@@ -311,10 +311,11 @@ impl Filled {
     }
 }
 
-/// [`collect_raw`] that also notes, in `fill`, where the values of `paths` are in each record
-/// written, so that a reader of them need not scan the record again.
+/// [`collect_raw`] of a line's bytes (valid UTF-8: the caller has checked them, as an
+/// extract of the line does) that also notes, in `fill`, where the values of `paths` are in
+/// each record written, so that a reader of them need not scan the record again.
 pub(crate) fn collect_raw_filled(
-    line: &str,
+    line: &[u8],
     patterns: &[Vec<String>],
     window: Option<&RecordWindow>,
     carry: &[String],
@@ -699,7 +700,7 @@ mod tests {
         }
         let (mut recs, mut filled) = (vec![], Filled::default());
         collect_raw_filled(
-            line,
+            line.as_bytes(),
             patterns,
             window,
             carry,
@@ -1165,11 +1166,11 @@ mod tests {
     #[test]
     fn the_any_value_slots_follow_the_scalar_order() {
         for (n, name) in SCALAR_VALUES.iter().enumerate() {
-            assert_eq!(text::slot(name), Some(n + 2));
+            assert_eq!(text::slot(name.as_bytes()), Some(n + 2));
         }
-        assert_eq!(text::slot("arrayValue"), Some(0));
-        assert_eq!(text::slot("kvlistValue"), Some(1));
-        assert_eq!(text::slot("value"), None);
+        assert_eq!(text::slot(b"arrayValue"), Some(0));
+        assert_eq!(text::slot(b"kvlistValue"), Some(1));
+        assert_eq!(text::slot(b"value"), None);
     }
 
     #[test]

@@ -24,15 +24,20 @@ type R<T> = Result<T, NotRaw>;
 
 /// See [`super::collect_raw_filled`].
 pub(super) fn collect(
-    line: &str,
+    line: &[u8],
     patterns: &[Vec<String>],
     window: Option<&RecordWindow>,
     carry: &[String],
     out: &mut Vec<Vec<u8>>,
     fill: Option<(&PathSet, &mut Filled)>,
 ) -> R<u64> {
-    let root = line.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
-    let text = Text::new(root);
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let start = line.iter().position(|c| !blank(c)).unwrap_or(line.len());
+    let end = line
+        .iter()
+        .rposition(|c| !blank(c))
+        .map_or(start, |e| e + 1);
+    let text = Text::new(&line[start..end]);
     let mut carried = Vec::new();
     if !carry.is_empty() && text.b.first() == Some(&b'{') {
         for k in carry {
@@ -65,19 +70,18 @@ pub(super) fn collect(
     Ok(walk.outside)
 }
 
-/// JSON text being read (valid JSON: the caller has checked it).
+/// JSON text being read (valid JSON and UTF-8: the caller has checked it).
 #[derive(Clone, Copy)]
 struct Text<'a> {
-    s: &'a str,
     b: &'a [u8],
 }
 
 /// An object member's key.
 struct Key<'a> {
-    /// Decoded (borrowed when it has no escapes).
-    text: Cow<'a, str>,
+    /// Decoded (borrowed when it has no escapes), as UTF-8 bytes.
+    text: Cow<'a, [u8]>,
     /// The string's text, quotes included.
-    raw: &'a str,
+    raw: &'a [u8],
     /// JSON writes the decoded key as `raw`: no escapes, no control characters.
     plain: bool,
     /// The index after the closing quote.
@@ -87,9 +91,9 @@ struct Key<'a> {
 impl Key<'_> {
     fn write(&self, out: &mut Vec<u8>) {
         if self.plain {
-            out.extend_from_slice(self.raw.as_bytes());
+            out.extend_from_slice(self.raw);
         } else {
-            write_string(out, &self.text);
+            write_bytes(out, &self.text);
         }
         out.push(b':');
     }
@@ -302,6 +306,11 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
+/// [`write_string`] of a decoded key's UTF-8 bytes.
+fn write_bytes(out: &mut Vec<u8>, s: &[u8]) {
+    write_string(out, &String::from_utf8_lossy(s));
+}
+
 fn comma(out: &mut Vec<u8>, first: bool) {
     if !first {
         out.push(b',');
@@ -310,16 +319,16 @@ fn comma(out: &mut Vec<u8>, first: bool) {
 
 /// Where an `AnyValue`'s member goes in the table [`Text::any`] fills: `arrayValue`,
 /// `kvlistValue`, then the scalars in the order they are tried.
-pub(super) fn slot(name: &str) -> Option<usize> {
+pub(super) fn slot(name: &[u8]) -> Option<usize> {
     // SCALAR_VALUES, spelled out so that the match compiles to a test of the length first.
     match name {
-        "arrayValue" => Some(0),
-        "kvlistValue" => Some(1),
-        "stringValue" => Some(2),
-        "intValue" => Some(3),
-        "doubleValue" => Some(4),
-        "boolValue" => Some(5),
-        "bytesValue" => Some(6),
+        b"arrayValue" => Some(0),
+        b"kvlistValue" => Some(1),
+        b"stringValue" => Some(2),
+        b"intValue" => Some(3),
+        b"doubleValue" => Some(4),
+        b"boolValue" => Some(5),
+        b"bytesValue" => Some(6),
         _ => None,
     }
 }
@@ -344,8 +353,8 @@ enum Pair {
 }
 
 impl<'a> Text<'a> {
-    fn new(s: &'a str) -> Self {
-        Text { s, b: s.as_bytes() }
+    fn new(b: &'a [u8]) -> Self {
+        Text { b }
     }
 
     /// The byte at `i`; 0 past the end.
@@ -353,8 +362,8 @@ impl<'a> Text<'a> {
         self.b.get(i).copied().unwrap_or(0)
     }
 
-    fn slice(&self, i: usize, j: usize) -> R<&'a str> {
-        self.s.get(i..j).ok_or(NotRaw)
+    fn slice(&self, i: usize, j: usize) -> R<&'a [u8]> {
+        self.b.get(i..j).ok_or(NotRaw)
     }
 
     /// The index after the value that starts at `i`.
@@ -387,7 +396,8 @@ impl<'a> Text<'a> {
         }
         let raw = self.slice(i, j + 1)?;
         let text = if escaped {
-            Cow::Owned(serde_json::from_str::<String>(raw).map_err(|_| NotRaw)?)
+            let decoded = serde_json::from_slice::<String>(raw).map_err(|_| NotRaw)?;
+            Cow::Owned(decoded.into_bytes())
         } else {
             Cow::Borrowed(&raw[1..raw.len() - 1])
         };
@@ -447,7 +457,7 @@ impl<'a> Text<'a> {
     fn last_member(&self, i: usize, name: &str) -> R<Option<usize>> {
         let mut found = None;
         self.object(i, |k, v| {
-            if k.text == name {
+            if *k.text == *name.as_bytes() {
                 found = Some(v);
             }
             self.skip(v)
@@ -464,7 +474,7 @@ impl<'a> Text<'a> {
             i = self.last_member(i, k).ok()??;
         }
         let v = self.slice(i, self.skip(i).ok()?).ok()?;
-        serde_json::from_str::<Value>(v).ok()?.as_f64()
+        serde_json::from_slice::<Value>(v).ok()?.as_f64()
     }
 
     /// Writes the value at `i` with every object member's value written by [`Text::member`];
@@ -494,7 +504,7 @@ impl<'a> Text<'a> {
             }
             _ => {
                 let end = self.skip(i)?;
-                out.extend_from_slice(self.slice(i, end)?.as_bytes());
+                out.extend_from_slice(self.slice(i, end)?);
                 Ok(end)
             }
         }
@@ -573,7 +583,7 @@ impl<'a> Text<'a> {
         let mut state = Pair::Start;
         let (mut key, mut value) = (None, None);
         let end = self.object(item, |k, v| match &*k.text {
-            "key" => {
+            b"key" => {
                 key = Some(v);
                 if state == Pair::Start
                     && self.at(v) == b'"'
@@ -587,7 +597,7 @@ impl<'a> Text<'a> {
                 state = Pair::Again;
                 self.skip(v)
             }
-            "value" => {
+            b"value" => {
                 value = Some(v);
                 if state == Pair::KeyWritten {
                     state = Pair::Done;
@@ -743,7 +753,7 @@ impl<'a> Text<'a> {
             if matches!(self.at(x), b'{' | b'[') {
                 self.member(x, out)?;
             } else {
-                out.extend_from_slice(self.slice(x, x_end)?.as_bytes());
+                out.extend_from_slice(self.slice(x, x_end)?);
             }
         } else {
             self.value(i, out)?;
@@ -752,29 +762,27 @@ impl<'a> Text<'a> {
     }
 
     /// The text an `arrayValue` (at `x`) unwraps to: its `values`, each unwrapped, in an array.
-    fn array_value(&self, x: usize) -> R<String> {
-        let mut text = String::from("[");
+    fn array_value(&self, x: usize) -> R<Vec<u8>> {
+        let mut text = Vec::from(b"[");
         let values = match self.at(x) {
             b'{' => self.last_member(x, "values")?,
             _ => None,
         };
         if let Some(vals) = values.filter(|&v| self.at(v) == b'[') {
             self.array(vals, |n, item| {
-                if n > 0 {
-                    text.push(',');
-                }
+                comma(&mut text, n == 0);
                 let (u, end) = self.unwrapped(item)?;
-                text.push_str(&u);
+                text.extend_from_slice(&u);
                 Ok(end)
             })?;
         }
-        text.push(']');
+        text.push(b']');
         Ok(text)
     }
 
     /// The text the `AnyValue` at `i` unwraps to (a slice, or text built for it), and the index
     /// after it.
-    fn unwrapped(&self, i: usize) -> R<(Cow<'a, str>, usize)> {
+    fn unwrapped(&self, i: usize) -> R<(Cow<'a, [u8]>, usize)> {
         let end = self.skip(i)?;
         let whole = self.slice(i, end)?;
         if self.at(i) != b'{' {
@@ -801,13 +809,13 @@ impl<'a> Text<'a> {
 
     /// The text a `kvlistValue` (at `x`) unwraps to inside an `arrayValue`: `{K: unwrapped
     /// text}`, `null` when its `values` are no key-value list.
-    fn kvlist_value(&self, x: usize) -> R<Cow<'a, str>> {
+    fn kvlist_value(&self, x: usize) -> R<Cow<'a, [u8]>> {
         let list = match self.at(x) {
             b'{' => self.last_member(x, "values")?,
             _ => None,
         };
         let Some(l) = list.filter(|&l| self.at(l) == b'[') else {
-            return Ok(Cow::Borrowed("null"));
+            return Ok(Cow::Borrowed(b"null"));
         };
         // The pairs first (the last key and value of each), as a list they are or not.
         let mut pairs = Vec::new();
@@ -817,8 +825,8 @@ impl<'a> Text<'a> {
                 let (mut key, mut value) = (None, None);
                 let end = self.object(item, |k, v| {
                     match &*k.text {
-                        "key" => key = Some(v),
-                        "value" => value = Some(v),
+                        b"key" => key = Some(v),
+                        b"value" => value = Some(v),
                         _ => {}
                     }
                     self.skip(v)
@@ -833,20 +841,20 @@ impl<'a> Text<'a> {
             self.skip(item)
         })?;
         if !is_list || end == ws(self.b, l + 1) + 1 {
-            return Ok(Cow::Borrowed("null"));
+            return Ok(Cow::Borrowed(b"null"));
         }
         let mut text = Vec::from(b"{");
         for (n, (k, value)) in pairs.into_iter().enumerate() {
             comma(&mut text, n == 0);
-            write_string(&mut text, &k);
+            write_bytes(&mut text, &k);
             text.push(b':');
             match value {
-                Some(v) => text.extend_from_slice(self.unwrapped(v)?.0.as_bytes()),
+                Some(v) => text.extend_from_slice(&self.unwrapped(v)?.0),
                 None => text.extend_from_slice(b"null"),
             }
         }
         text.push(b'}');
-        String::from_utf8(text).map(Cow::Owned).map_err(|_| NotRaw)
+        Ok(Cow::Owned(text))
     }
 }
 
@@ -861,7 +869,7 @@ struct Walk<'a, 'o> {
     text: Text<'a>,
     window: Option<&'o RecordWindow>,
     /// The root's members copied into records that lack them.
-    carried: Vec<(&'o str, &'a str)>,
+    carried: Vec<(&'o str, &'a [u8])>,
     /// Which of `carried` the record being written has.
     present: Vec<bool>,
     /// The records' `"$parent"`.
@@ -1027,7 +1035,7 @@ impl Walk<'_, '_> {
                 // wrote when a later one replaces it.
                 let mut taken = None;
                 text.object(i, |k, v| {
-                    if k.text != seg.as_str() {
+                    if *k.text != *seg.as_bytes() {
                         return text.skip(v);
                     }
                     if let Some((n, outside)) = taken {
@@ -1108,10 +1116,10 @@ impl Walk<'_, '_> {
         let mut first = true;
         let end = text.object(i, |k, v| {
             for (n, (c, _)) in carried.iter().enumerate() {
-                present[n] |= k.text == *c;
+                present[n] |= *k.text == *c.as_bytes();
             }
             let key = &*k.text;
-            if key == "$parent" || key == CONTENT_TIMESTAMPS {
+            if key == b"$parent" || key == CONTENT_TIMESTAMPS.as_bytes() {
                 return text.skip(v);
             }
             comma(out, first);
@@ -1125,7 +1133,7 @@ impl Walk<'_, '_> {
                         f.paths
                             .child_at(0, text.b, k.end - 1 - key.len(), k.end - 1)
                     }
-                    Cow::Owned(_) => f.paths.child(0, key.as_bytes()),
+                    Cow::Owned(_) => f.paths.child(0, key),
                 },
                 _ => None,
             };
@@ -1139,9 +1147,9 @@ impl Walk<'_, '_> {
                 }
                 _ => text.member(v, out)?,
             };
-            if key == TIMESTAMPS {
+            if key == TIMESTAMPS.as_bytes() {
                 timestamps = Some((v, end));
-            } else if key == OUTPUTS {
+            } else if key == OUTPUTS.as_bytes() {
                 outputs = Some((v, end));
             }
             Ok(end)
@@ -1193,9 +1201,9 @@ impl Walk<'_, '_> {
         }
         added(out, "$parent", at);
         if let Some((a, b)) = timestamps {
-            let ts: Value = serde_json::from_str(text.slice(a, b)?).map_err(|_| NotRaw)?;
+            let ts: Value = serde_json::from_slice(text.slice(a, b)?).map_err(|_| NotRaw)?;
             let outputs = match outputs {
-                Some((a, b)) => serde_json::from_str::<Value>(text.slice(a, b)?).ok(),
+                Some((a, b)) => serde_json::from_slice::<Value>(text.slice(a, b)?).ok(),
                 None => None,
             };
             out.push(b',');
@@ -1212,7 +1220,7 @@ impl Walk<'_, '_> {
                 write_string(out, k);
                 out.push(b':');
                 let at = out.len();
-                out.extend_from_slice(v.as_bytes());
+                out.extend_from_slice(v);
                 added(out, k, at);
             }
         }
