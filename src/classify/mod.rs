@@ -1370,7 +1370,8 @@ impl Processor {
     }
 
     /// Marks the client views among the requests from `first` on, read from the records
-    /// `from` of `recs` (each request's record index), when the records are OTel spans.
+    /// `from` of `recs` (each request's record index, in increasing order), when the records
+    /// are OTel spans.
     fn mark_views(&mut self, recs: &[Vec<u8>], first: usize, from: &[usize]) {
         let mut spans = Vec::with_capacity(recs.len());
         for (i, rec) in recs.iter().enumerate() {
@@ -1386,7 +1387,7 @@ impl Processor {
                 id: id.to_ascii_lowercase(),
                 parent: raw(2).unwrap_or("").to_ascii_lowercase(),
                 kind: dedupe::SpanKind::from_raw(raw(3)),
-                request: from.iter().position(|&r| r == i),
+                request: from.binary_search(&i).ok(),
             });
         }
         dedupe::mark_views(&spans, &mut self.requests[first..]);
