@@ -327,13 +327,19 @@ pub(crate) fn decode_count_bytes(raw: &[u8]) -> Option<u64> {
 /// Parses a decimal number (`-12.5e3`) and returns `value * 10^scale`, rounded half away from
 /// zero, exactly (no binary floating point on the way).
 fn decimal_scaled(text: &[u8], scale: i32) -> Option<i64> {
-    match decimal_scaled_short(text, scale) {
-        Some(v) => v,
-        None => match long_fraction(text, scale) {
-            Some(v) => Some(v),
-            None => decimal(text, scale).map(|(v, _)| v),
-        },
+    // Text of 19 bytes or more is a short decimal only as 18 digits and a point: the long
+    // forms (OTLP's nanoseconds, `doubleValue` seconds) are tried first.
+    let long_first = text.len() >= 19;
+    if long_first && let Some(v) = long_fraction(text, scale) {
+        return Some(v);
     }
+    if let Some(v) = decimal_scaled_short(text, scale) {
+        return v;
+    }
+    if !long_first && let Some(v) = long_fraction(text, scale) {
+        return Some(v);
+    }
+    decimal(text, scale).map(|(v, _)| v)
 }
 
 /// [`decimal_scaled`] of a plain decimal with more digits than the short case takes, when its
