@@ -180,6 +180,9 @@ struct RecordReader {
     formats: Formats,
     slots: Slots,
     by_slots: Vec<ByKey>,
+    /// The slots of [`SPAN_PATHS`] in `paths`: a record's span identity, noted with the
+    /// reader's other values while the record is written.
+    span: [crate::json::SlotId; 4],
 }
 
 /// The id and model of a request of format `f`, decoded from their JSON text.
@@ -579,11 +582,13 @@ impl Processor {
                 let by_slots = by_keys(by, |p| {
                     paths.add(&p.iter().map(String::as_str).collect::<Vec<_>>())
                 });
+                let span = SPAN_PATHS.map(|k| paths.add(&[k]));
                 Some(RecordReader {
                     paths,
                     formats,
                     slots: Slots::default(),
                     by_slots,
+                    span,
                 })
             })
             .collect();
@@ -1357,7 +1362,7 @@ impl Processor {
         }
         self.record_fill = fill;
         if self.views && from.len() >= 2 {
-            self.mark_views(&recs, first, &from);
+            self.mark_views(format, &recs, first, &from);
         }
         self.unclaimed = from.is_empty() && !recs.is_empty();
         self.record_from = from;
@@ -1371,14 +1376,25 @@ impl Processor {
 
     /// Marks the client views among the requests from `first` on, read from the records
     /// `from` of `recs` (each request's record index, in increasing order), when the records
-    /// are OTel spans.
-    fn mark_views(&mut self, recs: &[Vec<u8>], first: usize, from: &[usize]) {
+    /// are OTel spans. A record's span identity is where it was noted while the record was
+    /// written, when it was (for format `format`'s reader); else the record is extracted.
+    fn mark_views(&mut self, format: usize, recs: &[Vec<u8>], first: usize, from: &[usize]) {
         let mut spans = Vec::with_capacity(recs.len());
+        let mut reader = self.record_readers[format].as_mut();
         for (i, rec) in recs.iter().enumerate() {
-            if self.span_paths.extract(rec, &mut self.span_slots).is_err() {
-                continue;
-            }
-            let raw = |k: usize| self.span_slots.raw(rec, k);
+            let (slots, ids) = match (self.record_fill.of(i), reader.as_deref_mut()) {
+                (Some(entries), Some(r)) => {
+                    r.slots.fill(r.paths.len(), entries);
+                    (&r.slots, r.span)
+                }
+                _ => {
+                    if self.span_paths.extract(rec, &mut self.span_slots).is_err() {
+                        continue;
+                    }
+                    (&self.span_slots, [0, 1, 2, 3])
+                }
+            };
+            let raw = |k: usize| slots.raw(rec, ids[k]);
             let (Some(trace), Some(id)) = (raw(0), raw(1)) else {
                 continue;
             };
