@@ -27,7 +27,8 @@
 # --threads 1` on it and on the generated LiteLLM log. Each row gives the requests read
 # (`summary -o json`'s coverage.requests), the median wall and CPU time, and the CPU time per
 # request in microseconds; the line under the table gives OTLP's time per request over
-# LiteLLM's (a line of OTLP is cut into its records, each written out and read as a line).
+# LiteLLM's (a line of OTLP is cut into its records, each written out, the places of the
+# values its format reads noted as it is written).
 # The times include what a run costs whatever its size (start-up, the summary's analysis):
 # with a small --size the ratio says little; docs/performance.md counts instructions per
 # request without them.

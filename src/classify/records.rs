@@ -6,9 +6,11 @@
 //! cheap markers) to a format with records, never on the common one-request-per-line path.
 //! Records found by a pattern ([`collect_raw`], OTLP exports) are read from the line's text
 //! (which the fast scanner has checked) in one pass that writes each record as it reads it,
-//! with only its OTLP attribute lists rewritten (`text.rs`); columns ([`collect`], benchmark
-//! result files, small) go through a `serde_json::Value`. The two give the same records: a test
-//! checks the first against the second. No I/O.
+//! with only its OTLP attribute lists rewritten (`text.rs`); [`collect_raw_filled`] also notes
+//! where the values of one reader's paths are in each record written ([`Filled`]), so that
+//! the reader need not scan the record again. Columns ([`collect`], benchmark result files,
+//! small) go through a `serde_json::Value`. The two give the same records: a test checks the
+//! first against the second, and the noted places against an extract of each record. No I/O.
 
 use crate::format::{RecordSource, RecordWindow};
 use serde_json::{Map, Value};
