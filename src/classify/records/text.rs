@@ -901,108 +901,103 @@ fn entry(slot: usize, out: &[u8], a: usize, b: usize) -> (u32, u32, u32) {
     }
 }
 
-/// Notes the value `out[a..b]` (valid JSON) at trie node `c` of `paths`: its slot and, when
-/// `c` has children, theirs inside it, as [`PathSet::extract`] of the record records them.
-/// False when the text is not what the record's writer writes (the record is then extracted).
-fn note(
-    paths: &PathSet,
-    c: usize,
-    out: &[u8],
-    (a, b): (usize, usize),
-    entries: &mut Vec<(u32, u32, u32)>,
-) -> bool {
-    if paths.node_has_children(c) {
-        let read = match out[a] {
-            b'{' => note_object(paths, c, out, a, entries),
-            b'[' if !paths.node_elements(c).is_empty() => note_array(paths, c, out, a, entries),
-            _ => Ok(b),
-        };
-        if read.is_err() {
-            return false;
-        }
-    }
-    if let Some(slot) = paths.node_slot(c) {
-        entries.push(entry(slot, out, a, b));
-    }
-    true
+/// Notes where the values of `paths` are in a record written (`out`, valid JSON), as
+/// [`PathSet::extract`] of the record records them, into `entries`.
+struct Noter<'p, 'o> {
+    paths: &'p PathSet,
+    out: &'o [u8],
+    entries: &'o mut Vec<(u32, u32, u32)>,
 }
 
-/// Notes the members of the object at `out[i]` (its `{`; valid JSON) at trie node `node`;
-/// the index after it.
-fn note_object(
-    paths: &PathSet,
-    node: usize,
-    out: &[u8],
-    i: usize,
-    entries: &mut Vec<(u32, u32, u32)>,
-) -> R<usize> {
-    let mut j = ws(out, i + 1);
-    if out.get(j) == Some(&b'}') {
-        return Ok(j + 1);
+impl Noter<'_, '_> {
+    /// Notes the value `out[a..b]` at trie node `c`: its slot and, when `c` has children,
+    /// theirs inside it. False when the text is not what the record's writer writes (the
+    /// record is then extracted).
+    fn value(&mut self, c: usize, (a, b): (usize, usize)) -> bool {
+        let paths = self.paths;
+        if paths.node_has_children(c) {
+            let read = match self.out[a] {
+                b'{' => self.object(c, a),
+                b'[' if !paths.node_elements(c).is_empty() => self.array(c, a),
+                _ => Ok(b),
+            };
+            if read.is_err() {
+                return false;
+            }
+        }
+        if let Some(slot) = paths.node_slot(c) {
+            self.entries.push(entry(slot, self.out, a, b));
+        }
+        true
     }
-    loop {
-        if out.get(j) != Some(&b'"') {
-            return Err(NotRaw);
-        }
-        let k_end = string_end(out, j)?;
-        let v = ws(out, k_end);
-        if out.get(v) != Some(&b':') {
-            return Err(NotRaw);
-        }
-        let v = ws(out, v + 1);
-        let end = skip(out, v)?;
-        // A key is compared unescaped; one that does not decode (a lone surrogate escape)
-        // names no path.
-        let child = match special(out, j + 1) {
-            q if q == k_end - 1 => paths.child_at(node, out, j + 1, q),
-            _ => serde_json::from_slice::<String>(&out[j..k_end])
-                .ok()
-                .and_then(|k| paths.child(node, k.as_bytes())),
-        };
-        if let Some(c) = child
-            && !note(paths, c, out, (v, end), entries)
-        {
-            return Err(NotRaw);
-        }
-        j = ws(out, end);
-        match out.get(j) {
-            Some(b',') => j = ws(out, j + 1),
-            Some(b'}') => return Ok(j + 1),
-            _ => return Err(NotRaw),
-        }
-    }
-}
 
-/// Notes the elements of the array at `out[i]` (its `[`; valid JSON) that the children of
-/// trie node `node` name by index (the last one for `[-1]`); the index after it.
-fn note_array(
-    paths: &PathSet,
-    node: usize,
-    out: &[u8],
-    i: usize,
-    entries: &mut Vec<(u32, u32, u32)>,
-) -> R<usize> {
-    let elements = paths.node_elements(node);
-    let mut j = ws(out, i + 1);
-    if out.get(j) == Some(&b']') {
-        return Ok(j + 1);
-    }
-    let mut index = 0;
-    loop {
-        let end = skip(out, j)?;
-        for &(want, c) in elements {
-            if (want == index || want == -1 && out.get(ws(out, end)) == Some(&b']'))
-                && !note(paths, c, out, (j, end), entries)
+    /// Notes the members of the object at `out[i]` (its `{`) at trie node `node`; the index
+    /// after it.
+    fn object(&mut self, node: usize, i: usize) -> R<usize> {
+        let out = self.out;
+        let mut j = ws(out, i + 1);
+        if out.get(j) == Some(&b'}') {
+            return Ok(j + 1);
+        }
+        loop {
+            if out.get(j) != Some(&b'"') {
+                return Err(NotRaw);
+            }
+            let k_end = string_end(out, j)?;
+            let v = ws(out, k_end);
+            if out.get(v) != Some(&b':') {
+                return Err(NotRaw);
+            }
+            let v = ws(out, v + 1);
+            let end = skip(out, v)?;
+            // A key is compared unescaped; one that does not decode (a lone surrogate escape)
+            // names no path.
+            let child = match special(out, j + 1) {
+                q if q == k_end - 1 => self.paths.child_at(node, out, j + 1, q),
+                _ => serde_json::from_slice::<String>(&out[j..k_end])
+                    .ok()
+                    .and_then(|k| self.paths.child(node, k.as_bytes())),
+            };
+            if let Some(c) = child
+                && !self.value(c, (v, end))
             {
                 return Err(NotRaw);
             }
+            j = ws(out, end);
+            match out.get(j) {
+                Some(b',') => j = ws(out, j + 1),
+                Some(b'}') => return Ok(j + 1),
+                _ => return Err(NotRaw),
+            }
         }
-        index += 1;
-        j = ws(out, end);
-        match out.get(j) {
-            Some(b',') => j = ws(out, j + 1),
-            Some(b']') => return Ok(j + 1),
-            _ => return Err(NotRaw),
+    }
+
+    /// Notes the elements of the array at `out[i]` (its `[`) that the children of trie node
+    /// `node` name by index (the last one for `[-1]`); the index after it.
+    fn array(&mut self, node: usize, i: usize) -> R<usize> {
+        let out = self.out;
+        let elements = self.paths.node_elements(node);
+        let mut j = ws(out, i + 1);
+        if out.get(j) == Some(&b']') {
+            return Ok(j + 1);
+        }
+        let mut index = 0;
+        loop {
+            let end = skip(out, j)?;
+            for &(want, c) in elements {
+                if (want == index || want == -1 && out.get(ws(out, end)) == Some(&b']'))
+                    && !self.value(c, (j, end))
+                {
+                    return Err(NotRaw);
+                }
+            }
+            index += 1;
+            j = ws(out, end);
+            match out.get(j) {
+                Some(b',') => j = ws(out, j + 1),
+                Some(b']') => return Ok(j + 1),
+                _ => return Err(NotRaw),
+            }
         }
     }
 }
@@ -1185,7 +1180,13 @@ impl Walk<'_, '_> {
                 && noting
                 && let Some(c) = f.paths.child(0, key.as_bytes())
             {
-                noting &= note(f.paths, c, out, (at, out.len()), &mut f.filled.entries);
+                let entries = &mut f.filled.entries;
+                let mut noter = Noter {
+                    paths: f.paths,
+                    out,
+                    entries,
+                };
+                noting &= noter.value(c, (at, out.len()));
             }
         };
         comma(out, first);
@@ -1231,21 +1232,27 @@ impl Walk<'_, '_> {
 impl Fill<'_> {
     /// Notes the record's member just written from `out[at]` at trie node `c`: from the
     /// [`Filled::pairs`] when it was a key-value list written by [`Text::plain_list`] (the keys
-    /// in the line's `text`), else by reading what was written. False as [`note`].
+    /// in the line's `text`), else by reading what was written. False as [`Noter::value`].
     fn note_member(&mut self, c: usize, text: Text<'_>, out: &[u8], at: usize) -> bool {
         let Filled { entries, pairs, .. } = &mut *self.filled;
+        let paths = self.paths;
+        let mut noter = Noter {
+            paths,
+            out,
+            entries,
+        };
         if pairs.is_empty() {
-            return note(self.paths, c, out, (at, out.len()), entries);
+            return noter.value(c, (at, out.len()));
         }
         for p in pairs.iter() {
-            if let Some(pc) = self.paths.child_at(c, text.b, p.key.0, p.key.1)
-                && !note(self.paths, pc, out, p.value, entries)
+            if let Some(pc) = paths.child_at(c, text.b, p.key.0, p.key.1)
+                && !noter.value(pc, p.value)
             {
                 return false;
             }
         }
-        if let Some(slot) = self.paths.node_slot(c) {
-            entries.push(entry(slot, out, at, out.len()));
+        if let Some(slot) = paths.node_slot(c) {
+            noter.entries.push(entry(slot, out, at, out.len()));
         }
         true
     }
