@@ -1064,7 +1064,7 @@ impl Node {
             }
             if h == head && t == tail && len as usize == key.len() {
                 let (k, n) = self.children.get(c as usize - 1)?;
-                if key.len() <= 16 || same_long(k.as_bytes(), key) {
+                if key.len() <= 16 || k.as_bytes() == key {
                     return Some(*n);
                 }
             }
@@ -1100,25 +1100,6 @@ pub(super) fn tail8(key: &[u8]) -> u64 {
         Some(start) if start > 0 => u64::from_le_bytes(key[start..].try_into().unwrap_or([0; 8])),
         _ => 0,
     }
-}
-
-/// `a == b` for two keys of the same length, over 16 bytes: a word at a time (the last word
-/// overlapping the one before), without a call to `memcmp`.
-#[inline(always)]
-fn same_long(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() || a.len() < 8 {
-        return a == b;
-    }
-    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().unwrap_or([0; 8]));
-    let last = a.len() - 8;
-    let mut i = 0;
-    while i < last {
-        if word(a, i) != word(b, i) {
-            return false;
-        }
-        i += 8;
-    }
-    word(a, last) == word(b, last)
 }
 
 /// [`head8`] of `line[start..end]`, read as one word when the line has 8 bytes from `start`.

@@ -524,28 +524,26 @@ impl<'a> Text<'a> {
         out: &mut Vec<u8>,
         pairs: Option<&mut Vec<PairAt>>,
     ) -> R<usize> {
-        if self.b.get(i) == Some(&b'[') {
-            if let Some(end) = self.plain_list(i, out, pairs) {
-                return Ok(end);
-            }
-            if let Some(end) = self.kv_list_general(i, out)? {
-                return Ok(end);
-            }
+        if self.b.get(i) == Some(&b'[')
+            && let Some(end) = self.kv_list(i, out, pairs)?
+        {
+            return Ok(end);
         }
         self.value(i, out)
     }
 
     /// Writes the array at `i` as an object when it is a non-empty list of objects each with a
-    /// string `key`: `{K: unwrapped value}`; `None` (nothing written) when it is not.
-    fn kv_list(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
-        if let Some(end) = self.plain_list(i, out, None) {
+    /// string `key`: `{K: unwrapped value}`; `None` (nothing written) when it is not. With
+    /// `pairs`, notes where each pair is when [`Text::plain_list`] writes the list.
+    fn kv_list(
+        &self,
+        i: usize,
+        out: &mut Vec<u8>,
+        pairs: Option<&mut Vec<PairAt>>,
+    ) -> R<Option<usize>> {
+        if let Some(end) = self.plain_list(i, out, pairs) {
             return Ok(Some(end));
         }
-        self.kv_list_general(i, out)
-    }
-
-    /// [`Text::kv_list`] for any list but the ones [`Text::plain_list`] writes.
-    fn kv_list_general(&self, i: usize, out: &mut Vec<u8>) -> R<Option<usize>> {
         let mark = out.len();
         out.push(b'{');
         let mut is_list = true;
@@ -743,7 +741,7 @@ impl<'a> Text<'a> {
                 _ => None,
             };
             let written = match list {
-                Some(l) if self.at(l) == b'[' => self.kv_list(l, out)?,
+                Some(l) if self.at(l) == b'[' => self.kv_list(l, out, None)?,
                 _ => None,
             };
             if written.is_none() {
