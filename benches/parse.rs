@@ -13,6 +13,9 @@
 //! line, as a collector's file exporter batches them) go through the records walk: `worker`
 //! on them measures cutting each line into its spans and reading each as a line.
 //!
+//! - `digest_add`: a million latency-like values (log-normal, two modes) added to one digest,
+//!   past its exact limit, and its p99 read (values/s): the t-digest's batches, sorted and
+//!   merged.
 //! - `file_summary`: `tokentime summary FILE` whole, file reading and threads included, on 64 MB
 //!   of generated LiteLLM lines in a file, at 1 and 2 threads (the two-thread path cuts it into
 //!   chunks read by workers in turns).
@@ -300,6 +303,47 @@ fn sweep_start_ordered(bencher: Bencher) {
             }
             sweep.finish();
             sum + sweep.drain().map(|(_, p)| p.1).sum::<u64>()
+        });
+}
+
+/// A million latency-like values in seconds: two log-normal modes (a prefix-cache hit and a
+/// miss), from a fixed xorshift sequence.
+fn latencies() -> &'static [f64] {
+    static V: OnceLock<Vec<f64>> = OnceLock::new();
+    V.get_or_init(|| {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut uniform = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+        };
+        (0..1_000_000)
+            .map(|_| {
+                // Box-Muller: a standard normal.
+                let z = (-2.0 * uniform().ln()).sqrt() * (std::f64::consts::TAU * uniform()).cos();
+                let (mu, sigma) = if uniform() < 0.4 {
+                    (-2.5, 0.3)
+                } else {
+                    (-0.5, 0.5)
+                };
+                (mu + sigma * z).exp()
+            })
+            .collect()
+    })
+}
+
+#[divan::bench(sample_count = 20)]
+fn digest_add(bencher: Bencher) {
+    let values = latencies();
+    bencher
+        .counter(divan::counter::ItemsCount::new(values.len()))
+        .bench_local(|| {
+            let mut d = tokentime::Digest::default();
+            for &v in values {
+                d.add(v);
+            }
+            d.quantile(0.99)
         });
 }
 

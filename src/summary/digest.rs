@@ -158,7 +158,7 @@ impl Digest {
                 if b >> 63 == 1 { !b } else { b | 1 << 63 }
             })
             .collect();
-        keys.sort_unstable();
+        radsort::sort(&mut keys);
         let values: Vec<f64> = keys
             .into_iter()
             .map(|k| f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k }))
