@@ -72,7 +72,16 @@ pub(crate) fn applies(config: &Config, source: &Source) -> bool {
 const PARKED: usize = 4;
 
 /// How many chunks a worker may have read whose verdict on copies it still waits for.
-const VERDICTS_AHEAD: usize = 2;
+const VERDICTS_AHEAD: usize = 4;
+
+/// How many chunks per worker may wait, done, for the calling thread to take them.
+///
+/// The calling thread, which takes the chunks in order and gives the verdicts, shares the
+/// cores with the workers and is now and then off its core: with room for one chunk a worker
+/// and verdicts 2 chunks ahead, the workers of a 2-thread summary of a 1 GiB log slept ~7%
+/// of the run (handing a chunk over or waiting for a verdict); with 4 and 4, ~5%, and the run
+/// took ~4% less time. The cost: up to 3 more chunks' output a worker in memory (enrich).
+const DONE_AHEAD: usize = 4;
 
 /// A chunk of the input, numbered in input order.
 struct Job {
@@ -179,7 +188,7 @@ pub(crate) fn run_file<W: Write>(
     let chunk = config.chunk_bytes.max(1);
     let (free_tx, free_rx) = mpsc::channel::<ReadBuf>();
     let out_pool = Mutex::new(Vec::<Vec<u8>>::new());
-    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(n);
+    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(DONE_AHEAD * n);
     let line_cap = config
         .max_line_bytes
         .saturating_add(crate::input::lines::SPLICE_ROOM + 2);
