@@ -6,8 +6,9 @@
 //! it moves to a t-digest (the `tdigest` crate) of [`COMPRESSION`] centroids. No I/O.
 //!
 //! In t-digest mode values are collected [`PENDING`] at a time, sorted by their bit patterns
-//! (integer compares: twice as fast as comparing floats) and folded into the digest in one
-//! merge. Pushing them one by one into the crate's own buffer cost ~80 ns a value, the
+//! (as integers, by a radix sort: `radsort`, ~20% faster a value added than `sort_unstable`
+//! of the integers, itself twice as fast as comparing floats) and folded into the digest in
+//! one merge. Pushing them one by one into the crate's own buffer cost ~80 ns a value, the
 //! largest single cost of `tokentime summary` after the JSON reading.
 
 use tdigest::{Centroid, TDigest};
@@ -148,9 +149,10 @@ impl Digest {
             self.td = Some(td);
             return;
         }
-        // Finite values order as their bit patterns do once negative ones are flipped; sorting
-        // those as integers is twice as fast as sorting the floats.
-        // (Both conversions collect in place, reusing the buffer: no allocation.)
+        // Finite values order as their bit patterns do once negative ones are flipped; those are
+        // sorted as integers, by radix (equal keys are equal values: the order is the one any
+        // sort gives). Both conversions collect in place, reusing the buffer; the radix sort
+        // takes a scratch buffer of the batch's size.
         let mut keys: Vec<u64> = std::mem::take(&mut self.exact)
             .into_iter()
             .map(|v| {
