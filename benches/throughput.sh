@@ -36,7 +36,9 @@
 # The rows the ratios are taken from (the floor, summary and enrich at 1 and 2 threads, DuckDB
 # typed at 1 and 2 threads; OTLP and LiteLLM per request) are timed in rounds, one run of each
 # a round, so that a machine whose speed drifts over minutes (a shared VM) slows them alike;
-# the other rows one after the other.
+# the other rows one after the other. Among them, two processes of the floor at once: the
+# speed they reach together over one floor's is what a second core gave in this run, the most
+# two threads can get (a shared VM's second core is at times busy with another guest).
 #
 # The files are read from the page cache (a first untimed pass warms it), so this measures the
 # program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
@@ -187,7 +189,17 @@ ratios() {
     echo "Ratios in this run: summary speed / DuckDB typed (whole process) $(r s1 duckdb-typed-1 1)x at 1 thread," \
         "$(r s2 duckdb-typed-2 1)x at 2; CPU / floor's: summary --threads 1 $(r floor s1 2)x," \
         "enrich --threads 1 $(r floor e1 2)x; 2 threads / 1 thread speed: summary $(r s2 s1 1)x," \
-        "enrich $(r e2 e1 1)x."
+        "enrich $(r e2 e1 1)x (two floors at once ran at $(cap)x one floor's speed: what two threads" \
+        "could get of this machine in this run)."
+}
+
+# Two processes of the floor at once, each reading the whole file, against one alone: the
+# speed a second core added in this run (2.00 when the VM's two cores are both there; a
+# shared VM's second core is at times not).
+cap() {
+    awk -v a="${took[floor]:-}" -v b="${took[floor2]:-}" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        if (x[1] > 0 && y[1] > 0) printf "%.2f", 2 * x[1] / y[1]; else printf "-" }'
 }
 
 table() {
@@ -202,7 +214,7 @@ table() {
     wc_t=$(median_time "wc -l '$file'")
     local timed=(floor "'$floor' '$file'" s1 "'$tt' summary --threads 1 '$file'"
         s2 "'$tt' summary --threads 2 '$file'" e1 "'$tt' --threads 1 '$file'"
-        e2 "'$tt' --threads 2 '$file'")
+        e2 "'$tt' --threads 2 '$file'" floor2 "'$floor' '$file' & '$floor' '$file'; wait")
     [ "$peers" = 1 ] && timed+=(duckdb-typed-1 "peer|duckdb-typed|1|$file" duckdb-typed-2 "peer|duckdb-typed|2|$file")
     declare -gA took=() inside=()
     interleaved "${timed[@]}"
@@ -220,6 +232,7 @@ table() {
     }
     row '`wc -l FILE`' "wc -l '$file'" "$wc_t"
     row 'floor: JSON read alone, one thread (`examples/parse_floor.rs`)' "'$floor' '$file'" "" floor
+    row 'two floors at once (two processes, each the whole file; MB/s counts one file)' "" "" floor2
     row '`tokentime summary --threads 1 FILE`' "'$tt' summary --threads 1 '$file'" "" s1
     row '`tokentime summary --threads 2 FILE`' "'$tt' summary --threads 2 '$file'" "" s2
     row '`tokentime --threads 1 FILE > /dev/null`' "'$tt' --threads 1 '$file'" "" e1
