@@ -182,25 +182,18 @@ peak_rss() {
 # The ratios the performance targets are stated in, from the rows of the table just printed
 # (`took`: "wall cpu" by row id).
 ratios() {
-    r() { awk -v a="${took[$1]:-}" -v b="${took[$2]:-}" -v i="$3" 'BEGIN {
+    # Row $2's over row $1's time (field $3: 1 wall, 2 CPU), times $4 (default 1).
+    r() { awk -v a="${took[$1]:-}" -v b="${took[$2]:-}" -v i="$3" -v k="${4:-1}" 'BEGIN {
         split(a, x, " "); split(b, y, " ")
-        if (x[i] > 0 && y[i] > 0) printf "%.2f", y[i] / x[i]; else printf "-" }'; }
+        if (x[i] > 0 && y[i] > 0) printf "%.2f", k * y[i] / x[i]; else printf "-" }'; }
     echo
     echo "Ratios in this run: summary speed / DuckDB typed (whole process) $(r s1 duckdb-typed-1 1)x at 1 thread," \
         "$(r s2 duckdb-typed-2 1)x at 2; CPU / floor's: summary --threads 1 $(r floor s1 2)x," \
         "enrich --threads 1 $(r floor e1 2)x; 2 threads / 1 thread speed: summary $(r s2 s1 1)x," \
-        "enrich $(r e2 e1 1)x (two floors at once ran at $(cap)x one floor's speed: what two threads" \
+        "enrich $(r e2 e1 1)x (two floors at once ran at $(r floor2 floor 1 2)x one floor's speed: what two threads" \
         "could get of this machine in this run)."
 }
 
-# Two processes of the floor at once, each reading the whole file, against one alone: the
-# speed a second core added in this run (2.00 when the VM's two cores are both there; a
-# shared VM's second core is at times not).
-cap() {
-    awk -v a="${took[floor]:-}" -v b="${took[floor2]:-}" 'BEGIN {
-        split(a, x, " "); split(b, y, " ")
-        if (x[1] > 0 && y[1] > 0) printf "%.2f", 2 * x[1] / y[1]; else printf "-" }'
-}
 
 table() {
     local file="$1" label="$2" bytes wc_t

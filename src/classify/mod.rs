@@ -201,7 +201,8 @@ fn read_id_model(
     )
 }
 
-/// The span identity paths of an OTLP record, in the order of [`Processor`]'s `span_paths`.
+/// The span identity paths of an OTLP record (their slots: `Processor::span_ids`,
+/// `RecordReader::span`).
 const SPAN_PATHS: [&str; 4] = ["traceId", "spanId", "parentSpanId", "kind"];
 
 /// Held pieces of split lines (Docker, CRI) at the most, per stream, by default (a worker
@@ -522,8 +523,9 @@ pub struct Processor {
     /// Compute each request's [`Request::key`].
     keys: bool,
     /// The span identity of an OTLP export's records: `traceId`, `spanId`, `parentSpanId`,
-    /// `kind` (for [`dedupe::mark_views`]).
+    /// `kind` (for [`dedupe::mark_views`]), and the slots of [`SPAN_PATHS`] in it.
     span_paths: PathSet,
+    span_ids: [crate::json::SlotId; 4],
     span_slots: Slots,
 }
 
@@ -574,6 +576,8 @@ impl Processor {
         let docker_log = Some(paths.add(&["log"]));
         let docker_stream = Some(paths.add(&["stream"]));
         let formats = Formats::compile(specs, root, &mut paths);
+        let mut span_paths = PathSet::default();
+        let span_ids = SPAN_PATHS.map(|k| span_paths.add(&[k]));
         let record_readers = (0..formats.len())
             .map(|i| {
                 let spec = formats.record_level(i)?;
@@ -638,13 +642,8 @@ impl Processor {
             walk_buf: Vec::new(),
             views: true,
             keys: false,
-            span_paths: {
-                let mut sp = PathSet::default();
-                for k in SPAN_PATHS {
-                    sp.add(&[k]);
-                }
-                sp
-            },
+            span_paths,
+            span_ids,
             span_slots: Slots::default(),
         }
     }
@@ -1391,7 +1390,7 @@ impl Processor {
                     if self.span_paths.extract(rec, &mut self.span_slots).is_err() {
                         continue;
                     }
-                    (&self.span_slots, [0, 1, 2, 3])
+                    (&self.span_slots, self.span_ids)
                 }
             };
             let raw = |k: usize| slots.raw(rec, ids[k]);
