@@ -277,6 +277,7 @@ impl<'a> Turns<'a> {
                 line_cap,
                 c: Cursor {
                     buf: buffer(&free, chunk),
+                    cap: chunk,
                     filled: 0,
                     seq: 0,
                     lines: 0,
@@ -371,6 +372,9 @@ struct Reader<'a> {
 /// The reader's position in the input.
 struct Cursor {
     buf: ReadBuf,
+    /// The bytes to fill `buf` with before a chunk is cut (a reused buffer may be bigger:
+    /// where chunks end must not depend on which buffer came back first).
+    cap: usize,
     filled: usize,
     seq: u64,
     lines: u64,
@@ -381,7 +385,8 @@ impl Reader<'_> {
     fn cut(&mut self, len: usize, what: Piece) -> Job {
         let c = &mut self.c;
         let rest = c.filled - len;
-        let mut next = buffer(&self.free, self.chunk.max(rest));
+        c.cap = self.chunk.max(rest);
+        let mut next = buffer(&self.free, c.cap);
         next[..rest].copy_from_slice(&c.buf[len..c.filled]);
         c.filled = rest;
         let first_line = c.lines;
@@ -423,7 +428,7 @@ impl Reader<'_> {
             if self.end.is_some() {
                 return None;
             }
-            while self.c.filled < self.c.buf.len() && !self.eof {
+            while self.c.filled < self.c.cap && !self.eof {
                 if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
                     // Stopped: the whole lines read so far.
                     self.end = Some(Ok(()));
@@ -433,7 +438,7 @@ impl Reader<'_> {
                         .map(|nl| self.cut(nl + 1, Piece::Lines));
                 }
                 let filled = self.c.filled;
-                match self.input.read(&mut self.c.buf[filled..]) {
+                match self.input.read(&mut self.c.buf[filled..self.c.cap]) {
                     Ok(0) => self.eof = true,
                     Ok(k) => self.c.filled += k,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -463,17 +468,18 @@ impl Reader<'_> {
                 match memchr::memrchr(b'\n', &self.c.buf[..filled]) {
                     Some(nl) if !eof => self.cut(nl + 1, Piece::Lines),
                     _ if eof => self.cut(filled, Piece::Lines),
-                    _ if self.c.buf.len() >= self.line_cap => {
+                    _ if self.c.cap >= self.line_cap => {
                         self.long = true;
                         self.cut(filled, Piece::Long { last: false })
                     }
                     _ => {
                         // One line fills the buffer: grow it, up to what proves a line too
                         // long.
-                        let len = (self.c.buf.len() * 2).min(self.line_cap);
+                        let len = (self.c.cap * 2).min(self.line_cap);
                         let mut bigger = buffer(&self.free, len);
                         bigger[..filled].copy_from_slice(&self.c.buf[..filled]);
                         self.c.buf = bigger;
+                        self.c.cap = len;
                         continue;
                     }
                 }
@@ -750,5 +756,34 @@ mod tests {
             .collect();
         assert_eq!(theirs, expected);
         assert!(turns.lock().parked.iter().all(VecDeque::is_empty));
+    }
+
+    /// A reused buffer bigger than a chunk (one grown for a long line) is filled no further
+    /// than a chunk: where chunks end, and so which worker reads a line, is the same whichever
+    /// buffers come back first.
+    #[test]
+    fn chunks_end_where_they_would_in_fresh_buffers() {
+        let text: Vec<u8> = (0..40)
+            .flat_map(|i| format!("line {i:02}\n").into_bytes())
+            .collect();
+        let cuts = |spare: usize| -> Vec<(u64, u64, usize)> {
+            let (free_tx, free_rx) = mpsc::channel();
+            for _ in 0..spare {
+                free_tx.send(ReadBuf::new(1 << 10)).unwrap();
+            }
+            let turns = Turns::new(
+                Box::new(io::Cursor::new(text.clone())),
+                (16, 1 << 10),
+                free_rx,
+                None,
+                1,
+            );
+            std::iter::from_fn(|| turns.next(0, 1))
+                .map(|j| (j.seq, j.first_line, j.len))
+                .collect()
+        };
+        let fresh = cuts(0);
+        assert_eq!(fresh.len(), 20);
+        assert_eq!(cuts(3), fresh);
     }
 }
