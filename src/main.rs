@@ -38,7 +38,9 @@ fn main() -> ProcessExit {
             return ProcessExit::from(ExitCode::Usage as u8);
         }
     };
-    let code = match tokentime::run(&config, std::io::stdout().lock()) {
+    // `Stdout`, not its lock: the enrich output may be written by any of the threads reading a
+    // file, each in its turn (the lock is taken per write of the 256 KiB buffer above it).
+    let code = match tokentime::run(&config, std::io::stdout()) {
         Ok(code) => code,
         Err(e) => {
             tokentime::diag!("tokentime: {e}");

@@ -1,5 +1,5 @@
 //! `--bucket` windows in a run: what a chunk worker hands on of each request so that the
-//! calling thread adds it to its window in input order, and how a window is written: JSON lines
+//! in-order worker adds it to its window in input order, and how a window is written: JSON lines
 //! (`-o json`, `tokentime.bucket/v1`) or the rows of a text table
 //! ([`crate::output::compact::WindowTable`]).
 //!

@@ -545,7 +545,7 @@ pub(crate) struct WorkerSink<'a, 'p, W: Write> {
     pub(crate) out: &'a mut W,
     /// Bad lines: (line number, reason), or (line, `None`) for one past `--max-diagnostics`
     /// whose reason was not kept.
-    pub(crate) report: &'a mut dyn FnMut(u64, Option<&str>),
+    pub(crate) report: &'a mut (dyn FnMut(u64, Option<&str>) + Send),
     /// Flush the output after each line (and each chunk).
     pub(crate) line_buffered: bool,
     /// Ends the worker's input at the end of each input ([`Worker::finish`]); else the caller
@@ -555,7 +555,7 @@ pub(crate) struct WorkerSink<'a, 'p, W: Write> {
     pub(crate) failed: bool,
 }
 
-impl<W: Write> Sink for WorkerSink<'_, '_, W> {
+impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
     fn begin(&mut self, name: &str) {
         self.worker.set_input(name);
     }

@@ -74,7 +74,7 @@ impl Diagnostics {
 /// # Errors
 /// [`Error::Input`] when an input cannot be opened or read, [`Error::Output`] when stdout
 /// fails other than by a closed pipe.
-pub fn run(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
+pub fn run(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Error> {
     match run_inner(config, stdout) {
         Err(Error::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::Ok),
         other => other,
@@ -85,7 +85,7 @@ pub fn run(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 /// and nobody piped a log into it (a run that seems to hang, silently, otherwise).
 pub(crate) const STDIN_HINT: &str = "tokentime: reading standard input (a terminal); give FILEs or pipe a log into it (Ctrl-D ends the input, Ctrl-C quits)";
 
-fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
+fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Error> {
     if matches!(
         config.command,
         Command::Enrich(_) | Command::Summary(_) | Command::Report(_)
@@ -129,7 +129,11 @@ fn run_inner(config: &Config, stdout: impl Write) -> Result<ExitCode, Error> {
 
 /// Runs `tokentime enrich`: every input in turn through one worker (a request may span two
 /// inputs), each line written with its metrics spliced in (or the rows).
-fn run_enrich(config: &Config, e: &EnrichConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
+fn run_enrich(
+    config: &Config,
+    e: &EnrichConfig,
+    out: &mut (impl Write + Send),
+) -> Result<ExitCode, Error> {
     let mut worker = Worker::new(config);
     let mut diags = Diagnostics::new(config.max_diagnostics);
     if let Some(rows) = &e.rows {

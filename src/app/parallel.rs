@@ -6,30 +6,32 @@
 //! so that a worker kept off its core does not hold the others up), in chunks
 //! (`--chunk-bytes`, 512 KiB) of reused buffers, cut after the last newline, their lines
 //! numbered; each worker frames and handles the lines of its chunks exactly as the one-thread
-//! path does and returns, per chunk, the enrich output and its bad lines; the
-//! calling thread writes the outputs in chunk order and reports the bad lines in order, and at
-//! the end gets the workers back to merge their counters and summaries. At most a few chunks
-//! per worker are in flight, so memory stays bounded whatever the file size.
+//! path does and hands over, per chunk, the enrich output and its bad lines. The in-order
+//! stage, run by the workers themselves, one at a time ([`Ordered`]: the calling thread only
+//! waits for them), writes the outputs in chunk order and reports the bad lines in order; at
+//! the end the calling thread gets the workers back to merge their counters and summaries. At
+//! most a few chunks per worker are in flight, so memory stays bounded whatever the file size.
 //!
-//! Lines of a format whose requests span several lines (Ollama streams, llama.cpp's legacy
-//! log) must meet in one processor, in input order: the chunk workers leave them untouched
-//! ([`LineOutcome::Deferred`]) and the calling thread hands them, in order and at their place in
-//! the output, to its own worker (the one that reads the inputs that are not chunked). When
-//! every format in use joins lines, the file is not chunked at all ([`applies`]). Lines split
-//! by Docker or the kubelet (pieces of one long line) are read by the chunk worker when the
-//! pieces are all in its chunk; the pieces at the start of a chunk, up to the first line that
-//! ends one on each stream, go to the calling thread, and the pieces held at the end of a
-//! chunk are handed over to it. The in-flight sweep of `summary` (requests in flight during
-//! each decode) needs every request of the input in order: chunk workers hand each request's
-//! start and end to the calling thread, whose worker sweeps them in order. A summary that sets
-//! aside the records read again (the default, not `--keep-duplicates`) must tell them in input
-//! order too: its chunk workers hand each request's identity (and its sweep entry) to the
-//! calling thread, whose worker tells the copies in order (and enters the others in the sweep)
-//! and sends the chunk's worker its verdict, the requests of the chunk that are copies; the
-//! worker, which keeps the chunk's requests meanwhile and reads its next chunk, then adds the
-//! others to its own part. With `--bucket` (windows are filled in input order) the chunk
-//! workers add nothing: they hand every request on to the calling thread, whose worker tells
-//! the copies and adds the others (and enters them in the sweep and the windows) in order.
+//! The in-order stage has a worker of its own, the caller's (the one that reads the inputs
+//! that are not chunked). Lines of a format whose requests span several lines (Ollama streams,
+//! llama.cpp's legacy log) must meet in one processor, in input order: the chunk workers leave
+//! them untouched ([`LineOutcome::Deferred`]) and the in-order stage hands them, in order and
+//! at their place in the output, to its worker. When every format in use joins lines, the
+//! file is not chunked at all ([`applies`]). Lines split by Docker or the kubelet (pieces of
+//! one long line) are read by the chunk worker when the pieces are all in its chunk; the
+//! pieces at the start of a chunk, up to the first line that ends one on each stream, go to
+//! the in-order stage, and the pieces held at the end of a chunk are handed over to it. The
+//! in-flight sweep of `summary` (requests in flight during each decode) needs every request of
+//! the input in order: chunk workers hand each request's start and end to the in-order stage,
+//! whose worker sweeps them in order. A summary that sets aside the records read again (the
+//! default, not `--keep-duplicates`) must tell them in input order too: its chunk workers hand
+//! each request's identity (and its sweep entry) on, the in-order stage's worker tells the
+//! copies in order (and enters the others in the sweep) and sends the chunk's worker its
+//! verdict, the requests of the chunk that are copies; the worker, which keeps the chunk's
+//! requests meanwhile and reads its next chunk, then adds the others to its own part. With
+//! `--bucket` (windows are filled in input order) the chunk workers add nothing: they hand
+//! every request on, and the in-order stage's worker tells the copies and adds the others (and
+//! enters them in the sweep and the windows) in order.
 //!
 //! What is the same as on one thread: every output byte and its order, the coverage counters,
 //! the diagnostics (lines numbered in the file), exact quantiles. What may differ: t-digest
@@ -52,7 +54,7 @@ use crate::input::source::Source;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// True when `source` may be read in chunks by several threads: more than one thread, a file
@@ -74,14 +76,13 @@ const PARKED: usize = 4;
 /// How many chunks a worker may have read whose verdict on copies it still waits for.
 const VERDICTS_AHEAD: usize = 2;
 
-/// How many chunks per worker may wait, done, for the calling thread to take them.
+/// How many chunks per worker may wait, done, for the in-order stage to take them.
 ///
-/// The calling thread, which takes the chunks in order and gives the verdicts, shares the
-/// cores with the workers and is now and then off its core; a worker that finds no room for
-/// its chunk sleeps. On the 1 GiB log of `benches/throughput.sh` (2-core VM, 21 alternating
-/// runs of `summary --threads 2`), room for 4 instead of 1 took the median from 0.91 to 0.88 s;
-/// verdicts 4 chunks ahead instead of 2 gained no more (0.87 s) and held ~2 MB more of requests
-/// awaiting them.
+/// A worker that finds no room for its chunk waits (and runs the in-order stage meanwhile when
+/// the next chunk is there). When the in-order stage ran on a thread of its own, on the 1 GiB
+/// log of `benches/throughput.sh` (2-core VM, 21 alternating runs of `summary --threads 2`),
+/// room for 4 instead of 1 took the median from 0.91 to 0.88 s; verdicts 4 chunks ahead instead
+/// of 2 gained no more (0.87 s) and held ~2 MB more of requests awaiting them.
 const DONE_AHEAD: usize = 4;
 
 /// A chunk of the input, numbered in input order.
@@ -101,7 +102,7 @@ enum Piece {
     Long { last: bool },
 }
 
-/// A line a worker left to the calling thread.
+/// A line a worker left to the in-order stage.
 struct Left {
     /// Where its output goes in the chunk's output.
     out_at: usize,
@@ -133,7 +134,7 @@ struct Done {
     bad: Vec<(u64, String)>,
     /// Bad lines beyond those.
     more_bad: u64,
-    /// Lines left to the calling thread, in order.
+    /// Lines left to the in-order stage, in order.
     left: Vec<Left>,
     /// The chunk's in-flight sweep entries (summary), in order.
     sweep: Vec<SweepInput>,
@@ -148,8 +149,8 @@ struct Done {
     verdict: bool,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
-    /// The input buffer when lines were left (the caller reads them from it, then hands it
-    /// back for reuse); else the worker has handed it back.
+    /// The input buffer when lines were left (the in-order stage reads them from it, then
+    /// hands it back for reuse); else the worker has handed it back.
     buf: Option<ReadBuf>,
 }
 
@@ -161,8 +162,9 @@ pub(crate) struct Finished {
     pub input_error: Option<io::Error>,
 }
 
-/// The calling thread's side of [`run_file`]: its worker, which handles the lines the chunk
-/// workers defer, in order and at their place; the output; where bad lines are reported.
+/// The caller's side of [`run_file`], used by the in-order stage: its worker, which handles the
+/// lines the chunk workers defer, in order and at their place; the output; where bad lines are
+/// reported.
 pub(crate) struct Caller<'a, 's, W: Write> {
     pub(crate) seq: &'a mut Worker<'s>,
     /// Enrich output, written in input order.
@@ -170,15 +172,15 @@ pub(crate) struct Caller<'a, 's, W: Write> {
     pub(crate) flush_each_chunk: bool,
     /// Bad lines in order: (line number, reason), or (line, `None`) for one past
     /// `--max-diagnostics` whose reason was not kept.
-    pub(crate) report: &'a mut dyn FnMut(u64, Option<&str>),
+    pub(crate) report: &'a mut (dyn FnMut(u64, Option<&str>) + Send),
 }
 
-/// Reads `input` (a file's bytes) with `config.threads` workers made by `make`; the calling
-/// thread's side is `caller`. Stops reading early when `stop` is set.
+/// Reads `input` (a file's bytes) with `config.threads` workers made by `make`; the caller's
+/// side is `caller`. Stops reading early when `stop` is set.
 ///
 /// # Errors
-/// The output's (or the calling thread's worker's writing) errors.
-pub(crate) fn run_file<W: Write>(
+/// The output's (or the caller's worker's writing) errors.
+pub(crate) fn run_file<W: Write + Send>(
     config: &Config,
     input: Box<dyn Read + Send>,
     make: &(dyn Fn() -> Worker<'static> + Sync),
@@ -189,7 +191,6 @@ pub(crate) fn run_file<W: Write>(
     let chunk = config.chunk_bytes.max(1);
     let (free_tx, free_rx) = mpsc::channel::<ReadBuf>();
     let out_pool = Mutex::new(Vec::<Vec<u8>>::new());
-    let (done_tx, done_rx) = mpsc::sync_channel::<Done>(DONE_AHEAD * n);
     let line_cap = config
         .max_line_bytes
         .saturating_add(crate::input::lines::SPLICE_ROOM + 2);
@@ -201,38 +202,59 @@ pub(crate) fn run_file<W: Write>(
         verdict_txs.push(tx);
         verdict_rxs.push(rx);
     }
+    let ordered = Ordered {
+        writer: Mutex::new(Writer {
+            caller,
+            free: free_tx.clone(),
+            out_pool: &out_pool,
+            scratch: Vec::new(),
+            verdicts: verdict_txs,
+            copies: Vec::new(),
+        }),
+        queue: Mutex::new(Queue {
+            waiting: BTreeMap::new(),
+            next: 0,
+            writing: false,
+            idle: 0,
+            failed: None,
+        }),
+        changed: Condvar::new(),
+        ahead: DONE_AHEAD * n,
+    };
     std::thread::scope(|scope| {
         let workers: Vec<_> = verdict_rxs
             .into_iter()
             .enumerate()
             .map(|(me, verdicts)| {
-                let to = (done_tx.clone(), free_tx.clone());
-                let (out_pool, turns) = (&out_pool, &turns);
+                let free = free_tx.clone();
+                let (out_pool, turns, ordered) = (&out_pool, &turns, &ordered);
                 scope.spawn(move || {
                     let _leave = Leave(turns);
+                    // A worker that panics never hands its chunk over: the others stop.
+                    let _failed = OnPanic(|| {
+                        ordered.queue().failed = Some(io::Error::other("a worker panicked"));
+                        ordered.changed.notify_all();
+                    });
                     let place = (turns, me, n);
-                    work(config, make(), place, verdicts, to, out_pool)
+                    work(config, make(), place, verdicts, (ordered, free), out_pool)
                 })
             })
             .collect();
-        drop(done_tx);
-        let mut writer = Writer {
-            caller,
-            free: &free_tx,
-            out_pool: &out_pool,
-            scratch: Vec::new(),
-            verdicts: verdict_txs,
-            copies: Vec::new(),
-        };
-        let written = writer.run(done_rx);
-        // On a write error the results receiver is gone: workers stop at their next send, and
-        // the scope can end; workers waiting for a verdict stop waiting.
-        writer.verdicts.clear();
         let workers: Vec<Worker<'static>> = workers
             .into_iter()
             .map(|h| h.join().expect("a worker panicked"))
             .collect();
-        written?;
+        let mut q = ordered.queue();
+        if let Some(e) = q.failed.take() {
+            return Err(e);
+        }
+        debug_assert!(q.waiting.is_empty(), "every chunk handed over was written");
+        // (A chunk left unwritten would be a slip of the turns above: not lost even then.)
+        let mut q = ordered.write(q);
+        if let Some(e) = q.failed.take() {
+            return Err(e);
+        }
+        drop(q);
         let read = turns.lock().end.take().unwrap_or(Ok(()));
         Ok(Finished {
             workers,
@@ -493,15 +515,15 @@ impl Reader<'_> {
 }
 
 /// A worker thread: handles its chunks until the reader is done, then returns its state. A
-/// summary worker that sets copies aside adds a chunk's requests once the calling thread has
+/// summary worker that sets copies aside adds a chunk's requests once the in-order stage has
 /// told it which are copies (`verdicts`, one per chunk, in order): it reads the next chunk
 /// meanwhile.
-fn work(
+fn work<W: Write + Send>(
     config: &Config,
     mut worker: Worker<'static>,
     (turns, me, n): (&Turns<'_>, usize, usize),
     verdicts: Receiver<Vec<u32>>,
-    (done, free): (SyncSender<Done>, mpsc::Sender<ReadBuf>),
+    (ordered, free): (&Ordered<'_, '_, '_, W>, mpsc::Sender<ReadBuf>),
     out_pool: &Mutex<Vec<Vec<u8>>>,
 ) -> Worker<'static> {
     let pass_long = worker.passes_long_lines();
@@ -588,19 +610,20 @@ fn work(
             },
             left,
         };
-        if done.send(r).is_err() {
+        if !ordered.hand(r) {
             break;
         }
-        // The chunk before this one's (the caller is past it unless it waits for the others).
+        // The chunk before this one's (the in-order stage is past it unless it waits for the
+        // others).
         while worker.waiting_verdicts() >= VERDICTS_AHEAD {
-            let Ok(copies) = verdicts.recv() else {
+            let Some(copies) = ordered.verdict(&verdicts) else {
                 return worker;
             };
             worker.apply_verdict(&copies);
         }
     }
     while worker.waiting_verdicts() > 0 {
-        let Ok(copies) = verdicts.recv() else {
+        let Some(copies) = ordered.verdict(&verdicts) else {
             break;
         };
         worker.apply_verdict(&copies);
@@ -608,11 +631,157 @@ fn work(
     worker
 }
 
-/// The calling thread: writes chunk results in input order, handles the lines the workers
-/// left, reports bad lines in order, hands buffers back for reuse.
+/// The chunks done, put back in input order by the workers themselves: each hands its chunk
+/// over ([`Ordered::hand`]), and one worker at a time writes every chunk that is next in
+/// order, its own and the others'. No third thread shares the cores with the workers (one woken
+/// per chunk took a worker's core while the other worker's core idled). The writing goes to a
+/// worker that waits (for a verdict on its chunks, or for room to hand one over): it is
+/// ahead, and its core would idle; else to the worker handing over the chunk that is next.
+struct Ordered<'a, 'c, 's, W: Write> {
+    /// The writer, used by the worker whose turn it is (`Queue::writing`).
+    writer: Mutex<Writer<'a, 'c, 's, W>>,
+    queue: Mutex<Queue>,
+    /// Signalled when a chunk is handed over or written, or the writing failed.
+    changed: Condvar,
+    /// Chunks that may wait in the queue before a worker with one that is not next waits.
+    ahead: usize,
+}
+
+/// The chunks handed over and not yet written, and whose turn it is to write them.
+struct Queue {
+    waiting: BTreeMap<u64, Done>,
+    /// The chunk to write next.
+    next: u64,
+    /// True while a worker writes.
+    writing: bool,
+    /// Workers waiting (for a verdict, or for room).
+    idle: usize,
+    /// The output's error, when writing failed: the workers stop.
+    failed: Option<io::Error>,
+}
+
+impl Queue {
+    /// True when the next chunk waits and nobody writes.
+    fn writable(&self) -> bool {
+        !self.writing && self.waiting.contains_key(&self.next)
+    }
+}
+
+impl<W: Write + Send> Ordered<'_, '_, '_, W> {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until something changes; counted as idle meanwhile.
+    fn wait<'q>(&self, mut q: MutexGuard<'q, Queue>) -> MutexGuard<'q, Queue> {
+        q.idle += 1;
+        let mut q = self.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+        q.idle -= 1;
+        q
+    }
+
+    /// Hands chunk `d` over. While [`Self::ahead`] chunks wait and `d` is not the next, waits
+    /// (writing what is next meanwhile, when nobody does). Then a worker that waits writes it,
+    /// or else this one, unless another writes. False when the writing failed: the worker
+    /// stops.
+    fn hand(&self, d: Done) -> bool {
+        let mut q = self.queue();
+        while q.waiting.len() >= self.ahead && d.seq != q.next && q.failed.is_none() {
+            q = if q.writable() {
+                self.write(q)
+            } else {
+                self.wait(q)
+            };
+        }
+        if q.failed.is_some() {
+            return false;
+        }
+        q.waiting.insert(d.seq, d);
+        if q.idle > 0 {
+            drop(q);
+            self.changed.notify_all();
+            return true;
+        }
+        self.write(q).failed.is_none()
+    }
+
+    /// Waits for the next verdict on this worker's chunks (`verdicts`), writing what is next
+    /// meanwhile when nobody does; `None` when the writing failed.
+    fn verdict(&self, verdicts: &Receiver<Vec<u32>>) -> Option<Vec<u32>> {
+        let mut q = self.queue();
+        loop {
+            if q.failed.is_some() {
+                return None;
+            }
+            // First: a worker that saw this one wait left the chunk it handed over to it.
+            if q.writable() {
+                q = self.write(q);
+                continue;
+            }
+            // Under the lock: a verdict sent before the writer takes it to signal is seen
+            // here, or its signal reaches the wait below.
+            match verdicts.try_recv() {
+                Ok(v) => return Some(v),
+                Err(mpsc::TryRecvError::Disconnected) => return None,
+                Err(mpsc::TryRecvError::Empty) => q = self.wait(q),
+            }
+        }
+    }
+
+    /// Writes the chunks that are next in order, if nobody else writes.
+    fn write<'q>(&'q self, mut q: MutexGuard<'q, Queue>) -> MutexGuard<'q, Queue> {
+        if !q.writable() {
+            return q;
+        }
+        q.writing = true;
+        // A panic while writing stops the other workers (instead of leaving them to wait for
+        // a writer that never comes); the calling thread then finds the panic at the join.
+        let _failed = OnPanic(|| {
+            self.queue().failed = Some(io::Error::other("a worker panicked"));
+            self.changed.notify_all();
+        });
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let next = q.next;
+            let Some(mut d) = q.waiting.remove(&next) else {
+                break;
+            };
+            q.next += 1;
+            drop(q);
+            let written = w.chunk(&mut d);
+            w.recycle(d);
+            if written.is_err() {
+                // Workers waiting for a verdict stop waiting.
+                w.verdicts.clear();
+            }
+            q = self.queue();
+            self.changed.notify_all();
+            if let Err(e) = written {
+                q.failed = Some(e);
+                break;
+            }
+        }
+        q.writing = false;
+        q
+    }
+}
+
+/// Runs its closure when dropped while the thread panics.
+struct OnPanic<F: Fn()>(F);
+
+impl<F: Fn()> Drop for OnPanic<F> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            (self.0)();
+        }
+    }
+}
+
+/// Writes chunk results in input order, handles the lines the workers left, reports bad lines
+/// in order, hands buffers back for reuse (on the thread of the worker whose turn it is).
 struct Writer<'a, 'c, 's, W: Write> {
     caller: Caller<'c, 's, W>,
-    free: &'a mpsc::Sender<ReadBuf>,
+    free: mpsc::Sender<ReadBuf>,
     out_pool: &'a Mutex<Vec<Vec<u8>>>,
     scratch: Vec<u8>,
     /// To each worker, the verdicts on its chunks: which of their requests are copies.
@@ -622,23 +791,14 @@ struct Writer<'a, 'c, 's, W: Write> {
 }
 
 impl<W: Write> Writer<'_, '_, '_, W> {
-    fn run(&mut self, done: Receiver<Done>) -> io::Result<()> {
-        let mut waiting: BTreeMap<u64, Done> = BTreeMap::new();
-        let mut next = 0u64;
-        for d in done {
-            waiting.insert(d.seq, d);
-            while let Some(mut d) = waiting.remove(&next) {
-                self.chunk(&mut d)?;
-                next += 1;
-                if let Some(buf) = d.buf.take() {
-                    let _ = self.free.send(buf);
-                }
-                if let Ok(mut pool) = self.out_pool.lock() {
-                    pool.push(d.out);
-                }
-            }
+    /// Hands a written chunk's buffers back for reuse.
+    fn recycle(&self, mut d: Done) {
+        if let Some(buf) = d.buf.take() {
+            let _ = self.free.send(buf);
         }
-        Ok(())
+        if let Ok(mut pool) = self.out_pool.lock() {
+            pool.push(d.out);
+        }
     }
 
     /// Writes one chunk's output with the lines its worker left handled in their place (and
