@@ -164,7 +164,7 @@ fuzz_target!(|input: &[u8]| {
     if data.starts_with(b"\x1f\x8b") || data.starts_with(b"\x28\xb5\x2f\xfd") {
         // Compressed by its magic bytes: arbitrary bytes after it are a corrupt stream, an
         // input error (exit 2), which must not panic.
-        let _ = tokentime::run(&config_for(*config, false), &mut Vec::new());
+        let _ = tokentime::run(&config_for(*config, false), Vec::new());
         return;
     }
     let out = run(*config, false);
