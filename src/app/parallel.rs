@@ -230,7 +230,9 @@ pub(crate) fn run_file<W: Write + Send>(
                 let (out_pool, turns, ordered) = (&out_pool, &turns, &ordered);
                 scope.spawn(move || {
                     let _leave = Leave(turns);
-                    // A worker that panics never hands its chunk over: the others stop.
+                    // A worker that panics (handling a chunk, or writing in its turn) never
+                    // hands its chunk over, or never ends its turn: the others stop. Run after
+                    // the worker's frames unwound, when it holds no lock.
                     let _failed = OnPanic(|| {
                         ordered.queue().failed = Some(io::Error::other("a worker panicked"));
                         ordered.changed.notify_all();
@@ -734,12 +736,9 @@ impl<W: Write + Send> Ordered<'_, '_, '_, W> {
             return q;
         }
         q.writing = true;
-        // A panic while writing stops the other workers (instead of leaving them to wait for
-        // a writer that never comes); the calling thread then finds the panic at the join.
-        let _failed = OnPanic(|| {
-            self.queue().failed = Some(io::Error::other("a worker panicked"));
-            self.changed.notify_all();
-        });
+        // A panic while writing is met by the worker's own guard (in `run_file`) once this
+        // frame has unwound and let the queue go: the other workers then stop instead of
+        // waiting for a writer that never comes.
         let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             let next = q.next;
