@@ -16,7 +16,7 @@ use crate::app::parallel;
 use crate::app::worker::{LineOutcome, Worker};
 use crate::cli::config::Config;
 use crate::input::document::{self, Document, Item, Objects};
-use crate::input::lines::{Line, LineReader, frame, within_limit};
+use crate::input::lines::{self, Line, LineReader, frame, within_limit};
 use crate::input::source::Source;
 use std::cell::RefCell;
 use std::io::{self, BufRead, Read, Write};
@@ -196,11 +196,18 @@ pub(crate) fn read(
 ) -> io::Result<Outcome> {
     let name = source.name();
     sink.begin(&name);
-    let chunkable = reading
+    let how = if reading
         .chunked
-        .is_some_and(|c| parallel::applies(c, source));
+        .is_some_and(|c| parallel::applies(c, source))
+    {
+        ReadAs::Chunks
+    } else if *source == Source::Stdin && !reading.config.stdin_is_file {
+        ReadAs::Pipe
+    } else {
+        ReadAs::Lines
+    };
     match source.open(reading.bytes) {
-        Ok(r) => read_from(reading, &name, r, chunkable, sink),
+        Ok(r) => read_from(reading, &name, r, how, sink),
         Err(e) => {
             failed(&name, e, sink);
             Ok(Outcome::Unopened)
@@ -220,8 +227,20 @@ fn failed(name: &str, e: io::Error, sink: &mut impl Sink) {
     sink.input_failed();
 }
 
-/// Reads the opened input `name` from `reader` into `sink` ([`read`]); `chunkable` when it may
-/// be read in chunks.
+/// How the lines of an input are read ([`read_from`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReadAs {
+    /// In chunks, by several threads ([`parallel::applies`]).
+    Chunks,
+    /// One at a time.
+    Lines,
+    /// One at a time, from a pipe or a terminal: in larger reads
+    /// ([`crate::input::lines::PIPE_READ_SIZE`]).
+    Pipe,
+}
+
+/// Reads the opened input `name` from `reader` into `sink` ([`read`]), its lines as `how`
+/// says (a JSON document is read whole whatever it says).
 ///
 /// # Errors
 /// The sink's output errors.
@@ -229,7 +248,7 @@ pub(crate) fn read_from(
     reading: &Reading<'_>,
     name: &str,
     reader: Box<dyn Read + Send>,
-    chunkable: bool,
+    how: ReadAs,
     sink: &mut impl Sink,
 ) -> io::Result<Outcome> {
     let reader = io::BufReader::with_capacity(64 * 1024, reader);
@@ -251,7 +270,7 @@ pub(crate) fn read_from(
         // Pretty objects then objects on one line each: a log after a pretty banner, whose
         // lines enrich splices.
         (Some(Document::Object), Documents::PassThrough) if has_one_line_object(&reader) => {
-            read_lines(reading, reader, sink)?
+            read_lines(reading, reader, how, sink)?
         }
         (Some(kind), Documents::PassThrough) => {
             read_document_through(reading, name, kind, reader, sink)?
@@ -261,7 +280,7 @@ pub(crate) fn read_from(
             None
         }
         (Some(Document::Object), Documents::Records) => read_objects(reading, reader, sink)?,
-        (_, _) if chunkable => {
+        (_, _) if how == ReadAs::Chunks => {
             let config = reading.chunked.unwrap_or(reading.config);
             if let Some(n) = reading.in_chunks {
                 n.fetch_add(1, Ordering::SeqCst);
@@ -276,7 +295,7 @@ pub(crate) fn read_from(
             }
             return Ok(Outcome::Read);
         }
-        (_, _) => read_lines(reading, reader, sink)?,
+        (_, _) => read_lines(reading, reader, how, sink)?,
     };
     if let Some(e) = failure {
         failed(name, e, sink);
@@ -438,11 +457,15 @@ fn read_objects(
 fn read_lines(
     reading: &Reading<'_>,
     reader: impl Read,
+    how: ReadAs,
     sink: &mut impl Sink,
 ) -> io::Result<Option<io::Error>> {
     let max = reading.config.max_line_bytes;
     let pass = sink.passes_through();
-    let mut lines = LineReader::new(reader, max);
+    let mut lines = match how {
+        ReadAs::Pipe => LineReader::with_read_size(reader, max, lines::PIPE_READ_SIZE),
+        _ => LineReader::new(reader, max),
+    };
     let mut line_no = 0u64;
     let sink = RefCell::new(sink);
     // The output's error, when a callback failed: `next_line` returns it as it returns the
@@ -731,7 +754,7 @@ mod tests {
             ..Log::default()
         };
         let input = Box::new(Cursor::new(data.to_vec()));
-        let outcome = read_from(&reading, "mem", input, false, &mut log).unwrap();
+        let outcome = read_from(&reading, "mem", input, ReadAs::Lines, &mut log).unwrap();
         assert_eq!(outcome, Outcome::Read);
         assert!(log.ended);
         log
@@ -849,7 +872,7 @@ mod tests {
         let reading = Reading::plain(&config);
         let mut log = Log::default();
         let input = Failing(Cursor::new(b"{\"a\":1}\n{\"b\"".to_vec()));
-        let outcome = read_from(&reading, "mem", Box::new(input), false, &mut log).unwrap();
+        let outcome = read_from(&reading, "mem", Box::new(input), ReadAs::Lines, &mut log).unwrap();
         assert_eq!(outcome, Outcome::Read);
         assert_eq!(
             log.events,
@@ -933,7 +956,12 @@ mod tests {
                 failed: false,
             };
             let input = Box::new(Cursor::new(input.clone()));
-            read_from(&reading, "mem", input, threads != "1", &mut sink).unwrap();
+            let how = if threads == "1" {
+                ReadAs::Lines
+            } else {
+                ReadAs::Chunks
+            };
+            read_from(&reading, "mem", input, how, &mut sink).unwrap();
             assert!(!sink.failed);
             worker.finish();
             let cov = worker.coverage().cloned().unwrap_or_default();

@@ -169,7 +169,7 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
             &reading,
             &name,
             Box::new(UntilError(reader)),
-            false,
+            driver::ReadAs::Lines,
             &mut sink,
         );
     }

@@ -142,6 +142,25 @@ fn each_enriched_line_comes_back_before_the_next_is_written() {
     assert_eq!((code, rest.as_str()), (Some(0), ""));
 }
 
+/// Standard input's pipe is made to hold 1 MiB (fewer reads, and the writer waits less for
+/// room), and a line written is still handed back at once.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_stdin_pipe_is_widened_and_stays_live() {
+    use std::os::fd::AsRawFd;
+    let lines = sample_lines();
+    let mut live = Live::start(&[]);
+    live.write(&lines[0]);
+    assert!(live.next_line().contains("\"tokentime\""));
+    let fd = live.stdin.as_ref().unwrap().as_raw_fd();
+    // SAFETY: F_GETPIPE_SZ reads no memory; `fd` is our end of the child's stdin pipe.
+    let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    assert_eq!(size, 1 << 20, "the pipe's size once tokentime has opened it");
+    live.write(&lines[1]);
+    assert!(live.next_line().contains("\"tokentime\""));
+    drop(live.stdin.take());
+}
+
 #[test]
 fn csv_rows_are_live_too_and_line_buffered_is_accepted() {
     let lines = sample_lines();
