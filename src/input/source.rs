@@ -82,13 +82,17 @@ const PIPE_BYTES: i32 = 1 << 20;
 /// `zcat`, `kubectl logs`) waits less often for room. With the default size, each 64 KiB
 /// read woke the writer; `cat FILE | tokentime summary` spent about a tenth of its time in
 /// the pipe's wake-ups. What a read returns and when is unchanged (a live `tail -F` stays
-/// live). Best effort: not a pipe, or a limit set lower, leaves it as it was.
+/// live). Best effort: not a pipe, a pipe already as large (its writer may have made it
+/// larger: it is never made smaller), or a limit set lower, leaves it as it was.
 fn widen_stdin_pipe() {
     #[cfg(target_os = "linux")]
     // SAFETY: fcntl with an integer argument on descriptor 0 reads or writes no memory of
     // ours; on a descriptor that is not a pipe it fails (EBADF, EINVAL), and is ignored.
     unsafe {
-        libc::fcntl(0, libc::F_SETPIPE_SZ, PIPE_BYTES);
+        let size = libc::fcntl(0, libc::F_GETPIPE_SZ);
+        if (0..PIPE_BYTES).contains(&size) {
+            libc::fcntl(0, libc::F_SETPIPE_SZ, PIPE_BYTES);
+        }
     }
 }
 

@@ -155,10 +155,44 @@ fn the_stdin_pipe_is_widened_and_stays_live() {
     let fd = live.stdin.as_ref().unwrap().as_raw_fd();
     // SAFETY: F_GETPIPE_SZ reads no memory; `fd` is our end of the child's stdin pipe.
     let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
-    assert_eq!(size, 1 << 20, "the pipe's size once tokentime has opened it");
+    assert_eq!(
+        size,
+        1 << 20,
+        "the pipe's size once tokentime has opened it"
+    );
     live.write(&lines[1]);
     assert!(live.next_line().contains("\"tokentime\""));
     drop(live.stdin.take());
+}
+
+/// A pipe its writer made larger is left as large.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_larger_stdin_pipe_is_not_made_smaller() {
+    use std::os::fd::AsRawFd;
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let fd = writer.as_raw_fd();
+    // SAFETY: F_SETPIPE_SZ and F_GETPIPE_SZ take or return an integer.
+    let set = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, 4 << 20) };
+    if set < 0 {
+        // A limit below 4 MiB here (`/proc/sys/fs/pipe-max-size`): nothing to check.
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .stdin(reader)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = lines_of(child.stdout.take().unwrap());
+    writer.write_all(&sample_lines()[0]).unwrap();
+    let line = out.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(line.contains("\"tokentime\""));
+    // SAFETY: as above.
+    let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    assert_eq!(size, 4 << 20);
+    drop(writer);
+    assert!(child.wait().unwrap().success());
 }
 
 #[test]
