@@ -41,16 +41,13 @@ impl Source {
         // once. Compressed input: the decoder's read-ahead.
         const PEEK: usize = 32 * 1024;
         match (self, bytes) {
-            (Source::Stdin, _) => {
-                widen_stdin_pipe();
-                match stdin_head() {
-                    Some(head) => decompress(BufReader::with_capacity(
-                        PEEK,
-                        io::Cursor::new(head).chain(io::stdin()),
-                    )),
-                    None => decompress(BufReader::with_capacity(PEEK, io::stdin())),
-                }
-            }
+            (Source::Stdin, _) => match stdin_head() {
+                Some(head) => decompress(BufReader::with_capacity(
+                    PEEK,
+                    io::Cursor::new(head).chain(Stdin::default()),
+                )),
+                None => decompress(BufReader::with_capacity(PEEK, Stdin::default())),
+            },
             (Source::Path(p), bytes) => {
                 let file: Box<dyn Read + Send> = match held(p) {
                     Some((head, file)) => Box::new(io::Cursor::new(head).chain(file)),
@@ -71,19 +68,41 @@ impl Source {
     }
 }
 
-/// Bytes already read from standard input (a pipe) that its next [`Source::open`] reads first:
-/// the sample the `inferred` format was learned from.
 /// The bytes standard input's pipe is asked to hold ([`widen_stdin_pipe`]): Linux's default
 /// limit for a process without privileges (`/proc/sys/fs/pipe-max-size`).
 const PIPE_BYTES: i32 = 1 << 20;
+
+/// What a pipe holds by default on Linux.
+const DEFAULT_PIPE_BYTES: usize = 64 * 1024;
+
+/// Standard input, whose pipe is widened ([`widen_stdin_pipe`]) the first time one read
+/// takes what a default pipe holds: the pipe was full, its writer is ahead of tokentime (a
+/// `cat` or `zcat` of a file). A pipe that trickles (a live `tail -F`) is left as it is: a
+/// wider pipe counts against its user's pipe quota (`/proc/sys/fs/pipe-user-pages-soft`,
+/// 64 MiB by default), past which that user's new pipes, any program's, get one or two pages.
+#[derive(Default)]
+struct Stdin {
+    widened: bool,
+}
+
+impl Read for Stdin {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = io::stdin().read(buf)?;
+        if n >= DEFAULT_PIPE_BYTES && !self.widened {
+            self.widened = true;
+            widen_stdin_pipe();
+        }
+        Ok(n)
+    }
+}
 
 /// Asks the pipe on standard input, if it is one, to hold [`PIPE_BYTES`] instead of the
 /// default 64 KiB: each read then takes up to a whole read buffer, and the writer (`cat`,
 /// `zcat`, `kubectl logs`) waits less often for room. With the default size, each 64 KiB
 /// read woke the writer; `cat FILE | tokentime summary` spent about a tenth of its time in
-/// the pipe's wake-ups. What a read returns and when is unchanged (a live `tail -F` stays
-/// live). Best effort: not a pipe, a pipe already as large (its writer may have made it
-/// larger: it is never made smaller), or a limit set lower, leaves it as it was.
+/// the pipe's wake-ups. What a read returns and when is unchanged. Best effort: not a pipe, a
+/// pipe already as large (its writer may have made it larger: it is never made smaller), or a
+/// limit set lower, leaves it as it was.
 fn widen_stdin_pipe() {
     #[cfg(target_os = "linux")]
     // SAFETY: fcntl with an integer argument on descriptor 0 reads or writes no memory of
@@ -96,6 +115,8 @@ fn widen_stdin_pipe() {
     }
 }
 
+/// Bytes already read from standard input (a pipe) that its next [`Source::open`] reads first:
+/// the sample the `inferred` format was learned from.
 static STDIN_HEAD: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
 
 /// Makes the next [`Source::open`] of standard input read `head` before the rest of it.

@@ -142,26 +142,39 @@ fn each_enriched_line_comes_back_before_the_next_is_written() {
     assert_eq!((code, rest.as_str()), (Some(0), ""));
 }
 
-/// Standard input's pipe is made to hold 1 MiB (fewer reads, and the writer waits less for
-/// room), and a line written is still handed back at once.
+/// The size of the pipe whose end is `fd`.
+#[cfg(target_os = "linux")]
+fn pipe_size(fd: &impl std::os::fd::AsRawFd) -> i32 {
+    // SAFETY: F_GETPIPE_SZ takes no argument and returns an integer.
+    unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) }
+}
+
+/// 8 MB of the sample lines, written at once: a pipe's writer ahead of its reader.
+#[cfg(target_os = "linux")]
+fn many_lines() -> Vec<u8> {
+    let lines = sample_lines().concat();
+    lines.repeat(8_000_000 / lines.len() + 1)
+}
+
+/// A pipe on standard input that trickles (a live `tail -F`) keeps its size, and each line
+/// comes back at once; one that fills (its writer ahead, a `cat` of a file) is made to hold
+/// 1 MiB, and everything written is read.
 #[cfg(target_os = "linux")]
 #[test]
-fn the_stdin_pipe_is_widened_and_stays_live() {
-    use std::os::fd::AsRawFd;
+fn the_stdin_pipe_is_widened_when_it_fills_and_left_when_it_trickles() {
     let lines = sample_lines();
     let mut live = Live::start(&[]);
-    live.write(&lines[0]);
-    assert!(live.next_line().contains("\"tokentime\""));
-    let fd = live.stdin.as_ref().unwrap().as_raw_fd();
-    // SAFETY: F_GETPIPE_SZ reads no memory; `fd` is our end of the child's stdin pipe.
-    let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
-    assert_eq!(
-        size,
-        1 << 20,
-        "the pipe's size once tokentime has opened it"
-    );
-    live.write(&lines[1]);
-    assert!(live.next_line().contains("\"tokentime\""));
+    for line in &lines[..2] {
+        live.write(line);
+        assert!(live.next_line().contains("\"tokentime\""));
+    }
+    assert_eq!(pipe_size(live.stdin.as_ref().unwrap()), 64 * 1024);
+    let many = many_lines();
+    live.write(&many);
+    for _ in 0..lines_with_endings(&many).len() {
+        live.next_line();
+    }
+    assert_eq!(pipe_size(live.stdin.as_ref().unwrap()), 1 << 20);
     drop(live.stdin.take());
 }
 
@@ -172,7 +185,7 @@ fn a_larger_stdin_pipe_is_not_made_smaller() {
     use std::os::fd::AsRawFd;
     let (reader, mut writer) = std::io::pipe().unwrap();
     let fd = writer.as_raw_fd();
-    // SAFETY: F_SETPIPE_SZ and F_GETPIPE_SZ take or return an integer.
+    // SAFETY: F_SETPIPE_SZ takes an integer.
     let set = unsafe { libc::fcntl(fd, libc::F_SETPIPE_SZ, 4 << 20) };
     if set < 0 {
         // A limit below 4 MiB here (`/proc/sys/fs/pipe-max-size`): nothing to check.
@@ -185,13 +198,11 @@ fn a_larger_stdin_pipe_is_not_made_smaller() {
         .spawn()
         .unwrap();
     let out = lines_of(child.stdout.take().unwrap());
-    writer.write_all(&sample_lines()[0]).unwrap();
-    let line = out.recv_timeout(Duration::from_secs(10)).unwrap();
-    assert!(line.contains("\"tokentime\""));
-    // SAFETY: as above.
-    let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
-    assert_eq!(size, 4 << 20);
+    let many = many_lines();
+    writer.write_all(&many).unwrap();
+    assert_eq!(pipe_size(&writer), 4 << 20);
     drop(writer);
+    assert_eq!(out.iter().count(), lines_with_endings(&many).len());
     assert!(child.wait().unwrap().success());
 }
 
