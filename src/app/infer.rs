@@ -201,7 +201,7 @@ fn stdin_file_sample() -> Option<Box<dyn Read + Send>> {
 /// Standard input from a pipe (`--format inferred` only): read up to [`SAMPLE_LINES`] lines,
 /// [`SAMPLE_BYTES`] or its end, kept for the run to read again.
 fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
-    let raw = pipe_sample(&mut io::stdin().lock());
+    let raw = pipe_sample(&mut crate::input::source::Stdin::default());
     crate::input::source::replay_on_stdin(raw.clone());
     crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
 }

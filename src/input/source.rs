@@ -80,20 +80,48 @@ const DEFAULT_PIPE_BYTES: usize = 64 * 1024;
 /// `cat` or `zcat` of a file). A pipe that trickles (a live `tail -F`) is left as it is: a
 /// wider pipe counts against its user's pipe quota (`/proc/sys/fs/pipe-user-pages-soft`,
 /// 64 MiB by default), past which that user's new pipes, any program's, get one or two pages.
+///
+/// Standard input left non-blocking by the program that started tokentime (its descriptor
+/// shared with that program, so never changed): a read that would block waits until there is
+/// something to read, as on a blocking descriptor, instead of failing.
 #[derive(Default)]
-struct Stdin {
+pub(crate) struct Stdin {
     widened: bool,
 }
 
 impl Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = io::stdin().read(buf)?;
+        let n = loop {
+            match io::stdin().read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_for_stdin(),
+                r => break r?,
+            }
+        };
         if n >= DEFAULT_PIPE_BYTES && !self.widened {
             self.widened = true;
             widen_stdin_pipe();
         }
         Ok(n)
     }
+}
+
+/// Waits until standard input, non-blocking, has something to read (or its end, or an error
+/// the next read reports). A signal ends the wait early; the read is then tried again.
+fn wait_for_stdin() {
+    #[cfg(target_os = "linux")]
+    {
+        let mut fd = libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: `fd` is one valid pollfd that lives across the call, and its count is 1.
+        unsafe {
+            libc::poll(&raw mut fd, 1, -1);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    std::thread::sleep(std::time::Duration::from_millis(5));
 }
 
 /// Asks the pipe on standard input, if it is one, to hold [`PIPE_BYTES`] instead of the

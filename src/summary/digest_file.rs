@@ -673,7 +673,7 @@ pub(crate) fn merge_files(
             shown_path(p)
         };
         let reader: Box<dyn std::io::Read> = if stdin {
-            Box::new(std::io::stdin().lock())
+            Box::new(crate::input::source::Stdin::default())
         } else {
             Box::new(std::fs::File::open(p).map_err(|e| format!("{name}: {e}"))?)
         };

@@ -206,6 +206,48 @@ fn a_larger_stdin_pipe_is_not_made_smaller() {
     assert!(child.wait().unwrap().success());
 }
 
+/// Standard input left non-blocking by the parent (the flag is on the pipe, shared): a read
+/// with nothing yet to read waits, as on a blocking pipe, for enrich, `--format inferred` (its
+/// sample) and summary alike.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_non_blocking_stdin_is_waited_on_not_failed() {
+    use std::os::fd::AsRawFd;
+    let lines = sample_lines().concat();
+    for args in [
+        &[][..],
+        &["--format", "inferred"],
+        &["summary", "-o", "csv"],
+    ] {
+        let want = run_ok(args, &lines);
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let fd = reader.as_raw_fd();
+        // SAFETY: F_GETFL and F_SETFL take and return integers.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            assert_eq!(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK), 0);
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+            .args(args)
+            .stdin(reader)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Nothing to read for a while, then the lines in two writes.
+        std::thread::sleep(Duration::from_millis(200));
+        let (head, tail) = lines.split_at(lines.len() / 2);
+        writer.write_all(head).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        writer.write_all(tail).unwrap();
+        drop(writer);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(out.stdout, want, "{args:?}");
+    }
+}
+
 #[test]
 fn csv_rows_are_live_too_and_line_buffered_is_accepted() {
     let lines = sample_lines();
