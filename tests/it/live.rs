@@ -227,7 +227,7 @@ fn a_non_blocking_stdin_is_waited_on_not_failed() {
             let flags = libc::fcntl(fd, libc::F_GETFL);
             assert_eq!(libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK), 0);
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        let child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
             .args(args)
             .stdin(reader)
             .stdout(Stdio::piped())
