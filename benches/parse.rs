@@ -211,6 +211,36 @@ fn file_summary(bencher: Bencher, threads: usize) {
         .bench_local(|| tokentime::run(&config, std::io::sink()).expect("a summary"));
 }
 
+/// About 4 MB of generated LiteLLM lines in a file (see [`corpus_file`]): on a log this small
+/// the report, its analysis most of all, is most of a summary's time.
+fn small_file() -> &'static (String, usize) {
+    static FILE: OnceLock<(String, usize)> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/bench-litellm-4M.jsonl");
+        let bytes = generated("litellm", 4 << 20);
+        std::fs::write(path, &bytes).expect("writing the small file");
+        (path.to_owned(), bytes.len())
+    })
+}
+
+/// `tokentime summary --threads 1 FILE` on [`small_file`], the compact report (the findings it
+/// shows) and the full one (`--explain`: every group's findings).
+#[divan::bench(args = ["compact", "explain"], sample_count = 20)]
+fn small_file_summary(bencher: Bencher, report: &str) {
+    let (path, len) = small_file();
+    let mut args = vec!["tokentime", "summary", "--threads", "1", path];
+    if report == "explain" {
+        args.push("--explain");
+    }
+    let config = tokentime::Cli::try_parse_from(args)
+        .expect("valid arguments")
+        .resolve()
+        .expect("a valid configuration");
+    bencher
+        .counter(BytesCount::new(*len))
+        .bench_local(|| tokentime::run(&config, std::io::sink()).expect("a summary"));
+}
+
 /// The in-flight sweep over a log in reverse time order (an export sorted newest first): every
 /// event lands behind the sweep. Requests per second.
 #[divan::bench]

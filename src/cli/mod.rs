@@ -739,6 +739,7 @@ impl ReportArgs {
                 reading_speed: self.reading_speed,
                 // Set from --threads with the rest of the configuration.
                 threads: 1,
+                compact: self.output == SummaryOutput::Table && !self.explain && !self.hist,
             },
         })
     }

@@ -1274,6 +1274,7 @@ pub(crate) fn write_text(
     style: &TableStyle,
 ) -> io::Result<()> {
     if style.explain || cfg.hist {
+        debug_assert!(!cfg.compact, "the full report needs every group's findings");
         crate::output::summary::write_table(out, cov, summary, quantiles, cfg, report, style)
     } else {
         write_compact(out, cov, summary, quantiles, report, style)
