@@ -643,9 +643,11 @@ fn score(children: Vec<Child>, f: &MultimodalFinding) -> Vec<Split> {
     out
 }
 
-/// Each group's own findings ([`group_report`]), in the order of `groups`: on up to
-/// `cfg.threads` threads, the groups dealt out in turn (the mixture fits of the multimodality
-/// check are most of a report's time, and each group's are its own).
+/// Each group's own findings ([`group_report`]), in the order of `groups`, on up to
+/// `cfg.threads` threads: first every metric's modes and histogram (the mixture fits of the
+/// multimodality check are most of a report's time, and each metric's are its own: the metrics
+/// of all groups are dealt out in turn, so that a report of one group uses every thread too),
+/// then the rest of each group's (the groups dealt out in turn).
 fn group_reports(
     groups: &mut [(GroupKey, &mut GroupStats)],
     cfg: &AnalysisConfig,
@@ -654,66 +656,86 @@ fn group_reports(
 ) -> Vec<GroupReport> {
     let mut reports: Vec<GroupReport> = Vec::new();
     reports.resize_with(groups.len(), GroupReport::default);
-    // The groups whose findings the report shows, each dealt out in turn.
+    // The groups whose findings the report shows.
     let mut shown: Vec<(usize, &mut GroupStats)> = groups
         .iter_mut()
         .enumerate()
         .filter(|(_, (key, _))| !cfg.compact || !key.iter().any(|(k, _)| k == "cache"))
         .map(|(i, (_, g))| (i, &mut **g))
         .collect();
-    let threads = cfg.threads.clamp(1, shown.len().max(1));
+    let metrics: Vec<(usize, Metric, &mut Digest)> = shown
+        .iter_mut()
+        .flat_map(|(i, g)| {
+            let i = *i;
+            Metric::ALL
+                .into_iter()
+                .zip(g.metrics.iter_mut())
+                .filter(|(metric, _)| !cfg.compact || metric.is_duration())
+                .map(move |(metric, st)| (i, metric, &mut st.digest))
+        })
+        .collect();
+    let found = deal(metrics, cfg.threads, |(i, metric, d)| {
+        let modes = multimodal(metric, d);
+        let hist = cfg.hist.then(|| hist::build(&points(d)));
+        (i, modes, hist)
+    });
+    let rest = deal(shown, cfg.threads, |(i, g)| {
+        (i, group_report(g, quantiles, sweep_counts))
+    });
+    for (i, r) in rest {
+        reports[i] = r;
+    }
+    for (i, modes, hist) in found {
+        reports[i].multimodal.extend(modes);
+        reports[i].hist.extend(hist);
+    }
+    reports
+}
+
+/// `f` of each of `items` on up to `threads` threads, the items dealt out in turn; the results
+/// in the items' order.
+fn deal<T: Send, R: Send>(items: Vec<T>, threads: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
-        for (i, g) in shown {
-            reports[i] = group_report(g, cfg, quantiles, sweep_counts);
-        }
-        return reports;
+        return items.into_iter().map(f).collect();
     }
-    let mut parts: Vec<Vec<(usize, &mut GroupStats)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (n, entry) in shown.drain(..).enumerate() {
-        parts[n % threads].push(entry);
+    let n = items.len();
+    let mut parts: Vec<Vec<(usize, T)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (k, item) in items.into_iter().enumerate() {
+        parts[k % threads].push((k, item));
     }
+    let mut out: Vec<Option<R>> = (0..n).map(|_| None).collect();
+    let f = &f;
     std::thread::scope(|scope| {
         let running: Vec<_> = parts
             .into_iter()
             .map(|part| {
                 scope.spawn(move || {
                     part.into_iter()
-                        .map(|(i, g)| (i, group_report(g, cfg, quantiles, sweep_counts)))
+                        .map(|(k, item)| (k, f(item)))
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
         for r in running {
-            for (i, report) in r.join().expect("an analysis thread panicked") {
-                reports[i] = report;
+            for (k, v) in r.join().expect("an analysis thread panicked") {
+                out[k] = Some(v);
             }
         }
     });
-    reports
+    out.into_iter()
+        .map(|v| v.expect("every item is dealt to a thread"))
+        .collect()
 }
 
-/// One group's own findings: multimodal metrics, histograms, the TTFT decomposition and
-/// by input tokens, TPOT by requests in flight (with the input's late and early-swept counts,
-/// `sweep_counts`), the weighted views.
-fn group_report(
-    g: &mut GroupStats,
-    cfg: &AnalysisConfig,
-    quantiles: &[f64],
-    sweep_counts: (u64, u64),
-) -> GroupReport {
-    let mut r = GroupReport::default();
-    for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
-        if cfg.compact && !metric.is_duration() {
-            continue;
-        }
-        if let Some(f) = multimodal(metric, &mut st.digest) {
-            r.multimodal.push(f);
-        }
-        if cfg.hist {
-            r.hist.push(hist::build(&points(&mut st.digest)));
-        }
-    }
-    r.decomposition = decomposition(&g.extra);
+/// One group's own findings but its metrics' modes and histograms ([`group_reports`]): the
+/// TTFT decomposition and by input tokens, TPOT by requests in flight (with the input's late
+/// and early-swept counts, `sweep_counts`), the weighted views.
+fn group_report(g: &mut GroupStats, quantiles: &[f64], sweep_counts: (u64, u64)) -> GroupReport {
+    let mut r = GroupReport {
+        decomposition: decomposition(&g.extra),
+        ..GroupReport::default()
+    };
     for (b, d) in g.extra.ttft_by_input_mut() {
         r.ttft_by_input.push(BucketRow {
             label: input_bucket_label(b),
@@ -857,109 +879,6 @@ mod tests {
             out.push((v, (next() * 200.0).floor()));
         }
         out
-    }
-
-    /// LiteLLM lines of two models: prefix-cache hits with a short TTFT and misses with a long
-    /// one (TTFT bimodal overall, and in each model), prompts short or long (input tokens
-    /// bimodal too).
-    fn bimodal_summary() -> (crate::classify::Coverage, Summary) {
-        use crate::classify::{Kind, Processor};
-        let mut p = Processor::new(
-            crate::format::builtins(),
-            &[],
-            None,
-            &[vec!["model".into()]],
-            0.5,
-        );
-        let mut s = Summary::new(vec!["model".into()], 100, 10_000).with_hit_ratio(Some(0.5));
-        let mut cov = crate::classify::Coverage::default();
-        let mut x = 7u64;
-        let mut next = move || (crate::number::xorshift(&mut x) >> 11) as f64 / (1u64 << 53) as f64;
-        for i in 0..800 {
-            let hit = i % 3 != 0;
-            let prompt = if next() < 0.5 { 200.0 } else { 8000.0 } * (0.8 + 0.4 * next());
-            let ttft = if hit { 0.05 } else { 0.8 } * (0.8 + 0.4 * next());
-            let start = 1_787_334_732.0 + f64::from(i) * 0.5;
-            let line = serde_json::json!({
-                "id": format!("chatcmpl-{i}"),
-                "litellm_call_id": format!("call-{i}"),
-                "call_type": "acompletion",
-                "stream": true,
-                "startTime": start,
-                "completionStartTime": start + ttft,
-                "endTime": start + ttft + 2.0 + next(),
-                "model": if i % 2 == 0 { "a" } else { "b" },
-                "prompt_tokens": prompt.round(),
-                "completion_tokens": 100 + i % 200,
-                "metadata": {"usage_object": {"prompt_tokens_details": {
-                    "cached_tokens": if hit { (prompt * 0.9).round() } else { 0.0 }
-                }}},
-            })
-            .to_string();
-            let k = p.process(line.as_bytes());
-            p.count(&k, &mut cov);
-            if let Kind::Requests = k {
-                for (j, r) in p.requests().iter().enumerate() {
-                    let gaps = &p.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
-                    s.add_request(r, gaps, p.by_values(j));
-                }
-            }
-        }
-        p.finish(&mut cov);
-        (cov, s)
-    }
-
-    /// The compact scope leaves out the findings the compact table does not show (those of the
-    /// cache-class groups, the modes of token counts), and the table is the same.
-    #[test]
-    fn the_compact_scope_leaves_out_only_what_the_compact_table_does_not_show() {
-        let q = [0.5, 0.9, 0.99];
-        let (cov, mut s) = bimodal_summary();
-        let full = analyze(&mut s, &AnalysisConfig::default(), &q);
-        let compact_cfg = AnalysisConfig {
-            compact: true,
-            ..AnalysisConfig::default()
-        };
-        let compact = analyze(&mut s, &compact_cfg, &q);
-        let keys: Vec<GroupKey> = s.groups().into_iter().map(|(k, _)| k).collect();
-        let is_cache = |k: &GroupKey| k.iter().any(|(d, _)| d == "cache");
-        let metrics = |r: &GroupReport| r.multimodal.iter().map(|f| f.metric).collect::<Vec<_>>();
-        // The full report has what the compact one leaves out.
-        assert!(
-            keys.iter()
-                .zip(&full.groups)
-                .any(|(k, r)| is_cache(k) && !r.multimodal.is_empty())
-        );
-        assert!(
-            full.groups[0]
-                .multimodal
-                .iter()
-                .any(|f| f.metric == Metric::InputTokens)
-        );
-        for ((k, f), c) in keys.iter().zip(&full.groups).zip(&compact.groups) {
-            if is_cache(k) {
-                assert_eq!(c, &GroupReport::default(), "{k:?}");
-            } else {
-                let durations: Vec<Metric> =
-                    metrics(f).into_iter().filter(|m| m.is_duration()).collect();
-                assert!(durations.contains(&Metric::Ttft), "{k:?}");
-                assert_eq!(metrics(c), durations, "{k:?}");
-                assert_eq!(c.inflight, f.inflight);
-                assert_eq!(c.ttft_by_input, f.ttft_by_input);
-            }
-        }
-        assert_eq!(compact.headline, full.headline);
-        let style = crate::output::compact::TableStyle::default();
-        let table = |r: &Report, s: &mut Summary| {
-            crate::output::compact::compact_lines(&cov, s, &q, r, &style)
-        };
-        let want = table(&full, &mut s);
-        assert!(
-            want.iter()
-                .any(|l| l.contains("TTFT") && l.contains("modes")),
-            "{want:#?}"
-        );
-        assert_eq!(table(&compact, &mut s), want);
     }
 
     #[test]

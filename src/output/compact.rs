@@ -1284,6 +1284,108 @@ pub(crate) fn write_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::{AnalysisConfig, GroupReport, analyze};
+
+    /// LiteLLM lines of two models: prefix-cache hits with a short TTFT and misses with a long
+    /// one (TTFT bimodal overall, and in each model), prompts short or long (input tokens
+    /// bimodal too).
+    fn bimodal_summary() -> (crate::classify::Coverage, Summary) {
+        use crate::classify::{Kind, Processor};
+        let mut p = Processor::new(
+            crate::format::builtins(),
+            &[],
+            None,
+            &[vec!["model".into()]],
+            0.5,
+        );
+        let mut s = Summary::new(vec!["model".into()], 100, 10_000).with_hit_ratio(Some(0.5));
+        let mut cov = crate::classify::Coverage::default();
+        let mut x = 7u64;
+        let mut next = move || (crate::number::xorshift(&mut x) >> 11) as f64 / (1u64 << 53) as f64;
+        for i in 0..800 {
+            let hit = i % 3 != 0;
+            let prompt = if next() < 0.5 { 200.0 } else { 8000.0 } * (0.8 + 0.4 * next());
+            let ttft = if hit { 0.05 } else { 0.8 } * (0.8 + 0.4 * next());
+            let start = 1_787_334_732.0 + f64::from(i) * 0.5;
+            let line = serde_json::json!({
+                "id": format!("chatcmpl-{i}"),
+                "litellm_call_id": format!("call-{i}"),
+                "call_type": "acompletion",
+                "stream": true,
+                "startTime": start,
+                "completionStartTime": start + ttft,
+                "endTime": start + ttft + 2.0 + next(),
+                "model": if i % 2 == 0 { "a" } else { "b" },
+                "prompt_tokens": prompt.round(),
+                "completion_tokens": 100 + i % 200,
+                "metadata": {"usage_object": {"prompt_tokens_details": {
+                    "cached_tokens": if hit { (prompt * 0.9).round() } else { 0.0 }
+                }}},
+            })
+            .to_string();
+            let k = p.process(line.as_bytes());
+            p.count(&k, &mut cov);
+            if let Kind::Requests = k {
+                for (j, r) in p.requests().iter().enumerate() {
+                    let gaps = &p.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
+                    s.add_request(r, gaps, p.by_values(j));
+                }
+            }
+        }
+        p.finish(&mut cov);
+        (cov, s)
+    }
+
+    /// The compact scope leaves out the findings the compact table does not show (those of the
+    /// cache-class groups, the modes of token counts), and the table is the same.
+    #[test]
+    fn the_compact_scope_leaves_out_only_what_the_compact_table_does_not_show() {
+        let q = [0.5, 0.9, 0.99];
+        let (cov, mut s) = bimodal_summary();
+        let full = analyze(&mut s, &AnalysisConfig::default(), &q);
+        let compact_cfg = AnalysisConfig {
+            compact: true,
+            ..AnalysisConfig::default()
+        };
+        let compact = analyze(&mut s, &compact_cfg, &q);
+        let keys: Vec<GroupKey> = s.groups().into_iter().map(|(k, _)| k).collect();
+        let is_cache = |k: &GroupKey| k.iter().any(|(d, _)| d == "cache");
+        let metrics = |r: &GroupReport| r.multimodal.iter().map(|f| f.metric).collect::<Vec<_>>();
+        // The full report has what the compact one leaves out.
+        assert!(
+            keys.iter()
+                .zip(&full.groups)
+                .any(|(k, r)| is_cache(k) && !r.multimodal.is_empty())
+        );
+        assert!(
+            full.groups[0]
+                .multimodal
+                .iter()
+                .any(|f| f.metric == Metric::InputTokens)
+        );
+        for ((k, f), c) in keys.iter().zip(&full.groups).zip(&compact.groups) {
+            if is_cache(k) {
+                assert_eq!(c, &GroupReport::default(), "{k:?}");
+            } else {
+                let durations: Vec<Metric> =
+                    metrics(f).into_iter().filter(|m| m.is_duration()).collect();
+                assert!(durations.contains(&Metric::Ttft), "{k:?}");
+                assert_eq!(metrics(c), durations, "{k:?}");
+                assert_eq!(c.inflight, f.inflight);
+                assert_eq!(c.ttft_by_input, f.ttft_by_input);
+            }
+        }
+        assert_eq!(compact.headline, full.headline);
+        let style = TableStyle::default();
+        let table = |r: &Report, s: &mut Summary| compact_lines(&cov, s, &q, r, &style);
+        let want = table(&full, &mut s);
+        assert!(
+            want.iter()
+                .any(|l| l.contains("TTFT") && l.contains("modes")),
+            "{want:#?}"
+        );
+        assert_eq!(table(&compact, &mut s), want);
+    }
 
     #[test]
     fn durations_from_ten_seconds_read_in_seconds() {
