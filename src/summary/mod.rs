@@ -819,6 +819,15 @@ impl Summary {
         all
     }
 
+    /// The overall group's time span ([`Summary::overall`]'s), without merging the groups'
+    /// digests: a report asks for it apart from the groups.
+    fn overall_span(&self) -> Option<(i64, i64)> {
+        self.groups
+            .iter()
+            .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
+            .fold(None, |span, g| merge_span(span, g.stats.span))
+    }
+
     /// Each grouping's dimension names, by subset.
     /// The key dimensions groups are split by (the `--by` keys, then `cache`), whether or not
     /// any group has been seen yet: stable columns for CSV and TSV.
@@ -974,8 +983,8 @@ pub(crate) fn quantile_name(q: f64) -> String {
 
 /// The time span of the whole log in seconds (first start to last end over all requests),
 /// `None` when no request logs a time.
-pub(crate) fn log_span(summary: &mut Summary) -> Option<f64> {
-    let (a, b) = summary.overall().span?;
+pub(crate) fn log_span(summary: &Summary) -> Option<f64> {
+    let (a, b) = summary.overall_span()?;
     Some((b - a) as f64 / 1e9)
 }
 
