@@ -82,8 +82,8 @@ pub struct AnalysisConfig {
     /// findings of the groups without a cache class (all requests, the `--by` groups), and of
     /// those only the modes of latency metrics. The groups of a cache class are its columns,
     /// with no findings of their own; the modes of token counts are in the full report only.
-    /// The mixture fits are most of a report's time: a summary of a 20 MB log took half as
-    /// long again without them.
+    /// The mixture fits are most of a report's time: fitting every group and metric made a
+    /// summary of a 20 MB log half as long again (0.06 s against 0.04 s).
     pub compact: bool,
 }
 
