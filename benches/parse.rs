@@ -183,44 +183,50 @@ fn worker_summary(bencher: Bencher, name: &str) {
         });
 }
 
-/// About 64 MB of generated LiteLLM lines, written once to a file under cargo's temporary
-/// directory (the report's analysis, a fixed cost, is a small part of a run on it); its size.
-fn corpus_file() -> &'static (String, usize) {
-    static FILE: OnceLock<(String, usize)> = OnceLock::new();
-    FILE.get_or_init(|| {
-        let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/bench-litellm-64M.jsonl");
-        let bytes = generated("litellm", 64 << 20);
-        std::fs::write(path, &bytes).expect("writing the corpus file");
-        (path.to_owned(), bytes.len())
-    })
+/// `size` bytes of generated LiteLLM lines written to the file `name` under cargo's temporary
+/// directory; its path and size.
+fn generated_file(name: &str, size: u64) -> (String, usize) {
+    let path = format!("{}/{name}", env!("CARGO_TARGET_TMPDIR"));
+    let bytes = generated("litellm", size);
+    std::fs::write(&path, &bytes).expect("writing a generated file");
+    (path, bytes.len())
 }
 
-/// `tokentime summary --threads N FILE` as the command line runs it, the report written to a
-/// sink.
-#[divan::bench(args = [1, 2], sample_count = 20)]
-fn file_summary(bencher: Bencher, threads: usize) {
-    let (path, len) = corpus_file();
-    let threads = threads.to_string();
-    let args = ["tokentime", "summary", "--threads", &threads, path];
+/// About 64 MB of generated LiteLLM lines in a file, written once (the report's analysis, a
+/// fixed cost, is a small part of a run on it); its path and size.
+fn corpus_file() -> &'static (String, usize) {
+    static FILE: OnceLock<(String, usize)> = OnceLock::new();
+    FILE.get_or_init(|| generated_file("bench-litellm-64M.jsonl", 64 << 20))
+}
+
+/// About 4 MB of generated LiteLLM lines in a file, written once: on a log this small the
+/// report, its analysis most of all, is most of a summary's time.
+fn small_file() -> &'static (String, usize) {
+    static FILE: OnceLock<(String, usize)> = OnceLock::new();
+    FILE.get_or_init(|| generated_file("bench-litellm-4M.jsonl", 4 << 20))
+}
+
+/// `args` run as the command line runs them, the output written to a sink; `len` input bytes.
+fn run_command(bencher: Bencher, args: &[&str], len: usize) {
     let config = tokentime::Cli::try_parse_from(args)
         .expect("valid arguments")
         .resolve()
         .expect("a valid configuration");
     bencher
-        .counter(BytesCount::new(*len))
-        .bench_local(|| tokentime::run(&config, std::io::sink()).expect("a summary"));
+        .counter(BytesCount::new(len))
+        .bench_local(|| tokentime::run(&config, std::io::sink()).expect("a run"));
 }
 
-/// About 4 MB of generated LiteLLM lines in a file (see [`corpus_file`]): on a log this small
-/// the report, its analysis most of all, is most of a summary's time.
-fn small_file() -> &'static (String, usize) {
-    static FILE: OnceLock<(String, usize)> = OnceLock::new();
-    FILE.get_or_init(|| {
-        let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/bench-litellm-4M.jsonl");
-        let bytes = generated("litellm", 4 << 20);
-        std::fs::write(path, &bytes).expect("writing the small file");
-        (path.to_owned(), bytes.len())
-    })
+/// `tokentime summary --threads N FILE` on [`corpus_file`].
+#[divan::bench(args = [1, 2], sample_count = 20)]
+fn file_summary(bencher: Bencher, threads: usize) {
+    let (path, len) = corpus_file();
+    let threads = threads.to_string();
+    run_command(
+        bencher,
+        &["tokentime", "summary", "--threads", &threads, path],
+        *len,
+    );
 }
 
 /// `tokentime summary --threads 1 FILE` on [`small_file`], the compact report (the findings it
@@ -232,13 +238,7 @@ fn small_file_summary(bencher: Bencher, report: &str) {
     if report == "explain" {
         args.push("--explain");
     }
-    let config = tokentime::Cli::try_parse_from(args)
-        .expect("valid arguments")
-        .resolve()
-        .expect("a valid configuration");
-    bencher
-        .counter(BytesCount::new(*len))
-        .bench_local(|| tokentime::run(&config, std::io::sink()).expect("a summary"));
+    run_command(bencher, &args, *len);
 }
 
 /// The in-flight sweep over a log in reverse time order (an export sorted newest first): every
