@@ -26,9 +26,11 @@
 //! whose worker sweeps them in order. A summary that sets aside the records read again (the
 //! default, not `--keep-duplicates`) must tell them in input order too: its chunk workers hand
 //! each request's identity (and its sweep entry) on, the in-order stage's worker tells the
-//! copies in order (and enters the others in the sweep) and sends the chunk's worker its
-//! verdict, the requests of the chunk that are copies; the worker, which keeps the chunk's
-//! requests meanwhile and reads its next chunk, then adds the others to its own part. With
+//! copies in order (and enters the others in the sweep); the chunk's requests, handed over
+//! with it, then wait with that verdict (which of them are copies) until a thread adds the
+//! others to the summary of the chunk's worker ([`Applies`]): its worker after its next chunk,
+//! or one that would otherwise wait, a worker's chunks one at a time and in order, so the
+//! result is the same whichever thread adds them. With
 //! `--bucket` (windows are filled in input order) the chunk workers add nothing: they hand
 //! every request on, and the in-order stage's worker tells the copies and adds the others (and
 //! enters them in the sweep and the windows) in order.
@@ -47,13 +49,13 @@
 
 use crate::app::buckets::BucketInput;
 use crate::app::driver::{ChunkLine, chunk_lines};
-use crate::app::worker::{Keyed, LineOutcome, SweepInput, Worker};
+use crate::app::worker::{Applier, Keyed, LineOutcome, Pending, SweepInput, Worker};
 use crate::cli::config::Config;
 use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -72,9 +74,6 @@ pub(crate) fn applies(config: &Config, source: &Source) -> bool {
 /// How many chunks of a late worker the others may read for it: a worker that the calling
 /// thread (or another process) keeps off its core for a while does not hold the others up.
 const PARKED: usize = 4;
-
-/// How many chunks a worker may have read whose verdict on copies it still waits for.
-const VERDICTS_AHEAD: usize = 2;
 
 /// How many chunks per worker may wait, done, for the in-order stage to take them.
 ///
@@ -142,11 +141,10 @@ struct Done {
     buckets: Vec<BucketInput>,
     /// The chunk's requests handed on to be told from copies and added (summary), in order.
     handed: Vec<BucketInput>,
-    /// The chunk's requests handed on to be told from copies (summary), in order: its worker
-    /// adds them after the verdict.
+    /// The chunk's requests handed on to be told from copies (summary), in order, and the
+    /// requests themselves, added to its worker's summary after the verdict ([`Applies`]).
     keyed: Vec<Keyed>,
-    /// True when its worker waits for a verdict on this chunk.
-    verdict: bool,
+    pending: Option<Pending>,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
     /// The input buffer when lines were left (the in-order stage reads them from it, then
@@ -195,20 +193,13 @@ pub(crate) fn run_file<W: Write + Send>(
         .max_line_bytes
         .saturating_add(crate::input::lines::SPLICE_ROOM + 2);
     let turns = Turns::new(input, (chunk, line_cap), free_rx, stop, n);
-    let mut verdict_txs = Vec::new();
-    let mut verdict_rxs = Vec::new();
-    for _ in 0..n {
-        let (tx, rx) = mpsc::channel::<Vec<u32>>();
-        verdict_txs.push(tx);
-        verdict_rxs.push(rx);
-    }
+    let applies = Applies::new(n);
     let ordered = Ordered {
         writer: Mutex::new(Writer {
             caller,
             free: free_tx.clone(),
             out_pool: &out_pool,
             scratch: Vec::new(),
-            verdicts: verdict_txs,
             copies: Vec::new(),
         }),
         queue: Mutex::new(Queue {
@@ -220,12 +211,11 @@ pub(crate) fn run_file<W: Write + Send>(
         }),
         changed: Condvar::new(),
         ahead: DONE_AHEAD * n,
+        applies: &applies,
     };
     std::thread::scope(|scope| {
-        let workers: Vec<_> = verdict_rxs
-            .into_iter()
-            .enumerate()
-            .map(|(me, verdicts)| {
+        let workers: Vec<_> = (0..n)
+            .map(|me| {
                 let free = free_tx.clone();
                 let (out_pool, turns, ordered) = (&out_pool, &turns, &ordered);
                 scope.spawn(move || {
@@ -237,12 +227,14 @@ pub(crate) fn run_file<W: Write + Send>(
                         ordered.queue().failed = Some(io::Error::other("a worker panicked"));
                         ordered.changed.notify_all();
                     });
+                    let mut worker = make();
+                    ordered.applies.part(me).applier = worker.applier();
                     let place = (turns, me, n);
-                    work(config, make(), place, verdicts, (ordered, free), out_pool)
+                    work(config, worker, place, (ordered, free), out_pool)
                 })
             })
             .collect();
-        let workers: Vec<Worker<'static>> = workers
+        let mut workers: Vec<Worker<'static>> = workers
             .into_iter()
             .map(|h| h.join().expect("a worker panicked"))
             .collect();
@@ -257,6 +249,13 @@ pub(crate) fn run_file<W: Write + Send>(
             return Err(e);
         }
         drop(q);
+        // The chunks whose requests still wait to be added (the last ones written).
+        for (me, worker) in workers.iter_mut().enumerate() {
+            applies.drain(me);
+            if let Some(a) = applies.part(me).applier.take() {
+                worker.restore(a);
+            }
+        }
         let read = turns.lock().end.take().unwrap_or(Ok(()));
         Ok(Finished {
             workers,
@@ -524,7 +523,6 @@ fn work<W: Write + Send>(
     config: &Config,
     mut worker: Worker<'static>,
     (turns, me, n): (&Turns<'_>, usize, usize),
-    verdicts: Receiver<Vec<u32>>,
     (ordered, free): (&Ordered<'_, '_, '_, W>, mpsc::Sender<ReadBuf>),
     out_pool: &Mutex<Vec<Vec<u8>>>,
 ) -> Worker<'static> {
@@ -592,6 +590,7 @@ fn work<W: Write + Send>(
                 });
             }
         }
+        let (keyed, pending) = worker.take_keyed(ordered.applies.spare());
         let r = Done {
             seq: job.seq,
             out,
@@ -600,8 +599,8 @@ fn work<W: Write + Send>(
             sweep: worker.take_sweep(),
             buckets: worker.take_buckets(),
             handed: worker.take_handed(),
-            verdict: worker.awaits_verdicts(),
-            keyed: worker.take_keyed(),
+            keyed,
+            pending,
             held: worker.take_held(),
             buf: if left.is_empty() {
                 // The reader, which takes it, outlives the workers.
@@ -612,33 +611,107 @@ fn work<W: Write + Send>(
             },
             left,
         };
-        if !ordered.hand(r) {
-            break;
-        }
-        // The chunk before this one's (the in-order stage is past it unless it waits for the
-        // others).
-        while worker.waiting_verdicts() >= VERDICTS_AHEAD {
-            let Some(copies) = ordered.verdict(&verdicts) else {
-                return worker;
-            };
-            worker.apply_verdict(&copies);
-        }
-    }
-    while worker.waiting_verdicts() > 0 {
-        let Some(copies) = ordered.verdict(&verdicts) else {
+        let Some(behind) = ordered.hand(r) else {
             break;
         };
-        worker.apply_verdict(&copies);
+        if !behind {
+            // The chunks told by now: this worker's first (in its core's cache, its summary
+            // too), then the others'.
+            ordered.applies.drain_all(me);
+        }
     }
     worker
+}
+
+/// The requests of the chunks told (the in-order stage has said which are copies), waiting to
+/// be added to their workers' summaries, per worker: by its worker after each of its chunks,
+/// by a worker that would otherwise wait for room, and at the end by the calling thread. A
+/// worker's chunks are added one thread at a time, in input order (a summary is taken out of
+/// its place while a thread adds to it), so its summary is the same whichever thread adds
+/// them. A worker kept off its core does not hold the others up: what is flexible here (and
+/// the writing of the in-order stage) goes to whichever thread is free.
+struct Applies {
+    parts: Vec<Mutex<Part>>,
+    /// Requests waiting, for a worker that looks for something to do.
+    waiting: AtomicUsize,
+    /// Stores emptied, for the chunks read next.
+    spare: Mutex<Vec<Pending>>,
+}
+
+/// The chunks of one worker told, oldest first, and its summary (`None` while a thread adds
+/// to it, or for a worker whose requests wait for no verdict).
+#[derive(Default)]
+struct Part {
+    ready: VecDeque<(Pending, Vec<u32>)>,
+    applier: Option<Applier>,
+}
+
+impl Applies {
+    fn new(n: usize) -> Applies {
+        Applies {
+            parts: (0..n).map(|_| Mutex::default()).collect(),
+            waiting: AtomicUsize::new(0),
+            spare: Mutex::default(),
+        }
+    }
+
+    fn part(&self, me: usize) -> MutexGuard<'_, Part> {
+        self.parts[me].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A store for a chunk's requests, emptied (`None`: a new one).
+    fn spare(&self) -> Option<Pending> {
+        self.spare.lock().ok()?.pop()
+    }
+
+    /// Chunk `seq`'s requests, told: `copies` are the indexes of the copies among them.
+    fn push(&self, seq: u64, pending: Pending, copies: Vec<u32>) {
+        let me = (seq % self.parts.len() as u64) as usize;
+        self.part(me).ready.push_back((pending, copies));
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Adds the requests of worker `me`'s chunks told, unless another thread is adding them.
+    fn drain(&self, me: usize) {
+        let mut part = self.part(me);
+        let Some(mut a) = part.applier.take() else {
+            return;
+        };
+        while let Some((mut pending, copies)) = part.ready.pop_front() {
+            drop(part);
+            a.apply(&pending, &copies);
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            pending.clear();
+            if let Ok(mut spare) = self.spare.lock() {
+                spare.push(pending);
+            }
+            part = self.part(me);
+        }
+        part.applier = Some(a);
+    }
+
+    /// Adds the requests of every worker's chunks told, worker `first`'s first (those another
+    /// thread adds are left to it).
+    fn drain_all(&self, first: usize) {
+        let n = self.parts.len();
+        for k in 0..n {
+            if self.waiting.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            self.drain((first + k) % n);
+        }
+    }
 }
 
 /// The chunks done, put back in input order by the workers themselves: each hands its chunk
 /// over ([`Ordered::hand`]), and one worker at a time writes every chunk that is next in
 /// order, its own and the others'. No third thread shares the cores with the workers (one woken
-/// per chunk took a worker's core while the other worker's core idled). The writing goes to a
-/// worker that waits (for a verdict on its chunks, or for room to hand one over): it is
-/// ahead, and its core would idle; else to the worker handing over the chunk that is next.
+/// per chunk took a worker's core while the other worker's core idled). The writing, and the
+/// adding of the chunks told ([`Applies`]), go to a worker that is ahead: one that waits for
+/// room to hand a chunk over (its core would idle), or else one that hands over a chunk later
+/// than the next. Chunk `k` is worker `k % n`'s, so a core slower than the other (a virtual
+/// machine's often is, for seconds at a time) would keep the faster one waiting for its
+/// chunks; the work any thread may do goes to the faster one instead.
 struct Ordered<'a, 'c, 's, W: Write> {
     /// The writer, used by the worker whose turn it is (`Queue::writing`).
     writer: Mutex<Writer<'a, 'c, 's, W>>,
@@ -647,6 +720,8 @@ struct Ordered<'a, 'c, 's, W: Write> {
     changed: Condvar,
     /// Chunks that may wait in the queue before a worker with one that is not next waits.
     ahead: usize,
+    /// The requests of the chunks written, waiting to be added.
+    applies: &'a Applies,
 }
 
 /// The chunks handed over and not yet written, and whose turn it is to write them.
@@ -683,51 +758,38 @@ impl<W: Write + Send> Ordered<'_, '_, '_, W> {
     }
 
     /// Hands chunk `d` over. While [`Self::ahead`] chunks wait and `d` is not the next, waits
-    /// (writing what is next meanwhile, when nobody does). Then a worker that waits writes it,
-    /// or else this one, unless another writes. False when the writing failed: the worker
-    /// stops.
-    fn hand(&self, d: Done) -> bool {
+    /// (writing what is next meanwhile, when nobody does, or adding the requests of chunks
+    /// told). Then a worker that waits writes it; else, when a later chunk waits (its worker
+    /// is ahead of this one), the worker ahead writes it when it hands its next chunk over;
+    /// else this one, unless another writes. `Some(true)` when this worker is behind (it
+    /// leaves the work that any thread may do to the others and reads on); `None` when the
+    /// writing failed: the worker stops.
+    fn hand(&self, d: Done) -> Option<bool> {
         let mut q = self.queue();
         while q.waiting.len() >= self.ahead && d.seq != q.next && q.failed.is_none() {
             q = if q.writable() {
                 self.write(q)
+            } else if self.applies.waiting.load(Ordering::Relaxed) > 0 {
+                drop(q);
+                self.applies.drain_all(0);
+                self.queue()
             } else {
                 self.wait(q)
             };
         }
         if q.failed.is_some() {
-            return false;
+            return None;
         }
-        q.waiting.insert(d.seq, d);
-        if q.idle > 0 {
+        let seq = d.seq;
+        q.waiting.insert(seq, d);
+        let behind = q.waiting.range(seq + 1..).next().is_some();
+        if q.idle > 0 || behind {
             drop(q);
             self.changed.notify_all();
-            return true;
+            return Some(behind);
         }
-        self.write(q).failed.is_none()
-    }
-
-    /// Waits for the next verdict on this worker's chunks (`verdicts`), writing what is next
-    /// meanwhile when nobody does; `None` when the writing failed.
-    fn verdict(&self, verdicts: &Receiver<Vec<u32>>) -> Option<Vec<u32>> {
-        let mut q = self.queue();
-        loop {
-            if q.failed.is_some() {
-                return None;
-            }
-            // First: a worker that saw this one wait left the chunk it handed over to it.
-            if q.writable() {
-                q = self.write(q);
-                continue;
-            }
-            // Under the lock: a verdict sent before the writer takes it to signal is seen
-            // here, or its signal reaches the wait below.
-            match verdicts.try_recv() {
-                Ok(v) => return Some(v),
-                Err(mpsc::TryRecvError::Disconnected) => return None,
-                Err(mpsc::TryRecvError::Empty) => q = self.wait(q),
-            }
-        }
+        let q = self.write(q);
+        q.failed.is_none().then_some(false)
     }
 
     /// Writes the chunks that are next in order, if nobody else writes.
@@ -747,12 +809,8 @@ impl<W: Write + Send> Ordered<'_, '_, '_, W> {
             };
             q.next += 1;
             drop(q);
-            let written = w.chunk(&mut d);
+            let written = w.chunk(&mut d, self.applies);
             w.recycle(d);
-            if written.is_err() {
-                // Workers waiting for a verdict stop waiting.
-                w.verdicts.clear();
-            }
             q = self.queue();
             self.changed.notify_all();
             if let Err(e) = written {
@@ -783,9 +841,7 @@ struct Writer<'a, 'c, 's, W: Write> {
     free: mpsc::Sender<ReadBuf>,
     out_pool: &'a Mutex<Vec<Vec<u8>>>,
     scratch: Vec<u8>,
-    /// To each worker, the verdicts on its chunks: which of their requests are copies.
-    verdicts: Vec<mpsc::Sender<Vec<u32>>>,
-    /// The verdict on the chunk being written.
+    /// The verdict on the chunk being written: which of its requests are copies.
     copies: Vec<u32>,
 }
 
@@ -803,7 +859,7 @@ impl<W: Write> Writer<'_, '_, '_, W> {
     /// Writes one chunk's output with the lines its worker left handled in their place (and
     /// its in-flight sweep entries entered around them), and reports its bad lines in line
     /// order.
-    fn chunk(&mut self, d: &mut Done) -> io::Result<()> {
+    fn chunk(&mut self, d: &mut Done, applies: &Applies) -> io::Result<()> {
         let c = &mut self.caller;
         let mut bad = d.bad.iter().peekable();
         let mut written = 0;
@@ -850,11 +906,8 @@ impl<W: Write> Writer<'_, '_, '_, W> {
         c.seq.feed_handed(&d.handed[fed_handed..]);
         c.seq
             .feed_keyed(&d.keyed[fed_keyed..], fed_keyed, &mut self.copies);
-        if d.verdict {
-            let to = (d.seq % self.verdicts.len() as u64) as usize;
-            let copies = std::mem::take(&mut self.copies);
-            // A worker gone (it panicked) is told at the join.
-            let _ = self.verdicts[to].send(copies);
+        if let Some(pending) = d.pending.take() {
+            applies.push(d.seq, pending, std::mem::take(&mut self.copies));
         }
         for (stream, pieces) in d.held.iter_mut().enumerate() {
             if let Some(pieces) = pieces.take() {
@@ -915,6 +968,103 @@ mod tests {
             .collect();
         assert_eq!(theirs, expected);
         assert!(turns.lock().parked.iter().all(VecDeque::is_empty));
+    }
+
+    /// The requests of two workers' chunks, told and added by whichever threads come (two of
+    /// them at once here, each trying every worker's chunks), make the same summaries as each
+    /// worker adding its own chunks in order: a worker's chunks are added one thread at a
+    /// time, in the order they were told.
+    #[test]
+    fn chunks_told_are_added_in_order_whichever_thread_adds_them() {
+        let config = crate::cli::config_from_args([
+            "tokentime",
+            "summary",
+            "--exact-limit",
+            "8",
+            "--by",
+            "model",
+            "--max-groups",
+            "4",
+        ])
+        .unwrap();
+        let parent = Worker::new(&config);
+        // Eight chunks of 40 LiteLLM requests, chunk `k` read by worker `k % 2`, its requests
+        // of model `mk`: a worker's first model has groups of its own, the others land in
+        // `(other)` (which one does depends on the order its chunks are added in).
+        let chunks: Vec<(usize, Pending)> = (0..8u64)
+            .map(|k| {
+                let me = (k % 2) as usize;
+                let mut w = parent.fork();
+                w.new_chunk();
+                for i in 0..40u64 {
+                    let n = k * 40 + i;
+                    let start = 1_700_000_000.0 + n as f64 * 0.37;
+                    let line = format!(
+                        r#"{{"id":"r{n}","call_type":"acompletion","model":"m{}","startTime":{start},"completionStartTime":{},"endTime":{},"cache_hit":false,"usage":{{"prompt_tokens":{},"completion_tokens":{}}}}}"#,
+                        k,
+                        start + 0.05 + (n * 7919 % 101) as f64 / 1000.0,
+                        start + 1.0 + (n * 104_729 % 997) as f64 / 1000.0,
+                        100 + n % 50,
+                        20 + n % 30,
+                    );
+                    let mut out = Vec::new();
+                    w.line(n + 1, b"", line.as_bytes(), b"\n", &mut out).unwrap();
+                }
+                let (keyed, pending) = w.take_keyed(None);
+                assert_eq!(keyed.len(), 40);
+                (me, pending.unwrap())
+            })
+            .collect();
+        // Copies set aside by the verdict: a few, different per chunk.
+        let copies = |k: usize| -> Vec<u32> { vec![k as u32, (k * 5 + 3) as u32] };
+        let summaries = |ws: Vec<Worker<'static>>| -> Vec<String> {
+            ws.into_iter()
+                .map(|w| format!("{:?}", w.into_part().unwrap().summary))
+                .collect()
+        };
+
+        // Each worker adds its own chunks, in order.
+        let mut own: Vec<Worker<'static>> = (0..2).map(|_| parent.fork()).collect();
+        for (k, (me, pending)) in chunks.iter().enumerate() {
+            let mut a = own[*me].applier().unwrap();
+            a.apply(pending, &copies(k));
+            own[*me].restore(a);
+        }
+
+        // Told in order, added by two threads at once, each trying both workers' chunks; the
+        // first four told before the threads start.
+        let mut ws: Vec<Worker<'static>> = (0..2).map(|_| parent.fork()).collect();
+        let applies = Applies::new(2);
+        for (me, w) in ws.iter_mut().enumerate() {
+            applies.part(me).applier = w.applier();
+        }
+        let mut chunks = chunks.into_iter().enumerate();
+        for (k, (_, pending)) in chunks.by_ref().take(4) {
+            applies.push(k as u64, pending, copies(k));
+        }
+        std::thread::scope(|scope| {
+            for first in 0..2 {
+                let applies = &applies;
+                scope.spawn(move || {
+                    for _ in 0..200 {
+                        applies.drain_all(first);
+                        std::thread::yield_now();
+                    }
+                });
+            }
+            for (k, (_, pending)) in chunks {
+                applies.push(k as u64, pending, copies(k));
+                std::thread::yield_now();
+            }
+        });
+        for (me, w) in ws.iter_mut().enumerate() {
+            applies.drain(me);
+            w.restore(applies.part(me).applier.take().unwrap());
+        }
+        assert_eq!(applies.waiting.load(Ordering::Relaxed), 0);
+        let (a, b) = (summaries(own), summaries(ws));
+        assert!(a[1].contains(r#"Some("m1")"#), "the requests were added");
+        assert_eq!(a, b);
     }
 
     /// A reused buffer bigger than a chunk (one grown for a long line) is filled no further

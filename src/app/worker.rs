@@ -178,8 +178,9 @@ enum Role<'p> {
         /// and adds the others ([`Worker::take_handed`], [`Worker::feed_handed`]).
         hand: Option<Vec<BucketInput>>,
         /// In a chunk worker that sets copies aside (without `--bucket`): its requests wait
-        /// for the caller's verdict on which are copies, then it adds the others itself
-        /// ([`Worker::take_keyed`], [`Worker::feed_keyed`], [`Worker::apply_verdict`]).
+        /// for the caller's verdict on which are copies, then the others are added to its
+        /// summary, by whichever thread is free ([`Worker::take_keyed`],
+        /// [`Worker::feed_keyed`], [`Worker::applier`]).
         verdict: Option<Box<Verdicts>>,
     },
 }
@@ -188,7 +189,7 @@ enum Role<'p> {
 /// requests, their token gaps (one buffer, each request's `itl` rewritten to its range in it),
 /// their `--by` values (`width` a request, in strings reused from chunk to chunk) and notes.
 #[derive(Default)]
-struct Pending {
+pub(crate) struct Pending {
     requests: Vec<Request>,
     gaps: Vec<i64>,
     by_text: Vec<String>,
@@ -200,7 +201,7 @@ struct Pending {
 }
 
 impl Pending {
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.requests.clear();
         self.gaps.clear();
         self.by_len = 0;
@@ -238,17 +239,43 @@ impl Pending {
     }
 }
 
-/// A chunk worker's chunks waiting for the caller's verdict, oldest first (at most two: the
-/// one the caller is on and the one just read), and stores to reuse.
+/// A chunk worker's requests of the chunk being read, kept for the caller's verdict on
+/// copies.
 #[derive(Default)]
 pub(crate) struct Verdicts {
     /// The chunk being read.
     current: Pending,
-    /// Chunks read, waiting.
-    waiting: std::collections::VecDeque<Pending>,
-    free: Vec<Pending>,
     /// The chunk being read's requests as the caller gets them.
     keyed: Vec<Keyed>,
+}
+
+/// A chunk worker's summary (and its `--window` slice's), taken out of its part so that its
+/// chunks' requests can be added, once the caller has told the copies among them, by
+/// whichever thread is free: a chunk at a time, in input order, as the worker itself would
+/// ([`Worker::applier`], [`Worker::restore`]).
+pub(crate) struct Applier {
+    summary: Summary,
+    slice: Option<Summary>,
+}
+
+impl Applier {
+    /// Adds the requests of `chunk` but `copies` (their indexes, ascending).
+    pub(crate) fn apply(&mut self, chunk: &Pending, copies: &[u32]) {
+        let mut copies = copies.iter().peekable();
+        for i in 0..chunk.requests.len() {
+            if copies.next_if(|&&c| c as usize == i).is_some() {
+                continue;
+            }
+            // As `tally` adds a request of a part without `--bucket` windows, and whose
+            // in-flight sweep entries the caller has.
+            let (r, gaps, by, note) = chunk.get(i);
+            self.summary.add_request(r, gaps, by);
+            self.summary.add_note(r, note);
+            if let Some(s) = &mut self.slice {
+                s.add_request(r, gaps, by);
+            }
+        }
+    }
 }
 
 impl Verdicts {
@@ -1019,18 +1046,6 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// True for a chunk worker whose requests wait for the caller's verdict on copies
-    /// ([`Worker::take_keyed`], [`Worker::apply_verdict`]).
-    pub fn awaits_verdicts(&self) -> bool {
-        matches!(
-            self.role,
-            Role::Summary {
-                verdict: Some(_),
-                ..
-            }
-        )
-    }
-
     /// In a chunk worker that awaits verdicts: the requests read so far in this chunk.
     pub fn keyed_len(&self) -> usize {
         match &self.role {
@@ -1042,57 +1057,50 @@ impl<'p> Worker<'p> {
     }
 
     /// In a chunk worker that awaits verdicts, at the end of a chunk: its requests as the
-    /// caller tells copies from them, in order; the chunk then waits for its verdict.
-    pub fn take_keyed(&mut self) -> Vec<Keyed> {
+    /// caller tells copies from them, in order, and the requests themselves, to be added once
+    /// it has ([`Applier::apply`]); `fresh` (emptied) holds the next chunk's.
+    pub(crate) fn take_keyed(&mut self, fresh: Option<Pending>) -> (Vec<Keyed>, Option<Pending>) {
         let Role::Summary {
             verdict: Some(v), ..
         } = &mut self.role
         else {
-            return Vec::new();
+            return (Vec::new(), None);
         };
-        let next = v.free.pop().unwrap_or_default();
-        let read = std::mem::replace(&mut v.current, next);
-        v.waiting.push_back(read);
-        std::mem::take(&mut v.keyed)
+        let read = std::mem::replace(&mut v.current, fresh.unwrap_or_default());
+        (std::mem::take(&mut v.keyed), Some(read))
     }
 
-    /// Chunks read that wait for their verdict.
-    pub fn waiting_verdicts(&self) -> usize {
-        match &self.role {
-            Role::Summary {
-                verdict: Some(v), ..
-            } => v.waiting.len(),
-            _ => 0,
-        }
-    }
-
-    /// The caller's verdict on the oldest chunk waiting: `copies` (ascending) are the indexes of
-    /// its requests that are copies; the others are added to this worker's part.
-    pub fn apply_verdict(&mut self, copies: &[u32]) {
+    /// In a chunk worker that awaits verdicts: its summary, taken out of its part until
+    /// [`Worker::restore`] (meanwhile nothing else is added to it).
+    pub(crate) fn applier(&mut self) -> Option<Applier> {
         let Role::Summary {
             part,
             template,
-            verdict: Some(v),
+            verdict: Some(_),
             ..
         } = &mut self.role
         else {
+            return None;
+        };
+        let mut p = part.get();
+        let summary = std::mem::replace(&mut p.summary, template.empty_like());
+        let slice = p
+            .slice
+            .as_mut()
+            .map(|(_, s)| std::mem::replace(s, template.empty_like()));
+        Some(Applier { summary, slice })
+    }
+
+    /// Puts the summary taken by [`Worker::applier`] back in its part.
+    pub(crate) fn restore(&mut self, a: Applier) {
+        let Role::Summary { part, .. } = &mut self.role else {
             return;
         };
-        let Some(mut chunk) = v.waiting.pop_front() else {
-            return;
-        };
-        let mut guard = part.get();
-        let p = &mut *guard;
-        let mut copies = copies.iter().peekable();
-        for i in 0..chunk.requests.len() {
-            if copies.next_if(|&&c| c as usize == i).is_some() {
-                continue;
-            }
-            tally(p, chunk.get(i), template, None, None);
+        let mut p = part.get();
+        p.summary = a.summary;
+        if let (Some((_, s)), Some(a)) = (&mut p.slice, a.slice) {
+            *s = a;
         }
-        drop(guard);
-        chunk.clear();
-        v.free.push(chunk);
     }
 
     /// Tells copies among a chunk worker's requests (in input order, between the lines this
