@@ -73,7 +73,10 @@ pub(crate) fn applies(config: &Config, source: &Source) -> bool {
 
 /// How many chunks of a late worker the others may read for it: a worker that the calling
 /// thread (or another process) keeps off its core for a while does not hold the others up.
-const PARKED: usize = 4;
+/// Two, not four: the worker ahead now has the in-order stage's work to do meanwhile, and on
+/// the 1 GiB log of `benches/throughput.sh` four held ~1.5 MB more at the peak for no speed
+/// (summary --threads 2, 7 alternating runs: 0.75 s with four, 0.71 s with two).
+const PARKED: usize = 2;
 
 /// How many chunks per worker may wait, done, for the in-order stage to take them.
 ///
