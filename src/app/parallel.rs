@@ -245,12 +245,13 @@ pub(crate) fn run_file<W: Write + Send>(
         if let Some(e) = q.failed.take() {
             return Err(e);
         }
-        debug_assert!(q.waiting.is_empty(), "every chunk handed over was written");
-        // (A chunk left unwritten would be a slip of the turns above: not lost even then.)
+        // The chunks a worker behind handed over last, left to a worker ahead that had ended
+        // by then.
         let mut q = ordered.write(q);
         if let Some(e) = q.failed.take() {
             return Err(e);
         }
+        debug_assert!(q.waiting.is_empty(), "every chunk handed over was written");
         drop(q);
         // The chunks whose requests still wait to be added (the last ones written).
         for (me, worker) in workers.iter_mut().enumerate() {
