@@ -409,9 +409,20 @@ struct Watch<'a> {
     said_no_requests: bool,
     /// `--bucket` windows are written as they complete.
     streaming: bool,
+    /// How long to wait before looking for windows complete again: 2 ms while windows come,
+    /// doubled up to [`IDLE_WAIT_MS`] while none do (an input that is idle, a live log at
+    /// night, does not wake tokentime 500 times a second).
+    window_wait_ms: u64,
     /// The `--bucket` table's header, until it is written (before the first window).
     window_header: Option<String>,
 }
+
+/// How long the thread that prints waits for news, at the most (ms).
+const IDLE_WAIT_MS: u64 = 100;
+
+/// How long it waits while `--bucket` windows complete (ms): a worker that has rendered many
+/// waits for them to be written.
+const BUSY_WAIT_MS: u64 = 2;
 
 impl<'a> Watch<'a> {
     fn new(sh: &'a Shared) -> Self {
@@ -450,6 +461,7 @@ impl<'a> Watch<'a> {
             streaming: sc.bucket.is_some()
                 && config.inputs.len() == 1
                 && sc.report.save_digest.is_none(),
+            window_wait_ms: BUSY_WAIT_MS,
             window_header: sc
                 .bucket
                 .and_then(|_| crate::app::buckets::WindowStyle::of(sc).table)
@@ -467,7 +479,11 @@ impl<'a> Watch<'a> {
         let sh = self.sh;
         while self.finished < self.done.len() {
             // Windows written as they complete are waited for by their worker: written soon.
-            let mut wait = Duration::from_millis(if self.streaming { 2 } else { 100 });
+            let mut wait = Duration::from_millis(if self.streaming {
+                self.window_wait_ms
+            } else {
+                IDLE_WAIT_MS
+            });
             if let Some(t) = self.next_tick {
                 wait = wait.min(t.saturating_duration_since(Instant::now()));
             }
@@ -502,17 +518,22 @@ impl<'a> Watch<'a> {
                 self.next_tick = Some(t);
                 self.tick(out)?;
             }
-            self.write_ready(out)?;
+            self.window_wait_ms = if self.write_ready(out)? {
+                BUSY_WAIT_MS
+            } else {
+                (self.window_wait_ms * 2).min(IDLE_WAIT_MS)
+            };
             self.progress
                 .update(sh.bytes.load(Ordering::Relaxed), false);
         }
         Ok(())
     }
 
-    /// Writes the `--bucket` windows completed so far (one input: [`Buckets::streaming`]).
-    fn write_ready(&mut self, out: &mut impl Write) -> Result<(), Error> {
+    /// Writes the `--bucket` windows completed so far (one input: [`Buckets::streaming`]);
+    /// true when there were any.
+    fn write_ready(&mut self, out: &mut impl Write) -> Result<bool, Error> {
         if !self.streaming {
-            return Ok(());
+            return Ok(false);
         }
         let mut bytes = std::mem::take(&mut self.total.ready);
         for p in &self.sh.parts {
@@ -529,7 +550,7 @@ impl<'a> Watch<'a> {
             out.write_all(&bytes).map_err(Error::Output)?;
             out.flush().map_err(Error::Output)?;
         }
-        Ok(())
+        Ok(!bytes.is_empty())
     }
 
     /// Writes the `--bucket` table's header, once, before its first window.

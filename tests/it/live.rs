@@ -248,6 +248,43 @@ fn a_non_blocking_stdin_is_waited_on_not_failed() {
     }
 }
 
+/// The context switches of all of process `pid`'s threads so far (each a wake-up).
+#[cfg(target_os = "linux")]
+fn wakeups(pid: u32) -> u64 {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.starts_with("voluntary_ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+/// `--bucket` on a live log that falls silent sleeps: it looks for windows complete every
+/// 2 ms while they come, and backs off to 100 ms while none do (it woke about 470 times a
+/// second before). Its window is still written when the input ends.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_idle_bucket_summary_does_not_keep_waking_up() {
+    let mut live = Live::start(&["summary", "--bucket", "1m"]);
+    for l in sample_lines() {
+        live.write(&l);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let before = wakeups(live.child.id());
+    std::thread::sleep(Duration::from_secs(1));
+    let idle = wakeups(live.child.id()) - before;
+    assert!(idle < 100, "{idle} wake-ups in a second of silence");
+    drop(live.stdin.take());
+    let (code, out, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("window"), "{out}");
+}
+
 #[test]
 fn csv_rows_are_live_too_and_line_buffered_is_accepted() {
     let lines = sample_lines();
