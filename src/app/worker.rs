@@ -268,12 +268,7 @@ impl Applier {
             }
             // As `tally` adds a request of a part without `--bucket` windows, and whose
             // in-flight sweep entries the caller has.
-            let (r, gaps, by, note) = chunk.get(i);
-            self.summary.add_request(r, gaps, by);
-            self.summary.add_note(r, note);
-            if let Some(s) = &mut self.slice {
-                s.add_request(r, gaps, by);
-            }
+            add_to_summaries(&mut self.summary, self.slice.as_mut(), chunk.get(i));
         }
     }
 }
@@ -311,17 +306,29 @@ fn tally(
     inflight: Option<&mut Inflight>,
     bucket: Option<&mut BucketRole>,
 ) {
-    let ids = p.summary.add_request(r, gaps, by);
-    p.summary.add_note(r, note);
-    if let Some((_, s)) = &mut p.slice {
-        s.add_request(r, gaps, by);
-    }
+    let slice = p.slice.as_mut().map(|(_, s)| s);
+    let ids = add_to_summaries(&mut p.summary, slice, (r, gaps, by, note));
     if let (Some(b), Some(role)) = (&mut p.buckets, bucket) {
         add_to_window(b, role, r, gaps, by, template, &mut p.ready);
     }
     if let Some(inflight) = inflight {
         inflight.push(r, ids, by, p.slice.is_some());
     }
+}
+
+/// Adds request `r` to a part's summary and to its `--window` slice's; returns the groups it
+/// was added to.
+fn add_to_summaries(
+    summary: &mut Summary,
+    slice: Option<&mut Summary>,
+    (r, gaps, by, note): (&Request, &[i64], ByValues<'_>, Option<&Note>),
+) -> GroupIds {
+    let ids = summary.add_request(r, gaps, by);
+    summary.add_note(r, note);
+    if let Some(s) = slice {
+        s.add_request(r, gaps, by);
+    }
+    ids
 }
 
 /// True when `r` is a copy of a request `seen` holds (counted in `p`'s coverage as a
