@@ -147,6 +147,7 @@ struct Done {
     /// The chunk's requests handed on to be told from copies (summary), in order, and the
     /// requests themselves, added to its worker's summary after the verdict ([`Applies`]).
     keyed: Vec<Keyed>,
+    /// The requests themselves (`None` when none wait for a verdict).
     pending: Option<Pending>,
     /// Pieces of split lines held at the end of the chunk, per stream.
     held: [Option<Vec<u8>>; 2],
@@ -671,7 +672,10 @@ impl Applies {
     /// Chunk `seq`'s requests, told: `copies` are the indexes of the copies among them.
     fn push(&self, seq: u64, pending: Pending, copies: Vec<u32>) {
         let me = (seq % self.parts.len() as u64) as usize;
-        self.part(me).ready.push_back((pending, copies));
+        let mut part = self.part(me);
+        part.ready.push_back((pending, copies));
+        // Counted before the lock is let go: a thread that takes the chunk and counts it off
+        // never finds the count below it (it wrapped round for a moment).
         self.waiting.fetch_add(1, Ordering::Relaxed);
     }
 
