@@ -444,12 +444,7 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
     let metric = Some(known).filter(|m| m.is_duration()).ok_or_else(|| {
         err("not a latency metric (ttft, tpot, itl, e2e, queue, prefill, decode, ttfot)")
     })?;
-    let pct: f64 = q
-        .trim()
-        .strip_prefix('p')
-        .and_then(|p| p.parse().ok())
-        .filter(|p| (0.0..=100.0).contains(p))
-        .ok_or_else(|| err("the quantile must be p0..p100, e.g. p99"))?;
+    let pct = crate::summary::slo::gate_percentile(q).map_err(|e| err(&e))?;
     // The unit: % of A's value, or a duration in ms or s (read as ms).
     let (num, pct_unit, scale) = match amount.strip_suffix('%') {
         Some(n) => (n, true, 1.0),

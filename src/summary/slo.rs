@@ -50,12 +50,7 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
         ))
     })?;
     let (q, bound) = rest.split_once("<=").ok_or_else(|| err("no '<='"))?;
-    let pct: f64 = q
-        .trim()
-        .strip_prefix('p')
-        .and_then(|p| p.parse().ok())
-        .filter(|p| (0.0..=100.0).contains(p))
-        .ok_or_else(|| err("the quantile must be p0..p100, e.g. p99"))?;
+    let pct = gate_percentile(q).map_err(|e| err(&e))?;
     let bound = parse_bound(metric, bound).map_err(|e| err(&e))?;
     Ok(Slo {
         text: text.to_owned(),
@@ -64,6 +59,28 @@ pub(crate) fn parse_slo(text: &str) -> Result<Slo, String> {
         bound,
         group,
     })
+}
+
+/// The percentile of a gate (`--slo`, `diff --fail-if`): `pQ` with Q from 0 to 100. A Q
+/// between 0 and 1 is refused: `p0.99` would hold the 0.99th percentile, next to the fastest
+/// request, where a bound is met by almost any log (the 99th percentile, `p99`, was meant).
+pub(crate) fn gate_percentile(q: &str) -> Result<f64, String> {
+    let pct: f64 = q
+        .trim()
+        .strip_prefix('p')
+        .and_then(|p| p.parse().ok())
+        .filter(|p| (0.0..=100.0).contains(p))
+        .ok_or("the quantile must be p0..p100, e.g. p99")?;
+    if pct > 0.0 && pct < 1.0 {
+        return Err(format!(
+            "{} would be the {pct}th percentile, next to the fastest request: write p{} for \
+             the {}th (the percentile, 0 to 100, not a fraction)",
+            q.trim(),
+            pct * 100.0,
+            pct * 100.0
+        ));
+    }
+    Ok(pct)
 }
 
 pub(crate) fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
@@ -340,6 +357,7 @@ mod tests {
             "ttft:q99<=1s",
             "nope:p99<=1s",
             "ttft:p99<=1s@x",
+            "ttft:p0.99<=1s",
         ] {
             assert!(parse_slo(bad).is_err(), "{bad}");
         }

@@ -86,6 +86,27 @@ fn quantiles_given_as_fractions() {
     }
 }
 
+/// A gate on `p0.99` (a fraction written where the percentile goes) would hold the 0.99th
+/// percentile, which almost any log meets: `--slo` and `diff --fail-if` refuse it (exit 2)
+/// and say to write `p99`; `p0` (the fastest) and `p1` upwards are percentiles as written.
+#[test]
+fn a_gate_on_a_fraction_of_a_percentile_is_refused() {
+    let log = litellm();
+    let (code, _, err) = outcome(&["summary", "--slo", "ttft:p0.99<=800ms", &log], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("p0.99 would be the 0.99th percentile, next to the fastest request: write p99 for the 99th"),
+        "{err}"
+    );
+    let (code, _, err) = outcome(&["diff", "--fail-if", "ttft.p0.5>+10%", &log, &log], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("write p50 for the 50th"), "{err}");
+    for ok in ["ttft:p0<=1h", "ttft:p1<=1h", "ttft:p99.9<=1h"] {
+        let (code, _, err) = outcome(&["summary", "--slo", ok, &log], b"");
+        assert_eq!(code, Some(0), "{ok}: {err}");
+    }
+}
+
 /// An SLO on a group no request was in was broken (exit 3, "no values"): it is not judged,
 /// stderr says the group matched no request and lists the values seen, exit status 2.
 #[test]
