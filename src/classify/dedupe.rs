@@ -670,6 +670,7 @@ mod tests {
             unparseable: None,
             implausible: 0,
             duplicate: false,
+            timeless: false,
             key: None,
         }
     }

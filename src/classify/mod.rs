@@ -171,6 +171,11 @@ pub struct Request {
     /// format logs an id; computed only when asked
     /// ([`Processor::set_dedupe`]).
     pub key: Option<u64>,
+    /// Its format logs no instant at all (a benchmark's result file that keeps durations
+    /// only): it is in no time span, and a summary leaves it out of the rates over the span
+    /// of the others. A request of a format that logs instants, whose line lacks them (an
+    /// error answer in a server's log), is in its log's span like its neighbours.
+    pub timeless: bool,
 }
 
 /// The record-level reader of a format whose lines hold several requests.
@@ -474,6 +479,8 @@ fn unparseable(metrics: &mut Metrics, t: &crate::metrics::Timeline, hit_ratio: f
 pub struct Processor {
     paths: PathSet,
     formats: Formats,
+    /// By format: it logs no instant ([`Request::timeless`]).
+    timeless: Vec<bool>,
     slots: Slots,
     scratch: Vec<u8>,
     key_slot: Option<usize>,
@@ -600,9 +607,16 @@ impl Processor {
             let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
             paths.add(&full)
         });
+        let instants = |s: &FormatSpec| s.fields.iter().any(|r| r.field.is_instant());
+        let timeless = (0..formats.len())
+            .map(|i| {
+                !instants(formats.spec(i)) && !formats.record_level(i).is_some_and(|s| instants(&s))
+            })
+            .collect();
         Processor {
             paths,
             formats,
+            timeless,
             slots: Slots::default(),
             scratch: Vec::new(),
             key_slot,
@@ -1239,6 +1253,7 @@ impl Processor {
             implausible: timeline.implausible,
             duplicate: false,
             key: None,
+            timeless: self.timeless[format],
         });
     }
 

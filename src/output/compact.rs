@@ -443,28 +443,7 @@ fn headline_lines(
         }
         return;
     };
-    let mut first = format!("{} requests", g.requests);
-    if let Some((a, b)) = g.span {
-        let (a_s, b_s) = (rfc3339_s(a), rfc3339_s(b));
-        let end = if a_s[..10] == b_s[..10] {
-            b_s[11..].to_owned()
-        } else {
-            b_s
-        };
-        let secs = (b - a) as f64 / 1e9;
-        first.push_str(&format!(" from {a_s} to {end} ({})", span_text(b - a)));
-        if secs > 0.0 {
-            let out_tokens = g.metric(Metric::OutputTokens).digest.sum();
-            first.push_str(&format!(
-                ": {} requests/s, {} output tokens/s",
-                rate(g.requests as f64 / secs),
-                rate(out_tokens / secs)
-            ));
-        }
-    } else {
-        first.push_str(" (the log gives no times: no rates)");
-    }
-    l.prose(&first);
+    l.prose(&span_line(g));
     l.prose(&errors_line(cov, g));
     if let Some(line) = crate::output::top::reasons_line(top, l.width) {
         l.table(line);
@@ -528,6 +507,41 @@ fn headline_lines(
 fn rfc3339_s(ns: i64) -> String {
     let t = rfc3339_ms(ns);
     format!("{}Z", &t[..19])
+}
+
+/// The headline's first line: the requests, the log's time span, and the rates over it.
+fn span_line(g: &mut GroupStats) -> String {
+    let mut first = format!("{} requests", g.requests);
+    if let Some((a, b)) = g.span {
+        let (a_s, b_s) = (rfc3339_s(a), rfc3339_s(b));
+        let end = if a_s[..10] == b_s[..10] {
+            b_s[11..].to_owned()
+        } else {
+            b_s
+        };
+        let secs = (b - a) as f64 / 1e9;
+        first.push_str(&format!(" from {a_s} to {end} ({})", span_text(b - a)));
+        if secs > 0.0 {
+            // Over the span of the requests that have times: one without any is in no span.
+            let (timed, out_tokens) = g.timed();
+            let of = if timed < g.requests {
+                format!(
+                    "; rates of the {timed} with times ({} without):",
+                    g.requests - timed
+                )
+            } else {
+                ":".to_owned()
+            };
+            first.push_str(&format!(
+                "{of} {} requests/s, {} output tokens/s",
+                rate(timed as f64 / secs),
+                rate(out_tokens / secs)
+            ));
+        }
+    } else {
+        first.push_str(" (the log gives no times: no rates)");
+    }
+    first
 }
 
 /// A span as people read it: `12m31s`, `2h05m`, `3d04h`, `850ms`.

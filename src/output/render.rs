@@ -390,14 +390,15 @@ fn write_goodput_gauges(
     let rates: [(&str, &str, Rate); 2] = [
         (
             "tokentime_goodput_requests_per_second",
-            "Requests that met every --goodput target per second of the log's time span.",
-            |g| g.goodput.met as f64,
+            "Requests that met every --goodput target per second of the log's time span \
+             (of those with times).",
+            |g| g.timed_goodput().0 as f64,
         ),
         (
             "tokentime_goodput_output_tokens_per_second",
             "Output tokens of the requests that met every --goodput target, per second \
              of the log's time span.",
-            |g| g.goodput.met_output_tokens as f64,
+            |g| g.timed_goodput().1 as f64,
         ),
     ];
     for (name, help, amount) in rates {

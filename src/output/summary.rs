@@ -112,6 +112,8 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         Some(s) if s > 0.0 => json!(round3(n as f64 / s)),
         _ => Json::Null,
     };
+    // Rates of the requests inside the span: one without times is in none.
+    let (met_timed, met_timed_tokens) = g.timed_goodput();
     json!({
         "targets": t,
         "met": g.goodput.met,
@@ -121,8 +123,8 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         // (0.31741, not 0.31740999999999997).
         "share": if g.requests > 0 { json!((g.goodput.met as f64 / g.requests as f64 * 1e5).round() / 1e5) } else { Json::Null },
         "span_s": span_s.map(round3),
-        "requests_per_s": rate(g.goodput.met),
-        "output_tokens_per_s": rate(g.goodput.met_output_tokens),
+        "requests_per_s": rate(met_timed),
+        "output_tokens_per_s": rate(met_timed_tokens),
     })
 }
 
@@ -466,11 +468,20 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
     } else {
         String::new()
     };
+    let (met_timed, met_timed_tokens) = g.timed_goodput();
     let rates = match span_s {
         Some(s) if s > 0.0 => format!(
-            "; {} requests/s, {} output tokens/s over {} s",
-            round3(g.goodput.met as f64 / s),
-            round3(g.goodput.met_output_tokens as f64 / s),
+            "; {}{} requests/s, {} output tokens/s over {} s",
+            if met_timed < g.goodput.met {
+                format!(
+                    "rates of the {met_timed} with times ({} without): ",
+                    g.goodput.met - met_timed
+                )
+            } else {
+                String::new()
+            },
+            round3(met_timed as f64 / s),
+            round3(met_timed_tokens as f64 / s),
             round3(s)
         ),
         _ => String::new(),

@@ -13,7 +13,9 @@ use crate::metrics::{Metric, NullReason};
 use crate::summary::digest::{Digest, Exported, Values};
 use crate::summary::slo::Targets;
 use crate::summary::window::Buckets;
-use crate::summary::{GroupStats, GroupsDoc, MakeGroups, RawGroup, Summary, coverage_json};
+use crate::summary::{
+    GroupStats, GroupsDoc, MakeGroups, RawGroup, Summary, Untimed, coverage_json,
+};
 use serde_json::{Map, Value as Json, json};
 use std::io::Write;
 use std::path::Path;
@@ -99,7 +101,7 @@ impl MakeGroups for SavedGroups<'_> {
             m["nulls"] = Json::Object(nulls);
             metrics.insert(metric.json_name().to_owned(), m);
         }
-        json!({
+        let mut doc = json!({
             "key": key,
             "requests": g.requests,
             "errors": g.errors,
@@ -111,7 +113,17 @@ impl MakeGroups for SavedGroups<'_> {
             "ttft_origins": g.ttft_origins,
             "metrics": metrics,
             "analysis": g.extra.save_json(),
-        })
+        });
+        // Only where some request had no times (a file without it has none).
+        if g.untimed != Untimed::default() {
+            doc["untimed"] = json!({
+                "requests": g.untimed.requests,
+                "output_tokens": g.untimed.output_tokens,
+                "met": g.untimed.met,
+                "met_output_tokens": g.untimed.met_output_tokens,
+            });
+        }
+        doc
     }
 }
 
@@ -502,6 +514,15 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
                 .insert(name, n.as_u64().ok_or("ttft_origins holds counts")?);
         }
     }
+    if !g["untimed"].is_null() {
+        let t = &g["untimed"];
+        st.untimed = Untimed {
+            requests: u(&t["requests"], "untimed.requests")?,
+            output_tokens: u(&t["output_tokens"], "untimed.output_tokens")?,
+            met: u(&t["met"], "untimed.met")?,
+            met_output_tokens: u(&t["met_output_tokens"], "untimed.met_output_tokens")?,
+        };
+    }
     check_counts(&st)?;
     st.span = match &g["span_ns"] {
         Json::Null => None,
@@ -550,6 +571,7 @@ fn check_counts(st: &GroupStats) -> Result<(), String> {
             let g = st.goodput;
             g.met.saturating_add(g.unknown)
         }),
+        ("untimed.requests", st.untimed.requests),
         (
             "ttft_origins",
             st.ttft_origins
@@ -561,6 +583,10 @@ fn check_counts(st: &GroupStats) -> Result<(), String> {
         if n > r {
             return Err(format!("{what} {n} is more than the requests {r}"));
         }
+    }
+    let (t, g) = (st.untimed, st.goodput);
+    if t.met > g.met || t.met_output_tokens > g.met_output_tokens || t.met > t.requests {
+        return Err("untimed goodput counts are more than the group's".into());
     }
     Ok(())
 }

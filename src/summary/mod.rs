@@ -107,6 +107,10 @@ pub struct GroupStats {
     pub goodput: Goodput,
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
     pub span: Option<(i64, i64)>,
+    /// The requests of formats that log no instant (a benchmark's result file of durations,
+    /// read beside a timed log, [`crate::classify::Request::timeless`]): in no span, so left
+    /// out of the rates over it.
+    pub untimed: Untimed,
     /// The analysis accumulators ([`crate::analysis`]).
     pub(crate) extra: crate::summary::accumulators::Extra,
 }
@@ -122,7 +126,51 @@ pub struct Goodput {
     pub met_output_tokens: u64,
 }
 
+/// What a group holds of requests whose format logs no time ([`GroupStats::untimed`]):
+/// counted in its totals and distributions, but not in a rate over the span of the others.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Untimed {
+    /// Requests of formats that log no instant.
+    pub requests: u64,
+    /// Their output tokens, as the group's `output_tokens` digest counted them (errors' and
+    /// response-cache answers' left out).
+    pub output_tokens: u64,
+    /// Those of them that met every `--goodput` target.
+    pub met: u64,
+    /// The output tokens of those.
+    pub met_output_tokens: u64,
+}
+
+impl Untimed {
+    fn merge(&mut self, o: &Untimed) {
+        self.requests += o.requests;
+        self.output_tokens += o.output_tokens;
+        self.met += o.met;
+        self.met_output_tokens += o.met_output_tokens;
+    }
+}
+
 impl GroupStats {
+    /// The requests with times (inside the span) and their output tokens, as the group's
+    /// rates count them.
+    pub(crate) fn timed(&mut self) -> (u64, f64) {
+        let tokens = self.metric(Metric::OutputTokens).digest.sum();
+        (
+            self.requests.saturating_sub(self.untimed.requests),
+            (tokens - self.untimed.output_tokens as f64).max(0.0),
+        )
+    }
+
+    /// The requests with times that met every `--goodput` target, and their output tokens.
+    pub(crate) fn timed_goodput(&self) -> (u64, u64) {
+        (
+            self.goodput.met.saturating_sub(self.untimed.met),
+            self.goodput
+                .met_output_tokens
+                .saturating_sub(self.untimed.met_output_tokens),
+        )
+    }
+
     /// The stats of one metric.
     pub(crate) fn metric(&mut self, m: Metric) -> &mut MetricStats {
         &mut self.metrics[m.index()]
@@ -151,6 +199,7 @@ impl GroupStats {
         self.goodput.unknown += other.goodput.unknown;
         self.goodput.met_output_tokens += other.goodput.met_output_tokens;
         self.span = merge_span(self.span, other.span);
+        self.untimed.merge(&other.untimed);
         self.extra.merge(&other.extra);
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
@@ -169,11 +218,21 @@ impl GroupStats {
                 .contains_key(crate::metrics::Origin::Scheduled.as_str())
     }
 
-    fn add_extra(&mut self, judged: Option<Option<bool>>, tokens: u64, span: Option<(i64, i64)>) {
+    fn add_extra(
+        &mut self,
+        judged: Option<Option<bool>>,
+        tokens: u64,
+        span: Option<(i64, i64)>,
+        timeless: bool,
+    ) {
         match judged {
             Some(Some(true)) => {
                 self.goodput.met += 1;
                 self.goodput.met_output_tokens += tokens;
+                if timeless {
+                    self.untimed.met += 1;
+                    self.untimed.met_output_tokens += tokens;
+                }
             }
             Some(None) => self.goodput.unknown += 1,
             _ => {}
@@ -181,7 +240,7 @@ impl GroupStats {
         self.span = merge_span(self.span, span);
     }
 
-    fn add(&mut self, m: &Metrics, gaps: &[i64]) {
+    fn add(&mut self, m: &Metrics, gaps: &[i64], timeless: bool) {
         self.requests += 1;
         match m.outcome {
             Outcome::Error => self.errors += 1,
@@ -196,6 +255,12 @@ impl GroupStats {
             (_, Some(crate::metrics::CacheClass::Response)) => Some(NullReason::ResponseCache),
             _ => None,
         };
+        if timeless {
+            self.untimed.requests += 1;
+            if excluded.is_none() {
+                self.untimed.output_tokens += m.output_tokens.unwrap_or(0);
+            }
+        }
         if let (Ok(_), Some(o)) = (m.ttft, m.ttft_origin) {
             *self.ttft_origins.entry(o.as_str()).or_default() += 1;
         }
@@ -617,8 +682,8 @@ impl Summary {
             );
         }
         self.each_group(r.metrics.cache, by_values, |g| {
-            g.add(&r.metrics, gaps);
-            g.add_extra(judged, tokens, span);
+            g.add(&r.metrics, gaps, r.timeless);
+            g.add_extra(judged, tokens, span, r.timeless);
         })
     }
 

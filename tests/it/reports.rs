@@ -943,3 +943,62 @@ fn merge_keeps_the_runs_exact_limit() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("saved with --exact-limit 10000"));
 }
+
+/// A benchmark file whose requests have no times (vLLM's `result.json` keeps durations only)
+/// read beside a timed log: its requests count in the totals but not in the rates over the
+/// timed log's span, which stay those of the timed log alone (293 LiteLLM requests over
+/// 46m10s: 293 / 2770 s = 0.106 requests/s), in the table, the goodput JSON, Prometheus and a
+/// merge of saved digests.
+#[test]
+fn requests_without_times_are_left_out_of_rates_over_the_span() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let vllm = testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json");
+    let (lab, vllm) = (lab.to_str().unwrap(), vllm.to_str().unwrap());
+    let head = |args: &[&str]| {
+        let out = String::from_utf8(run_ok(args, b"")).unwrap();
+        out.split("\nerrors").next().unwrap().replace("\n  ", " ")
+    };
+    let alone = head(&["summary", lab]);
+    assert!(
+        alone.starts_with(
+            "293 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m10s): 0.11 requests/s, 6.36 output tokens/s"
+        ),
+        "{alone}"
+    );
+    let both = head(&["summary", lab, vllm]);
+    assert!(
+        both.starts_with(
+            "493 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m10s); rates of the 293 with times (200 without): 0.11 requests/s, 6.36 output tokens/s"
+        ),
+        "{both}"
+    );
+
+    let goodput = |files: &[&str], o: &str| {
+        let mut args = vec!["summary", "--goodput", "ttft=5s", "-o", o];
+        args.extend(files);
+        String::from_utf8(run_ok(&args, b"")).unwrap()
+    };
+    let group0 = |files: &[&str]| {
+        let j: Value = serde_json::from_str(&goodput(files, "json")).unwrap();
+        j["groups"][0]["goodput"].clone()
+    };
+    let (a, b) = (group0(&[lab]), group0(&[lab, vllm]));
+    assert_eq!(a["requests_per_s"], round3(93.0 / 2770.0));
+    assert_eq!(b["met"], 293, "the 200 without times meet the target too");
+    assert_eq!(a["requests_per_s"], b["requests_per_s"]);
+    assert_eq!(a["output_tokens_per_s"], b["output_tokens_per_s"]);
+    let rate = |files: &[&str]| {
+        goodput(files, "prometheus")
+            .lines()
+            .find(|l| l.starts_with("tokentime_goodput_requests_per_second{"))
+            .map(|l| l.rsplit(' ').next().unwrap().to_owned())
+    };
+    assert_eq!(rate(&[lab]), rate(&[lab, vllm]));
+
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("lab.json"), dir.path().join("vllm.json"));
+    let (d1, d2) = (d1.to_str().unwrap(), d2.to_str().unwrap());
+    run_ok(&["summary", "--save-digest", d1, lab], b"");
+    run_ok(&["summary", "--save-digest", d2, vllm], b"");
+    assert_eq!(head(&["merge", d1, d2]), both);
+}
