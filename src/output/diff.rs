@@ -147,11 +147,29 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
     }
     let width =
         crate::output::compact::output_width(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    let estimates = c
+        .rows
+        .iter()
+        .any(|r| [&r.a, &r.b].iter().any(|s| s.value.is_some() && !s.exact));
+    let marks = if estimates {
+        "~ marks t-digest estimates; "
+    } else {
+        ""
+    };
     writeln!(
         out,
         "\n{}",
-        crate::output::compact::wrap(&method(c), width, 0)
+        crate::output::compact::wrap(&format!("{marks}{}", method(c)), width, 0)
     )
+}
+
+/// A side's value, `~` after it when it is a t-digest estimate (as in the summary's tables).
+fn side_cell(s: &Side) -> String {
+    let mut c = cell(s.value);
+    if s.value.is_some() && !s.exact {
+        c.push('~');
+    }
+    c
 }
 
 fn row_cells(r: &Row) -> [String; 7] {
@@ -162,8 +180,8 @@ fn row_cells(r: &Row) -> [String; 7] {
     [
         r.metric.json_name().to_owned(),
         quantile_name(r.quantile),
-        cell(r.a.value),
-        cell(r.b.value),
+        side_cell(&r.a),
+        side_cell(&r.b),
         signed(r.change_ms, ""),
         signed(r.change_pct, "%"),
         verdict,

@@ -374,3 +374,34 @@ fn digest_files_compare_as_their_logs() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("do not line up"));
 }
+
+/// The table marks a t-digest estimate with `~` after it, as the summary does (vLLM's result
+/// files hold 42,000+ ITL samples each, past the exact limit; their 200 TTFTs are exact), and
+/// its footer says what the mark means.
+#[test]
+fn estimates_are_marked_in_the_table() {
+    let r = testdata().join("realdata");
+    let (a, b) = (
+        r.join("vllm083-llama70b-tp8-qps1/result.json"),
+        r.join("vllm083-llama70b-tp8-qpsinf/result.json"),
+    );
+    let out = run(&["diff", s(&a), s(&b)], b"");
+    let table = String::from_utf8(out.stdout).unwrap();
+    let row = |prefix: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}: {table}"))
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let itl = row("itl_ms     p99 ");
+    assert_eq!(itl[2..4], ["43.028~", "43.609~"], "{table}");
+    let ttft = row("ttft_ms    p50 ");
+    assert_eq!(ttft[2..4], ["56.372", "349.8"], "{table}");
+    assert!(
+        table.contains("~ marks t-digest estimates; beyond noise"),
+        "{table}"
+    );
+}
