@@ -19,6 +19,9 @@ const SYNONYMS: &[(&str, &str)] = &[
 /// tokentime's message (without the `tokentime: ` prefix) for an argument clap refused as
 /// unknown, when it has a better one than clap's: `None` for any other error.
 pub fn args_hint(e: &clap::Error) -> Option<String> {
+    if e.kind() == ErrorKind::InvalidValue {
+        return value_hint(e);
+    }
     if e.kind() != ErrorKind::UnknownArgument {
         return None;
     }
@@ -56,6 +59,60 @@ pub fn args_hint(e: &clap::Error) -> Option<String> {
     ))
 }
 
+/// A value refused for an option of `tokentime` (enrich) that a subcommand's option of the
+/// same name takes (`tokentime -o json summary FILE`: the `-o` given before `summary` is
+/// enrich's): which subcommand takes it.
+fn value_hint(e: &clap::Error) -> Option<String> {
+    let (Some(ContextValue::String(arg)), Some(ContextValue::String(value))) = (
+        e.get(ContextKind::InvalidArg),
+        e.get(ContextKind::InvalidValue),
+    ) else {
+        return None;
+    };
+    let cli = crate::cli::Cli::command();
+    let top = cli
+        .get_arguments()
+        .find(|a| arg.starts_with(&format!("--{} ", a.get_long().unwrap_or("\0"))))?;
+    let long = top.get_long()?;
+    let takes = |c: &clap::Command| {
+        c.get_arguments().any(|a| {
+            a.get_long() == Some(long)
+                && a.get_possible_values()
+                    .iter()
+                    .any(|p| p.matches(value, false))
+        })
+    };
+    let mut subs: Vec<String> = cli
+        .get_subcommands()
+        .filter(|s| takes(s))
+        .map(|s| format!("`tokentime {}`", s.get_name()))
+        .collect();
+    let last = subs.pop()?;
+    let owners = if subs.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", subs.join(", "))
+    };
+    let first = cli
+        .get_subcommands()
+        .find(|s| takes(s))?
+        .get_name()
+        .to_owned();
+    let short = top
+        .get_short()
+        .map_or(format!("--{long}"), |c| format!("-{c}"));
+    Some(format!(
+        "{short} {value} is an option of {} (tokentime {first} {short} {value} FILE...); given \
+         before the subcommand it is `tokentime`'s (enrich), which takes {}",
+        owners,
+        top.get_possible_values()
+            .iter()
+            .map(|p| p.get_name().to_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::args_hint;
@@ -89,5 +146,13 @@ mod tests {
         assert_eq!(hint(&["summary", "--quantile", "99"]), None);
         assert_eq!(hint(&["summary", "--nonsense"]), None);
         assert_eq!(hint(&["-o", "bogus"]), None);
+        assert_eq!(
+            hint(&["-o", "json", "summary", "x"]).as_deref(),
+            Some(
+                "-o json is an option of `tokentime summary`, `tokentime merge` and `tokentime diff` \
+                 (tokentime summary -o json FILE...); given before the subcommand it is \
+                 `tokentime`'s (enrich), which takes enrich, csv, tsv, jsonl"
+            )
+        );
     }
 }
