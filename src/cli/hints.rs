@@ -48,12 +48,7 @@ pub fn args_hint(e: &clap::Error) -> Option<String> {
         example.get_or_insert_with(|| format!("tokentime {}", sub.get_name()));
     }
     let example = example?;
-    let last = owners.pop()?;
-    let owners = if owners.is_empty() {
-        last
-    } else {
-        format!("{} and {last}", owners.join(", "))
-    };
+    let owners = and_list(owners)?;
     Some(format!(
         "--{name} is an option of {owners} ({example} --{name} ... FILE...)"
     ))
@@ -82,22 +77,13 @@ fn value_hint(e: &clap::Error) -> Option<String> {
                     .any(|p| p.matches(value, false))
         })
     };
-    let mut subs: Vec<String> = cli
+    let subs: Vec<&str> = cli
         .get_subcommands()
         .filter(|s| takes(s))
-        .map(|s| format!("`tokentime {}`", s.get_name()))
+        .map(clap::Command::get_name)
         .collect();
-    let last = subs.pop()?;
-    let owners = if subs.is_empty() {
-        last
-    } else {
-        format!("{} and {last}", subs.join(", "))
-    };
-    let first = cli
-        .get_subcommands()
-        .find(|s| takes(s))?
-        .get_name()
-        .to_owned();
+    let first = *subs.first()?;
+    let owners = and_list(subs.iter().map(|s| format!("`tokentime {s}`")).collect())?;
     let short = top
         .get_short()
         .map_or(format!("--{long}"), |c| format!("-{c}"));
@@ -111,6 +97,16 @@ fn value_hint(e: &clap::Error) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     ))
+}
+
+/// `a`, `a and b`, `a, b and c`; `None` when empty.
+fn and_list(mut items: Vec<String>) -> Option<String> {
+    let last = items.pop()?;
+    Some(if items.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", items.join(", "))
+    })
 }
 
 #[cfg(test)]

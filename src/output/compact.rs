@@ -522,7 +522,8 @@ fn span_line(g: &mut GroupStats) -> String {
         let secs = (b - a) as f64 / 1e9;
         first.push_str(&format!(" from {a_s} to {end} ({})", span_text(b - a)));
         if secs > 0.0 {
-            // Over the span of the requests that have times: one without any is in no span.
+            // Over the span of the requests with times: one of a format that logs none is in
+            // no span (`GroupStats::untimed`).
             let (timed, out_tokens) = g.timed();
             let of = if timed < g.requests {
                 format!(

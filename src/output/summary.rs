@@ -112,7 +112,7 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         Some(s) if s > 0.0 => json!(round3(n as f64 / s)),
         _ => Json::Null,
     };
-    // Rates of the requests inside the span: one without times is in none.
+    // Rates of the requests inside the span: one of a format that logs no time is in none.
     let (met_timed, met_timed_tokens) = g.timed_goodput();
     json!({
         "targets": t,

@@ -114,7 +114,7 @@ impl MakeGroups for SavedGroups<'_> {
             "metrics": metrics,
             "analysis": g.extra.save_json(),
         });
-        // Only where some request had no times (a file without it has none).
+        // Only where some request's format logged no time (a file without it has none).
         if g.untimed != Untimed::default() {
             doc["untimed"] = json!({
                 "requests": g.untimed.requests,
