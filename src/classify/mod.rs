@@ -363,6 +363,9 @@ pub struct Coverage {
     /// Requests set aside as the same request seen twice: a client's view of a request whose
     /// server's view is in the same OTLP export, a record read again (summary only).
     pub duplicates: u64,
+    /// Records of a benchmark's result file outside its measurement window (warm-up,
+    /// cool-down: `record_window`), not requests.
+    pub outside_window: u64,
     /// Multi-line requests dropped after `--join-timeout` of log time without a new line.
     pub join_timed_out: u64,
     /// Multi-line requests (and split lines) still incomplete at the end of the input.
@@ -382,11 +385,11 @@ pub struct Coverage {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 23] {
+            fn counters(&self) -> [u64; 24] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 23] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 24] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -417,6 +420,7 @@ coverage_counters!(
     join_orphaned: "orphaned",
     interrupted: "interrupted",
     duplicates: "duplicates",
+    outside_window: "outside_window",
 );
 
 impl Coverage {
@@ -509,6 +513,7 @@ pub struct Processor {
     record_from: Vec<usize>,
     /// The line last classified had records, and no format claimed any of them.
     unclaimed: bool,
+    /// Records of the line being read outside its measurement window.
     outside_window: u64,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
@@ -716,6 +721,7 @@ impl Processor {
 
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
+        self.outside_window = 0;
         self.requests.clear();
         self.gaps.clear();
         self.by_buf.clear();
@@ -1564,6 +1570,9 @@ impl Processor {
             return;
         }
         cov.lines += 1;
+        // The line's records outside a benchmark's measurement window (counted with the line,
+        // by whichever worker read it).
+        cov.outside_window += self.outside_window;
         match kind {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,

@@ -630,6 +630,7 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
     cov.out_of_order = opt(&c["anomalies"]["out_of_order"]);
     cov.duration_mismatch = opt(&c["anomalies"]["duration_mismatch"]);
     cov.duplicates = opt(&c["duplicates"]);
+    cov.outside_window = opt(&c["outside_window"]);
     cov.read_errors = opt(&c["read_errors"]);
     let j = &c["joins"];
     cov.joined_lines = opt(&j["joined_lines"]);

@@ -1173,6 +1173,9 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
     if cov.duplicates > 0 {
         c["duplicates"] = json!(cov.duplicates);
     }
+    if cov.outside_window > 0 {
+        c["outside_window"] = json!(cov.outside_window);
+    }
     c
 }
 

@@ -241,3 +241,29 @@ fn vllm_results_group_by_model_under_their_model_id() {
         rows[0]
     );
 }
+
+/// guidellm keeps the requests of its warm-up and cool-down in the file: the records outside
+/// the measurement window are no requests, and the coverage counts them (Qwen3-30B's file
+/// holds 23 successful and 1 incomplete records, 19 within the window: 5 outside), in the
+/// table's first line and in the JSON.
+#[test]
+fn guidellm_records_outside_the_window_are_counted() {
+    let file = testdata().join("realdata/guidellm050-qwen3-30b-xpu/benchmarks.json");
+    let doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let records: usize = doc["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b["requests"].as_object().unwrap().values())
+        .map(|v| v.as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(records, 24);
+    let j = summary(&["summary", "-o", "json", file.to_str().unwrap()]);
+    assert_eq!(j["coverage"]["requests"], 19);
+    assert_eq!(j["coverage"]["outside_window"], 5);
+    let table = String::from_utf8(run_ok(&["summary", file.to_str().unwrap()], b"")).unwrap();
+    assert!(
+        table.contains("(guidellm 19), records outside the measurement window 5"),
+        "{table}"
+    );
+}
