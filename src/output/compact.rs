@@ -525,13 +525,9 @@ fn span_line(g: &mut GroupStats) -> String {
             // Over the span of the requests with times: one of a format that logs none is in
             // no span (`GroupStats::untimed`).
             let (timed, out_tokens) = g.timed();
-            let of = if timed < g.requests {
-                format!(
-                    "; rates of the {timed} with times ({} without):",
-                    g.requests - timed
-                )
-            } else {
-                ":".to_owned()
+            let of = match GroupStats::rates_of(timed, g.requests) {
+                of if of.is_empty() => ":".to_owned(),
+                of => of,
             };
             first.push_str(&format!(
                 "{of} {} requests/s, {} output tokens/s",

@@ -147,10 +147,7 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
     }
     let width =
         crate::output::compact::output_width(std::io::IsTerminal::is_terminal(&std::io::stdout()));
-    let estimates = c
-        .rows
-        .iter()
-        .any(|r| [&r.a, &r.b].iter().any(|s| s.value.is_some() && !s.exact));
+    let estimates = c.rows.iter().any(|r| estimated(&r.a) || estimated(&r.b));
     let marks = if estimates {
         "~ marks t-digest estimates; "
     } else {
@@ -163,10 +160,15 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
     )
 }
 
+/// A side's value is a t-digest estimate.
+fn estimated(s: &Side) -> bool {
+    s.value.is_some() && !s.exact
+}
+
 /// A side's value, `~` after it when it is a t-digest estimate (as in the summary's tables).
 fn side_cell(s: &Side) -> String {
     let mut c = cell(s.value);
-    if s.value.is_some() && !s.exact {
+    if estimated(s) {
         c.push('~');
     }
     c

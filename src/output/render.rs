@@ -397,7 +397,7 @@ fn write_goodput_gauges(
         (
             "tokentime_goodput_output_tokens_per_second",
             "Output tokens of the requests that met every --goodput target, per second \
-             of the log's time span.",
+             of the log's time span (of those with times).",
             |g| g.timed_goodput().1 as f64,
         ),
     ];

@@ -114,7 +114,7 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
     };
     // Rates of the requests inside the span: one of a format that logs no time is in none.
     let (met_timed, met_timed_tokens) = g.timed_goodput();
-    json!({
+    let mut doc = json!({
         "targets": t,
         "met": g.goodput.met,
         "unknown": g.goodput.unknown,
@@ -125,7 +125,12 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         "span_s": span_s.map(round3),
         "requests_per_s": rate(met_timed),
         "output_tokens_per_s": rate(met_timed_tokens),
-    })
+    });
+    // Only when some good request's format logged no time: the rates leave it out.
+    if met_timed < g.goodput.met {
+        doc["met_without_times"] = json!(g.goodput.met - met_timed);
+    }
+    doc
 }
 
 /// One group as the JSON of a `groups` entry: key, counts, metrics, and goodput when there
@@ -472,15 +477,8 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
     let (met_timed, met_timed_tokens) = g.timed_goodput();
     let rates = match span_s {
         Some(s) if s > 0.0 => format!(
-            "; {}{} requests/s, {} output tokens/s over {} s",
-            if met_timed < g.goodput.met {
-                format!(
-                    "rates of the {met_timed} with times ({} without): ",
-                    g.goodput.met - met_timed
-                )
-            } else {
-                String::new()
-            },
+            "{}; {} requests/s, {} output tokens/s over {} s",
+            GroupStats::rates_of(met_timed, g.goodput.met),
             round3(met_timed as f64 / s),
             round3(met_timed_tokens as f64 / s),
             round3(s)

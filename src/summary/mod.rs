@@ -154,11 +154,26 @@ impl GroupStats {
     /// The requests with times (inside the span) and their output tokens, as the group's
     /// rates count them.
     pub(crate) fn timed(&mut self) -> (u64, f64) {
-        let tokens = self.metric(Metric::OutputTokens).digest.sum();
+        let tokens =
+            self.metric(Metric::OutputTokens).digest.sum() - self.untimed.output_tokens as f64;
         (
             self.requests.saturating_sub(self.untimed.requests),
-            (tokens - self.untimed.output_tokens as f64).max(0.0),
+            // Never below 0, nor -0.0 (an empty digest's sum: `-0.00 output tokens/s`).
+            if tokens > 0.0 { tokens } else { 0.0 },
         )
+    }
+
+    /// `; rates of the N with times (M without):`, the words a rate over the span takes when
+    /// `timed` of `all` requests are in it; empty when all are.
+    pub(crate) fn rates_of(timed: u64, all: u64) -> String {
+        if timed < all {
+            format!(
+                "; rates of the {timed} with times ({} without):",
+                all - timed
+            )
+        } else {
+            String::new()
+        }
     }
 
     /// The requests with times that met every `--goodput` target, and their output tokens.

@@ -72,12 +72,12 @@ pub(crate) fn gate_percentile(q: &str) -> Result<f64, String> {
         .filter(|p| (0.0..=100.0).contains(p))
         .ok_or("the quantile must be p0..p100, e.g. p99")?;
     if pct > 0.0 && pct < 1.0 {
+        // Rounded: 0.07 * 100 is 7.000000000000001 in f64.
+        let meant = crate::number::round3(pct * 100.0);
         return Err(format!(
-            "{} would be the {pct}th percentile, next to the fastest request: write p{} for \
-             the {}th (the percentile, 0 to 100, not a fraction)",
+            "{} would be the {pct}th percentile, next to the fastest request: write p{meant} \
+             for the {meant}th (the percentile, 0 to 100, not a fraction)",
             q.trim(),
-            pct * 100.0,
-            pct * 100.0
         ));
     }
     Ok(pct)
@@ -361,6 +361,8 @@ mod tests {
         ] {
             assert!(parse_slo(bad).is_err(), "{bad}");
         }
+        let e = super::gate_percentile("p0.07").unwrap_err();
+        assert!(e.contains("write p7 for the 7th"), "{e}");
     }
 
     #[test]

@@ -985,6 +985,8 @@ fn requests_without_times_are_left_out_of_rates_over_the_span() {
     let (a, b) = (group0(&[lab]), group0(&[lab, vllm]));
     assert_eq!(a["requests_per_s"], round3(93.0 / 2770.0));
     assert_eq!(b["met"], 293, "the 200 without times meet the target too");
+    assert_eq!(b["met_without_times"], 200);
+    assert!(a.get("met_without_times").is_none(), "{a}");
     assert_eq!(a["requests_per_s"], b["requests_per_s"]);
     assert_eq!(a["output_tokens_per_s"], b["output_tokens_per_s"]);
     let rate = |files: &[&str]| {
