@@ -1378,14 +1378,32 @@ impl Formats {
     }
 
     /// The reason a failed request of format `format` failed, normalized to a short class
-    /// ([`reason::normalize_into`]) into `out`: the first reason path that holds one. False
-    /// when none does.
+    /// ([`reason::normalize_into`]) into `out`: the first reason path that holds one, except
+    /// that a negative code (a client's own sentinel, LLMPerf's `-1` or `-100`, which says only
+    /// that it failed) yields to a later path's message when there is one. False when no path
+    /// holds a reason.
     pub fn reason(&self, format: usize, line: &[u8], slots: &Slots, out: &mut String) -> bool {
-        self.compiled[format].reason.iter().any(|&s| {
+        let mut paths = self.compiled[format].reason.iter();
+        let found = paths.by_ref().any(|&s| {
             slots
                 .raw(line, s)
                 .is_some_and(|raw| reason::normalize_into(raw, out))
-        })
+        });
+        let negative = |r: &str| {
+            r.strip_prefix('-')
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if found && negative(out) {
+            let mut later = String::new();
+            if paths.any(|&s| {
+                slots
+                    .raw(line, s)
+                    .is_some_and(|raw| reason::normalize_into(raw, &mut later))
+            }) {
+                *out = later;
+            }
+        }
+        found
     }
 
     /// True when format `format` reads a reason.

@@ -41,8 +41,8 @@ pub(crate) fn normalize_into(raw: &str, out: &mut String) -> bool {
 
 /// A message as a reason, written to `out`: its first line only (a Python traceback's last); an exception's class when
 /// it starts with one (`litellm.RateLimitError: ...` is `RateLimitError`); else the text with
-/// every word that holds a digit masked as `#` (ids, counts, durations, timestamps), except a
-/// number of one to three digits (an HTTP status), brackets and quotes left out, blanks
+/// every word that holds a digit masked as `#` (ids, counts, durations, timestamps), except an
+/// HTTP status ([`is_status`]), brackets and quotes left out, blanks
 /// collapsed, cut at [`MAX_CHARS`] characters. False when nothing is left.
 pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
     let text = text.trim();
@@ -67,7 +67,7 @@ pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
     let end_word = |out: &mut String, word: &mut Option<(usize, usize)>| {
         if let Some((at, digits)) = word.take() {
             let len = out.len() - at;
-            if digits > 0 && !(digits == len && digits <= 3) {
+            if digits > 0 && !(digits == len && is_status(&out[..at], &out[at..])) {
                 out.truncate(at);
                 out.push('#');
             }
@@ -112,6 +112,24 @@ pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
     let keep = out.trim_end_matches([' ', ':', ',', '-', '.', ';']).len();
     out.truncate(keep);
     !out.is_empty()
+}
+
+/// Whether `number`, a word of digits written after `before`, reads as an HTTP status: 100 to
+/// 599, first in the message or after a word that names one (`Error code: 503`, `HTTP 429`,
+/// `status 500`). Any other number is a count, a size or an id (`Output too few tokens 102`).
+fn is_status(before: &str, number: &str) -> bool {
+    let in_range = number.len() == 3 && matches!(number.as_bytes()[0], b'1'..=b'5');
+    let word = before
+        .trim_end_matches(|c: char| !c.is_alphanumeric())
+        .rsplit(|c: char| !c.is_alphanumeric() && c != '_')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    in_range
+        && matches!(
+            word.as_str(),
+            "" | "code" | "status" | "status_code" | "http" | "error" | "statuscode"
+        )
 }
 
 /// The class of an exception a message starts with (`openai.APITimeoutError: ...`,
@@ -161,6 +179,25 @@ mod tests {
         assert_eq!(
             n(r#""Error code: 503 - upstream unavailable""#).as_deref(),
             Some("Error code: 503 - upstream unavailable")
+        );
+        assert_eq!(
+            n(r#""HTTP 429 Too Many Requests""#).as_deref(),
+            Some("HTTP 429 Too Many Requests")
+        );
+        assert_eq!(
+            n(r#""502 Bad Gateway""#).as_deref(),
+            Some("502 Bad Gateway")
+        );
+        // A count is no status: LLMPerf's 'Output too few tokens 102' groups with '... 59'.
+        let (a, b) = (
+            n(r#""Output too few tokens 102""#),
+            n(r#""Output too few tokens 59""#),
+        );
+        assert_eq!(a.as_deref(), Some("Output too few tokens #"));
+        assert_eq!(a, b);
+        assert_eq!(
+            n(r#""retry after 30 s""#).as_deref(),
+            Some("retry after # s")
         );
         // Only the first line, at most 60 characters.
         let long = format!("\"{}\\nsecond line\"", "word ".repeat(40));

@@ -180,3 +180,25 @@ fn the_headline_names_the_top_reasons_and_the_slowest() {
     );
     assert!(slowest.chars().count() <= 100, "{slowest}");
 }
+
+/// LLMPerf writes an HTTP status as `error_code` (Perplexity's two 429s) or a negative code of
+/// its own beside a message (Bedrock's 49 `-100`, `Output too few tokens N`, N from 53 to
+/// 149, counted in the file): the message is the reason there, its count masked so that the
+/// 49 group as one.
+#[test]
+fn llmperf_negative_codes_give_way_to_their_message() {
+    let reasons = |dir: &str| {
+        let path = testdata().join(format!("realdata/{dir}/individual_responses.json"));
+        let out = run_ok(&["summary", "-o", "json", path.to_str().unwrap()], b"");
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        doc["errors"]["reasons"].clone()
+    };
+    assert_eq!(
+        reasons("llmperf-bedrock-70b"),
+        serde_json::json!([{"reason": "Output too few tokens #", "count": 49}])
+    );
+    assert_eq!(
+        reasons("llmperf-perplexity-70b"),
+        serde_json::json!([{"reason": "429", "count": 2}])
+    );
+}
