@@ -46,6 +46,7 @@ const OUT: &[(&str, &str)] = &[
         "completionStartTime, non-streamed calls: as LiteLLM",
     ),
     ("formats/langfuse.jsonl", "as samples/langfuse.jsonl"),
+    ("formats/langfuse-reasoning.jsonl", "as samples/langfuse.jsonl"),
     (
         "samples/llamacpp.jsonl",
         "timings.prompt_ms / predicted_ms name no field of the vocabulary",

@@ -14,7 +14,7 @@ pub(crate) fn spec() -> FormatSpec {
         error_when: vec![eq("level", "\"ERROR\"")],
         arrival_origin: Origin::Gateway,
         ttft_doc: "gateway (client SDK): completionStartTime - startTime, else timeToFirstToken (s); null without a completion start (non-streamed calls)".into(),
-        cache_doc: "usageDetails cache-read keys (input_cached_tokens, input_cache_read, cache_read_input_tokens, ...); input = usage.input (Langfuse's sum of every input* key, cached included), else usageDetails.total - output".into(),
+        cache_doc: "usageDetails cache-read keys (input_cached_tokens, input_cache_read, cache_read_input_tokens, ...); input = usage.input, else inputUsage (Langfuse's sum of every input* key, cached included), else usageDetails.total - output".into(),
         fields: vec![
             rule(Field::Arrival, Unit::Rfc3339, &["startTime"]),
             rule(Field::FirstToken, Unit::Rfc3339, &["completionStartTime"]),
@@ -22,6 +22,9 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::Ttft, Unit::S, &["timeToFirstToken"]),
             rule(Field::E2e, Unit::S, &["latency"]),
             rule(Field::InputTokens, Unit::Count, &["usage.input"]),
+            // Langfuse's own sum of the input* usage keys (newer API responses have no `usage`):
+            // `usageDetails.total - output` counts output_reasoning_tokens as prompt.
+            rule(Field::InputTokens, Unit::Count, &["inputUsage"]),
             combined(Field::InputTokens, Unit::Count, Combine::Difference, &["usageDetails.total", "usageDetails.output"]),
             rule(Field::InputTokens, Unit::Count, &["usageDetails.input"]),
             rule(
