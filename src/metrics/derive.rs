@@ -782,20 +782,25 @@ impl Draft {
                 v
             }
         };
+        // Evaluated and cached tokens make up the prompt (llama.cpp's `prompt_n` and
+        // `cache_n`): each of the three follows from the other two.
+        let input_tokens = t
+            .input_tokens
+            .or_else(|| t.cached_tokens?.checked_add(t.evaluated_tokens?));
         let cached_tokens = t
             .cached_tokens
             .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
         let count_null =
             |v: Option<u64>| (never_ran && !failed && v == Some(0)).then_some(NullReason::Sentinel);
         let count_nulls = [
-            count_null(t.input_tokens),
+            count_null(input_tokens),
             count_null(cached_tokens),
             count_null(t.output_tokens),
         ];
         let cache = if t.response_cache {
             Some(CacheClass::Response)
         } else {
-            cache_class(count(t.input_tokens), count(cached_tokens), hit_ratio)
+            cache_class(count(input_tokens), count(cached_tokens), hit_ratio)
         };
         // Output tokens prove the first token came, also where no TTFT is logged (SGLang, TGI).
         let reached_first = self.ttft.is_ok() || t.output_tokens.is_some_and(|n| n > 0);
@@ -834,7 +839,7 @@ impl Draft {
                 Some(v) if v < 0 => Err(NullReason::NegativeInterval),
                 Some(v) => Ok(v as f64),
             },
-            input_tokens: count(t.input_tokens),
+            input_tokens: count(input_tokens),
             cached_tokens: count(cached_tokens),
             output_tokens: count(t.output_tokens),
             count_nulls,

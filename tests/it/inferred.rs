@@ -46,12 +46,16 @@ const OUT: &[(&str, &str)] = &[
         "completionStartTime, non-streamed calls: as LiteLLM",
     ),
     ("formats/langfuse.jsonl", "as samples/langfuse.jsonl"),
-    ("formats/langfuse-reasoning.jsonl", "as samples/langfuse.jsonl"),
+    (
+        "formats/langfuse-reasoning.jsonl",
+        "as samples/langfuse.jsonl",
+    ),
     (
         "samples/llamacpp.jsonl",
         "timings.prompt_ms / predicted_ms name no field of the vocabulary",
     ),
     ("lab/llamacpp_timings.jsonl", "as samples/llamacpp.jsonl"),
+    ("formats/llamacpp-stream.jsonl", "as samples/llamacpp.jsonl"),
     (
         "samples/llamacpp_legacy_jsonlog.jsonl",
         "one request spans three lines",

@@ -14,11 +14,14 @@ pub(crate) fn spec() -> FormatSpec {
         // string code and belong to the provider usage formats.
         error_markers: vec![Cond::Present(p("error.message")), Cond::AtLeast(p("error.code"), 400)],
         // With `timings_per_token` every chunk carries the timings so far: only the final one
-        // (with `usage`, or `stop: true` on /completion) is the request.
+        // is the request. llama-server puts the final timings on its last chunk: the one with
+        // `usage` when the client asked for it (`stream_options.include_usage`), else the one
+        // with a `finish_reason`; `stop: true` on /completion.
         skip_when: vec![
             vec![
                 Cond::Equals(p("object"), "\"chat.completion.chunk\"".into()),
                 Cond::Not(Box::new(Cond::Present(p("usage")))),
+                Cond::Not(Box::new(Cond::Present(finish_reason()))),
             ],
             vec![
                 Cond::Equals(p("object"), "\"text_completion\"".into()),
@@ -47,4 +50,9 @@ pub(crate) fn spec() -> FormatSpec {
         reason_paths: vec![crate::format::p("error.type"), crate::format::p("error.code"), crate::format::p("error.message"), crate::format::p("error")],
         ..FormatSpec::default()
     }
+}
+
+/// `choices[0].finish_reason`: set on a stream's last chunk with a choice.
+fn finish_reason() -> Vec<String> {
+    vec!["choices".into(), "[0]".into(), "finish_reason".into()]
 }
