@@ -1265,8 +1265,14 @@ fn unparseable(proc: &Processor) -> Option<String> {
         .find_map(|r| r.unparseable.map(|field| (r.format, field)))
         .map(|(format, field)| {
             let spec = proc.format_spec(format);
+            // The time a line was logged places the request in time and enters no metric.
+            let what = if field == crate::format::Field::LoggedAt.name() {
+                "the request's time is unknown (its metrics stand)"
+            } else {
+                "the metrics that need it are null, reason unparseable"
+            };
             format!(
-                "{field}: present but not readable as {} reads it ({}): its metrics are null, reason unparseable",
+                "{field}: present but not readable as {} reads it ({}): {what}",
                 spec.name,
                 crate::format::field_source(spec, field)
             )

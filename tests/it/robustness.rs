@@ -183,6 +183,17 @@ fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
         ),
         "{err}"
     );
+    assert!(err.contains("the metrics that need it are null"), "{err}");
+    // The time a line was logged enters no metric: the durations stand.
+    let bedrock = br#"{"schemaType":"ModelInvocationLog","timestamp":"xxxxxxxxxxxx","requestId":"r1","output":{"outputBodyJson":{"metrics":{"latencyMs":864}},"outputTokenCount":11}}"#;
+    let out = run(&[], bedrock);
+    let m = enriched_objects(&out.stdout)[0].clone().unwrap();
+    assert_eq!(m["e2e_ms"], 864.0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("<stdin>:1: logged_at: present but not readable as bedrock reads it (timestamp as rfc3339): the request's time is unknown (its metrics stand)"),
+        "{err}"
+    );
 }
 
 #[test]
