@@ -1267,7 +1267,7 @@ fn unparseable(proc: &Processor) -> Option<String> {
             let spec = proc.format_spec(format);
             // The time a line was logged places the request in time and enters no metric.
             let what = if field == crate::format::Field::LoggedAt.name() {
-                "the request's time is unknown (its metrics stand)"
+                "no time of the request is read from it (its metrics stand)"
             } else {
                 "the metrics that need it are null, reason unparseable"
             };

@@ -191,7 +191,7 @@ fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
     assert_eq!(m["e2e_ms"], 864.0);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("<stdin>:1: logged_at: present but not readable as bedrock reads it (timestamp as rfc3339): the request's time is unknown (its metrics stand)"),
+        err.contains("<stdin>:1: logged_at: present but not readable as bedrock reads it (timestamp as rfc3339): no time of the request is read from it (its metrics stand)"),
         "{err}"
     );
 }
