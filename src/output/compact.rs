@@ -511,7 +511,7 @@ fn rfc3339_s(ns: i64) -> String {
 
 /// The headline's first line: the requests, the log's time span, and the rates over it.
 fn span_line(g: &mut GroupStats) -> String {
-    let mut first = format!("{} requests", g.requests);
+    let mut first = crate::output::summary::plural(g.requests, "request");
     if let Some((a, b)) = g.span {
         let (a_s, b_s) = (rfc3339_s(a), rfc3339_s(b));
         let end = if a_s[..10] == b_s[..10] {
@@ -525,6 +525,11 @@ fn span_line(g: &mut GroupStats) -> String {
             // Over the span of the requests with times: one of a format that logs none is in
             // no span (`GroupStats::untimed`).
             let (timed, out_tokens) = g.timed();
+            if timed < 2 {
+                // One request's 1 / E2E is no rate anything ran at.
+                first.push_str(" (one request with times: no rates)");
+                return first;
+            }
             let of = match GroupStats::rates_of(timed, g.requests) {
                 of if of.is_empty() => ":".to_owned(),
                 of => of,
