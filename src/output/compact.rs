@@ -1098,10 +1098,34 @@ fn modes_text(f: &MultimodalFinding) -> String {
     };
     let split = match best.filter(|s| s.explains) {
         Some(s) => {
-            let parts: Vec<String> = s
-                .groups
+            // The first three groups, unless a mode is missing from them: then the largest
+            // group of each mode comes first (a minority mode's groups are what explains it),
+            // the others after, at most three, in their order.
+            let mut shown: Vec<usize> = Vec::new();
+            let mut modes: Vec<usize> = s.groups.iter().map(|g| g.2).collect();
+            modes.sort_unstable();
+            modes.dedup();
+            let first_three = &s.groups[..s.groups.len().min(3)];
+            let all_shown = modes.iter().all(|m| first_three.iter().any(|g| g.2 == *m));
+            for mode in modes.into_iter().filter(|_| !all_shown) {
+                let largest = (0..s.groups.len())
+                    .filter(|&i| s.groups[i].2 == mode)
+                    .max_by(|&a, &b| s.groups[a].1.total_cmp(&s.groups[b].1).then(b.cmp(&a)));
+                shown.extend(largest);
+            }
+            shown.truncate(3);
+            for i in 0..s.groups.len() {
+                if shown.len() >= 3 {
+                    break;
+                }
+                if !shown.contains(&i) {
+                    shown.push(i);
+                }
+            }
+            shown.sort_unstable();
+            let parts: Vec<String> = shown
                 .iter()
-                .take(3)
+                .map(|&i| &s.groups[i])
                 .map(|(v, _, m, _)| {
                     let values: Vec<&str> = v
                         .iter()
@@ -1110,7 +1134,10 @@ fn modes_text(f: &MultimodalFinding) -> String {
                     format!("{} mode {}", values.join("/"), m + 1)
                 })
                 .collect();
-            let more = if s.groups.len() > 3 { ", ..." } else { "" };
+            let more = match s.groups.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" (+{n} more)"),
+            };
             format!(
                 "; split by {} explains it: {}{more}",
                 by(s),
@@ -1301,6 +1328,59 @@ pub(crate) fn write_text(
 mod tests {
     use super::*;
     use crate::analysis::{AnalysisConfig, GroupReport, analyze};
+
+    /// A split whose minority mode's group comes fourth (vLLM 0.8.3, Llama-3.3-70B at 4
+    /// requests/s: TTFT's slow mode is the 512-1023 input-token bin) names that group, not only
+    /// the first three of the fast mode.
+    #[test]
+    fn a_split_shows_a_group_of_each_mode() {
+        use crate::analysis::modes::{Modality, Mode};
+        let mode = |center, share| Mode {
+            center,
+            share,
+            sigma_log: 0.1,
+        };
+        let group = |v: &str, n: f64, m: usize, share: f64| (vec![Some(v.to_owned())], n, m, share);
+        let split = crate::analysis::Split {
+            dims: vec!["input_tokens".into()],
+            purity: 0.9,
+            explains: true,
+            groups: vec![
+                group("<128", 40.0, 0, 0.97),
+                group("128-255", 70.0, 0, 0.9),
+                group("256-511", 60.0, 0, 0.85),
+                group("512-1023", 27.0, 1, 0.7),
+            ],
+        };
+        let mut f = MultimodalFinding {
+            metric: Metric::Ttft,
+            modality: Modality {
+                modes: vec![mode(97.865, 0.85), mode(198.8, 0.15)],
+                antimodes: vec![150.0],
+                ashman_d: vec![2.5],
+                delta_bic: 50.0,
+                n: 197.0,
+            },
+            mean: 114.9,
+            mean_between: true,
+            share_near_mean: 0.54,
+            share_near_modes: vec![0.62, 0.1],
+            splits: vec![split],
+            inflight_split: None,
+        };
+        assert_eq!(
+            modes_text(&f),
+            "TTFT is bimodal: 97.865ms (85%) and 198.8ms (15%); split by input_tokens explains \
+             it: <128 mode 1, 128-255 mode 1, 512-1023 mode 2 (+1 more)"
+        );
+        // Both modes among the first three: those three, as they come.
+        f.splits[0].groups.swap(0, 3);
+        assert_eq!(
+            modes_text(&f),
+            "TTFT is bimodal: 97.865ms (85%) and 198.8ms (15%); split by input_tokens explains \
+             it: 512-1023 mode 2, 128-255 mode 1, 256-511 mode 1 (+1 more)"
+        );
+    }
 
     /// LiteLLM lines of two models: prefix-cache hits with a short TTFT and misses with a long
     /// one (TTFT bimodal overall, and in each model), prompts short or long (input tokens
