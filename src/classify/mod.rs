@@ -269,10 +269,12 @@ impl ByBuf {
 
 /// A `--by` key: a JSON path, or one of the names tokentime gives a request (`$format`, the
 /// format's name; `$model`, the model wherever its format logs it; `$file`, the name of the
-/// input it was read from).
+/// input it was read from). The path `model` is the `model` member where a line has one and
+/// else `$model` (Bedrock's `modelId`, a benchmark result's run-level `model_id`).
 #[derive(Debug, Clone, Copy)]
 enum ByKey {
     Slot(usize),
+    SlotOrModel(usize),
     Format,
     Model,
     File,
@@ -284,6 +286,7 @@ fn by_keys(by: &[Vec<String>], mut add: impl FnMut(&[String]) -> usize) -> Vec<B
             [k] if k == "$format" => ByKey::Format,
             [k] if k == "$model" => ByKey::Model,
             [k] if k == "$file" => ByKey::File,
+            [k] if k == "model" => ByKey::SlotOrModel(add(p)),
             _ => ByKey::Slot(add(p)),
         })
         .collect()
@@ -310,6 +313,10 @@ fn read_by(
     for key in keys {
         match *key {
             ByKey::Slot(s) => push_raw(out, slots.raw(line, s)),
+            ByKey::SlotOrModel(s) => push_raw(
+                out,
+                slots.raw(line, s).or_else(|| formats.model(f, line, slots)),
+            ),
             ByKey::Format => out.push(Some(name)),
             ByKey::Model => push_raw(out, formats.model(f, line, slots)),
             ByKey::File => out.push(Some(file)),

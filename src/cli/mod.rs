@@ -311,8 +311,8 @@ struct MergeArgs {
 struct SummaryArgs {
     #[command(flatten)]
     common: Common,
-    /// Also group by this dotted path (e.g. `model`; `$model`, `$format`, or `$file` for the
-    /// input's name), repeatable.
+    /// Also group by this dotted path (e.g. `model`, which falls back to where the format logs
+    /// the model; `$model`, `$format`, or `$file` for the input's name), repeatable.
     #[arg(long, value_name = "PATH")]
     by: Vec<String>,
     #[command(flatten)]

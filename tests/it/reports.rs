@@ -1004,3 +1004,52 @@ fn requests_without_times_are_left_out_of_rates_over_the_span() {
     run_ok(&["summary", "--save-digest", d2, vllm], b"");
     assert_eq!(head(&["merge", d1, d2]), both);
 }
+
+/// `--by model` reads the `model` member and, on a line without one, the model where the
+/// format logs it: Bedrock's `modelId` (the sample's three records, three models), a vLLM
+/// result's run-level `model_id`; the headline of one request gives no rates.
+#[test]
+fn by_model_falls_back_to_the_formats_model_and_one_request_has_no_rates() {
+    let keys = |file: &str| -> Vec<String> {
+        let path = testdata().join(file);
+        let out = run_ok(
+            &[
+                "summary",
+                "--by",
+                "model",
+                "-o",
+                "json",
+                path.to_str().unwrap(),
+            ],
+            b"",
+        );
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        let mut v: Vec<String> = doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|g| g["key"].get("model").map(|m| m.to_string()))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(
+        keys("samples/bedrock.jsonl"),
+        [
+            r#""anthropic.claude-3-5-haiku-20241022-v1:0""#,
+            r#""meta.llama3-70b-instruct-v1:0""#,
+            r#""us.anthropic.claude-3-7-sonnet-20250219-v1:0""#,
+        ]
+    );
+    assert_eq!(
+        keys("realdata/vllm083-llama70b-tp8-qps1/result.json"),
+        [r#""meta-llama/Llama-3.3-70B-Instruct""#]
+    );
+    let one = testdata().join("formats/langfuse-reasoning.jsonl");
+    let out = String::from_utf8(run_ok(&["summary", one.to_str().unwrap()], b"")).unwrap();
+    assert!(
+        out.starts_with("1 request from 2026-04-04T06:21:09Z to 06:21:17Z (7s) (one request with times: no rates)\n"),
+        "{out}"
+    );
+}
