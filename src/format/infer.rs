@@ -192,9 +192,12 @@ fn classify_key(key: &str) -> Option<(Target, Option<Unit>)> {
     let (stem, unit) = strip_unit(&name);
     let f = |f: Field| Some((Target::Field(FieldKey::of(f)), unit));
     match stem {
-        "ttft" | "time_to_first_token" | "first_token_latency" => return f(Field::Ttft),
+        // A gateway's time to the first byte of a streamed answer: its first chunk.
+        "ttft" | "time_to_first_token" | "first_token_latency" | "ttfb" | "time_to_first_byte" => {
+            return f(Field::Ttft);
+        }
         "e2e" | "e2e_latency" | "end_to_end_latency" | "latency" | "request_latency"
-        | "response_time" | "total_time" => return f(Field::E2e),
+        | "response_time" | "total_time" | "duration" | "request_duration" => return f(Field::E2e),
         "queue" | "queue_time" | "queued_time" | "time_in_queue" | "queue_duration" => {
             return f(Field::Queue);
         }
@@ -235,10 +238,13 @@ fn count_field(stem: &str) -> Option<Field> {
         .or_else(|| s.strip_suffix("_token"));
     let word = match word {
         Some(w) => w,
-        None if affix => s,
+        None if affix || s.starts_with("tokens_") => s,
         None => return None,
     };
     match word {
+        // `tokens_in`, `tokens_out`: the count first.
+        _ if matches!(s, "tokens_in" | "tokens_input") => Some(Field::InputTokens),
+        _ if matches!(s, "tokens_out" | "tokens_output") => Some(Field::OutputTokens),
         "prompt" | "input" => Some(Field::InputTokens),
         "completion" | "output" | "generation" | "generated" | "decode" => {
             Some(Field::OutputTokens)
@@ -1104,6 +1110,12 @@ mod tests {
         assert_eq!(unit_of(&i, "input_tokens"), Some(Unit::Count));
         assert_eq!(unit_of(&i, "output_tokens"), Some(Unit::Count));
         let spec = i.spec.unwrap();
+        // A gateway's names: time to first byte, counts written first.
+        let g = inf(&[r#"{"ttfb_ms":120,"duration_ms":900,"tokens_in":7,"tokens_out":3}"#]);
+        assert_eq!(unit_of(&g, "ttft"), Some(Unit::Ms));
+        assert_eq!(unit_of(&g, "input_tokens"), Some(Unit::Count));
+        assert_eq!(unit_of(&g, "output_tokens"), Some(Unit::Count));
+        assert_eq!(unit_of(&g, "e2e"), Some(Unit::Ms));
         assert!(spec.fallback);
         assert_eq!(spec.name, "inferred");
     }
