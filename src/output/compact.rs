@@ -1098,31 +1098,7 @@ fn modes_text(f: &MultimodalFinding) -> String {
     };
     let split = match best.filter(|s| s.explains) {
         Some(s) => {
-            // The first three groups, unless a mode is missing from them: then the largest
-            // group of each mode comes first (a minority mode's groups are what explains it),
-            // the others after, at most three, in their order.
-            let mut shown: Vec<usize> = Vec::new();
-            let mut modes: Vec<usize> = s.groups.iter().map(|g| g.2).collect();
-            modes.sort_unstable();
-            modes.dedup();
-            let first_three = &s.groups[..s.groups.len().min(3)];
-            let all_shown = modes.iter().all(|m| first_three.iter().any(|g| g.2 == *m));
-            for mode in modes.into_iter().filter(|_| !all_shown) {
-                let largest = (0..s.groups.len())
-                    .filter(|&i| s.groups[i].2 == mode)
-                    .max_by(|&a, &b| s.groups[a].1.total_cmp(&s.groups[b].1).then(b.cmp(&a)));
-                shown.extend(largest);
-            }
-            shown.truncate(3);
-            for i in 0..s.groups.len() {
-                if shown.len() >= 3 {
-                    break;
-                }
-                if !shown.contains(&i) {
-                    shown.push(i);
-                }
-            }
-            shown.sort_unstable();
+            let shown = shown_groups(s);
             let parts: Vec<String> = shown
                 .iter()
                 .map(|&i| &s.groups[i])
@@ -1172,6 +1148,36 @@ fn modes_text(f: &MultimodalFinding) -> String {
         },
     };
     format!("{name} is {kind}: {modes}{split}")
+}
+
+/// Which groups of an explaining split the compact line names (their indexes, in order).
+fn shown_groups(s: &crate::analysis::Split) -> Vec<usize> {
+    // The first three groups, unless a mode is missing from them: then the largest
+    // group of each mode comes first (a minority mode's groups are what explains it),
+    // the others after, at most three, in their order.
+    let mut shown: Vec<usize> = Vec::new();
+    let mut modes: Vec<usize> = s.groups.iter().map(|g| g.2).collect();
+    modes.sort_unstable();
+    modes.dedup();
+    let first_three = &s.groups[..s.groups.len().min(3)];
+    let all_shown = modes.iter().all(|m| first_three.iter().any(|g| g.2 == *m));
+    for mode in modes.into_iter().filter(|_| !all_shown) {
+        let largest = (0..s.groups.len())
+            .filter(|&i| s.groups[i].2 == mode)
+            .max_by(|&a, &b| s.groups[a].1.total_cmp(&s.groups[b].1).then(b.cmp(&a)));
+        shown.extend(largest);
+    }
+    shown.truncate(3);
+    for i in 0..s.groups.len() {
+        if shown.len() >= 3 {
+            break;
+        }
+        if !shown.contains(&i) {
+            shown.push(i);
+        }
+    }
+    shown.sort_unstable();
+    shown
 }
 
 fn decomposition_text(d: &Decomposition) -> String {
