@@ -364,9 +364,9 @@ pub(crate) fn compact_lines(
         let counts = (groups[i].1.requests, groups[i].1.errors);
         if !top && Some(counts) == parent_counts {
             l.prose(&format!(
-                "{}: all {} requests (the same as all requests)",
+                "{}: all {} (the same as all requests)",
                 group_label(&groups[i].0, "all requests"),
-                counts.0
+                crate::output::summary::plural(counts.0, "request")
             ));
             continue;
         }

@@ -51,16 +51,16 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
                 ""
             };
             format!(
-                "ttft_ms {} ({} requests{from})",
+                "ttft_ms {} ({}{from})",
                 qlist(&c.ttft),
-                c.ttft_count
+                crate::output::summary::plural(c.ttft_count, "request")
             )
         };
         let reading = if c.tpot_count > 0 {
             format!(
-                "; {} of {} requests decode slower than reading speed ({} tokens/s: TPOT above {} ms)",
+                "; {} of {} decode slower than reading speed ({} tokens/s: TPOT above {} ms)",
                 pct1(c.slower_than_reading),
-                c.tpot_count,
+                crate::output::summary::plural(c.tpot_count, "request"),
                 c.reading_speed,
                 fmt_cell(c.tpot_threshold_ms)
             )
@@ -73,7 +73,11 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
         let e2e = if a.e2e.is_empty() {
             "no E2E in the log".to_owned()
         } else {
-            format!("e2e_ms {} ({} requests)", qlist(&a.e2e), a.e2e_count)
+            format!(
+                "e2e_ms {} ({})",
+                qlist(&a.e2e),
+                crate::output::summary::plural(a.e2e_count, "request")
+            )
         };
         let decode = match (a.decode_share_total, a.decode_share_median) {
             (Some(t), Some(m)) => format!(

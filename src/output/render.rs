@@ -350,7 +350,21 @@ fn write_count_gauges(
         "tokentime_read_errors",
         "Inputs that could not be read to their end (the other series cover what was read).",
     )?;
-    writeln!(out, "tokentime_read_errors {}", cov.read_errors)
+    writeln!(out, "tokentime_read_errors {}", cov.read_errors)?;
+    if cov.outside_window > 0 {
+        // Only a benchmark result file with a measurement window has the series.
+        gauge(
+            out,
+            "tokentime_records_outside_window",
+            "Records of a benchmark result file outside its measurement window (warm-up, cool-down): not requests.",
+        )?;
+        writeln!(
+            out,
+            "tokentime_records_outside_window {}",
+            cov.outside_window
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes the goodput gauges of `--goodput` targets: the share per group, and with a time

@@ -486,10 +486,10 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
         _ => String::new(),
     };
     format!(
-        "goodput {}: {} of {} requests{share}{unknown}{rates}",
+        "goodput {}: {} of {}{share}{unknown}{rates}",
         t.text(),
         g.goodput.met,
-        g.requests
+        plural(g.requests, "request")
     )
 }
 

@@ -901,6 +901,19 @@ impl Summary {
 
     /// The overall group's time span ([`Summary::overall`]'s), without merging the groups'
     /// digests: a report asks for it apart from the groups.
+    /// The requests with times of the whole log (the all-requests group, or its cache groups
+    /// where it is made from them at the end).
+    fn timed_requests(&self) -> u64 {
+        let of = |subset| {
+            self.groups
+                .iter()
+                .filter(|g| g.subset == subset)
+                .map(|g| g.stats.requests.saturating_sub(g.stats.untimed.requests))
+                .sum::<u64>()
+        };
+        of(OVERALL).max(of(BY_CACHE))
+    }
+
     fn overall_span(&self) -> Option<(i64, i64)> {
         self.groups
             .iter()
@@ -1062,10 +1075,11 @@ pub(crate) fn quantile_name(q: f64) -> String {
 }
 
 /// The time span of the whole log in seconds (first start to last end over all requests),
-/// `None` when no request logs a time.
+/// `None` when no request logs a time, or only one does.
 pub(crate) fn log_span(summary: &Summary) -> Option<f64> {
     let (a, b) = summary.overall_span()?;
-    Some((b - a) as f64 / 1e9)
+    // One request's span is its own E2E: no rate anything ran at (the headline says so).
+    (summary.timed_requests() >= 2).then(|| (b - a) as f64 / 1e9)
 }
 
 /// What the table says, and stderr in every other mode, when lines were read but none was a

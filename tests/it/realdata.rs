@@ -245,7 +245,7 @@ fn vllm_results_group_by_model_under_their_model_id() {
 /// guidellm keeps the requests of its warm-up and cool-down in the file: the records outside
 /// the measurement window are no requests, and the coverage counts them (Qwen3-30B's file
 /// holds 23 successful and 1 incomplete records, 19 within the window: 5 outside), in the
-/// table's first line and in the JSON.
+/// table's first line, the JSON and Prometheus.
 #[test]
 fn guidellm_records_outside_the_window_are_counted() {
     let file = testdata().join("realdata/guidellm050-qwen3-30b-xpu/benchmarks.json");
@@ -265,5 +265,14 @@ fn guidellm_records_outside_the_window_are_counted() {
     assert!(
         table.contains("(guidellm 19), records outside the measurement window 5"),
         "{table}"
+    );
+    let prom = String::from_utf8(run_ok(
+        &["summary", "-o", "prometheus", file.to_str().unwrap()],
+        b"",
+    ))
+    .unwrap();
+    assert!(
+        prom.contains("\ntokentime_records_outside_window 5\n"),
+        "{prom}"
     );
 }

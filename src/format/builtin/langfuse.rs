@@ -14,7 +14,7 @@ pub(crate) fn spec() -> FormatSpec {
         error_when: vec![eq("level", "\"ERROR\"")],
         arrival_origin: Origin::Gateway,
         ttft_doc: "gateway (client SDK): completionStartTime - startTime, else timeToFirstToken (s); null without a completion start (non-streamed calls)".into(),
-        cache_doc: "usageDetails cache-read keys (input_cached_tokens, input_cache_read, cache_read_input_tokens, ...); input = usage.input, else inputUsage (Langfuse's sum of every input* key, cached included), else usageDetails.total - output".into(),
+        cache_doc: "usageDetails cache-read keys (input_cached_tokens, input_cache_read, cache_read_input_tokens, ...); input = usage.input, else inputUsage (Langfuse's sum of every input* key, cached included), else the sum of usageDetails' input, input_cached_tokens, input_cache_read, input_cache_creation, input_cached, input_audio".into(),
         fields: vec![
             rule(Field::Arrival, Unit::Rfc3339, &["startTime"]),
             rule(Field::FirstToken, Unit::Rfc3339, &["completionStartTime"]),
@@ -22,11 +22,23 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::Ttft, Unit::S, &["timeToFirstToken"]),
             rule(Field::E2e, Unit::S, &["latency"]),
             rule(Field::InputTokens, Unit::Count, &["usage.input"]),
-            // Langfuse's own sum of the input* usage keys (newer API responses have no `usage`):
-            // `usageDetails.total - output` counts output_reasoning_tokens as prompt.
+            // Langfuse's own sum of the input* usage keys (newer API responses have no `usage`),
+            // else that sum over the input keys it is known to write: `usageDetails.total -
+            // output` would count output_reasoning_tokens as prompt.
             rule(Field::InputTokens, Unit::Count, &["inputUsage"]),
-            combined(Field::InputTokens, Unit::Count, Combine::Difference, &["usageDetails.total", "usageDetails.output"]),
-            rule(Field::InputTokens, Unit::Count, &["usageDetails.input"]),
+            combined(
+                Field::InputTokens,
+                Unit::Count,
+                Combine::Sum,
+                &[
+                    "usageDetails.input",
+                    "usageDetails.input_cached_tokens",
+                    "usageDetails.input_cache_read",
+                    "usageDetails.input_cache_creation",
+                    "usageDetails.input_cached",
+                    "usageDetails.input_audio",
+                ],
+            ),
             rule(
                 Field::CachedTokens,
                 Unit::Count,

@@ -8,7 +8,7 @@ use crate::metrics::Origin;
 pub(crate) fn spec() -> FormatSpec {
     FormatSpec {
         name: "llamacpp".into(),
-        about: "llama.cpp llama-server response or final stream chunk with `timings` (OpenAI-style and native /completion)".into(),
+        about: "llama.cpp llama-server response or last stream chunk with `timings` (the one with `usage`, else the one with a `finish_reason`; earlier timings_per_token chunks are skipped), OpenAI-style and native /completion".into(),
         markers: vec![Cond::Present(p("timings.prompt_ms")), Cond::Present(p("timings.predicted_n"))],
         // llama.cpp's error code is the HTTP status (a number); OpenAI-style bodies carry a
         // string code and belong to the provider usage formats.
@@ -35,7 +35,7 @@ pub(crate) fn spec() -> FormatSpec {
         streamed_when: None,
         arrival_origin: Origin::Arrival,
         ttft_doc: "scheduled: timings.prompt_ms (slot start of prompt processing -> first token; slot wait excluded)".into(),
-        cache_doc: "timings.cache_n, usage.prompt_tokens_details.cached_tokens, else usage.prompt_tokens - timings.prompt_n".into(),
+        cache_doc: "timings.cache_n, usage.prompt_tokens_details.cached_tokens, else usage.prompt_tokens - timings.prompt_n; input = usage.prompt_tokens, else cache_n + prompt_n".into(),
         fields: vec![
             rule(Field::Prefill, Unit::Ms, &["timings.prompt_ms"]),
             rule(Field::Decode, Unit::Ms, &["timings.predicted_ms"]),
