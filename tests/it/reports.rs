@@ -1046,6 +1046,10 @@ fn by_model_falls_back_to_the_formats_model_and_one_request_has_no_rates() {
         keys("realdata/vllm083-llama70b-tp8-qps1/result.json"),
         [r#""meta-llama/Llama-3.3-70B-Instruct""#]
     );
+    assert_eq!(
+        keys("realdata/guidellm050-qwen3-30b-xpu/benchmarks.json"),
+        [r#""Qwen/Qwen3-30B-A3B""#]
+    );
     let one = testdata().join("formats/langfuse-reasoning.jsonl");
     let out = String::from_utf8(run_ok(&["summary", one.to_str().unwrap()], b"")).unwrap();
     assert!(

@@ -37,6 +37,9 @@ pub(crate) fn spec() -> FormatSpec {
         error_when: vec![Cond::Equals(p("$parent"), "\"errored\"".into())],
         cancelled_when: vec![Cond::Equals(p("$parent"), "\"incomplete\"".into())],
         id_paths: vec![p("request_id")],
+        // guidellm 0.5 writes the run's arguments at the top: the model of every request.
+        record_carry: vec!["args".into()],
+        model_paths: vec![p("args.model")],
         reason_paths: vec![crate::format::p("error"), crate::format::p("info.error"), crate::format::p("response.error")],
         ..FormatSpec::default()
     }
