@@ -1384,22 +1384,21 @@ impl Formats {
     /// holds a reason.
     pub fn reason(&self, format: usize, line: &[u8], slots: &Slots, out: &mut String) -> bool {
         let mut paths = self.compiled[format].reason.iter();
-        let found = paths.by_ref().any(|&s| {
-            slots
-                .raw(line, s)
-                .is_some_and(|raw| reason::normalize_into(raw, out))
-        });
+        let mut first_into = |out: &mut String| {
+            paths.any(|&s| {
+                slots
+                    .raw(line, s)
+                    .is_some_and(|raw| reason::normalize_into(raw, out))
+            })
+        };
+        let found = first_into(out);
         let negative = |r: &str| {
             r.strip_prefix('-')
                 .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
         };
         if found && negative(out) {
             let mut later = String::new();
-            if paths.any(|&s| {
-                slots
-                    .raw(line, s)
-                    .is_some_and(|raw| reason::normalize_into(raw, &mut later))
-            }) {
+            if first_into(&mut later) {
                 *out = later;
             }
         }

@@ -123,13 +123,19 @@ fn is_status(before: &str, number: &str) -> bool {
         .trim_end_matches(|c: char| !c.is_alphanumeric())
         .rsplit(|c: char| !c.is_alphanumeric() && c != '_')
         .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+        .unwrap_or("");
     in_range
-        && matches!(
-            word.as_str(),
-            "" | "code" | "status" | "status_code" | "http" | "error" | "statuscode"
-        )
+        && [
+            "",
+            "code",
+            "status",
+            "status_code",
+            "statuscode",
+            "http",
+            "error",
+        ]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// The class of an exception a message starts with (`openai.APITimeoutError: ...`,

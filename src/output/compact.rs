@@ -1160,12 +1160,13 @@ fn shown_groups(s: &crate::analysis::Split) -> Vec<usize> {
     modes.sort_unstable();
     modes.dedup();
     let first_three = &s.groups[..s.groups.len().min(3)];
-    let all_shown = modes.iter().all(|m| first_three.iter().any(|g| g.2 == *m));
-    for mode in modes.into_iter().filter(|_| !all_shown) {
-        let largest = (0..s.groups.len())
-            .filter(|&i| s.groups[i].2 == mode)
-            .max_by(|&a, &b| s.groups[a].1.total_cmp(&s.groups[b].1).then(b.cmp(&a)));
-        shown.extend(largest);
+    if !modes.iter().all(|m| first_three.iter().any(|g| g.2 == *m)) {
+        for mode in modes {
+            let largest = (0..s.groups.len())
+                .filter(|&i| s.groups[i].2 == mode)
+                .max_by(|&a, &b| s.groups[a].1.total_cmp(&s.groups[b].1).then(b.cmp(&a)));
+            shown.extend(largest);
+        }
     }
     shown.truncate(3);
     for i in 0..s.groups.len() {

@@ -151,13 +151,18 @@ impl Untimed {
 }
 
 impl GroupStats {
+    /// The requests with times (inside the span).
+    pub(crate) fn timed_requests(&self) -> u64 {
+        self.requests.saturating_sub(self.untimed.requests)
+    }
+
     /// The requests with times (inside the span) and their output tokens, as the group's
     /// rates count them.
     pub(crate) fn timed(&mut self) -> (u64, f64) {
         let tokens =
             self.metric(Metric::OutputTokens).digest.sum() - self.untimed.output_tokens as f64;
         (
-            self.requests.saturating_sub(self.untimed.requests),
+            self.timed_requests(),
             // Never below 0, nor -0.0 (an empty digest's sum: `-0.00 output tokens/s`).
             if tokens > 0.0 { tokens } else { 0.0 },
         )
@@ -908,7 +913,7 @@ impl Summary {
             self.groups
                 .iter()
                 .filter(|g| g.subset == subset)
-                .map(|g| g.stats.requests.saturating_sub(g.stats.untimed.requests))
+                .map(|g| g.stats.timed_requests())
                 .sum::<u64>()
         };
         of(OVERALL).max(of(BY_CACHE))
