@@ -204,6 +204,12 @@ fn classify_key(key: &str) -> Option<(Target, Option<Unit>)> {
         "prefill" | "prefill_time" | "prefill_latency" => return f(Field::Prefill),
         "decode" | "decode_time" | "decode_latency" => return f(Field::Decode),
         "tpot" | "tbt" | "time_per_output_token" => return Some((Target::Tpot, unit)),
+        _ if is_logged_at(stem) => {
+            return Some((
+                Target::Field(FieldKey::of(Field::LoggedAt)),
+                unit.map(epoch_unit),
+            ));
+        }
         _ => {}
     }
     if unit.is_none()
@@ -212,6 +218,24 @@ fn classify_key(key: &str) -> Option<(Target, Option<Unit>)> {
         return Some((Target::Field(FieldKey::of(field)), None));
     }
     instant_field(stem).map(|field| (Target::Field(FieldKey::of(field)), unit.map(epoch_unit)))
+}
+
+/// The names a log line's own time goes by (`ts`, `timestamp`, `@timestamp`, `created_at`):
+/// when the line was written, the request's end where no end is logged. Read at the root only
+/// (a nested `timestamp` belongs to whatever object holds it).
+fn is_logged_at(stem: &str) -> bool {
+    matches!(
+        stem,
+        "ts" | "timestamp"
+            | "@timestamp"
+            | "time"
+            | "datetime"
+            | "logged_at"
+            | "log_time"
+            | "log_timestamp"
+            | "created"
+            | "created_at"
+    )
 }
 
 /// A token count's field: `prompt_tokens`, `num_prompt_tokens`, `input_token_count`,
@@ -245,6 +269,7 @@ fn count_field(stem: &str) -> Option<Field> {
         // `tokens_in`, `tokens_out`: the count first.
         _ if matches!(s, "tokens_in" | "tokens_input") => Some(Field::InputTokens),
         _ if matches!(s, "tokens_out" | "tokens_output") => Some(Field::OutputTokens),
+        _ if matches!(s, "tokens_cached" | "tokens_cache_read") => Some(Field::CachedTokens),
         "prompt" | "input" => Some(Field::InputTokens),
         "completion" | "output" | "generation" | "generated" | "decode" => {
             Some(Field::OutputTokens)
@@ -370,6 +395,9 @@ pub(crate) fn infer(sample: &[Value]) -> Inference {
         let Some((target, name_unit)) = classify_key(key_of(path, wrapped)) else {
             continue;
         };
+        if target.is(Field::LoggedAt) && path.len() > 1 {
+            continue;
+        }
         cands.push(Candidate {
             path: path.clone(),
             target,
@@ -828,7 +856,12 @@ fn root_key(sample: &[Value], names: &[&str]) -> Vec<Vec<String>> {
 fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option<FormatSpec> {
     let timing: Vec<&Candidate> = chosen
         .iter()
-        .filter(|c| c.target != Target::Tpot && !c.target.as_field().is_count())
+        .filter(|c| {
+            c.target != Target::Tpot
+                && !c.target.as_field().is_count()
+                // Every line of a log has its time: it marks no request.
+                && !c.target.is(Field::LoggedAt)
+        })
         .collect();
     let marker = timing.iter().max_by_key(|c| {
         (
@@ -883,6 +916,7 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
                 })
         })
         .map(|k| Cond::Differs(vec![k.to_owned()], "\"\"".into()))
+        .chain(status_conds(sample).0)
         .collect();
     Some(FormatSpec {
         name: "inferred".into(),
@@ -893,6 +927,7 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         ),
         markers: vec![Cond::Present(marker.path.clone())],
         error_when,
+        cancelled_when: status_conds(sample).1,
         arrival_origin: Origin::Arrival,
         ttft_doc,
         cache_doc,
@@ -902,6 +937,78 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         fallback: true,
         ..FormatSpec::default()
     })
+}
+
+/// The root members that hold a request's outcome, and the conditions they give: (failed,
+/// cancelled). An HTTP status (`status`, `status_code`, ...: integers 100-599 on every sample
+/// line that has one, numbers or strings) fails a request at 400 and above, and 499 (the
+/// client closed the request) is a cancellation; a `status` word (`"success"`, `"ok"`) fails it
+/// when it says `error`, `failure`, `failed` or `fail`, in the case the sample writes its words;
+/// `success: false` fails it.
+fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>) {
+    let (mut failed, mut cancelled) = (Vec::new(), Vec::new());
+    let values = |k: &str| -> Vec<&Value> {
+        sample
+            .iter()
+            .filter_map(|v| v.get(k))
+            .filter(|x| !x.is_null())
+            .collect()
+    };
+    const CODES: [&str; 7] = [
+        "status",
+        "status_code",
+        "statusCode",
+        "http_status",
+        "http_status_code",
+        "response_code",
+        "response_status",
+    ];
+    for k in CODES {
+        let vs = values(k);
+        let code = |v: &Value| match v {
+            Value::Number(n) => n.as_u64(),
+            Value::String(t) => t.parse::<u64>().ok(),
+            _ => None,
+        };
+        if vs.is_empty()
+            || !vs
+                .iter()
+                .all(|v| code(v).is_some_and(|c| (100..600).contains(&c)))
+        {
+            continue;
+        }
+        let path = vec![k.to_owned()];
+        failed.push(Cond::AtLeast(path.clone(), 400));
+        let strings = vs.iter().any(|v| v.is_string());
+        let closed = if strings { "\"499\"" } else { "499" };
+        cancelled.push(Cond::Equals(path, closed.into()));
+        return (failed, cancelled);
+    }
+    let words = values("status");
+    let word = |v: &&Value| v.as_str().map(str::to_owned);
+    if let Some(seen) = words.iter().filter_map(word).find(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "success" | "succeeded" | "ok" | "completed" | "error" | "failure" | "failed"
+        )
+    }) {
+        let style = |w: &str| {
+            if seen.chars().all(|c| !c.is_ascii_lowercase()) {
+                w.to_ascii_uppercase()
+            } else if seen.starts_with(|c: char| c.is_ascii_uppercase()) {
+                format!("{}{}", w[..1].to_ascii_uppercase(), &w[1..])
+            } else {
+                w.to_owned()
+            }
+        };
+        for w in ["error", "failure", "failed", "fail"] {
+            failed.push(Cond::Equals(vec!["status".into()], quoted(&style(w))));
+        }
+    }
+    if values("success").iter().any(|v| v.is_boolean()) {
+        failed.push(Cond::Equals(vec!["success".into()], "false".into()));
+    }
+    (failed, cancelled)
 }
 
 /// A JSON string literal (also a TOML basic string).
@@ -943,6 +1050,8 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     let cond = |c: &Cond| match c {
         Cond::Present(p) => format!("{{ present = {} }}", quoted(&path_str(p))),
         Cond::Differs(p, v) => format!("{{ path = {}, differs = {v} }}", quoted(&path_str(p))),
+        Cond::Equals(p, v) => format!("{{ path = {}, equals = {v} }}", quoted(&path_str(p))),
+        Cond::AtLeast(p, n) => format!("{{ path = {}, at_least = {n} }}", quoted(&path_str(p))),
         other => format!("{{ present = {} }}", quoted(&other.to_string())),
     };
     let list = |cs: &[Cond]| cs.iter().map(cond).collect::<Vec<_>>().join(", ");
@@ -953,6 +1062,9 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     let _ = writeln!(s, "markers = [{}]", list(&f.markers));
     if !f.error_when.is_empty() {
         let _ = writeln!(s, "error_when = [{}]", list(&f.error_when));
+    }
+    if !f.cancelled_when.is_empty() {
+        let _ = writeln!(s, "cancelled_when = [{}]", list(&f.cancelled_when));
     }
     let _ = writeln!(s, "arrival_origin = {}", quoted(f.arrival_origin.as_str()));
     let _ = writeln!(s, "ttft_doc = {}", quoted(&f.ttft_doc));
@@ -1118,6 +1230,30 @@ mod tests {
         assert_eq!(unit_of(&g, "e2e"), Some(Unit::Ms));
         assert!(spec.fallback);
         assert_eq!(spec.name, "inferred");
+    }
+
+    #[test]
+    fn the_lines_own_time_is_read_at_the_root_only_and_marks_no_request() {
+        // `timestamp_ns` at the root: the line's time, in ns by its name; `time` holding a
+        // duration is no instant (left out with its reason); a nested `timestamp` is the
+        // object's own.
+        let i = inf(&[
+            r#"{"timestamp_ns":1764496801200000000,"time":1.5,"latency_ms":900,"meta":{"timestamp":1764496800}}"#,
+        ]);
+        assert_eq!(unit_of(&i, "logged_at"), Some(Unit::EpochNs));
+        let mapped: Vec<_> = i.mapped.iter().map(|m| path_str(&m.paths[0])).collect();
+        assert!(!mapped.contains(&"meta.timestamp".to_owned()), "{mapped:?}");
+        assert!(
+            i.unmapped
+                .iter()
+                .any(|(p, _, why)| p == "time" && why.contains("not wall-clock instants")),
+            "{:?}",
+            i.unmapped
+        );
+        let spec = i.spec.unwrap();
+        assert_eq!(spec.markers, vec![Cond::Present(vec!["latency_ms".into()])]);
+        // Only the line's time: no request timing, no format.
+        assert!(inf(&[r#"{"ts":"2026-11-30T10:00:00Z","msg":"ready"}"#]).spec.is_none());
     }
 
     #[test]

@@ -525,3 +525,63 @@ fn hostile_samples_map_nothing_they_cannot_pin() {
     let text = String::from_utf8_lossy(&conflict.stdout);
     assert!(text.contains("# not mapped: ttft_ms.value as ttft: conflicting units: ms by its name, s by its {value, unit} object"), "{text}");
 }
+
+/// A gateway's access log: the line's own time (`ts`), an HTTP status, a time to first byte
+/// and a duration in ms, token counts as `tokens_in`/`tokens_out`/`tokens_cached`.
+const GATEWAY: &str = r#"{"ts":"2026-11-30T10:00:01.200Z","request_id":"a1","model":"m1","status":200,"ttfb_ms":180,"duration_ms":1200,"tokens_in":100,"tokens_out":20,"tokens_cached":40}
+{"ts":"2026-11-30T10:00:02.900Z","request_id":"a2","model":"m1","status":200,"ttfb_ms":250,"duration_ms":2100,"tokens_in":300,"tokens_out":60,"tokens_cached":0}
+{"ts":"2026-11-30T10:00:03.000Z","request_id":"a3","model":"m1","status":500,"ttfb_ms":null,"duration_ms":90,"tokens_in":300,"tokens_out":0,"tokens_cached":0}
+{"ts":"2026-11-30T10:00:04.500Z","request_id":"a4","model":"m1","status":499,"ttfb_ms":300,"duration_ms":800,"tokens_in":50,"tokens_out":5,"tokens_cached":0}
+{"ts":"2026-11-30T10:00:06.000Z","request_id":"a5","model":"m1","status":200,"ttfb_ms":150,"duration_ms":1000,"tokens_in":120,"tokens_out":30,"tokens_cached":100}
+"#;
+
+#[test]
+fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
+    let doc: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "inferred"],
+        GATEWAY.as_bytes(),
+    ))
+    .unwrap();
+    let g = &doc["groups"][0];
+    assert_eq!(g["requests"], 5);
+    // status 500 is a failure, 499 (the client closed the request) a cancellation.
+    assert_eq!(g["errors"], 1, "{g}");
+    assert_eq!(g["cancelled"], 1, "{g}");
+    // E2E of the three that completed: 1000, 1200, 2100 ms.
+    assert_eq!(g["metrics"]["e2e_ms"]["quantiles"]["p50"], 1200.0);
+    // tokens_cached: a5's 100 of 120 is a prefix-cache hit.
+    assert_eq!(g["metrics"]["cached_tokens"]["max"], 100.0, "{g}");
+    // The span runs from a1's start (10:00:01.2 - 1.2 s) to a5's line (10:00:06): 6 s, five
+    // requests: 0.83 requests/s; 115 output tokens: 19.2 a second.
+    let text = String::from_utf8(run_ok(
+        &["summary", "--format", "inferred"],
+        GATEWAY.as_bytes(),
+    ))
+    .unwrap();
+    assert!(
+        text.starts_with("5 requests from 2026-11-30T10:00:00Z to 10:00:06Z (6s): 0.83 requests/s, 19.2 output tokens/s"),
+        "{text}"
+    );
+    let guess =
+        String::from_utf8(run_ok(&["formats", "--guess", "-"], GATEWAY.as_bytes())).unwrap();
+    for want in [
+        r#"error_when = [{ path = "status", at_least = 400 }]"#,
+        r#"cancelled_when = [{ path = "status", equals = 499 }]"#,
+        r#"{ field = "logged_at", path = "ts", unit = "epoch" }"#,
+        // The line's time is on every line: it marks no request.
+        r#"markers = [{ present = "duration_ms" }]"#,
+    ] {
+        assert!(guess.contains(want), "{want} in\n{guess}");
+    }
+    let words = GATEWAY
+        .replace(r#""status":200"#, r#""status":"OK""#)
+        .replace(r#""status":500"#, r#""status":"ERROR""#)
+        .replace(r#""status":499"#, r#""status":"OK""#);
+    let guess = String::from_utf8(run_ok(&["formats", "--guess", "-"], words.as_bytes())).unwrap();
+    assert!(
+        guess.contains(
+            r#"{ path = "status", equals = "ERROR" }, { path = "status", equals = "FAILURE" }"#
+        ),
+        "{guess}"
+    );
+}
