@@ -221,6 +221,11 @@ pub(crate) fn write_table(
     {
         crate::output::findings::write_headline(out, h)?;
     }
+    if cov.requests > 0 {
+        for line in crate::output::top::explain_lines(summary.top()) {
+            writeln!(out, "{line}")?;
+        }
+    }
     let table = TableContext {
         span: log_span(summary),
         targets: summary.targets().cloned(),

@@ -41,13 +41,27 @@ fn fitted(label: &str, items: &[String], width: usize) -> String {
 /// reasons, as many as fit `width`. `None` when nothing failed or no failure's log gives a
 /// reason.
 pub(crate) fn reasons_line(top: &Top, width: usize) -> Option<String> {
+    reasons_of(top, width, SHOWN_REASONS)
+}
+
+/// The full report's lines (`--explain`): every reason kept, and every slowest request kept
+/// with its whole id, whatever the width.
+pub(crate) fn explain_lines(top: &Top) -> Vec<String> {
+    reasons_of(top, usize::MAX, usize::MAX)
+        .into_iter()
+        .chain(slowest_of(top, usize::MAX, true))
+        .collect()
+}
+
+/// [`reasons_line`] with at most `shown` reasons.
+fn reasons_of(top: &Top, width: usize, shown: usize) -> Option<String> {
     let reasons = top.reasons();
     if reasons.iter().all(|&(r, _)| r == NOT_LOGGED) {
         return None;
     }
     let items: Vec<String> = reasons
         .iter()
-        .take(SHOWN_REASONS)
+        .take(shown)
         .map(|(r, n)| format!("{r} {n}"))
         .collect();
     let mut line = fitted("errors by reason: ", &items, width);
@@ -72,6 +86,11 @@ fn label(id: &str) -> String {
 /// known), as many as fit `width`; without ids (a format that logs none), the durations
 /// alone. `None` when no request has either.
 pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
+    slowest_of(top, width, false)
+}
+
+/// [`slowest_line`], with each id whole when `whole_ids`.
+fn slowest_of(top: &Top, width: usize, whole_ids: bool) -> Option<String> {
     let slowest = top.slowest();
     if slowest.is_empty() {
         return None;
@@ -85,6 +104,7 @@ pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
                 duration_cell(crate::classify::notes::slow_ns(s.key_ns) as f64 / 1e6)
             );
             match &s.id {
+                Some(id) if whole_ids => format!("{id} ({took})"),
                 Some(id) => format!("{} ({took})", label(id)),
                 None => took,
             }

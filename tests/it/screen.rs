@@ -89,7 +89,7 @@ fn explain_is_the_full_report() {
         "{full}"
     );
     assert!(full.contains("tpot_ms by requests in flight"), "{full}");
-    assert_eq!(full.lines().count(), 71);
+    assert_eq!(full.lines().count(), 73);
 }
 
 #[test]
