@@ -1253,7 +1253,11 @@ mod tests {
         let spec = i.spec.unwrap();
         assert_eq!(spec.markers, vec![Cond::Present(vec!["latency_ms".into()])]);
         // Only the line's time: no request timing, no format.
-        assert!(inf(&[r#"{"ts":"2026-11-30T10:00:00Z","msg":"ready"}"#]).spec.is_none());
+        assert!(
+            inf(&[r#"{"ts":"2026-11-30T10:00:00Z","msg":"ready"}"#])
+                .spec
+                .is_none()
+        );
     }
 
     #[test]

@@ -89,6 +89,19 @@ fn explain_is_the_full_report() {
         "{full}"
     );
     assert!(full.contains("tpot_ms by requests in flight"), "{full}");
+    // The failures' reasons and the slowest requests, ids whole, as in JSON.
+    assert!(
+        full.contains(
+            "\nerrors by reason: InternalServerError 4, Timeout 4, ContextWindowExceededError 1\n"
+        ),
+        "{full}"
+    );
+    assert!(
+        full.contains(
+            "\nslowest: lab-67a229e3ac12b7ba6c69 (224.9s), lab-e9297c935758651b42e3 (211.3s),"
+        ),
+        "{full}"
+    );
     assert_eq!(full.lines().count(), 73);
 }
 
