@@ -60,6 +60,8 @@ pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
         out.push_str(class);
         return true;
     }
+    let body = with_body(line);
+    let line = body.as_deref().unwrap_or(line);
     // Where the word being written starts in `out`, and its digits so far.
     let mut word: Option<(usize, usize)> = None;
     // A blank seen since the last thing written: written before the next one.
@@ -107,11 +109,74 @@ pub(crate) fn normalize_text_into(text: &str, out: &mut String) -> bool {
     }
     end_word(out, &mut word);
     if let Some((cut, _)) = out.char_indices().nth(MAX_CHARS) {
-        out.truncate(cut);
+        // Cut at the last blank that keeps at least half the text (a word is never cut in
+        // two), and marked: `…` ends a cut reason.
+        let at = out[..cut]
+            .rfind(' ')
+            .filter(|&b| b >= cut / 2)
+            .unwrap_or(cut);
+        out.truncate(at);
+        let keep = out.trim_end_matches(TRAILING).len();
+        out.truncate(keep);
+        if let Some((last, _)) = out.char_indices().nth(MAX_CHARS - 1) {
+            out.truncate(last);
+        }
+        out.push('…');
+        return true;
     }
-    let keep = out.trim_end_matches([' ', ':', ',', '-', '.', ';']).len();
+    let keep = out.trim_end_matches(TRAILING).len();
     out.truncate(keep);
     !out.is_empty()
+}
+
+/// What a reason does not end with.
+const TRAILING: [char; 6] = [' ', ':', ',', '-', '.', ';'];
+
+/// A message that carries an error body (`Service Unavailable: {"object": "error", "message":
+/// "server overloaded", "code": 503}`, or a Python dict's `{'error': {'message': ...}}`), as the
+/// text before the body, the body's message and its HTTP status: `Service Unavailable: server
+/// overloaded (code 503)`. `None` when the line holds no object with a message.
+fn with_body(line: &str) -> Option<String> {
+    let (start, end) = (line.find('{')?, line.rfind('}')?);
+    let raw = line.get(start..=end)?;
+    let body: serde_json::Value = serde_json::from_str(raw)
+        .ok()
+        .or_else(|| {
+            // A Python dict's repr: its strings in single quotes.
+            (!raw.contains('"'))
+                .then(|| serde_json::from_str(&raw.replace('\'', "\"")).ok())
+                .flatten()
+        })
+        .filter(serde_json::Value::is_object)?;
+    let inner = body.get("error").filter(|e| e.is_object()).unwrap_or(&body);
+    let text = |v: &serde_json::Value, keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| v.get(*k).and_then(serde_json::Value::as_str))
+            .map(str::to_owned)
+    };
+    let message = text(inner, &["message", "detail", "msg"])
+        .or_else(|| text(&body, &["message", "detail", "msg", "error"]))?;
+    let status = [inner, &body]
+        .iter()
+        .flat_map(|v| ["code", "status", "status_code"].map(|k| v.get(k)))
+        .flatten()
+        .find_map(|c| match c {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(t) => t.parse().ok(),
+            _ => None,
+        })
+        .filter(|c| (100..600).contains(c));
+    let before = line[..start].trim().trim_end_matches(TRAILING);
+    let mut out = String::new();
+    if !before.is_empty() {
+        out.push_str(before);
+        out.push_str(": ");
+    }
+    out.push_str(message.lines().next().unwrap_or(""));
+    if let Some(c) = status {
+        out.push_str(&format!(" (code {c})"));
+    }
+    Some(out)
 }
 
 /// Whether `number`, a word of digits written after `before`, reads as an HTTP status: 100 to
@@ -204,6 +269,23 @@ mod tests {
         assert_eq!(
             n(r#""retry after 30 s""#).as_deref(),
             Some("retry after # s")
+        );
+        // An error body in the message: the text before it, its message and its status.
+        assert_eq!(
+            n(r#""Service Unavailable: {\"object\": \"error\", \"message\": \"mock: server overloaded\", \"type\": \"ServiceUnavailable\", \"code\": 503}""#)
+                .as_deref(),
+            Some("Service Unavailable: mock: server overloaded (code 503)")
+        );
+        assert_eq!(
+            n(r#""Error code: 429 - {'error': {'message': 'Rate limit reached for requests', 'type': 'requests', 'code': 'rate_limit_exceeded'}}""#)
+                .as_deref(),
+            Some("Error code: 429: Rate limit reached for requests")
+        );
+        // A long message is cut between words, and says so.
+        assert_eq!(
+            n(r#""The server had an error while processing your request. Sorry about that! You can retry""#)
+                .as_deref(),
+            Some("The server had an error while processing your request…")
         );
         // Only the first line, at most 60 characters.
         let long = format!("\"{}\\nsecond line\"", "word ".repeat(40));

@@ -45,7 +45,7 @@ const REASONS: [(&str, &str, &str); 17] = [
     (
         "samples/tgi.jsonl",
         "tgi",
-        "`inputs` tokens + `max_new_tokens` must be <= # Given: # `in",
+        "`inputs` tokens + `max_new_tokens` must be <= # Given: #…",
     ),
     (
         "samples/vllm_bench_serve.jsonl",
