@@ -23,8 +23,10 @@ mod text;
 /// Appends to `out` the JSON text of each record of `line` (a parsed JSON value) as `source`
 /// says, in document order, and returns how many records fell outside `window`.
 ///
-/// The members of `line` named in `carry` are copied into each record that has no member of
-/// that name (a value that holds for every request of the line, as a benchmark's model).
+/// The members named in `carry` are copied into each record that has no member of that name
+/// (a value that holds for every request of the line or of its group, as a benchmark's
+/// model): the group's (the value a pattern's first `*` takes, a benchmark of a report),
+/// else the root's.
 ///
 /// OTLP `attributes` lists (`[{"key":K,"value":{"intValue":"3"}}]`) in a record become
 /// objects (`{"K":"3"}`), so a format reads `attributes.K`. Each record found by a pattern
@@ -43,10 +45,16 @@ pub(crate) fn collect(
         .iter()
         .filter_map(|k| Some((k, line.get(k.as_str())?)))
         .collect();
-    let add_carried = |m: &mut Map<String, Value>| {
-        for (k, v) in &carried {
-            if !m.contains_key(k.as_str()) {
-                m.insert((*k).clone(), (*v).clone());
+    let add_carried = |m: &mut Map<String, Value>, group: Option<&Value>| {
+        for k in carry {
+            if m.contains_key(k.as_str()) {
+                continue;
+            }
+            let v = group
+                .and_then(|g| g.get(k.as_str()))
+                .or_else(|| carried.iter().find(|(c, _)| *c == k).map(|&(_, v)| v));
+            if let Some(v) = v {
+                m.insert(k.clone(), v.clone());
             }
         }
     };
@@ -72,7 +80,7 @@ pub(crate) fn collect(
                             let content = content_timestamps(ts, m.get(OUTPUTS));
                             m.insert(CONTENT_TIMESTAMPS.into(), content);
                         }
-                        add_carried(m);
+                        add_carried(m, group);
                     }
                     out.push(serde_json::to_vec(&v).unwrap_or_default());
                 }
@@ -91,7 +99,7 @@ pub(crate) fn collect(
                         rec.insert((*name).clone(), v.clone());
                     }
                 }
-                add_carried(&mut rec);
+                add_carried(&mut rec, None);
                 out.push(serde_json::to_vec(&Value::Object(rec)).unwrap_or_default());
             }
         }
@@ -1127,6 +1135,37 @@ mod tests {
             assert!(!by_value.0.is_empty());
             assert_eq!(by_value, raw, "{line}");
         }
+    }
+
+    #[test]
+    fn a_carried_member_comes_from_the_records_group_else_the_root() {
+        // guidellm: 0.3 writes each benchmark's `args` and `worker`, 0.5 the run's `args` at
+        // the top; a record's own member of the name stays.
+        let line = r#"{"args":{"model":"top"},"benchmarks":[
+            {"args":{"rate":1},"worker":{"backend_model":"w1"},"requests":{"ok":[{"n":1},{"n":2,"worker":"own"}]}},
+            {"worker":{"backend_model":"w2"},"requests":{"ok":[{"n":3}]}},
+            {"requests":{"ok":[{"n":4}]}}]}"#;
+        let ((recs, _), raw) = both(
+            line,
+            &["benchmarks.*.requests.ok.*"],
+            None,
+            &["args", "worker"],
+        );
+        assert_eq!(raw.0, recs);
+        let got: Vec<(String, String)> = recs
+            .iter()
+            .map(|r| (r["args"].to_string(), r["worker"].to_string()))
+            .collect();
+        let want = [
+            (r#"{"rate":1}"#, r#"{"backend_model":"w1"}"#),
+            (r#"{"rate":1}"#, r#""own""#),
+            (r#"{"model":"top"}"#, r#"{"backend_model":"w2"}"#),
+            (r#"{"model":"top"}"#, "null"),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(a, w)| (a.to_owned(), w.to_owned())).to_vec()
+        );
     }
 
     #[test]

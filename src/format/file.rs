@@ -79,7 +79,7 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
                        of each named array is request i); markers then hold for the line, and
                        fields, id, model and the conditions for each record
   record_markers       with records, required: conditions that all hold for a record
-  record_carry         with records: top-level members copied into each record (a run's model)
+  record_carry         with records: members copied into each record, the group's, else the top level's (a run's model)
   record_window        with records: { start = PATH, end = PATH, record_start = PATH,
                        record_end = PATH }: only records whose [record_start, record_end]
                        overlaps [start, end] of their group (the element the first [*] takes)

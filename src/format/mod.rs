@@ -369,9 +369,11 @@ pub struct FormatSpec {
     /// With `records`: the measurement window records must overlap.
     #[serde(default, deserialize_with = "crate::format::file::de_window")]
     pub record_window: Option<RecordWindow>,
-    /// With `records`: members of the line's top-level object copied into each record that
-    /// has no member of that name (a benchmark result's `model_id`, which holds for all its
-    /// requests), so the fields and `model` paths read them as the record's own.
+    /// With `records`: members copied into each record that has no member of that name, from
+    /// the record's group (the element the first `*` of a pattern takes: a benchmark of a
+    /// report) where it has one, else from the line's top-level object (a benchmark result's
+    /// `model_id`, which holds for all its requests), so the fields and `model` paths read
+    /// them as the record's own.
     #[serde(default)]
     pub record_carry: Vec<String>,
     /// When set, a request spans several lines, joined this way.
@@ -544,7 +546,7 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
     if !f.record_carry.is_empty() {
         let _ = writeln!(
             s,
-            "  each request also reads the line's: {}",
+            "  each request also reads its group's or the line's: {}",
             f.record_carry.join(", ")
         );
     }

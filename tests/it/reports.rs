@@ -1050,6 +1050,26 @@ fn by_model_falls_back_to_the_formats_model_and_one_request_has_no_rates() {
         keys("realdata/guidellm050-qwen3-30b-xpu/benchmarks.json"),
         [r#""Qwen/Qwen3-30B-A3B""#]
     );
+    // guidellm 0.3: the benchmark's worker names the model; its args the strategy.
+    assert_eq!(
+        keys("realdata/guidellm03-qwen3-0.6b-llmd-sim/benchmarks.json"),
+        [r#""Qwen/Qwen3-0.6B""#]
+    );
+    let g03 = testdata().join("realdata/guidellm03-qwen3-0.6b-llmd-sim/benchmarks.json");
+    let out = String::from_utf8(run_ok(
+        &[
+            "summary",
+            "--by",
+            "args.strategy.rate",
+            g03.to_str().unwrap(),
+        ],
+        b"",
+    ))
+    .unwrap();
+    assert!(
+        out.contains("args.strategy.rate=10.0: all 609 requests"),
+        "{out}"
+    );
     let one = testdata().join("formats/langfuse-reasoning.jsonl");
     let out = String::from_utf8(run_ok(&["summary", one.to_str().unwrap()], b"")).unwrap();
     assert!(

@@ -45,6 +45,19 @@ pub(crate) fn collect_raw_indexed(
                 outside += 1;
                 continue;
             }
+            // The group's member of a carried name, else the root's.
+            let group_members = match group {
+                Some(g) => members(ix, g)?.unwrap_or_default(),
+                None => Vec::new(),
+            };
+            let carried: Vec<(&str, &str)> = carry
+                .iter()
+                .filter_map(|k| {
+                    let v = last(&group_members, k)
+                        .or_else(|| carried.iter().find(|(c, _)| c == k).map(|&(_, v)| v))?;
+                    Some((k.as_str(), v))
+                })
+                .collect();
             let mut text = Vec::with_capacity(rec.len() + 32);
             match members(ix, rec)? {
                 Some(ms) => {

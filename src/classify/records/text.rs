@@ -38,11 +38,11 @@ pub(super) fn collect(
         .rposition(|c| !blank(c))
         .map_or(start, |e| e + 1);
     let text = Text::new(&line[start..end]);
-    let mut carried = Vec::new();
+    let mut root_carried = Vec::new();
     if !carry.is_empty() && text.b.first() == Some(&b'{') {
         for k in carry {
             if let Some(v) = text.last_member(0, k)? {
-                carried.push((k.as_str(), text.slice(v, text.skip(v)?)?));
+                root_carried.push((k.as_str(), text.slice(v, text.skip(v)?)?));
             }
         }
     }
@@ -53,7 +53,10 @@ pub(super) fn collect(
     let mut walk = Walk {
         text,
         window,
-        carried,
+        carried: root_carried.clone(),
+        root_carried,
+        carry,
+        carried_for: None,
         present: Vec::new(),
         parent: "",
         group: None,
@@ -866,8 +869,12 @@ type Bounds = (Option<f64>, Option<f64>);
 struct Walk<'a, 'o> {
     text: Text<'a>,
     window: Option<&'o RecordWindow>,
-    /// The root's members copied into records that lack them.
+    /// The members copied into records that lack them: the group's of each name in
+    /// `carry`, else the root's (`root_carried`), for the group `carried_for`.
     carried: Vec<(&'o str, &'a [u8])>,
+    root_carried: Vec<(&'o str, &'a [u8])>,
+    carry: &'o [String],
+    carried_for: Option<usize>,
     /// Which of `carried` the record being written has.
     present: Vec<bool>,
     /// The records' `"$parent"`.
@@ -1065,6 +1072,9 @@ impl Walk<'_, '_> {
                 return text.skip(i);
             }
         }
+        if !self.carry.is_empty() && group != self.carried_for {
+            self.carry_for(group)?;
+        }
         // Written in place: room for the text left in the line (the first record) or for
         // one more record as long as the last one, grown when that is too little.
         let room = match self.last_len {
@@ -1086,6 +1096,32 @@ impl Walk<'_, '_> {
             f.filled.ranges.push(filled);
         }
         Ok(end)
+    }
+
+    /// Sets the members carried into the records of `group`: its own of each carried name,
+    /// else the root's.
+    fn carry_for(&mut self, group: Option<usize>) -> R<()> {
+        let text = self.text;
+        self.carried.clear();
+        for k in self.carry {
+            let own = match group {
+                Some(g) if text.b.get(g) == Some(&b'{') => text.last_member(g, k)?,
+                _ => None,
+            };
+            let v = match own {
+                Some(v) => Some(text.slice(v, text.skip(v)?)?),
+                None => self
+                    .root_carried
+                    .iter()
+                    .find(|(c, _)| *c == k.as_str())
+                    .map(|&(_, v)| v),
+            };
+            if let Some(v) = v {
+                self.carried.push((k.as_str(), v));
+            }
+        }
+        self.carried_for = group;
+        Ok(())
     }
 
     /// Writes the object record at `i`: its members (but `"$parent"` and

@@ -37,9 +37,12 @@ pub(crate) fn spec() -> FormatSpec {
         error_when: vec![Cond::Equals(p("$parent"), "\"errored\"".into())],
         cancelled_when: vec![Cond::Equals(p("$parent"), "\"incomplete\"".into())],
         id_paths: vec![p("request_id")],
-        // guidellm 0.5 writes the run's arguments at the top: the model of every request.
-        record_carry: vec!["args".into()],
-        model_paths: vec![p("args.model")],
+        // guidellm 0.5 writes the run's arguments at the top (the model of every request) and
+        // each benchmark's `config` (its strategy: `--by config.strategy.type_`); 0.3 writes
+        // each benchmark's `args` (its strategy and rate) and `worker` (the model) in the
+        // benchmark.
+        record_carry: vec!["args".into(), "config".into(), "worker".into()],
+        model_paths: vec![p("args.model"), p("worker.backend_model")],
         reason_paths: vec![crate::format::p("error"), crate::format::p("info.error"), crate::format::p("response.error")],
         ..FormatSpec::default()
     }
