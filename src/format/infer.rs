@@ -540,7 +540,15 @@ type Relation = (Field, &'static str, fn(&[Candidate], usize) -> Option<i64>);
 
 /// `a - b` of two known instants.
 fn diff(cands: &[Candidate], i: usize, a: Field, b: Field) -> Option<i64> {
-    known(cands, fk(a), i)?.checked_sub(known(cands, fk(b), i)?)
+    // The line's own time is the end where no end is logged.
+    let at = |f: Field| {
+        known(cands, fk(f), i).or_else(|| {
+            (f == Field::End)
+                .then(|| known(cands, fk(Field::LoggedAt), i))
+                .flatten()
+        })
+    };
+    at(a)?.checked_sub(at(b)?)
 }
 
 const RELATIONS: [Relation; 6] = [
@@ -903,20 +911,44 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
     } else {
         "none found".into()
     };
-    // A root error member (not a flag, not a 0 code) that is set: a failed request.
-    let error_when: Vec<Cond> = ["error", "error_code", "error_msg", "error_message"]
+    // A root error member that is set: a failed request (`""`, `0` and `false` where the
+    // sample writes them for a success are not set).
+    const ERROR_KEYS: [&str; 4] = ["error_message", "error_msg", "error", "error_code"];
+    let error_cond = |k: &str| -> Option<Cond> {
+        let vs: Vec<&Value> = sample
+            .iter()
+            .filter_map(|v| v.get(k))
+            .filter(|e| !e.is_null())
+            .collect();
+        let path = vec![k.to_owned()];
+        if vs.is_empty() || vs.iter().all(|e| *e == "") {
+            None
+        } else if vs.iter().all(|e| e.is_boolean()) {
+            Some(Cond::Equals(path, "true".into()))
+        } else if vs.iter().any(|e| e.is_boolean()) {
+            None
+        } else if vs.iter().any(|e| e.as_f64() == Some(0.0)) {
+            Some(Cond::Differs(path, "0".into()))
+        } else {
+            Some(Cond::Differs(path, "\"\"".into()))
+        }
+    };
+    let (status_failed, status_cancelled, status_path) = status_conds(sample);
+    let error_when: Vec<Cond> = ERROR_KEYS
+        .into_iter()
+        .filter_map(error_cond)
+        .chain(status_failed)
+        .collect();
+    // Why a request failed: the error members the sample has, then its status.
+    let reason_paths: Vec<Vec<String>> = ERROR_KEYS
         .into_iter()
         .filter(|k| {
             sample
                 .iter()
-                .any(|v| v.get(*k).is_some_and(|e| !e.is_null() && e != ""))
-                && !sample.iter().any(|v| {
-                    v.get(*k)
-                        .is_some_and(|e| e.is_boolean() || e.as_f64() == Some(0.0))
-                })
+                .any(|v| v.get(*k).is_some_and(|e| !e.is_null()))
         })
-        .map(|k| Cond::Differs(vec![k.to_owned()], "\"\"".into()))
-        .chain(status_conds(sample).0)
+        .map(|k| vec![k.to_owned()])
+        .chain(status_path)
         .collect();
     Some(FormatSpec {
         name: "inferred".into(),
@@ -927,7 +959,8 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         ),
         markers: vec![Cond::Present(marker.path.clone())],
         error_when,
-        cancelled_when: status_conds(sample).1,
+        cancelled_when: status_cancelled,
+        reason_paths,
         arrival_origin: Origin::Arrival,
         ttft_doc,
         cache_doc,
@@ -943,9 +976,9 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
 /// cancelled). An HTTP status (`status`, `status_code`, ...: integers 100-599 on every sample
 /// line that has one, numbers or strings) fails a request at 400 and above, and 499 (the
 /// client closed the request) is a cancellation; a `status` word (`"success"`, `"ok"`) fails it
-/// when it says `error`, `failure`, `failed` or `fail`, in the case the sample writes its words;
-/// `success: false` fails it.
-fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>) {
+/// when it holds `error` or `fail` and cancels it when it holds `cancel`, in any case;
+/// `success: false` fails it. Also the status's path, read for a failure's reason.
+fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>) {
     let (mut failed, mut cancelled) = (Vec::new(), Vec::new());
     let values = |k: &str| -> Vec<&Value> {
         sample
@@ -981,34 +1014,28 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>) {
         failed.push(Cond::AtLeast(path.clone(), 400));
         let strings = vs.iter().any(|v| v.is_string());
         let closed = if strings { "\"499\"" } else { "499" };
-        cancelled.push(Cond::Equals(path, closed.into()));
-        return (failed, cancelled);
+        cancelled.push(Cond::Equals(path.clone(), closed.into()));
+        return (failed, cancelled, Some(path));
     }
+    let mut status = None;
     let words = values("status");
-    let word = |v: &&Value| v.as_str().map(str::to_owned);
-    if let Some(seen) = words.iter().filter_map(word).find(|w| {
+    if words.iter().filter_map(|v| v.as_str()).any(|w| {
         matches!(
             w.to_ascii_lowercase().as_str(),
             "success" | "succeeded" | "ok" | "completed" | "error" | "failure" | "failed"
         )
     }) {
-        let style = |w: &str| {
-            if seen.chars().all(|c| !c.is_ascii_lowercase()) {
-                w.to_ascii_uppercase()
-            } else if seen.starts_with(|c: char| c.is_ascii_uppercase()) {
-                format!("{}{}", w[..1].to_ascii_uppercase(), &w[1..])
-            } else {
-                w.to_owned()
-            }
-        };
-        for w in ["error", "failure", "failed", "fail"] {
-            failed.push(Cond::Equals(vec!["status".into()], quoted(&style(w))));
+        let path = vec!["status".to_owned()];
+        for w in ["error", "fail"] {
+            failed.push(Cond::Contains(path.clone(), w.into()));
         }
+        cancelled.push(Cond::Contains(path.clone(), "cancel".into()));
+        status = Some(path);
     }
     if values("success").iter().any(|v| v.is_boolean()) {
         failed.push(Cond::Equals(vec!["success".into()], "false".into()));
     }
-    (failed, cancelled)
+    (failed, cancelled, status)
 }
 
 /// A JSON string literal (also a TOML basic string).
@@ -1052,6 +1079,11 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
         Cond::Differs(p, v) => format!("{{ path = {}, differs = {v} }}", quoted(&path_str(p))),
         Cond::Equals(p, v) => format!("{{ path = {}, equals = {v} }}", quoted(&path_str(p))),
         Cond::AtLeast(p, n) => format!("{{ path = {}, at_least = {n} }}", quoted(&path_str(p))),
+        Cond::Contains(p, t) => format!(
+            "{{ path = {}, contains = {} }}",
+            quoted(&path_str(p)),
+            quoted(t)
+        ),
         other => format!("{{ present = {} }}", quoted(&other.to_string())),
     };
     let list = |cs: &[Cond]| cs.iter().map(cond).collect::<Vec<_>>().join(", ");
@@ -1073,6 +1105,14 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
         if let Some(p) = paths.first() {
             let _ = writeln!(s, "{key} = {}", quoted(&path_str(p)));
         }
+    }
+    if !f.reason_paths.is_empty() {
+        let reasons: Vec<String> = f
+            .reason_paths
+            .iter()
+            .map(|p| quoted(&path_str(p)))
+            .collect();
+        let _ = writeln!(s, "reason = [{}]", reasons.join(", "));
     }
     let _ = writeln!(s, "fields = [");
     for r in &f.fields {

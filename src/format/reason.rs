@@ -141,12 +141,7 @@ fn with_body(line: &str) -> Option<String> {
     let raw = line.get(start..=end)?;
     let body: serde_json::Value = serde_json::from_str(raw)
         .ok()
-        .or_else(|| {
-            // A Python dict's repr: its strings in single quotes.
-            (!raw.contains('"'))
-                .then(|| serde_json::from_str(&raw.replace('\'', "\"")).ok())
-                .flatten()
-        })
+        .or_else(|| serde_json::from_str(&python_to_json(raw)?).ok())
         .filter(serde_json::Value::is_object)?;
     let inner = body.get("error").filter(|e| e.is_object()).unwrap_or(&body);
     let text = |v: &serde_json::Value, keys: &[&str]| {
@@ -167,14 +162,65 @@ fn with_body(line: &str) -> Option<String> {
         })
         .filter(|c| (100..600).contains(c));
     let before = line[..start].trim().trim_end_matches(TRAILING);
-    let mut out = String::new();
-    if !before.is_empty() {
-        out.push_str(before);
-        out.push_str(": ");
-    }
-    out.push_str(message.lines().next().unwrap_or(""));
-    if let Some(c) = status {
-        out.push_str(&format!(" (code {c})"));
+    // The status first (a long message is cut at the end), unless the text before the body
+    // already says it (`Error code: 429 - {...}`).
+    let status = status.map(|c| c.to_string()).filter(|c| {
+        !before
+            .split(|ch: char| !ch.is_ascii_digit())
+            .any(|w| w == c)
+    });
+    let parts: Vec<String> = [
+        (!before.is_empty()).then(|| before.to_owned()),
+        status.map(|c| format!("code {c}")),
+        message.lines().next().map(str::to_owned),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    Some(parts.join(": "))
+}
+
+/// A Python literal's repr (`{'error': {'message': "it's", 'param': None}}`) as JSON text:
+/// single-quoted strings double-quoted, `None`, `True` and `False` as JSON's. `None` when a
+/// string does not end.
+fn python_to_json(raw: &str) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                out.push('"');
+                loop {
+                    match chars.next()? {
+                        ch if ch == c => break,
+                        '\\' => match chars.next()? {
+                            '\'' => out.push('\''),
+                            e => {
+                                out.push('\\');
+                                out.push(e);
+                            }
+                        },
+                        '"' => out.push_str("\\\""),
+                        ch => out.push(ch),
+                    }
+                }
+                out.push('"');
+            }
+            ch if ch.is_ascii_alphabetic() => {
+                let mut word = String::from(ch);
+                while let Some(&n) = chars.peek().filter(|n| n.is_ascii_alphanumeric()) {
+                    word.push(n);
+                    chars.next();
+                }
+                out.push_str(match word.as_str() {
+                    "None" => "null",
+                    "True" => "true",
+                    "False" => "false",
+                    w => w,
+                });
+            }
+            ch => out.push(ch),
+        }
     }
     Some(out)
 }
@@ -274,12 +320,32 @@ mod tests {
         assert_eq!(
             n(r#""Service Unavailable: {\"object\": \"error\", \"message\": \"mock: server overloaded\", \"type\": \"ServiceUnavailable\", \"code\": 503}""#)
                 .as_deref(),
-            Some("Service Unavailable: mock: server overloaded (code 503)")
+            Some("Service Unavailable: code 503: mock: server overloaded")
+        );
+        // openai-python's message: a Python dict (None, strings in either quote) after the
+        // status it already says.
+        let openai = n(
+            r#""Error code: 429 - {'error': {'message': 'Rate limit reached for requests', 'type': 'requests', 'param': None, 'code': 'rate_limit_exceeded'}}""#,
         );
         assert_eq!(
-            n(r#""Error code: 429 - {'error': {'message': 'Rate limit reached for requests', 'type': 'requests', 'code': 'rate_limit_exceeded'}}""#)
-                .as_deref(),
+            openai.as_deref(),
             Some("Error code: 429: Rate limit reached for requests")
+        );
+        assert_eq!(
+            n(
+                r#""Error code: 429 - {'error': {'message': 'Rate limit reached for requests', 'type': 'requests', 'code': 'rate_limit_exceeded'}}""#
+            ),
+            openai
+        );
+        assert_eq!(
+            n(r#""Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length is 4096 tokens.\", 'type': 'BadRequestError', 'param': None, 'code': 400}""#)
+                .as_deref(),
+            Some("Error code: 400: This model's maximum context length is #…")
+        );
+        assert_eq!(
+            n(r#""{\"error\": {\"message\": \"Token rate limit exceeded, please try again later.\", \"code\": 429}}""#)
+                .as_deref(),
+            Some("code 429: Token rate limit exceeded, please try again later")
         );
         // A long message is cut between words, and says so.
         assert_eq!(

@@ -573,15 +573,61 @@ fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
     ] {
         assert!(guess.contains(want), "{want} in\n{guess}");
     }
+    // Status words, in any case; a failure's reason is read from the status.
     let words = GATEWAY
         .replace(r#""status":200"#, r#""status":"OK""#)
-        .replace(r#""status":500"#, r#""status":"ERROR""#)
-        .replace(r#""status":499"#, r#""status":"OK""#);
+        .replace(r#""status":500"#, r#""status":"FAILED""#)
+        .replace(r#""status":499"#, r#""status":"cancelled""#);
     let guess = String::from_utf8(run_ok(&["formats", "--guess", "-"], words.as_bytes())).unwrap();
-    assert!(
-        guess.contains(
-            r#"{ path = "status", equals = "ERROR" }, { path = "status", equals = "FAILURE" }"#
-        ),
-        "{guess}"
+    for want in [
+        r#"error_when = [{ path = "status", contains = "error" }, { path = "status", contains = "fail" }]"#,
+        r#"cancelled_when = [{ path = "status", contains = "cancel" }]"#,
+        r#"reason = ["status"]"#,
+    ] {
+        assert!(guess.contains(want), "{want} in\n{guess}");
+    }
+    let doc: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "inferred"],
+        words.as_bytes(),
+    ))
+    .unwrap();
+    assert_eq!(doc["errors"]["reasons"][0]["reason"], "FAILED", "{doc}");
+    assert_eq!(doc["coverage"]["cancelled"], 1, "{doc}");
+}
+
+#[test]
+fn a_zero_error_code_is_a_success_and_the_lines_time_pins_a_unit() {
+    // `error_code: 0` on the lines that succeeded: a code that is not 0 fails the request,
+    // and it is the reason.
+    let log = r#"{"request_id":"a","ttft_ms":100,"latency_ms":900,"error_code":0}
+{"request_id":"b","ttft_ms":120,"latency_ms":950,"error_code":0}
+{"request_id":"c","ttft_ms":110,"latency_ms":40,"error_code":503}
+"#;
+    let out = String::from_utf8(run_ok(
+        &[
+            "--format",
+            "inferred",
+            "--output",
+            "csv",
+            "--fields",
+            "id,outcome",
+        ],
+        log.as_bytes(),
+    ))
+    .unwrap();
+    assert_eq!(out, "id,outcome\na,ok\nb,ok\nc,error\n");
+    // A duration without a unit in its name, equal to the line's own time (`@timestamp`,
+    // the end) minus the start, in seconds.
+    let log = r#"{"@timestamp":"2025-06-01T10:00:01.500Z","start_time":"2025-06-01T10:00:00.000Z","latency":1.5,"ttft_ms":200}
+{"@timestamp":"2025-06-01T10:00:03.250Z","start_time":"2025-06-01T10:00:01.000Z","latency":2.25,"ttft_ms":300}
+"#;
+    let doc: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "inferred"],
+        log.as_bytes(),
+    ))
+    .unwrap();
+    assert_eq!(
+        doc["groups"][0]["metrics"]["e2e_ms"]["max"], 2250.0,
+        "{doc}"
     );
 }
