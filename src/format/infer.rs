@@ -911,6 +911,32 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
     } else {
         "none found".into()
     };
+    let (error_when, cancelled_when, reason_paths) = outcome_conds(sample);
+    Some(FormatSpec {
+        name: "inferred".into(),
+        about: format!(
+            "inferred from {} sample {}",
+            inf.lines,
+            if inf.lines == 1 { "line" } else { "lines" }
+        ),
+        markers: vec![Cond::Present(marker.path.clone())],
+        error_when,
+        cancelled_when,
+        reason_paths,
+        arrival_origin: Origin::Arrival,
+        ttft_doc,
+        cache_doc,
+        fields,
+        id_paths: root_key(sample, &["request_id", "requestId", "id"]),
+        model_paths: root_key(sample, &["model", "model_id", "model_name"]),
+        fallback: true,
+        ..FormatSpec::default()
+    })
+}
+
+/// The conditions under which a request of the sample's log failed or was cancelled, and
+/// the paths of its reason.
+fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
     // A root error member that is set: a failed request (`""`, `0` and `false` where the
     // sample writes them for a success are not set).
     const ERROR_KEYS: [&str; 4] = ["error_message", "error_msg", "error", "error_code"];
@@ -950,26 +976,7 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         .map(|k| vec![k.to_owned()])
         .chain(status_path)
         .collect();
-    Some(FormatSpec {
-        name: "inferred".into(),
-        about: format!(
-            "inferred from {} sample {}",
-            inf.lines,
-            if inf.lines == 1 { "line" } else { "lines" }
-        ),
-        markers: vec![Cond::Present(marker.path.clone())],
-        error_when,
-        cancelled_when: status_cancelled,
-        reason_paths,
-        arrival_origin: Origin::Arrival,
-        ttft_doc,
-        cache_doc,
-        fields,
-        id_paths: root_key(sample, &["request_id", "requestId", "id"]),
-        model_paths: root_key(sample, &["model", "model_id", "model_name"]),
-        fallback: true,
-        ..FormatSpec::default()
-    })
+    (error_when, status_cancelled, reason_paths)
 }
 
 /// The root members that hold a request's outcome, and the conditions they give: (failed,
