@@ -510,7 +510,7 @@ fn rfc3339_s(ns: i64) -> String {
 }
 
 /// The headline's first line: the requests, the log's time span, and the rates over it.
-fn span_line(g: &mut GroupStats) -> String {
+pub(crate) fn span_line(g: &mut GroupStats) -> String {
     let mut first = crate::output::summary::plural(g.requests, "request");
     if let Some((a, b)) = g.span {
         let (a_s, b_s) = (rfc3339_s(a), rfc3339_s(b));
@@ -551,6 +551,10 @@ fn span_text(ns: i64) -> String {
     let s = ns / 1_000_000_000;
     if s < 1 {
         return format_duration(ns / 1_000_000 * 1_000_000);
+    }
+    if s < 60 {
+        // Tenths under a minute: the rates beside it divide by it (8 requests in 7.5 s).
+        return format!("{:.1}s", (ns / 100_000_000) as f64 / 10.0);
     }
     let (d, h, m, sec) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60, s % 60);
     if d > 0 {

@@ -216,12 +216,22 @@ pub(crate) fn write_table(
     if cov.requests == 0 && cov.lines > 0 {
         writeln!(out, "{NO_REQUESTS}")?;
     }
-    if let Some(h) = &report.headline
-        && cov.requests > 0
-    {
-        crate::output::findings::write_headline(out, h)?;
-    }
     if cov.requests > 0 {
+        // The span and rates of the compact report's first line, and the output tokens.
+        if let Some((_, all)) = summary.groups().into_iter().find(|(k, _)| k.is_empty()) {
+            let tokens = all
+                .metric(crate::metrics::Metric::OutputTokens)
+                .digest
+                .sum();
+            let mut line = crate::output::compact::span_line(all);
+            if tokens > 0.0 {
+                line.push_str(&format!("; {tokens:.0} output tokens"));
+            }
+            writeln!(out, "{line}")?;
+        }
+        if let Some(h) = &report.headline {
+            crate::output::findings::write_headline(out, h)?;
+        }
         for line in crate::output::top::explain_lines(summary.top()) {
             writeln!(out, "{line}")?;
         }
@@ -334,9 +344,15 @@ impl TableContext<'_> {
         if g.response_cache > 0 {
             extra.push_str(&format!(", {} response cache", g.response_cache));
         }
+        // The errors' share, as the compact report gives it.
+        let share = if g.errors > 0 {
+            format!(" ({:.1}%)", g.errors as f64 / g.requests as f64 * 100.0)
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{}: {}, {}{extra}",
+            "{}: {}, {}{share}{extra}",
             group_label(key, "all requests"),
             plural(g.requests, "request"),
             plural(g.errors, "error")

@@ -471,22 +471,23 @@ fn consumer_decides_the_headline() {
             .map(str::to_owned)
             .collect()
     };
+    // Under the coverage line and the span's.
     let both = lines(&[]);
     assert!(
-        both[1].starts_with("for chat (TTFT first): ttft_ms p50"),
-        "{}",
-        both[1]
-    );
-    assert!(
-        both[2].starts_with("for agents (E2E first): e2e_ms p50"),
+        both[2].starts_with("for chat (TTFT first): ttft_ms p50"),
         "{}",
         both[2]
     );
+    assert!(
+        both[3].starts_with("for agents (E2E first): e2e_ms p50"),
+        "{}",
+        both[3]
+    );
     let chat = lines(&["--for", "chat"]);
-    assert!(chat[1].starts_with("for chat"));
+    assert!(chat[2].starts_with("for chat"));
     assert!(!chat.iter().any(|l| l.starts_with("for agents")));
     let agent = lines(&["--for", "agent"]);
-    assert!(agent[1].starts_with("for agents"));
+    assert!(agent[2].starts_with("for agents"));
     assert!(!agent.iter().any(|l| l.starts_with("for chat")));
     // The share of requests decoding slower than reading speed, against the truth file.
     let tpots = truth_tpots();
@@ -649,7 +650,7 @@ fn the_headline_says_when_ttft_leaves_the_queue_out() {
     assert!(
         text(args(&llama))
             .lines()
-            .nth(1)
+            .nth(2)
             .unwrap()
             .contains("from `scheduled`")
     );

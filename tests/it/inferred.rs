@@ -559,7 +559,7 @@ fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
     ))
     .unwrap();
     assert!(
-        text.starts_with("5 requests from 2026-11-30T10:00:00Z to 10:00:06Z (6s): 0.83 requests/s, 19.2 output tokens/s"),
+        text.starts_with("5 requests from 2026-11-30T10:00:00Z to 10:00:06Z (6.0s): 0.83 requests/s, 19.2 output tokens/s"),
         "{text}"
     );
     let guess =

@@ -1073,7 +1073,7 @@ fn by_model_falls_back_to_the_formats_model_and_one_request_has_no_rates() {
     let one = testdata().join("formats/langfuse-reasoning.jsonl");
     let out = String::from_utf8(run_ok(&["summary", one.to_str().unwrap()], b"")).unwrap();
     assert!(
-        out.starts_with("1 request from 2026-04-04T06:21:09Z to 06:21:17Z (7s) (one request with times: no rates)\n"),
+        out.starts_with("1 request from 2026-04-04T06:21:09Z to 06:21:17Z (7.8s) (one request with times: no rates)\n"),
         "{out}"
     );
 }
