@@ -966,14 +966,27 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
         .chain(status_failed)
         .collect();
     // Why a request failed: the error members the sample has, then its status.
-    let reason_paths: Vec<Vec<String>> = ERROR_KEYS
+    // An error object's type, code or message (`"error": {"type": ...}`) first, as the
+    // built-in formats read them.
+    let nested = ["type", "code", "message"]
         .into_iter()
-        .filter(|k| {
+        .filter(|m| {
             sample
                 .iter()
-                .any(|v| v.get(*k).is_some_and(|e| !e.is_null()))
+                .any(|v| v.get("error").and_then(|e| e.get(*m)).is_some())
         })
-        .map(|k| vec![k.to_owned()])
+        .map(|m| vec!["error".to_owned(), m.to_owned()]);
+    let reason_paths: Vec<Vec<String>> = nested
+        .chain(
+            ERROR_KEYS
+                .into_iter()
+                .filter(|k| {
+                    sample
+                        .iter()
+                        .any(|v| v.get(*k).is_some_and(|e| !e.is_null()))
+                })
+                .map(|k| vec![k.to_owned()]),
+        )
         .chain(status_path)
         .collect();
     (error_when, status_cancelled, reason_paths)
@@ -1299,6 +1312,19 @@ mod tests {
         );
         let spec = i.spec.unwrap();
         assert_eq!(spec.markers, vec![Cond::Present(vec!["latency_ms".into()])]);
+        // An error object: its members are the reason, before the object.
+        let e = inf(&[
+            r#"{"latency_ms":900,"error":null}"#,
+            r#"{"latency_ms":9,"error":{"type":"rate_limit","message":"slow down"}}"#,
+        ]);
+        let reasons: Vec<String> = e
+            .spec
+            .unwrap()
+            .reason_paths
+            .iter()
+            .map(|p| path_str(p))
+            .collect();
+        assert_eq!(reasons, ["error.type", "error.message", "error"]);
         // Only the line's time: no request timing, no format.
         assert!(
             inf(&[r#"{"ts":"2026-11-30T10:00:00Z","msg":"ready"}"#])
