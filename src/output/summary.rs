@@ -216,9 +216,24 @@ pub(crate) fn write_table(
     if cov.requests == 0 && cov.lines > 0 {
         writeln!(out, "{NO_REQUESTS}")?;
     }
+    // What the compact report's headline says, from the groups made once (the overall
+    // group is merged afresh for each call of `groups`).
+    let top_lines = if cov.requests > 0 {
+        crate::output::top::explain_lines(summary.top())
+    } else {
+        Vec::new()
+    };
+    let table = TableContext {
+        span: log_span(summary),
+        targets: summary.targets().cloned(),
+        quantiles,
+        cfg,
+        metrics: style.metrics.as_deref(),
+    };
+    let mut groups = summary.groups();
     if cov.requests > 0 {
         // The span and rates of the compact report's first line, and the output tokens.
-        if let Some((_, all)) = summary.groups().into_iter().find(|(k, _)| k.is_empty()) {
+        if let Some((_, all)) = groups.iter_mut().find(|(k, _)| k.is_empty()) {
             let tokens = all
                 .metric(crate::metrics::Metric::OutputTokens)
                 .digest
@@ -232,18 +247,11 @@ pub(crate) fn write_table(
         if let Some(h) = &report.headline {
             crate::output::findings::write_headline(out, h)?;
         }
-        for line in crate::output::top::explain_lines(summary.top()) {
+        for line in top_lines {
             writeln!(out, "{line}")?;
         }
     }
-    let table = TableContext {
-        span: log_span(summary),
-        targets: summary.targets().cloned(),
-        quantiles,
-        cfg,
-        metrics: style.metrics.as_deref(),
-    };
-    for ((key, g), r) in summary.groups().into_iter().zip(&report.groups) {
+    for ((key, g), r) in groups.into_iter().zip(&report.groups) {
         table.write_group(out, &key, g, r)?;
     }
     writeln!(out)?;
