@@ -934,6 +934,15 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
     })
 }
 
+/// The non-null values of the root member `k` on the sample's lines.
+fn root_values<'a>(sample: &'a [Value], k: &str) -> Vec<&'a Value> {
+    sample
+        .iter()
+        .filter_map(|v| v.get(k))
+        .filter(|x| !x.is_null())
+        .collect()
+}
+
 /// The conditions under which a request of the sample's log failed or was cancelled, and
 /// the paths of its reason.
 fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
@@ -941,11 +950,7 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
     // sample writes them for a success are not set).
     const ERROR_KEYS: [&str; 4] = ["error_message", "error_msg", "error", "error_code"];
     let error_cond = |k: &str| -> Option<Cond> {
-        let vs: Vec<&Value> = sample
-            .iter()
-            .filter_map(|v| v.get(k))
-            .filter(|e| !e.is_null())
-            .collect();
+        let vs = root_values(sample, k);
         let path = vec![k.to_owned()];
         if vs.is_empty() || vs.iter().all(|e| *e == "") {
             None
@@ -965,9 +970,9 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
         .filter_map(error_cond)
         .chain(status_failed)
         .collect();
-    // Why a request failed: the error members the sample has, then its status.
-    // An error object's type, code or message (`"error": {"type": ...}`) first, as the
-    // built-in formats read them.
+    // Why a request failed: an error object's type, code or message (`"error": {"type":
+    // ...}`, as the built-in formats read them), the error members the sample has, then its
+    // status.
     let nested = ["type", "code", "message"]
         .into_iter()
         .filter(|m| {
@@ -980,11 +985,7 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
         .chain(
             ERROR_KEYS
                 .into_iter()
-                .filter(|k| {
-                    sample
-                        .iter()
-                        .any(|v| v.get(*k).is_some_and(|e| !e.is_null()))
-                })
+                .filter(|k| !root_values(sample, k).is_empty())
                 .map(|k| vec![k.to_owned()]),
         )
         .chain(status_path)
@@ -1000,13 +1001,7 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
 /// `success: false` fails it. Also the status's path, read for a failure's reason.
 fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>) {
     let (mut failed, mut cancelled) = (Vec::new(), Vec::new());
-    let values = |k: &str| -> Vec<&Value> {
-        sample
-            .iter()
-            .filter_map(|v| v.get(k))
-            .filter(|x| !x.is_null())
-            .collect()
-    };
+    let values = |k: &str| root_values(sample, k);
     const CODES: [&str; 7] = [
         "status",
         "status_code",
