@@ -671,6 +671,7 @@ mod tests {
             implausible: 0,
             duplicate: false,
             timeless: false,
+            run: None,
             key: None,
         }
     }

@@ -176,6 +176,28 @@ pub struct Request {
     /// of the others. A request of a format that logs instants, whose line lacks them (an
     /// error answer in a server's log), is in its log's span like its neighbours.
     pub timeless: bool,
+    /// The run it belongs to, when its line gives the run's duration (a benchmark result's
+    /// `duration`: [`crate::format::FormatSpec::run_seconds`]).
+    pub run: Option<Run>,
+}
+
+/// A benchmark run whose result file gives its duration: the time its requests' rates run
+/// over, when they log no time of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    /// Tells the runs apart within one process ([`Run::next_id`]).
+    pub id: u64,
+    /// The run's duration, ns.
+    pub ns: i64,
+}
+
+impl Run {
+    /// A new run's identity, never given before in this process (runs read by parallel
+    /// workers, or from digest files, stay apart).
+    pub fn next_id() -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// The record-level reader of a format whose lines hold several requests.
@@ -522,6 +544,8 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
+    /// The duration of the run the line's records belong to, when its format gives one.
+    run_ns: Option<i64>,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
     input_name: String,
@@ -651,6 +675,7 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
+            run_ns: None,
             by_buf: ByBuf::default(),
             input_name: String::new(),
             joins: Joins {
@@ -1267,6 +1292,7 @@ impl Processor {
             duplicate: false,
             key: None,
             timeless: self.timeless[format],
+            run: None,
         });
     }
 
@@ -1279,7 +1305,7 @@ impl Processor {
         let spec = self.formats.spec(format);
         let raw = match (&spec.records, &self.record_readers[format]) {
             (Some(crate::format::RecordSource::Each(patterns)), Some(reader))
-                if !self.reference =>
+                if !self.reference && spec.run_seconds.is_empty() =>
             {
                 // The detected format's reader (the first to try each record) finds its
                 // values where they were noted while the record was written.
@@ -1306,7 +1332,18 @@ impl Processor {
                 }
             }
         }
-        self.claim_records(format, line, recs)
+        let first = self.requests.len();
+        let kind = self.claim_records(format, line, recs);
+        if let Some(ns) = self.run_ns.take() {
+            let run = Some(Run {
+                id: Run::next_id(),
+                ns,
+            });
+            for r in &mut self.requests[first..] {
+                r.run = run;
+            }
+        }
+        kind
     }
 
     /// The records of `line` through a `serde_json::Value` of it (columns, the reference path,
@@ -1337,6 +1374,13 @@ impl Processor {
         let Some(source) = &spec.records else {
             return Err(Kind::NoTiming);
         };
+        self.run_ns = spec
+            .run_seconds
+            .iter()
+            .find_map(|p| crate::classify::records::member(&value, p))
+            .and_then(serde_json::Value::as_f64)
+            .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+            .map(|s| (s * 1e9).round() as i64);
         self.outside_window += crate::classify::records::collect(
             &value,
             source,

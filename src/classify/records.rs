@@ -145,6 +145,19 @@ impl RecordWindow {
     }
 }
 
+/// The value at `path` below `v` (object members by key; `[i]` and `[-1]` array elements).
+pub(crate) fn member<'a>(v: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter()
+        .try_fold(v, |v, seg| match (v, seg.strip_prefix('[')) {
+            (Value::Array(a), Some(ix)) => match ix.strip_suffix(']')? {
+                "-1" => a.last(),
+                i => a.get(i.parse::<usize>().ok()?),
+            },
+            (Value::Object(o), _) => o.get(seg),
+            _ => None,
+        })
+}
+
 /// The `"$parent"` of the records a pattern finds: the key of the array or object that held
 /// them (its last segment that is not `*`).
 fn parent_name(pattern: &[String]) -> &str {

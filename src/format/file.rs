@@ -80,6 +80,8 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
                        fields, id, model and the conditions for each record
   record_markers       with records, required: conditions that all hold for a record
   record_carry         with records: members copied into each record, the group's, else the top level's (a run's model)
+  run_seconds          with records: the path of the run's duration in s at the line's top
+                       level (a benchmark result's duration): rates of requests without times
   record_window        with records: { start = PATH, end = PATH, record_start = PATH,
                        record_end = PATH }: only records whose [record_start, record_end]
                        overlaps [start, end] of their group (the element the first [*] takes)
@@ -152,10 +154,13 @@ pub(crate) fn validate(f: &FormatSpec) -> Result<(), String> {
         ));
     }
     if f.records.is_none()
-        && !(f.record_markers.is_empty() && f.record_carry.is_empty() && f.record_window.is_none())
+        && !(f.record_markers.is_empty()
+            && f.record_carry.is_empty()
+            && f.record_window.is_none()
+            && f.run_seconds.is_empty())
     {
         return Err(format!(
-            "format {:?}: record_markers, record_carry and record_window go with records",
+            "format {:?}: record_markers, record_carry, record_window and run_seconds go with records",
             f.name
         ));
     }

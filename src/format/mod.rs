@@ -376,6 +376,15 @@ pub struct FormatSpec {
     /// them as the record's own.
     #[serde(default)]
     pub record_carry: Vec<String>,
+    /// With `records`: where the line's top level holds the run's duration in seconds (a
+    /// benchmark result's `duration`, over which its producer gives its throughput); the first
+    /// present is read. A summary's rates of the requests that log no time run over it.
+    #[serde(
+        default,
+        rename = "run_seconds",
+        deserialize_with = "crate::format::file::de_paths"
+    )]
+    pub run_seconds: Vec<Vec<String>>,
     /// When set, a request spans several lines, joined this way.
     #[serde(skip)]
     pub join: Option<JoinSpec>,
@@ -548,6 +557,17 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
             s,
             "  each request also reads its group's or the line's: {}",
             f.record_carry.join(", ")
+        );
+    }
+    if !f.run_seconds.is_empty() {
+        let _ = writeln!(
+            s,
+            "  the run's duration (s; rates of requests that log no time): {}",
+            f.run_seconds
+                .iter()
+                .map(|p| path_str(p))
+                .collect::<Vec<_>>()
+                .join(" | ")
         );
     }
     if let Some(j) = &f.join {

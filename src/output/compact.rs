@@ -509,9 +509,11 @@ fn rfc3339_s(ns: i64) -> String {
     format!("{}Z", &t[..19])
 }
 
-/// The headline's first line: the requests, the log's time span, and the rates over it.
+/// The headline's first line: the requests, the log's time span, and the rates over it; for
+/// requests without times of their own, the rates over their benchmark runs' durations.
 pub(crate) fn span_line(g: &mut GroupStats) -> String {
     let mut first = crate::output::summary::plural(g.requests, "request");
+    let runs = runs_rates(g);
     if let Some((a, b)) = g.span {
         let (a_s, b_s) = (rfc3339_s(a), rfc3339_s(b));
         let end = if a_s[..10] == b_s[..10] {
@@ -528,22 +530,66 @@ pub(crate) fn span_line(g: &mut GroupStats) -> String {
             if timed < 2 {
                 // One request's 1 / E2E is no rate anything ran at.
                 first.push_str(" (one request with times: no rates)");
-                return first;
+            } else {
+                let of = match GroupStats::rates_of(timed, g.requests) {
+                    of if of.is_empty() => ":".to_owned(),
+                    of => of,
+                };
+                first.push_str(&format!(
+                    "{of} {} requests/s{}",
+                    rate(timed as f64 / secs),
+                    tokens_rate(g, out_tokens / secs)
+                ));
             }
-            let of = match GroupStats::rates_of(timed, g.requests) {
-                of if of.is_empty() => ":".to_owned(),
-                of => of,
-            };
+        }
+        if let Some((n, of, rates)) = runs {
+            first.push_str(&format!("; the {n} in {of}: {rates}"));
+        }
+    } else if let Some((n, of, rates)) = runs {
+        if n == g.requests {
+            first.push_str(&format!(" in {of}: {rates}"));
+        } else {
             first.push_str(&format!(
-                "{of} {} requests/s, {} output tokens/s",
-                rate(timed as f64 / secs),
-                rate(out_tokens / secs)
+                "; rates of the {n} in {of} ({} without): {rates}",
+                g.requests - n
             ));
         }
     } else {
         first.push_str(" (the log gives no times: no rates)");
     }
     first
+}
+
+/// `, N output tokens/s`; nothing when no request logged its output tokens (a rate of 0 would
+/// say none were made).
+fn tokens_rate(g: &GroupStats, per_s: f64) -> String {
+    if !g.output_tokens_logged() {
+        String::new()
+    } else {
+        format!(", {} output tokens/s", rate(per_s))
+    }
+}
+
+/// The rates of the group's requests over their benchmark runs' durations: how many requests,
+/// over what (`1 run of 3m25s`, `2 runs of 21.2s in all`), and the rates (the completed
+/// requests', as the benchmarks give their throughput, when some failed); `None` when no
+/// request came with its run's duration.
+fn runs_rates(g: &mut GroupStats) -> Option<(u64, String, String)> {
+    if g.runs.0.is_empty() {
+        return None;
+    }
+    let (t, secs) = g.runs.total();
+    let of = match g.runs.0.len() {
+        1 => format!("1 run of {}", span_text(t.ns)),
+        n => format!("{n} runs of {} in all", span_text(t.ns)),
+    };
+    let requests = if t.completed < t.requests {
+        format!("{} completed requests/s", rate(t.completed as f64 / secs))
+    } else {
+        format!("{} requests/s", rate(t.requests as f64 / secs))
+    };
+    let tokens = tokens_rate(g, t.output_tokens as f64 / secs);
+    Some((t.requests, of, format!("{requests}{tokens}")))
 }
 
 /// A span as people read it: `12m31s`, `2h05m`, `3d04h`, `850ms`.

@@ -124,7 +124,7 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         "share": if g.requests > 0 { json!((g.goodput.met as f64 / g.requests as f64 * 1e5).round() / 1e5) } else { Json::Null },
         "span_s": span_s.map(round3),
         "requests_per_s": rate(met_timed),
-        "output_tokens_per_s": rate(met_timed_tokens),
+        "output_tokens_per_s": if g.output_tokens_logged() { rate(met_timed_tokens) } else { Json::Null },
     });
     // Only when some good request's format logged no time: the rates leave it out.
     if met_timed < g.goodput.met {
@@ -194,8 +194,40 @@ pub(crate) fn group_json(
         if let Some(t) = targets {
             doc["goodput"] = goodput_json(g, t, span_s);
         }
+        if !g.runs.0.is_empty() {
+            doc["runs"] = runs_json(g, targets.is_some());
+        }
         doc
     }
+}
+
+/// The benchmark runs of a group's requests without times of their own: how many, their
+/// time, and the rates over it (completed requests and their output tokens, as the
+/// benchmarks give their throughput; with `--goodput` targets, those that met them).
+fn runs_json(g: &mut GroupStats, goodput: bool) -> Json {
+    let (t, secs) = g.runs.total();
+    let tokens_logged = g.output_tokens_logged();
+    let rate = |n: u64| json!(round3(n as f64 / secs));
+    let mut doc = json!({
+        "count": g.runs.0.len(),
+        "duration_s": round3(secs),
+        "requests": t.requests,
+        "completed": t.completed,
+        "output_tokens": if tokens_logged { json!(t.output_tokens) } else { Json::Null },
+        "completed_per_s": rate(t.completed),
+        "output_tokens_per_s": if tokens_logged { rate(t.output_tokens) } else { Json::Null },
+    });
+    if goodput {
+        // Completed requests that met every `--goodput` target (vLLM's `request_goodput`).
+        doc["met"] = json!(t.met);
+        doc["met_per_s"] = rate(t.met);
+        doc["met_output_tokens_per_s"] = if tokens_logged {
+            rate(t.met_output_tokens)
+        } else {
+            Json::Null
+        };
+    }
+    doc
 }
 
 /// Writes the summary as an aligned text table, with its analysis `report` under each group
@@ -504,18 +536,41 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
         String::new()
     };
     let (met_timed, met_timed_tokens) = g.timed_goodput();
+    // No rate of output tokens where none was logged (it would read 0).
+    let tokens = |n: u64, s: f64| {
+        if g.output_tokens_logged() {
+            format!(", {} output tokens/s", round3(n as f64 / s))
+        } else {
+            String::new()
+        }
+    };
     let rates = match span_s {
         Some(s) if s > 0.0 => format!(
-            "{}; {} requests/s, {} output tokens/s over {} s",
+            "{}; {} requests/s{} over {} s",
             GroupStats::rates_of(met_timed, g.goodput.met),
             round3(met_timed as f64 / s),
-            round3(met_timed_tokens as f64 / s),
+            tokens(met_timed_tokens, s),
             round3(s)
         ),
         _ => String::new(),
     };
+    // Requests without times of their own, over their benchmark runs' durations (vLLM's
+    // `request_goodput`: good completed requests / duration).
+    let runs = if g.runs.0.is_empty() {
+        String::new()
+    } else {
+        let (r, secs) = g.runs.total();
+        format!(
+            "; the {} of {}: {} requests/s{} over {} s",
+            r.met,
+            plural(g.runs.0.len() as u64, "run"),
+            round3(r.met as f64 / secs),
+            tokens(r.met_output_tokens, secs),
+            round3(secs)
+        )
+    };
     format!(
-        "goodput {}: {} of {}{share}{unknown}{rates}",
+        "goodput {}: {} of {}{share}{unknown}{rates}{runs}",
         t.text(),
         g.goodput.met,
         plural(g.requests, "request")

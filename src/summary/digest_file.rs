@@ -123,6 +123,26 @@ impl MakeGroups for SavedGroups<'_> {
                 "met_output_tokens": g.untimed.met_output_tokens,
             });
         }
+        // Only where some request came with its benchmark run's duration.
+        if !g.runs.0.is_empty() {
+            let runs: Vec<Json> = g
+                .runs
+                .0
+                .iter()
+                .map(|r| {
+                    json!({
+                        "id": r.id,
+                        "duration_ns": r.ns,
+                        "requests": r.requests,
+                        "completed": r.completed,
+                        "output_tokens": r.output_tokens,
+                        "met": r.met,
+                        "met_output_tokens": r.met_output_tokens,
+                    })
+                })
+                .collect();
+            doc["runs"] = Json::Array(runs);
+        }
         doc
     }
 }
@@ -424,9 +444,10 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
     let groups = doc["groups"]
         .as_array()
         .ok_or("\"groups\" must be an array")?;
-    add_groups(groups, &mut summary, &mut totals)?;
+    let mut runs = RunIds::new();
+    add_groups(groups, &mut summary, &mut totals, &mut runs)?;
     let buckets = match (doc["schema"].as_str(), &doc["windows"]) {
-        (Some(SCHEMA_WINDOWS), _) => Some(windows::load(doc, &template, &mut totals)?),
+        (Some(SCHEMA_WINDOWS), _) => Some(windows::load(doc, &template, &mut totals, &mut runs)?),
         (_, Json::Null) => None,
         _ => {
             return Err(format!(
@@ -444,9 +465,14 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
 
 /// Reads `groups` (a digest file's, or a window's) into `summary`, adding their counts to
 /// `totals`.
-fn add_groups(groups: &[Json], summary: &mut Summary, totals: &mut Totals) -> Result<(), String> {
+fn add_groups(
+    groups: &[Json],
+    summary: &mut Summary,
+    totals: &mut Totals,
+    runs: &mut RunIds,
+) -> Result<(), String> {
     for (i, g) in groups.iter().enumerate() {
-        let (key, stats) = group_from_json(g).map_err(|e| format!("group {i}: {e}"))?;
+        let (key, stats) = group_from_json(g, runs).map_err(|e| format!("group {i}: {e}"))?;
         let values = stats
             .metrics
             .iter()
@@ -474,12 +500,49 @@ fn add_groups(groups: &[Json], summary: &mut Summary, totals: &mut Totals) -> Re
 
 type Key = Vec<(String, Option<String>)>;
 
+/// The runs of one digest file: each run's id in the file and the id it takes here
+/// ([`crate::classify::Run::next_id`]), so that its requests in several groups stay one run
+/// and runs of two files stay two.
+pub(crate) type RunIds = std::collections::HashMap<u64, u64>;
+
+/// A group's `runs` ([`crate::summary::Runs`]), their ids made this process's.
+fn runs_from_json(j: &Json, ids: &mut RunIds) -> Result<crate::summary::Runs, String> {
+    let Some(list) = j.as_array() else {
+        return Err("\"runs\" must be an array".into());
+    };
+    let mut runs = crate::summary::Runs::default();
+    for r in list {
+        let ns = r["duration_ns"]
+            .as_i64()
+            .filter(|&ns| ns > 0)
+            .ok_or("\"runs\": \"duration_ns\" must be a positive integer")?;
+        let t = crate::summary::RunTally {
+            id: *ids
+                .entry(u(&r["id"], "runs.id")?)
+                .or_insert_with(crate::classify::Run::next_id),
+            ns,
+            requests: u(&r["requests"], "runs.requests")?,
+            completed: u(&r["completed"], "runs.completed")?,
+            output_tokens: u(&r["output_tokens"], "runs.output_tokens")?,
+            met: u(&r["met"], "runs.met")?,
+            met_output_tokens: u(&r["met_output_tokens"], "runs.met_output_tokens")?,
+        };
+        if t.completed > t.requests || t.met > t.completed {
+            return Err(
+                "\"runs\": completed must be at most requests, met at most completed".into(),
+            );
+        }
+        runs.0.push(t);
+    }
+    Ok(runs)
+}
+
 fn u(v: &Json, what: &str) -> Result<u64, String> {
     v.as_u64()
         .ok_or_else(|| format!("{what:?} must be a count"))
 }
 
-fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
+fn group_from_json(g: &Json, runs: &mut RunIds) -> Result<(Key, GroupStats), String> {
     let key = g["key"]
         .as_object()
         .ok_or("\"key\" must be an object")?
@@ -522,6 +585,9 @@ fn group_from_json(g: &Json) -> Result<(Key, GroupStats), String> {
             met: u(&t["met"], "untimed.met")?,
             met_output_tokens: u(&t["met_output_tokens"], "untimed.met_output_tokens")?,
         };
+    }
+    if !g["runs"].is_null() {
+        st.runs = runs_from_json(&g["runs"], runs)?;
     }
     check_counts(&st)?;
     st.span = match &g["span_ns"] {

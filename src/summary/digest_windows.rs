@@ -11,7 +11,7 @@
 //! start in several files are one window split across inputs: merged, they are the window one
 //! run over all the inputs would have made.
 
-use super::{SavedGroups, Totals, add_groups};
+use super::{RunIds, SavedGroups, Totals, add_groups};
 use crate::summary::window::{Buckets, format_duration};
 use crate::summary::{MakeGroups, Summary};
 use serde_json::{Map, Value as Json, json};
@@ -39,7 +39,12 @@ pub(super) fn save(head: &mut Map<String, Json>, b: &mut Buckets) {
 ///
 /// # Errors
 /// A message naming what is missing or inconsistent.
-pub(super) fn load(doc: &Json, template: &Summary, totals: &mut Totals) -> Result<Buckets, String> {
+pub(super) fn load(
+    doc: &Json,
+    template: &Summary,
+    totals: &mut Totals,
+    runs: &mut RunIds,
+) -> Result<Buckets, String> {
     let width = doc["bucket"]["width_ns"]
         .as_i64()
         .filter(|&w| w > 0)
@@ -64,7 +69,7 @@ pub(super) fn load(doc: &Json, template: &Summary, totals: &mut Totals) -> Resul
             .as_array()
             .ok_or_else(|| format!("window {i}: \"groups\" must be an array"))?;
         let mut summary = template.clone();
-        add_groups(groups, &mut summary, totals).map_err(|e| format!("window {i}: {e}"))?;
+        add_groups(groups, &mut summary, totals, runs).map_err(|e| format!("window {i}: {e}"))?;
         if b.windows.insert(start, summary).is_some() {
             return Err(format!("window {i}: a second window starting at {start}"));
         }

@@ -111,6 +111,9 @@ pub struct GroupStats {
     /// read beside a timed log, [`crate::classify::Request::timeless`]): in no span, so left
     /// out of the rates over it.
     pub untimed: Untimed,
+    /// The benchmark runs whose durations its requests without times came with
+    /// ([`crate::classify::Request::run`]): their rates run over the runs' time.
+    pub runs: Runs,
     /// The analysis accumulators ([`crate::analysis`]).
     pub(crate) extra: crate::summary::accumulators::Extra,
 }
@@ -141,6 +144,77 @@ pub struct Untimed {
     pub met_output_tokens: u64,
 }
 
+/// One benchmark run's requests in a group ([`GroupStats::runs`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunTally {
+    /// The run ([`crate::classify::Run::id`]).
+    pub id: u64,
+    /// Its duration, ns.
+    pub ns: i64,
+    /// Its requests in the group.
+    pub requests: u64,
+    /// Those that completed (neither failed nor cancelled).
+    pub completed: u64,
+    /// Their output tokens.
+    pub output_tokens: u64,
+    /// Those of them that met every `--goodput` target.
+    pub met: u64,
+    /// The output tokens of those.
+    pub met_output_tokens: u64,
+}
+
+/// The benchmark runs of a group's requests that log no time of their own, each with its
+/// duration ([`GroupStats::runs`]); a run counts once however many of its requests came.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Runs(pub Vec<RunTally>);
+
+impl Runs {
+    /// The tally of run `run`, made when new (requests come run by run: the last is tried
+    /// first).
+    fn tally(&mut self, run: crate::classify::Run) -> &mut RunTally {
+        let i = match self.0.iter().rposition(|t| t.id == run.id) {
+            Some(i) => i,
+            None => {
+                self.0.push(RunTally {
+                    id: run.id,
+                    ns: run.ns,
+                    ..RunTally::default()
+                });
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i]
+    }
+
+    fn merge(&mut self, other: &Runs) {
+        for o in &other.0 {
+            let t = self.tally(crate::classify::Run { id: o.id, ns: o.ns });
+            t.requests += o.requests;
+            t.completed += o.completed;
+            t.output_tokens += o.output_tokens;
+            t.met += o.met;
+            t.met_output_tokens += o.met_output_tokens;
+        }
+    }
+
+    /// The sum over the runs: requests, completed, output tokens, requests that met every
+    /// `--goodput` target and their output tokens, and the runs' time in s.
+    pub fn total(&self) -> (RunTally, f64) {
+        let mut t = RunTally::default();
+        let mut ns = 0i64;
+        for r in &self.0 {
+            t.requests += r.requests;
+            t.completed += r.completed;
+            t.output_tokens += r.output_tokens;
+            t.met += r.met;
+            t.met_output_tokens += r.met_output_tokens;
+            ns = ns.saturating_add(r.ns);
+        }
+        t.ns = ns;
+        (t, ns as f64 / 1e9)
+    }
+}
+
 impl Untimed {
     fn merge(&mut self, o: &Untimed) {
         self.requests += o.requests;
@@ -166,6 +240,12 @@ impl GroupStats {
             // Never below 0, nor -0.0 (an empty digest's sum: `-0.00 output tokens/s`).
             if tokens > 0.0 { tokens } else { 0.0 },
         )
+    }
+
+    /// Whether the group's format logs output tokens ([`MetricStats::logged`]): else a rate of
+    /// them would read 0, as if none were made.
+    pub(crate) fn output_tokens_logged(&self) -> bool {
+        self.metrics[Metric::OutputTokens.index()].logged()
     }
 
     /// `; rates of the N with times (M without):`, the words a rate over the span takes when
@@ -220,6 +300,7 @@ impl GroupStats {
         self.goodput.met_output_tokens += other.goodput.met_output_tokens;
         self.span = merge_span(self.span, other.span);
         self.untimed.merge(&other.untimed);
+        self.runs.merge(&other.runs);
         self.extra.merge(&other.extra);
         for (a, b) in self.metrics.iter_mut().zip(&other.metrics) {
             a.digest.merge(&b.digest);
@@ -258,6 +339,22 @@ impl GroupStats {
             _ => {}
         }
         self.span = merge_span(self.span, span);
+    }
+
+    /// Counts a request without times of its own in its benchmark run.
+    #[cold]
+    fn add_run(&mut self, run: crate::classify::Run, m: &Metrics, judged: Option<Option<bool>>) {
+        let t = self.runs.tally(run);
+        t.requests += 1;
+        if m.outcome == Outcome::Ok {
+            let tokens = m.output_tokens.unwrap_or(0);
+            t.completed += 1;
+            t.output_tokens += tokens;
+            if judged == Some(Some(true)) {
+                t.met += 1;
+                t.met_output_tokens += tokens;
+            }
+        }
     }
 
     fn add(&mut self, m: &Metrics, gaps: &[i64], timeless: bool) {
@@ -704,6 +801,9 @@ impl Summary {
         self.each_group(r.metrics.cache, by_values, |g| {
             g.add(&r.metrics, gaps, r.timeless);
             g.add_extra(judged, tokens, span, r.timeless);
+            if let Some(run) = r.run.filter(|_| r.timeless) {
+                g.add_run(run, &r.metrics, judged);
+            }
         })
     }
 

@@ -415,7 +415,10 @@ fields = [
     let out = run(&["--formats", bad.to_str().unwrap()], doc.as_bytes());
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("record_window go with records"), "{err}");
+    assert!(
+        err.contains("record_window and run_seconds go with records"),
+        "{err}"
+    );
     // A window with a key missing or unknown is refused too.
     std::fs::write(&bad, toml.replace("record_end = \"t2\" ", "stop = \"t2\" ")).unwrap();
     let out = run(&["--formats", bad.to_str().unwrap()], doc.as_bytes());

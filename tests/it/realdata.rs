@@ -276,3 +276,93 @@ fn guidellm_records_outside_the_window_are_counted() {
         "{prom}"
     );
 }
+
+/// vLLM's and SGLang's result files log no request's time, only the run's `duration`, over
+/// which their producers give `request_throughput` (completed / duration) and
+/// `output_throughput` (the completed requests' output tokens / duration): a summary's rates
+/// run over it and reproduce both, per run and over several runs.
+#[test]
+fn benchmark_results_give_their_own_throughput_over_the_runs_duration() {
+    for d in dirs("vllm083") {
+        let file = d.join("result.json");
+        let theirs: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let s = summary(&["summary", "-o", "json", file.to_str().unwrap()]);
+        let runs = &s["groups"][0]["runs"];
+        assert_eq!(runs["count"], 1, "{}", d.display());
+        assert_eq!(runs["completed"], theirs["completed"]);
+        assert_eq!(runs["output_tokens"], theirs["total_output_tokens"]);
+        for (ours, t) in [
+            ("duration_s", "duration"),
+            ("completed_per_s", "request_throughput"),
+            ("output_tokens_per_s", "output_throughput"),
+        ] {
+            let (a, b) = (runs[ours].as_f64().unwrap(), theirs[t].as_f64().unwrap());
+            assert!(
+                (a - b).abs() <= 0.0005,
+                "{}: {ours} {a} vs {t} {b}",
+                d.display()
+            );
+        }
+    }
+    // 200 / 205.219 s = 0.975/s; 42,722 tokens / 205.219 s = 208.2/s.
+    let qps1 = testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json");
+    let text = String::from_utf8(run_ok(&["summary", qps1.to_str().unwrap()], b"")).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "200 requests in 1 run of 3m25s: 0.97 requests/s, 208 output tokens/s"
+    );
+
+    // SGLang's two runs: 99 of 100 completed in 14.840 s (6.671/s, 2,964 tokens: 199.7/s) and
+    // 74 of 80 in 6.421 s (11.524/s, 1,794 tokens: 279.4/s); together 173 in 21.261 s
+    // (8.137/s) and 4,758 tokens (223.79/s).
+    let file = testdata().join("realdata/sglang0523-mock/sglang-bench.jsonl");
+    let f = file.to_str().unwrap();
+    let s = summary(&["summary", "-o", "json", "--by", "backend", f]);
+    let rate = |key: &str, m: &str| {
+        let g = s["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["key"]["backend"] == key)
+            .unwrap();
+        g["runs"][m].as_f64().unwrap()
+    };
+    assert_eq!(rate("sglang-oai", "completed_per_s"), 6.671);
+    assert_eq!(rate("sglang-oai", "output_tokens_per_s"), 199.734);
+    assert_eq!(rate("sglang-oai-chat", "completed_per_s"), 11.524);
+    assert_eq!(rate("sglang-oai-chat", "output_tokens_per_s"), 279.379);
+    let all = &s["groups"][0]["runs"];
+    assert_eq!(all["count"], 2);
+    assert_eq!(all["requests"], 180);
+    assert_eq!(all["completed_per_s"], 8.137);
+    assert_eq!(all["output_tokens_per_s"], 223.789);
+    let text = String::from_utf8(run_ok(&["summary", f], b"")).unwrap();
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "180 requests in 2 runs of 21.2s in all: 8.14 completed requests/s, 224 output tokens/s"
+    );
+
+    // Saved as digests, one file per run, merged: the same two runs (a run whose requests
+    // are in two groups counts once).
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut digests = vec![];
+    for (i, line) in text.lines().enumerate() {
+        let part = dir.path().join(format!("run{i}.jsonl"));
+        std::fs::write(&part, format!("{line}\n")).unwrap();
+        let digest = dir.path().join(format!("run{i}.digest"));
+        let (p, d) = (part.to_str().unwrap(), digest.to_str().unwrap());
+        run_ok(&["summary", "--save-digest", d, "--by", "backend", p], b"");
+        digests.push(d.to_owned());
+    }
+    let mut args = vec!["merge", "-o", "json"];
+    args.extend(digests.iter().map(String::as_str));
+    let merged = summary(&args);
+    assert_eq!(merged["groups"][0]["runs"], s["groups"][0]["runs"]);
+
+    // With a goodput target, the completed requests that met it over the runs' time (vLLM's
+    // `request_goodput`): 111 of the 173 had TTFT <= 200 ms, 5.221/s.
+    let s = summary(&["summary", "-o", "json", "--goodput", "ttft=200ms", f]);
+    assert_eq!(s["groups"][0]["runs"]["met"], 111);
+    assert_eq!(s["groups"][0]["runs"]["met_per_s"], 5.221);
+}

@@ -25,7 +25,18 @@ pub(crate) fn spec() -> FormatSpec {
                 .to_vec(),
         )),
         record_markers: vec![Cond::Present(p("ttfts"))],
-        record_carry: vec!["model_id".into()],
+        // The run's settings, so that `--by request_rate` or `--by label` splits a sweep.
+        record_carry: [
+            "model_id",
+            "label",
+            "backend",
+            "request_rate",
+            "max_concurrency",
+            "burstiness",
+        ]
+        .map(String::from)
+        .to_vec(),
+        run_seconds: vec![p("duration")],
         model_paths: vec![p("model_id")],
         arrival_origin: Origin::Gateway,
         itl_doc: "chunk gaps (itls[i]: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
