@@ -100,6 +100,17 @@ pub(crate) fn collect(
                     }
                 }
                 add_carried(&mut rec, None);
+                // The line's other scalars are its run's settings and totals (`request_rate`,
+                // `max_concurrency`, `date`): each request reads them, for `--by`.
+                if let Value::Object(top) = line {
+                    for (k, v) in top {
+                        if !matches!(v, Value::Array(_) | Value::Object(_))
+                            && !rec.contains_key(k.as_str())
+                        {
+                            rec.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
                 out.push(serde_json::to_vec(&Value::Object(rec)).unwrap_or_default());
             }
         }
@@ -1242,9 +1253,10 @@ mod tests {
         );
         assert_eq!(out.len(), 2);
         let r1: Value = serde_json::from_slice(&out[1]).unwrap();
+        // The line's other scalars too (a run's settings); not its arrays or objects.
         assert_eq!(
             r1,
-            json!({"ttfts":0.2,"itls":[],"errors":"","model_id":"m"})
+            json!({"ttfts":0.2,"itls":[],"errors":"","model_id":"m","other":1})
         );
     }
 }

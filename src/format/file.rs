@@ -76,7 +76,8 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
                        difference|first_or_zero }; names and units as --map
   records              a line holds many requests: \"results[*]\" (a path to a list, [*] its
                        elements; or a list of such paths) or { columns = [NAME, ...] } (element i
-                       of each named array is request i); markers then hold for the line, and
+                       of each named array is request i, with the line's scalar members);
+                       markers then hold for the line, and
                        fields, id, model and the conditions for each record
   record_markers       with records, required: conditions that all hold for a record
   record_carry         with records: members copied into each record, the group's, else the top level's (a run's model)

@@ -548,7 +548,11 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
             }
         }
         Some(RecordSource::Columns(cols)) => {
-            let _ = writeln!(s, "  requests: element i of the arrays {}", cols.join(", "));
+            let _ = writeln!(
+                s,
+                "  requests: element i of the arrays {}; each also reads the line's members that are no array or object (the run's settings)",
+                cols.join(", ")
+            );
         }
         None => {}
     }

@@ -576,10 +576,12 @@ pub(crate) fn raw_str(raw: &str) -> Option<Cow<'_, str>> {
     serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
 }
 
-/// Replaces Python's non-JSON number tokens (`NaN`, `Infinity`, `-Infinity`) outside strings by
-/// an empty array padded with spaces, keeping every byte offset. A field tokentime reads then
-/// holds an array (not a number: unusable, as it should be), and the rest of the line parses.
-/// Returns `false` when there was nothing to replace.
+/// Replaces Python's non-JSON number tokens outside strings, keeping every byte offset:
+/// `Infinity` and `-Infinity` by the strings `"inf"` and `"-inf"` (Python's own spelling, and
+/// vLLM's for an unbounded request rate: a `--by request_rate` group is `inf` either way),
+/// `NaN` by an empty array, each padded with spaces. A field tokentime reads as a number then
+/// holds no number (unusable, as it should be), and the rest of the line parses. Returns
+/// `false` when there was nothing to replace.
 pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
     let mut changed = false;
     let mut in_str = false;
@@ -602,11 +604,14 @@ pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
             i += 1;
             continue;
         }
-        for tok in [&b"-Infinity"[..], b"Infinity", b"NaN"] {
+        for (tok, with) in [
+            (&b"-Infinity"[..], &b"\"-inf\""[..]),
+            (b"Infinity", b"\"inf\""),
+            (b"NaN", b"[]"),
+        ] {
             if line[i..].starts_with(tok) {
-                line[i] = b'[';
-                line[i + 1] = b']';
-                for b in &mut line[i + 2..i + tok.len()] {
+                line[i..i + with.len()].copy_from_slice(with);
+                for b in &mut line[i + with.len()..i + tok.len()] {
                     *b = b' ';
                 }
                 i += tok.len() - 1;
@@ -937,7 +942,7 @@ mod tests {
         assert!(neutralize_non_finite(&mut line));
         assert_eq!(
             &line[..],
-            &br#"{"x":[] ,"s":"NaN Infinity","y":[]       ,"a":1}"#[..]
+            &br#"{"x":[] ,"s":"NaN Infinity","y":"-inf"   ,"a":1}"#[..]
         );
         let s = set(&[&["a"], &["x"]]);
         let mut slots = Slots::default();

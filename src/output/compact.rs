@@ -560,6 +560,17 @@ pub(crate) fn span_line(g: &mut GroupStats) -> String {
     first
 }
 
+/// The rates of a group's requests over their benchmark runs, for the group's title (`; 0.65
+/// requests/s, 139 output tokens/s over 1 run of 5m07s`): a sweep split `--by request_rate`
+/// shows each run's throughput. Empty for all requests (the first line has them) and a group
+/// without runs.
+pub(crate) fn runs_title(key: &GroupKey, g: &mut GroupStats) -> String {
+    match runs_rates(g) {
+        Some((_, of, rates)) if !key.is_empty() => format!("; {rates} over {of}"),
+        _ => String::new(),
+    }
+}
+
 /// `, N output tokens/s`; nothing when no request logged its output tokens (a rate of 0 would
 /// say none were made).
 fn tokens_rate(g: &GroupStats, per_s: f64) -> String {
@@ -753,6 +764,7 @@ impl Ctx<'_> {
                 )
             })
             .collect();
+        title.push_str(&runs_title(&groups[i].0, groups[i].1));
         if !class_names.is_empty() {
             title.push_str(&format!("; cache {}", class_names.join(", ")));
         }

@@ -392,10 +392,11 @@ impl TableContext<'_> {
         };
         writeln!(
             out,
-            "{}: {}, {}{share}{extra}",
+            "{}: {}, {}{share}{extra}{}",
             group_label(key, "all requests"),
             plural(g.requests, "request"),
-            plural(g.errors, "error")
+            plural(g.errors, "error"),
+            crate::output::compact::runs_title(key, g)
         )?;
         if let Some(t) = &self.targets {
             writeln!(out, "{}", goodput_line(g, t, self.span))?;

@@ -311,7 +311,12 @@ fn benchmark_results_give_their_own_throughput_over_the_runs_duration() {
         text.lines().next().unwrap(),
         "200 requests in 1 run of 3m25s: 0.97 requests/s, 208 output tokens/s"
     );
+}
 
+/// SGLang's result lines, one run each: the rates over each run and over both, a sweep split by
+/// a run's setting, digests merged by run, and goodput over the runs.
+#[test]
+fn sglang_runs_give_their_throughput_split_merged_and_judged() {
     // SGLang's two runs: 99 of 100 completed in 14.840 s (6.671/s, 2,964 tokens: 199.7/s) and
     // 74 of 80 in 6.421 s (11.524/s, 1,794 tokens: 279.4/s); together 173 in 21.261 s
     // (8.137/s) and 4,758 tokens (223.79/s).
@@ -359,6 +364,42 @@ fn benchmark_results_give_their_own_throughput_over_the_runs_duration() {
     args.extend(digests.iter().map(String::as_str));
     let merged = summary(&args);
     assert_eq!(merged["groups"][0]["runs"], s["groups"][0]["runs"]);
+
+    // A sweep split by a run's setting: each group's title has its run's throughput, and
+    // SGLang's `"request_rate": Infinity` is the group `inf` (vLLM writes the string "inf").
+    let text = String::from_utf8(run_ok(
+        &["summary", "--explain", "--by", "request_rate", f],
+        b"",
+    ))
+    .unwrap();
+    let titles: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("request_rate=") && !l.contains(" cache="))
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "request_rate=8.0: 100 requests, 1 error (1.0%); 6.67 completed requests/s, 200 output tokens/s over 1 run of 14.8s",
+            "request_rate=inf: 80 requests, 6 errors (7.5%); 11.5 completed requests/s, 279 output tokens/s over 1 run of 6.4s",
+        ]
+    );
+    // Any of the run's scalar members splits it (`random_input_len`: no member the format
+    // names).
+    let s = summary(&["summary", "-o", "json", "--by", "random_input_len", f]);
+    let mut lens: Vec<(&str, u64)> = s["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["key"].as_object().unwrap().len() == 1)
+        .filter_map(|g| {
+            Some((
+                g["key"]["random_input_len"].as_str()?,
+                g["requests"].as_u64()?,
+            ))
+        })
+        .collect();
+    lens.sort();
+    assert_eq!(lens, [("128", 80), ("256", 100)]);
 
     // With a goodput target, the completed requests that met it over the runs' time (vLLM's
     // `request_goodput`): 111 of the 173 had TTFT <= 200 ms, 5.221/s.

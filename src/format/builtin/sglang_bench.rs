@@ -22,10 +22,7 @@ pub(crate) fn spec() -> FormatSpec {
                 .to_vec(),
         )),
         record_markers: vec![Cond::Present(p("ttfts"))],
-        // The run's settings, so that `--by request_rate` or `--by tag` splits a sweep.
-        record_carry: ["backend", "tag", "request_rate", "max_concurrency"]
-            .map(String::from)
-            .to_vec(),
+        record_carry: vec!["backend".into()],
         run_seconds: vec![p("duration")],
         arrival_origin: Origin::Gateway,
         itl_doc: "chunk gaps (itls[i]: with an OpenAI-compatible backend one gap per stream chunk that carries text, a chunk may carry several tokens; with the native sglang backend each chunk's gap divided evenly over its new tokens, equal values, not measured per token)".into(),

@@ -25,17 +25,7 @@ pub(crate) fn spec() -> FormatSpec {
                 .to_vec(),
         )),
         record_markers: vec![Cond::Present(p("ttfts"))],
-        // The run's settings, so that `--by request_rate` or `--by label` splits a sweep.
-        record_carry: [
-            "model_id",
-            "label",
-            "backend",
-            "request_rate",
-            "max_concurrency",
-            "burstiness",
-        ]
-        .map(String::from)
-        .to_vec(),
+        record_carry: vec!["model_id".into()],
         run_seconds: vec![p("duration")],
         model_paths: vec![p("model_id")],
         arrival_origin: Origin::Gateway,
