@@ -324,8 +324,9 @@ struct SummaryArgs {
     /// beyond (raise it to reproduce a benchmark's own percentiles over many token gaps).
     #[arg(long, default_value_t = crate::summary::digest::EXACT_LIMIT, value_name = "N")]
     exact_limit: usize,
-    /// Per-request targets for goodput, e.g. ttft=1s,tpot=50ms: the share of requests that
-    /// met every one, and requests/s and output tokens/s over the log's time span.
+    /// Per-request targets for goodput, e.g. ttft=1s,tpot=50ms (or vLLM's 'ttft:300 tpot:50',
+    /// in ms): the share of requests that met every one, and requests/s and output tokens/s
+    /// over the log's time span.
     #[arg(long, value_name = "TARGETS")]
     goodput: Option<String>,
     /// Print a summary each DURATION of wall time while input keeps coming (10s, 1m), then

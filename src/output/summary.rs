@@ -207,7 +207,7 @@ pub(crate) fn group_json(
 fn runs_json(g: &mut GroupStats, goodput: bool) -> Json {
     let (t, secs) = g.runs.total();
     let tokens_logged = g.output_tokens_logged();
-    let rate = |n: u64| json!(round3(n as f64 / secs));
+    let rate = |n: u64| json!(crate::number::round_rate(n as f64 / secs));
     let mut doc = json!({
         "count": g.runs.0.len(),
         "duration_s": round3(secs),

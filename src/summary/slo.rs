@@ -275,7 +275,8 @@ fn same_group(key: &GroupKey, want: &[(String, Option<String>)]) -> bool {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Targets(pub(crate) Vec<(Metric, f64)>);
 
-/// Parses `ttft=1s,tpot=50ms` (duration metrics only).
+/// Parses `ttft=1s,tpot=50ms` (duration metrics only), or vLLM's own `--goodput` spelling,
+/// `ttft:300 tpot:50 e2el:2000` (milliseconds; `e2el` is E2E latency).
 ///
 /// ```text
 /// let t = tokentime::slo::parse_goodput("ttft=1s,tpot=50ms").unwrap();
@@ -286,15 +287,21 @@ pub struct Targets(pub(crate) Vec<(Metric, f64)>);
 /// A message for an unknown or non-duration metric, or a bad duration.
 pub(crate) fn parse_goodput(s: &str) -> Result<Targets, String> {
     let mut out = Vec::new();
-    for part in s.split(',') {
+    for part in s.split([',', ' ']).filter(|p| !p.is_empty()) {
         let err = |why: &str| format!("--goodput {s:?}: {part:?}: {why} (want ttft=1s,tpot=50ms)");
-        let (k, v) = part
-            .split_once('=')
-            .ok_or_else(|| err("not METRIC=DURATION"))?;
-        let m = Metric::from_name(k)
+        let (k, v, vllm) = match (part.split_once('='), part.split_once(':')) {
+            (Some((k, v)), _) => (k, v, false),
+            (None, Some((k, v))) => (k, v, true),
+            (None, None) => return Err(err("not METRIC=DURATION")),
+        };
+        let m = Metric::from_name(if k == "e2el" { "e2e" } else { k })
             .filter(|m| m.is_duration())
             .ok_or_else(|| err("not a duration metric"))?;
-        let ns = parse_flag_duration(v).map_err(|e| err(&e))?;
+        // vLLM's `METRIC:VALUE` is in ms.
+        let ns = match v.trim().parse::<f64>() {
+            Ok(ms) if vllm && ms.is_finite() && ms >= 0.0 => (ms * 1e6).round() as i64,
+            _ => parse_flag_duration(v).map_err(|e| err(&e))?,
+        };
         out.retain(|&(o, _)| o != m);
         out.push((m, ns as f64 / 1e6));
     }
