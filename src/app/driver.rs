@@ -29,6 +29,10 @@ pub(crate) trait Sink {
     /// What the first bytes of the input look like (after decompression).
     fn looks(&mut self, _looks: crate::app::not_json::Looks) {}
 
+    /// What the first bytes say the input is, when it is a benchmark's aggregates without
+    /// its requests ([`crate::app::aggregates::of`]).
+    fn aggregates(&mut self, _what: Option<&'static str>) {}
+
     /// The input `name` is about to be read.
     fn begin(&mut self, name: &str) {
         let _ = name;
@@ -263,9 +267,9 @@ pub(crate) fn read_from(
     };
     // The bytes read ahead by `sniff`, from its replay: no read of the input (when nothing was
     // read ahead, the input is at its end).
-    sink.looks(crate::app::not_json::looks(
-        reader.fill_buf().unwrap_or(&[]),
-    ));
+    let head = reader.fill_buf().unwrap_or(&[]);
+    sink.looks(crate::app::not_json::looks(head));
+    sink.aggregates(crate::app::aggregates::of(head));
     let failure = match (doc, reading.documents) {
         // Pretty objects then objects on one line each: a log after a pretty banner, whose
         // lines enrich splices.
@@ -585,6 +589,10 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
 
     fn looks(&mut self, looks: crate::app::not_json::Looks) {
         self.worker.input_looks(looks);
+    }
+
+    fn aggregates(&mut self, what: Option<&'static str>) {
+        self.worker.input_aggregates(what);
     }
 
     fn line(

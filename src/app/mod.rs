@@ -5,6 +5,7 @@
 //!
 //! The top layer: it may use every folder below it; none of them may use it.
 
+pub(crate) mod aggregates;
 pub(crate) mod buckets;
 pub(crate) mod diff_cmd;
 pub(crate) mod driver;

@@ -548,6 +548,10 @@ pub struct Worker<'p> {
 struct InputCheck {
     name: String,
     looks: crate::app::not_json::Looks,
+    /// What it is, when its first bytes are a benchmark's aggregates without its requests.
+    aggregates: Option<&'static str>,
+    /// Requests counted before it.
+    requests_before: u64,
     /// Lines, those not JSON objects, and those not JSON objects, invalid or too long,
     /// counted before it.
     before: (u64, u64, u64),
@@ -681,6 +685,20 @@ impl<'p> Worker<'p> {
         self.input.looks = looks;
     }
 
+    /// What the first bytes of the input being read say it is, when it is a benchmark's
+    /// aggregates without its requests.
+    pub(crate) fn input_aggregates(&mut self, what: Option<&'static str>) {
+        self.input.aggregates = what;
+    }
+
+    /// Requests counted so far.
+    fn requests(&mut self) -> u64 {
+        match &mut self.role {
+            Role::Enrich { cov, .. } => cov.requests,
+            Role::Summary { part, .. } => part.get().cov.requests,
+        }
+    }
+
     /// The input being read has ended: when it had lines and none was JSON, says so on
     /// stderr.
     pub(crate) fn end_input(&mut self) {
@@ -692,8 +710,14 @@ impl<'p> Worker<'p> {
                 "tokentime: {}",
                 crate::app::not_json::message(&self.input.name, self.input.looks, lines)
             );
+        } else if let Some(what) = self.input.aggregates
+            && lines > 0
+            && self.requests() == self.input.requests_before
+        {
+            crate::diag!("tokentime: {}: {what}", self.input.name);
         }
         self.input.before = self.line_counts();
+        self.input.requests_before = self.requests();
     }
 
     /// Names the input whose lines follow (the rows' `file` column, `--by '$file'`).
@@ -701,6 +725,8 @@ impl<'p> Worker<'p> {
         self.input = InputCheck {
             name: name.to_owned(),
             looks: crate::app::not_json::Looks::Text,
+            aggregates: None,
+            requests_before: self.requests(),
             before: self.line_counts(),
         };
         self.proc.set_input_name(name);

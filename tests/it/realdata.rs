@@ -416,3 +416,58 @@ fn sglang_runs_give_their_throughput_split_merged_and_judged() {
     let v = summary(&["summary", "-o", "json", "--goodput", "ttft:200", f]);
     assert_eq!(v["groups"][0]["runs"], s["groups"][0]["runs"]);
 }
+
+/// A benchmark's aggregates without its requests (LLMPerf's summary, AIPerf's and genai-perf's
+/// aggregate exports, a vLLM result saved without `--save-detailed`) is named on stderr with
+/// where its requests are; a file with its requests is not.
+#[test]
+fn aggregate_only_files_say_where_their_requests_are() {
+    let stderr = |file: &std::path::Path| {
+        let out = run(&["summary", "-o", "json", file.to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(0), "{}", file.display());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let realdata = testdata().join("realdata");
+    for (file, says) in [
+        (
+            "llmperf-groq-70b/summary.json",
+            "individual_responses.json beside it",
+        ),
+        (
+            "aiperf011-reasoning-cancel/profile_export_aiperf.json",
+            "profile_export.jsonl beside it",
+        ),
+        (
+            "aiperf013-mock-chat-cancel/profile_export_aiperf.json",
+            "profile_export.jsonl beside it",
+        ),
+        (
+            "genai-perf016-mock-chat-stream/profile_export_genai_perf.json",
+            "profile_export.json beside it",
+        ),
+    ] {
+        let err = stderr(&realdata.join(file));
+        assert!(
+            err.contains(&format!("{file}: ")) && err.contains(says),
+            "{err}"
+        );
+    }
+    // vLLM's result without its per-request arrays.
+    let full = realdata.join("vllm083-llama70b-tp8-qps1/result.json");
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&full).unwrap()).unwrap();
+    for k in [
+        "input_lens",
+        "output_lens",
+        "ttfts",
+        "itls",
+        "generated_texts",
+        "errors",
+    ] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bare = dir.path().join("result.json");
+    std::fs::write(&bare, serde_json::to_vec(&v).unwrap()).unwrap();
+    assert!(stderr(&bare).contains("result.json: a benchmark result without its requests"));
+    assert!(!stderr(&full).contains("without its requests"));
+}
