@@ -544,8 +544,6 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
-    /// The duration of the run the line's records belong to, when its format gives one.
-    run_ns: Option<i64>,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
     input_name: String,
@@ -675,7 +673,6 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
-            run_ns: None,
             by_buf: ByBuf::default(),
             input_name: String::new(),
             joins: Joins {
@@ -1305,6 +1302,7 @@ impl Processor {
         let spec = self.formats.spec(format);
         let raw = match (&spec.records, &self.record_readers[format]) {
             (Some(crate::format::RecordSource::Each(patterns)), Some(reader))
+                // A format with a run's duration reads it from the line's value.
                 if !self.reference && spec.run_seconds.is_empty() =>
             {
                 // The detected format's reader (the first to try each record) finds its
@@ -1321,20 +1319,24 @@ impl Processor {
             }
             _ => None,
         };
+        let mut run_ns = None;
         match raw {
             Some(outside) => self.outside_window += outside,
             None => {
                 recs.clear();
                 self.record_fill.clear();
-                if let Err(kind) = self.records_by_value(format, line, &mut recs) {
-                    self.record_buf = recs;
-                    return kind;
+                match self.records_by_value(format, line, &mut recs) {
+                    Ok(ns) => run_ns = ns,
+                    Err(kind) => {
+                        self.record_buf = recs;
+                        return kind;
+                    }
                 }
             }
         }
         let first = self.requests.len();
         let kind = self.claim_records(format, line, recs);
-        if let Some(ns) = self.run_ns.take() {
+        if let Some(ns) = run_ns {
             let run = Some(Run {
                 id: Run::next_id(),
                 ns,
@@ -1347,13 +1349,14 @@ impl Processor {
     }
 
     /// The records of `line` through a `serde_json::Value` of it (columns, the reference path,
-    /// and lines the raw walk cannot read).
+    /// and lines the raw walk cannot read), and the duration of their run (ns) where the
+    /// format reads one ([`crate::format::FormatSpec::run_seconds`]).
     fn records_by_value(
         &mut self,
         format: usize,
         line: &[u8],
         recs: &mut Vec<Vec<u8>>,
-    ) -> Result<(), Kind> {
+    ) -> Result<Option<i64>, Kind> {
         let value = match serde_json::from_slice::<serde_json::Value>(line) {
             Ok(v) => v,
             // Valid JSON that serde_json will not hold as a value (a number beyond f64, a lone
@@ -1374,7 +1377,7 @@ impl Processor {
         let Some(source) = &spec.records else {
             return Err(Kind::NoTiming);
         };
-        self.run_ns = spec
+        let run_ns = spec
             .run_seconds
             .iter()
             .find_map(|p| crate::classify::records::member(&value, p))
@@ -1388,7 +1391,7 @@ impl Processor {
             &spec.record_carry,
             recs,
         );
-        Ok(())
+        Ok(run_ns)
     }
 
     /// Hands each record to the first format with records that reads a request from it.

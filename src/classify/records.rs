@@ -122,9 +122,8 @@ impl RecordWindow {
     /// True when the record's [start, end] overlaps the group's window; true when the group
     /// logs no window, false when the record has no start or end.
     fn contains(&self, group: Option<&Value>, record: &Value) -> bool {
-        let num = |v: Option<&Value>, path: &[String]| -> Option<f64> {
-            path.iter().try_fold(v?, |v, k| v.get(k.as_str()))?.as_f64()
-        };
+        let num =
+            |v: Option<&Value>, path: &[String]| -> Option<f64> { member(v?, path)?.as_f64() };
         self.holds(|p| num(group, p), |p| num(Some(record), p))
     }
 
@@ -156,14 +155,13 @@ impl RecordWindow {
     }
 }
 
-/// The value at `path` below `v` (object members by key; `[i]` and `[-1]` array elements).
+/// The value at `path` below `v`: object members by key, array elements by
+/// [`crate::json::index_segment`] (`[0]`, `[-1]` the last).
 pub(crate) fn member<'a>(v: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter()
-        .try_fold(v, |v, seg| match (v, seg.strip_prefix('[')) {
-            (Value::Array(a), Some(ix)) => match ix.strip_suffix(']')? {
-                "-1" => a.last(),
-                i => a.get(i.parse::<usize>().ok()?),
-            },
+        .try_fold(v, |v, seg| match (v, crate::json::index_segment(seg)) {
+            (Value::Array(a), Some(-1)) => a.last(),
+            (Value::Array(a), Some(i)) => a.get(usize::try_from(i).ok()?),
             (Value::Object(o), _) => o.get(seg),
             _ => None,
         })
