@@ -33,6 +33,10 @@ pub(crate) trait Sink {
     /// its requests ([`crate::app::aggregates::of`]).
     fn aggregates(&mut self, _what: Option<&'static str>) {}
 
+    /// The input's first bytes (those read ahead to tell what it is), for what is said at its
+    /// end when it gave no request ([`crate::app::unmapped`]).
+    fn head(&mut self, _head: &[u8]) {}
+
     /// The input `name` is about to be read.
     fn begin(&mut self, name: &str) {
         let _ = name;
@@ -270,6 +274,7 @@ pub(crate) fn read_from(
     let head = reader.fill_buf().unwrap_or(&[]);
     sink.looks(crate::app::not_json::looks(head));
     sink.aggregates(crate::app::aggregates::of(head));
+    sink.head(head);
     let failure = match (doc, reading.documents) {
         // Pretty objects then objects on one line each: a log after a pretty banner, whose
         // lines enrich splices.
@@ -593,6 +598,10 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
 
     fn aggregates(&mut self, what: Option<&'static str>) {
         self.worker.input_aggregates(what);
+    }
+
+    fn head(&mut self, head: &[u8]) {
+        self.worker.input_head(head);
     }
 
     fn line(

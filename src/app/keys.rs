@@ -106,14 +106,42 @@ impl KeySample {
 
     /// The sampled keys and tokentime's own names close to `path` (by edit distance, on the
     /// whole path or on its last part), closest first, at most three.
-    fn close_to(&self, path: &str) -> Vec<String> {
+    pub(crate) fn close_to(&self, path: &str) -> Vec<String> {
+        self.close(path, &OWN_NAMES)
+    }
+
+    /// The sampled keys close to `path`, as [`KeySample::close_to`] but without tokentime's
+    /// own names (`--map` reads only the log's paths), and with the keys whose last part is
+    /// `path`'s last part, or close to it (`a.t0` for `req.t0`), first.
+    pub(crate) fn close_keys(&self, path: &str) -> Vec<String> {
+        let last = |p: &str| p.rsplit('.').next().unwrap_or(p).to_lowercase();
+        let want = last(path);
+        let limit = want.chars().count() / 4;
+        let mut close: Vec<(usize, String)> = self
+            .keys
+            .iter()
+            .filter(|k| *k != path)
+            .map(|k| (distance(&want, &last(k)), k.clone()))
+            .filter(|&(d, _)| d <= limit)
+            .collect();
+        close.sort();
+        let mut out: Vec<String> = close.into_iter().map(|(_, k)| k).take(3).collect();
+        for k in self.close(path, &[]) {
+            if out.len() < 3 && !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    fn close(&self, path: &str, own: &[&'static str]) -> Vec<String> {
         let want = path.to_lowercase();
         let limit = (want.chars().count() / 4).max(1);
         let mut close: Vec<(usize, &str)> = self
             .keys
             .iter()
             .map(String::as_str)
-            .chain(OWN_NAMES)
+            .chain(own.iter().copied())
             .filter(|&k| k != path)
             .filter_map(|k| {
                 let key = k.to_lowercase();
@@ -134,8 +162,18 @@ impl KeySample {
     }
 
     /// Some of the top-level keys of the sample, for a message: at most ten.
-    fn some_keys(&self) -> Vec<&str> {
+    pub(crate) fn some_keys(&self) -> Vec<&str> {
         self.top.iter().take(10).map(String::as_str).collect()
+    }
+
+    /// True when some key was sampled.
+    pub(crate) fn has_keys(&self) -> bool {
+        !self.keys.is_empty()
+    }
+
+    /// True when the sample has the dotted path `path`.
+    pub(crate) fn has(&self, path: &str) -> bool {
+        self.keys.contains(path)
     }
 }
 

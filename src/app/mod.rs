@@ -17,6 +17,7 @@ pub(crate) mod out_file;
 pub(crate) mod parallel;
 pub(crate) mod report_cmd;
 pub(crate) mod summary_cmd;
+pub(crate) mod unmapped;
 pub(crate) mod watchdog;
 pub(crate) mod worker;
 
@@ -172,7 +173,8 @@ fn run_enrich(
     }
     let cov = worker.coverage().cloned().unwrap_or_default();
     if cov.requests == 0 && cov.lines > 0 {
-        crate::diag!("tokentime: {}", no_requests(&cov, &e.key));
+        let mapped = crate::app::unmapped::Mapped::of(&config.formats).is_some();
+        crate::diag!("tokentime: {}", no_requests(&cov, &e.key, mapped));
     }
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
         crate::diag!(
@@ -188,9 +190,14 @@ fn run_enrich(
 /// Why enrich found no request. Lines that carry the enrich key were passed through as already
 /// enriched ([`crate::classify::Kind::AlreadyEnriched`]): when `--key` names a field of the log
 /// (`--key id`), that is every line, and advice about formats would be beside the point.
-fn no_requests(cov: &crate::Coverage, key: &str) -> String {
+fn no_requests(cov: &crate::Coverage, key: &str, mapped: bool) -> String {
     if cov.already_enriched == 0 {
-        return summary::NO_REQUESTS.to_owned();
+        let hint = if mapped {
+            summary::NO_REQUESTS_MAPPED
+        } else {
+            summary::NO_REQUESTS
+        };
+        return hint.to_owned();
     }
     let n = cov.already_enriched;
     format!(

@@ -67,7 +67,8 @@ struct Shared {
 fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     let source = &sh.config.inputs[i];
     let name = source.name();
-    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), &sh.parts[i]);
+    let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), &sh.parts[i])
+        .with_map_check(&sh.config);
     let mut report = |line: u64, why: Option<&str>| match why {
         Some(why) => lock(&sh.diags).report(&name, line, why),
         None => lock(&sh.diags).hide(),
@@ -236,7 +237,9 @@ fn check_out(config: &Config, path: &std::path::Path) -> Result<(), Error> {
 /// (`--every`) all at once (each `tail -F` on its own thread); batch input by `--threads`
 /// threads, a file in chunks when there are fewer files than threads.
 fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
-    let template = crate::app::worker::template(sc).with_hit_ratio(Some(config.cache_hit_ratio));
+    let template = crate::app::worker::template(sc)
+        .with_hit_ratio(Some(config.cache_hit_ratio))
+        .with_mapped(crate::app::unmapped::Mapped::of(&config.formats).is_some());
     let n = config.inputs.len();
     let jobs = if sc.every.is_some() {
         n
@@ -596,7 +599,7 @@ impl<'a> Watch<'a> {
             && cov.lines > 0
             && sc.report.output != SummaryOutput::Table
         {
-            crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+            crate::diag!("tokentime: {}", summary.no_requests());
             self.said_no_requests = true;
         }
         let elapsed = self.start.elapsed();
@@ -673,7 +676,7 @@ impl<'a> Watch<'a> {
             && sc.report.output != SummaryOutput::Table
             && !self.said_no_requests
         {
-            crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+            crate::diag!("tokentime: {}", fin.summary.no_requests());
         }
         if fin.cov.read_errors > 0 {
             return Ok(ExitCode::Usage);

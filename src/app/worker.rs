@@ -552,9 +552,23 @@ struct InputCheck {
     aggregates: Option<&'static str>,
     /// Requests counted before it.
     requests_before: u64,
+    /// With `--map`: the paths it names, and the input's first line that starts like a JSON
+    /// object (among the bytes read ahead), to say which are missing when the input gives no
+    /// request.
+    mapped: Option<(crate::app::unmapped::Mapped, Vec<u8>)>,
     /// Lines, those not JSON objects, and those not JSON objects, invalid or too long,
     /// counted before it.
     before: (u64, u64, u64),
+}
+
+impl InputCheck {
+    /// Nothing known yet; with `--map`, its paths are kept for [`Worker::end_input`].
+    fn mapped(config: &Config) -> InputCheck {
+        InputCheck {
+            mapped: crate::app::unmapped::Mapped::of(&config.formats).map(|m| (m, Vec::new())),
+            ..InputCheck::default()
+        }
+    }
 }
 
 impl Worker<'static> {
@@ -584,7 +598,7 @@ impl Worker<'static> {
         proc.want_ids(e.rows.is_some());
         Worker {
             proc,
-            input: InputCheck::default(),
+            input: InputCheck::mapped(config),
             role: Role::Enrich {
                 cov: Coverage::default(),
                 key: e.key.clone(),
@@ -641,6 +655,15 @@ impl<'p> Worker<'p> {
         part: TallyRef<'p>,
     ) -> Worker<'p> {
         Worker::summary_with(Worker::summary_processor(config, sc), sc, template, part)
+            .with_map_check(config)
+    }
+
+    /// The same worker, keeping what `--map` names (when `config` has it) to say at the end of
+    /// an input that gave no request which of its paths its first JSON line lacks.
+    #[must_use]
+    pub fn with_map_check(mut self, config: &Config) -> Self {
+        self.input = InputCheck::mapped(config);
+        self
     }
 
     fn summary_with(
@@ -699,6 +722,17 @@ impl<'p> Worker<'p> {
         }
     }
 
+    /// The first bytes of the input being read: with `--map`, its first line that starts like
+    /// a JSON object is kept.
+    pub(crate) fn input_head(&mut self, head: &[u8]) {
+        if let Some((_, kept)) = &mut self.input.mapped {
+            kept.clear();
+            kept.extend_from_slice(
+                crate::app::unmapped::first_object_line(head).unwrap_or_default(),
+            );
+        }
+    }
+
     /// The input being read has ended: when it had lines and none was JSON, says so on
     /// stderr.
     pub(crate) fn end_input(&mut self) {
@@ -715,6 +749,12 @@ impl<'p> Worker<'p> {
             && self.requests() == self.input.requests_before
         {
             crate::diag!("tokentime: {}: {what}", self.input.name);
+        } else if lines > 0
+            && self.requests() == self.input.requests_before
+            && let Some((mapped, head)) = &self.input.mapped
+            && let Some(msg) = mapped.message(&self.input.name, head)
+        {
+            crate::diag!("tokentime: {msg}");
         }
         self.input.before = self.line_counts();
         self.input.requests_before = self.requests();
@@ -727,6 +767,10 @@ impl<'p> Worker<'p> {
             looks: crate::app::not_json::Looks::Text,
             aggregates: None,
             requests_before: self.requests(),
+            mapped: self.input.mapped.take().map(|(m, mut head)| {
+                head.clear();
+                (m, head)
+            }),
             before: self.line_counts(),
         };
         self.proc.set_input_name(name);

@@ -14,7 +14,7 @@ use crate::classify::Coverage;
 use crate::metrics::Metric;
 use crate::number::fmt_cell;
 use crate::summary::window::{format_duration, rfc3339_ms};
-use crate::summary::{GroupKey, GroupStats, NO_REQUESTS, Summary, group_label, quantile_name};
+use crate::summary::{GroupKey, GroupStats, Summary, group_label, quantile_name};
 use std::io::{self, Write};
 
 /// The width a table is fitted to when `$COLUMNS` does not say (and stdout is no terminal).
@@ -331,6 +331,7 @@ pub(crate) fn compact_lines(
     let targets = summary.targets().cloned();
     let span_s = crate::summary::log_span(summary);
     let top = summary.top().clone();
+    let no_requests = summary.no_requests();
     let mut groups = summary.groups();
     let all = groups.iter().position(|(k, _)| k.is_empty());
     headline_lines(
@@ -338,7 +339,7 @@ pub(crate) fn compact_lines(
         cov,
         all.map(|i| &mut *groups[i].1),
         report.headline.as_ref(),
-        &top,
+        (&top, no_requests),
     );
     let ctx = Ctx {
         quantiles,
@@ -422,7 +423,7 @@ fn headline_lines(
     cov: &Coverage,
     all: Option<&mut GroupStats>,
     h: Option<&Headline>,
-    top: &crate::summary::top::Top,
+    (top, no_requests): (&crate::summary::top::Top, &str),
 ) {
     let Some(g) = all else {
         let issues: Vec<String> = crate::output::summary::coverage_issues(cov)
@@ -439,7 +440,7 @@ fn headline_lines(
             crate::output::summary::plural(cov.lines, "line")
         ));
         if cov.lines > 0 {
-            l.prose(NO_REQUESTS);
+            l.prose(no_requests);
         }
         return;
     };

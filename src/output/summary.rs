@@ -8,8 +8,8 @@ use crate::metrics::Metric;
 use crate::number::{fmt_cell, round3};
 use crate::summary::slo::{Targets, Verdict};
 use crate::summary::{
-    GroupKey, GroupStats, GroupsDoc, MakeGroups, NO_REQUESTS, SCHEMA, Summary, coverage_json,
-    group_label, log_span, quantile_name,
+    GroupKey, GroupStats, GroupsDoc, MakeGroups, SCHEMA, Summary, coverage_json, group_label,
+    log_span, quantile_name,
 };
 use serde_json::{Map, Value as Json, json};
 use std::io::{self, Write};
@@ -246,7 +246,7 @@ pub(crate) fn write_table(
 ) -> io::Result<()> {
     writeln!(out, "{}", coverage_line(cov))?;
     if cov.requests == 0 && cov.lines > 0 {
-        writeln!(out, "{NO_REQUESTS}")?;
+        writeln!(out, "{}", summary.no_requests())?;
     }
     // What the compact report's headline says, from the groups made once (the overall
     // group is merged afresh for each call of `groups`).

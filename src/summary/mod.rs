@@ -577,6 +577,8 @@ pub struct Summary {
     genai: Option<Box<genai::GenAi>>,
     /// The failures' reasons and the slowest requests ([`top`]).
     top: top::Top,
+    /// Whether the log is read with `--map` (what a report of no request says).
+    mapped: bool,
 }
 
 /// Slots of [`Summary`]'s `cache_groups`: the overall group, then one per cache class and
@@ -623,6 +625,7 @@ impl Summary {
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: None,
             top: top::Top::default(),
+            mapped: false,
         }
     }
 
@@ -703,6 +706,23 @@ impl Summary {
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),
             top: top::Top::default(),
+            mapped: self.mapped,
+        }
+    }
+
+    /// The same summary, its log read with `--map` when `mapped`.
+    #[must_use]
+    pub fn with_mapped(mut self, mapped: bool) -> Self {
+        self.mapped = mapped;
+        self
+    }
+
+    /// What a report says when no line was a request ([`NO_REQUESTS`]).
+    pub fn no_requests(&self) -> &'static str {
+        if self.mapped {
+            NO_REQUESTS_MAPPED
+        } else {
+            NO_REQUESTS
         }
     }
 
@@ -1195,6 +1215,12 @@ pub(crate) const NO_REQUESTS: &str = "no line was recognised as a request: `toke
      REGEX (when text such as a syslog header comes before the JSON); for an in-house log, \
      `tokentime formats --guess FILE` proposes a mapping to edit and keep (--format inferred \
      reads with it), or --map names the fields";
+
+/// [`NO_REQUESTS`] when the log was read with `--map`.
+pub(crate) const NO_REQUESTS_MAPPED: &str = "no line was recognised as a request: a line is one when it has \
+     the path of the first time field --map names (`tokentime formats custom` with the same --map \
+     shows what is read); try --root PATH (when the record sits inside each line), --prefix REGEX \
+     (when text such as a syslog header comes before the JSON)";
 
 /// A JSON document whose `groups` array is made one element at a time while it is written:
 /// `head` holds the other members (the callers may add theirs); serializing writes them all in

@@ -426,3 +426,67 @@ fields = [
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("stop"), "{err}");
 }
+
+/// A `--map` path no line has: a summary (table, JSON, one thread or two, a file or standard
+/// input) and enrich say which mapped paths the input's first JSON line lacks and which of its
+/// paths are close, and the report does not suggest `--map` to a run that gave it.
+#[test]
+fn a_map_path_no_line_has_is_named_with_the_close_ones() {
+    let path = testdata().join("custom/inhouse.jsonl");
+    let file = path.to_str().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let map = [
+        "--map",
+        "arrival=request.t0:epoch_s",
+        "--map",
+        "end=req.t2:epoch_s",
+    ];
+    let said = |name: &str| {
+        format!(
+            "tokentime: {name}: no line was read as a request: a line is one when it has \
+             request.t0, the path of --map arrival; the first JSON line has no request.t0 \
+             (--map arrival); its paths close to them: req.t0\n"
+        )
+    };
+    let runs: [(&[&str], bool); 5] = [
+        (&["summary", "--threads", "1"], false),
+        (&["summary", "--threads", "2"], false),
+        (&["summary", "-o", "json"], false),
+        (&[], false),
+        (&["summary"], true),
+    ];
+    for (cmd, stdin) in runs {
+        let mut args: Vec<&str> = cmd.to_vec();
+        args.extend(map);
+        let input: &[u8] = if stdin { &bytes } else { b"" };
+        if !stdin {
+            args.push(file);
+        }
+        let out = run(&args, input);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let name = if stdin { "<stdin>" } else { file };
+        assert!(stderr.starts_with(&said(name)), "{args:?}: {stderr}");
+        assert!(
+            !stdout.contains("--map names the fields")
+                && !stderr.contains("--map names the fields"),
+            "{args:?}: {stdout}{stderr}"
+        );
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+    }
+    // The marker's path is there: the counts tell what else was wrong, nothing more is said.
+    let out = run(
+        &[
+            "summary",
+            "--map",
+            "arrival=req.t0:epoch_s",
+            "--map",
+            "end=req.t9",
+            file,
+        ],
+        b"",
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("no line was read"));
+}

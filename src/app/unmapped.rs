@@ -1,0 +1,136 @@
+//! Why a log read with `--map` gave no request: at the end of an input that had lines but no
+//! request, the paths `--map` names that its first JSON line lacks are named on stderr, with
+//! the paths that line has that are close to them (`tokentime: app.log: no line was read as a
+//! request: its first JSON line has no req.t0 (--map arrival), the path a line must have to be
+//! one; close to it: a.t0`). Told from the input's first bytes (the ones read ahead to tell
+//! what the input is); said only when the input gave no request.
+
+use crate::app::keys::KeySample;
+use crate::format::{Cond, FormatSpec};
+
+/// The paths of the format `--map` makes: the one a line must have to be read as a request
+/// (its first time field), and every mapped field's.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Mapped {
+    /// `(field, dotted path)`, the marker's first.
+    paths: Vec<(&'static str, String)>,
+}
+
+impl Mapped {
+    /// The mapped paths when the one format in use is `--map`'s, else `None`.
+    pub(crate) fn of(formats: &[FormatSpec]) -> Option<Mapped> {
+        let [f] = formats else { return None };
+        if f.name != "custom" || f.records.is_some() {
+            return None;
+        }
+        let Some(Cond::Present(marker)) = f.markers.first() else {
+            return None;
+        };
+        let mut paths: Vec<(&'static str, String)> = Vec::new();
+        for rule in &f.fields {
+            for p in &rule.paths {
+                let entry = (rule.field.name(), p.join("."));
+                if p == marker {
+                    paths.insert(0, entry);
+                } else {
+                    paths.push(entry);
+                }
+            }
+        }
+        Some(Mapped { paths })
+    }
+
+    /// What to say of an input that gave no request, from its first bytes `head`: `None` when
+    /// they hold no JSON object, or one that has the marker's path (then the counts of the
+    /// report tell what was wrong with its values).
+    pub(crate) fn message(&self, name: &str, head: &[u8]) -> Option<String> {
+        let line = first_object_line(head)?;
+        let mut sample = KeySample::new(true);
+        sample.add_line(line);
+        if !sample.has_keys() {
+            return None;
+        }
+        let (field, marker) = self.paths.first()?;
+        if sample.has(marker) {
+            return None;
+        }
+        let mut missing: Vec<String> = vec![format!("{marker} (--map {field})")];
+        missing.extend(
+            self.paths[1..]
+                .iter()
+                .filter(|(_, p)| !sample.has(p) && p != marker)
+                .map(|(f, p)| format!("{p} (--map {f})")),
+        );
+        missing.dedup();
+        let mut close: Vec<String> = Vec::new();
+        for (_, p) in &self.paths {
+            if !sample.has(p) {
+                for c in sample.close_keys(p) {
+                    if !close.contains(&c) {
+                        close.push(c);
+                    }
+                }
+            }
+        }
+        let hint = if close.is_empty() {
+            format!("its keys: {}", sample.some_keys().join(", "))
+        } else {
+            format!("its paths close to them: {}", close.join(", "))
+        };
+        Some(format!(
+            "{name}: no line was read as a request: a line is one when it has {marker}, the \
+             path of --map {field}; the first JSON line has no {}; {hint}",
+            missing.join(", ")
+        ))
+    }
+}
+
+/// The first line of `head` that starts like a JSON object.
+pub(crate) fn first_object_line(head: &[u8]) -> Option<&[u8]> {
+    head.split(|&b| b == b'\n')
+        .find(|l| l.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mapped(maps: &[&str]) -> Mapped {
+        let maps: Vec<String> = maps.iter().map(|s| (*s).to_owned()).collect();
+        Mapped::of(&[crate::format::custom(&maps).unwrap()]).unwrap()
+    }
+
+    #[test]
+    fn names_the_missing_paths_and_the_close_ones() {
+        let m = mapped(&["arrival=req.t0:epoch_s", "end=req.t1:epoch_s"]);
+        let head = b"{\"a\":{\"t0\":1.5,\"t1\":2.0},\"m\":\"x\"}\n{\"a\":";
+        assert_eq!(
+            m.message("app.log", head).unwrap(),
+            "app.log: no line was read as a request: a line is one when it has req.t0, the \
+             path of --map arrival; the first JSON line has no req.t0 (--map arrival), req.t1 \
+             (--map end); its paths close to them: a.t0, a.t1"
+        );
+    }
+
+    #[test]
+    fn lists_the_keys_when_nothing_is_close() {
+        let m = mapped(&["first_token=timing.first_chunk_at:epoch_ms"]);
+        let msg = m
+            .message("-", b"starting up\n{\"ts\":1,\"event\":\"done\"}\n")
+            .unwrap();
+        assert!(msg.ends_with("; its keys: event, ts"), "{msg}");
+    }
+
+    #[test]
+    fn says_nothing_when_the_marker_is_there_or_no_line_is_json() {
+        let m = mapped(&["arrival=a.t0:epoch_s", "end=a.t9:epoch_s"]);
+        assert_eq!(m.message("f", b"{\"a\":{\"t0\":1.5}}\n"), None);
+        assert_eq!(m.message("f", b"plain text\n"), None);
+        assert_eq!(m.message("f", b"{\"a\":"), None);
+    }
+
+    #[test]
+    fn only_for_the_map_format() {
+        assert!(Mapped::of(&crate::format::builtins()).is_none());
+    }
+}
