@@ -174,10 +174,19 @@ fn check_rule(field: Field, unit: Unit, combine: Combine, n_paths: usize) -> Res
     if n_paths == 0 {
         return Err(format!("field {name}: no path"));
     }
-    if matches!(combine, Combine::FloorRatio | Combine::Difference) && n_paths != 2 {
+    if matches!(
+        combine,
+        Combine::FloorRatio | Combine::Difference | Combine::PerTokenAfterFirst
+    ) && n_paths != 2
+    {
         return Err(format!(
             "field {name}: combine {} takes exactly two paths",
             combine.name()
+        ));
+    }
+    if combine == Combine::PerTokenAfterFirst && (field.is_count() || field.is_instant()) {
+        return Err(format!(
+            "field {name}: per_token_after_first makes a duration from a duration per token and a token count"
         ));
     }
     if combine == Combine::FloorRatio {
@@ -355,7 +364,7 @@ impl TryFrom<FieldRuleDef> for FieldRule {
             None => Combine::First,
             Some(c) => Combine::from_name(c).ok_or_else(|| {
                 format!(
-                    "field {}: unknown combine {c:?} (first, sum, floor_ratio, difference)",
+                    "field {}: unknown combine {c:?} (first, sum, floor_ratio, difference, first_or_zero, per_token_after_first)",
                     d.field
                 )
             })?,
@@ -400,6 +409,8 @@ pub struct CondDef {
     contains: Option<String>,
     #[serde(default)]
     not: Option<Box<CondDef>>,
+    #[serde(default)]
+    any: Option<Vec<CondDef>>,
 }
 
 impl TryFrom<CondDef> for Cond {
@@ -430,8 +441,17 @@ impl TryFrom<CondDef> for Cond {
         if let Some(inner) = d.not {
             found.push(Cond::Not(Box::new(Cond::try_from(*inner)?)));
         }
+        if let Some(each) = d.any {
+            if each.is_empty() {
+                return Err("any needs at least one condition".into());
+            }
+            let each: Result<Vec<Cond>, String> = each.into_iter().map(Cond::try_from).collect();
+            found.push(Cond::Any(each?));
+        }
         match found.len() {
-            1 if d.path.is_none() || !matches!(found[0], Cond::Present(_) | Cond::Not(_)) => {
+            1 if d.path.is_none()
+                || !matches!(found[0], Cond::Present(_) | Cond::Not(_) | Cond::Any(_)) =>
+            {
                 Ok(found.remove(0))
             }
             1 => Err(
@@ -439,7 +459,7 @@ impl TryFrom<CondDef> for Cond {
                     .into(),
             ),
             _ => {
-                Err("a condition is exactly one of: present, equals, differs, at_least, not".into())
+                Err("a condition is exactly one of: present, equals, differs, at_least, contains, not, any".into())
             }
         }
     }
@@ -448,6 +468,51 @@ impl TryFrom<CondDef> for Cond {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_and_per_token_after_first() {
+        let t = r#"
+[[format]]
+name = "x"
+markers = [{ any = [{ path = "o", equals = "ok" }, { path = "o", equals = "error" }] }]
+fields = [
+  { field = "decode", paths = ["tpot", "n"], combine = "per_token_after_first", unit = "ms" },
+]
+"#;
+        let f = &parse(t).unwrap()[0];
+        assert_eq!(
+            f.markers[0].to_string(),
+            r#"any of (o == "ok", o == "error")"#
+        );
+        assert_eq!(f.fields[0].combine, Combine::PerTokenAfterFirst);
+        let bad = |fields: &str| {
+            parse(&format!(
+                "[[format]]\nname = \"x\"\nmarkers = [{{ any = [] }}]\nfields = [{fields}]"
+            ))
+            .unwrap_err()
+        };
+        assert!(
+            bad("").contains("any needs at least one condition"),
+            "{}",
+            bad("")
+        );
+        let one_path = r#"
+[[format]]
+name = "x"
+markers = [{ present = "a" }]
+fields = [{ field = "decode", paths = ["tpot"], combine = "per_token_after_first" }]
+"#;
+        assert!(parse(one_path).unwrap_err().contains("exactly two paths"));
+        let count = one_path.replace(
+            r#"field = "decode", paths = ["tpot"]"#,
+            r#"field = "output_tokens", paths = ["a", "b"]"#,
+        );
+        assert!(
+            parse(&count)
+                .unwrap_err()
+                .contains("per_token_after_first makes a duration")
+        );
+    }
 
     #[test]
     fn toml_and_json_give_the_same_spec() {

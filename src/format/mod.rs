@@ -157,6 +157,9 @@ pub enum Cond {
     /// The inner condition does not hold (Kong: streamed unless `request_mode` is `"oneshot"`,
     /// which also covers versions that do not log the mode).
     Not(Box<Cond>),
+    /// At least one of these holds (tokentime's own rows: an `outcome` of `"ok"`, `"error"` or
+    /// `"cancelled"`).
+    Any(Vec<Cond>),
 }
 
 /// Where one field is read: the first present of `paths`, decoded with `unit`.
@@ -196,6 +199,10 @@ pub enum Combine {
     /// so the metric becomes null and the line is counted as an anomaly; a negative count is
     /// absent.
     Difference,
+    /// `paths[0] * (paths[1] - 1)`: a duration per output token after the first (decoded with
+    /// `unit`) times an output token count less one, both present, the count at least 2
+    /// (tokentime's own rows: decode = `tpot_ms * (output_tokens - 1)`, SPEC's TPOT read back).
+    PerTokenAfterFirst,
 }
 
 impl Combine {
@@ -207,6 +214,7 @@ impl Combine {
             Combine::FloorRatio => "floor_ratio",
             Combine::Difference => "difference",
             Combine::FirstOrZero => "first_or_zero",
+            Combine::PerTokenAfterFirst => "per_token_after_first",
         }
     }
 
@@ -218,6 +226,7 @@ impl Combine {
             Combine::FloorRatio,
             Combine::Difference,
             Combine::FirstOrZero,
+            Combine::PerTokenAfterFirst,
         ]
         .into_iter()
         .find(|c| c.name() == s)
@@ -480,6 +489,10 @@ impl std::fmt::Display for Cond {
             Cond::AtLeast(p, v) => write!(f, "{} >= {v}", path_str(p)),
             Cond::Contains(p, v) => write!(f, "{} contains {v:?}", path_str(p)),
             Cond::Not(c) => write!(f, "not ({c})"),
+            Cond::Any(cs) => {
+                let each: Vec<String> = cs.iter().map(ToString::to_string).collect();
+                write!(f, "any of ({})", each.join(", "))
+            }
         }
     }
 }
@@ -590,6 +603,7 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
             Combine::FloorRatio => format!("floor({})", paths.join(" / ")),
             Combine::Difference => paths.join(" - "),
             Combine::FirstOrZero => format!("{} (absent: 0)", paths.join(" | ")),
+            Combine::PerTokenAfterFirst => format!("{} * ({} - 1)", paths[0], paths[1]),
         };
         let _ = writeln!(s, "  {:<16} {:<8} {how}", r.field.name(), r.unit.name());
     }
@@ -889,7 +903,7 @@ fn read_fields(
         // unknown (not logged), neither a 0 nor an unreadable value (NIM's decode without its
         // generation time; Ollama's TTFT without its prompt_eval_duration is no load time).
         let every_operand = match combine {
-            Combine::Difference | Combine::FloorRatio => true,
+            Combine::Difference | Combine::FloorRatio | Combine::PerTokenAfterFirst => true,
             Combine::Sum => !field.is_count(),
             Combine::First | Combine::FirstOrZero => false,
         };
@@ -1050,6 +1064,15 @@ fn read_field(
             let b = decode(raw(*ids.get(1)?)?)?;
             if b <= 0 || a < 0 { None } else { Some(a / b) }
         }
+        Combine::PerTokenAfterFirst => {
+            let per = decode_ns_bytes(raw(*ids.first()?)?, unit)?;
+            let n = decode_count_bytes(raw(*ids.get(1)?)?).and_then(|c| i64::try_from(c).ok())?;
+            if n < 2 || per < 0 {
+                None
+            } else {
+                per.checked_mul(n - 1)
+            }
+        }
         Combine::Difference => {
             let a = decode(raw(*ids.first()?)?)?;
             let b = decode(raw(*ids.get(1)?)?)?;
@@ -1072,6 +1095,7 @@ enum CCond {
     /// The needle in ASCII lower case.
     Contains(SlotId, String),
     Not(Box<CCond>),
+    Any(Vec<CCond>),
 }
 
 impl CCond {
@@ -1096,6 +1120,7 @@ impl CCond {
                         .any(|w| w.eq_ignore_ascii_case(needle))
             }),
             CCond::Not(c) => !c.holds(line, slots),
+            CCond::Any(cs) => cs.iter().any(|c| c.holds(line, slots)),
         }
     }
 }
@@ -1119,6 +1144,7 @@ impl Compiler<'_> {
             Cond::AtLeast(p, min) => CCond::AtLeast(self.add(p), *min),
             Cond::Contains(p, v) => CCond::Contains(self.add(p), v.to_ascii_lowercase()),
             Cond::Not(inner) => CCond::Not(Box::new(self.cond(inner))),
+            Cond::Any(cs) => CCond::Any(cs.iter().map(|c| self.cond(c)).collect()),
         }
     }
 

@@ -46,6 +46,7 @@ mod sglang;
 mod sglang_bench;
 mod sglang_log;
 mod tgi;
+mod tokentime_rows;
 mod vllm;
 mod vllm_bench;
 mod vllm_otlp;
@@ -90,6 +91,7 @@ pub(crate) fn all() -> Vec<FormatSpec> {
         vllm_stats::spec(),
         vllm_v0_metrics::spec(),
         ray_data_vllm::spec(),
+        tokentime_rows::spec(),
     ]
 }
 
