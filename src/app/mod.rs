@@ -173,8 +173,8 @@ fn run_enrich(
     }
     let cov = worker.coverage().cloned().unwrap_or_default();
     if cov.requests == 0 && cov.lines > 0 {
-        let mapped = crate::app::unmapped::Mapped::of(&config.formats).is_some();
-        crate::diag!("tokentime: {}", no_requests(&cov, &e.key, mapped));
+        let choice = crate::app::unmapped::format_choice(config);
+        crate::diag!("tokentime: {}", no_requests(&cov, &e.key, &choice));
     }
     if config.strict && (cov.invalid > 0 || cov.too_long > 0) {
         crate::diag!(
@@ -190,14 +190,9 @@ fn run_enrich(
 /// Why enrich found no request. Lines that carry the enrich key were passed through as already
 /// enriched ([`crate::classify::Kind::AlreadyEnriched`]): when `--key` names a field of the log
 /// (`--key id`), that is every line, and advice about formats would be beside the point.
-fn no_requests(cov: &crate::Coverage, key: &str, mapped: bool) -> String {
+fn no_requests(cov: &crate::Coverage, key: &str, choice: &summary::FormatChoice) -> String {
     if cov.already_enriched == 0 {
-        let hint = if mapped {
-            summary::NO_REQUESTS_MAPPED
-        } else {
-            summary::NO_REQUESTS
-        };
-        return hint.to_owned();
+        return summary::no_requests(cov, choice);
     }
     let n = cov.already_enriched;
     format!(

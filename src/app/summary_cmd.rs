@@ -239,7 +239,7 @@ fn check_out(config: &Config, path: &std::path::Path) -> Result<(), Error> {
 fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
     let template = crate::app::worker::template(sc)
         .with_hit_ratio(Some(config.cache_hit_ratio))
-        .with_mapped(crate::app::unmapped::Mapped::of(&config.formats).is_some());
+        .with_format_choice(crate::app::unmapped::format_choice(config));
     let n = config.inputs.len();
     let jobs = if sc.every.is_some() {
         n
@@ -599,7 +599,7 @@ impl<'a> Watch<'a> {
             && cov.lines > 0
             && sc.report.output != SummaryOutput::Table
         {
-            crate::diag!("tokentime: {}", summary.no_requests());
+            crate::diag!("tokentime: {}", summary.no_requests(&cov));
             self.said_no_requests = true;
         }
         let elapsed = self.start.elapsed();
@@ -676,7 +676,7 @@ impl<'a> Watch<'a> {
             && sc.report.output != SummaryOutput::Table
             && !self.said_no_requests
         {
-            crate::diag!("tokentime: {}", fin.summary.no_requests());
+            crate::diag!("tokentime: {}", fin.summary.no_requests(&fin.cov));
         }
         if fin.cov.read_errors > 0 {
             return Ok(ExitCode::Usage);

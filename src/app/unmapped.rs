@@ -7,6 +7,7 @@
 
 use crate::app::keys::KeySample;
 use crate::format::{Cond, FormatSpec};
+use crate::summary::FormatChoice;
 
 /// The paths of the format `--map` makes: the one a line must have to be read as a request
 /// (its first time field), and every mapped field's.
@@ -82,6 +83,18 @@ impl Mapped {
              path of --map {field}; the first JSON line has no {}; {hint}",
             missing.join(", ")
         ))
+    }
+}
+
+/// How `config`'s formats were chosen: `--map`, `--format NAME` (one format, none learned from
+/// the input), or else every format.
+pub(crate) fn format_choice(config: &crate::cli::config::Config) -> FormatChoice {
+    match config.formats.as_slice() {
+        _ if Mapped::of(&config.formats).is_some() => FormatChoice::Mapped,
+        [f] if config.infer == crate::cli::config::Infer::Off => {
+            FormatChoice::Forced(f.name.clone())
+        }
+        _ => FormatChoice::Auto,
     }
 }
 

@@ -232,9 +232,9 @@ struct EnrichArgs {
     /// with --fields: csv, tsv (with a header) or jsonl.
     #[arg(long, short = 'o', default_value = "enrich")]
     output: EnrichOutput,
-    /// Columns of --output csv|tsv|jsonl, comma-separated: line, id, model, format, start,
+    /// Columns of --output csv|tsv|jsonl, comma-separated: line, file, id, model, format, start,
     /// end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens,
-    /// cached_tokens, output_tokens, cache, ttft_origin, outcome.
+    /// cached_tokens, output_tokens, ttfot_ms, cache, ttft_origin, outcome.
     #[arg(long, value_name = "LIST")]
     fields: Option<String>,
 }

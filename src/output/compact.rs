@@ -331,7 +331,7 @@ pub(crate) fn compact_lines(
     let targets = summary.targets().cloned();
     let span_s = crate::summary::log_span(summary);
     let top = summary.top().clone();
-    let no_requests = summary.no_requests();
+    let no_requests = summary.no_requests(cov);
     let mut groups = summary.groups();
     let all = groups.iter().position(|(k, _)| k.is_empty());
     headline_lines(
@@ -339,7 +339,7 @@ pub(crate) fn compact_lines(
         cov,
         all.map(|i| &mut *groups[i].1),
         report.headline.as_ref(),
-        (&top, no_requests),
+        (&top, &no_requests),
     );
     let ctx = Ctx {
         quantiles,

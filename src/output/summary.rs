@@ -246,7 +246,7 @@ pub(crate) fn write_table(
 ) -> io::Result<()> {
     writeln!(out, "{}", coverage_line(cov))?;
     if cov.requests == 0 && cov.lines > 0 {
-        writeln!(out, "{}", summary.no_requests())?;
+        writeln!(out, "{}", summary.no_requests(cov))?;
     }
     // What the compact report's headline says, from the groups made once (the overall
     // group is merged afresh for each call of `groups`).

@@ -577,8 +577,8 @@ pub struct Summary {
     genai: Option<Box<genai::GenAi>>,
     /// The failures' reasons and the slowest requests ([`top`]).
     top: top::Top,
-    /// Whether the log is read with `--map` (what a report of no request says).
-    mapped: bool,
+    /// How the formats the log is read with were chosen (what a report of no request says).
+    choice: FormatChoice,
 }
 
 /// Slots of [`Summary`]'s `cache_groups`: the overall group, then one per cache class and
@@ -625,7 +625,7 @@ impl Summary {
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: None,
             top: top::Top::default(),
-            mapped: false,
+            choice: FormatChoice::Auto,
         }
     }
 
@@ -706,24 +706,20 @@ impl Summary {
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),
             top: top::Top::default(),
-            mapped: self.mapped,
+            choice: self.choice.clone(),
         }
     }
 
-    /// The same summary, its log read with `--map` when `mapped`.
+    /// The same summary, its log read with the formats chosen as `choice` says.
     #[must_use]
-    pub fn with_mapped(mut self, mapped: bool) -> Self {
-        self.mapped = mapped;
+    pub fn with_format_choice(mut self, choice: FormatChoice) -> Self {
+        self.choice = choice;
         self
     }
 
-    /// What a report says when no line was a request ([`NO_REQUESTS`]).
-    pub fn no_requests(&self) -> &'static str {
-        if self.mapped {
-            NO_REQUESTS_MAPPED
-        } else {
-            NO_REQUESTS
-        }
+    /// What a report says when no line of `cov` was a request ([`no_requests`]).
+    pub fn no_requests(&self, cov: &Coverage) -> String {
+        no_requests(cov, &self.choice)
     }
 
     /// The index of the group of `subset` keyed by `values`, if there is one.
@@ -1216,6 +1212,51 @@ pub(crate) const NO_REQUESTS: &str = "no line was recognised as a request: `toke
      `tokentime formats --guess FILE` proposes a mapping to edit and keep (--format inferred \
      reads with it), or --map names the fields";
 
+/// How the formats a log is read with were chosen.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FormatChoice {
+    /// `--format auto`: every format is tried.
+    #[default]
+    Auto,
+    /// `--map`.
+    Mapped,
+    /// `--format NAME`.
+    Forced(String),
+}
+
+/// Why a log of `cov`'s lines gave no request, and what to try: by what its lines were (none
+/// a JSON object; every JSON line too long, or malformed), else by how its formats were
+/// chosen ([`NO_REQUESTS`], [`NO_REQUESTS_MAPPED`], or what `--format NAME` says).
+pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
+    let json = cov.lines - cov.non_json;
+    if json == 0 {
+        return "no line was a JSON object: tokentime reads JSON lines (an object a line) and JSON \
+                documents; --prefix REGEX skips text such as a syslog header before each object"
+            .into();
+    }
+    if cov.too_long > 0 && cov.too_long == json {
+        return "no line was read: the lines were longer than --max-line-bytes (text lines aside); \
+                raise it (--max-line-bytes 256M)"
+            .into();
+    }
+    if cov.invalid > 0 && cov.invalid + cov.too_long == json {
+        return "no line was read: the lines were malformed JSON (text lines aside), or too long; \
+                stderr names the first, with where each went wrong (a file cut short? a line split \
+                in two?)"
+            .into();
+    }
+    match choice {
+        FormatChoice::Auto => NO_REQUESTS.into(),
+        FormatChoice::Mapped => NO_REQUESTS_MAPPED.into(),
+        FormatChoice::Forced(name) => format!(
+            "no line was recognised as a request by --format {name} (`tokentime formats {name}` \
+             says what it reads; --format auto, the default, tries every format); try --root \
+             PATH (when the record sits inside each line), --prefix REGEX (when text such as a \
+             syslog header comes before the JSON)"
+        ),
+    }
+}
+
 /// [`NO_REQUESTS`] when the log was read with `--map`.
 pub(crate) const NO_REQUESTS_MAPPED: &str = "no line was recognised as a request: a line is one when it has \
      the path of the first time field --map names (`tokentime formats custom` with the same --map \
@@ -1342,6 +1383,43 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a run of no request advises follows what its lines were, then how its formats were
+    /// chosen.
+    #[test]
+    fn no_request_advice_by_cause() {
+        let cov = |lines, non_json, invalid, too_long| Coverage {
+            lines,
+            non_json,
+            invalid,
+            too_long,
+            no_timing: lines - non_json - invalid - too_long,
+            ..Coverage::default()
+        };
+        let auto = FormatChoice::Auto;
+        let says = |c: &Coverage, choice: &FormatChoice, start: &str| {
+            let s = no_requests(c, choice);
+            assert!(s.starts_with(start), "{s}");
+        };
+        says(&cov(3, 3, 0, 0), &auto, "no line was a JSON object");
+        says(
+            &cov(3, 1, 0, 2),
+            &auto,
+            "no line was read: the lines were longer",
+        );
+        says(
+            &cov(3, 1, 1, 1),
+            &auto,
+            "no line was read: the lines were malformed",
+        );
+        says(&cov(3, 1, 1, 0), &FormatChoice::Mapped, NO_REQUESTS_MAPPED);
+        says(&cov(3, 0, 0, 0), &auto, NO_REQUESTS);
+        says(
+            &cov(3, 0, 0, 0),
+            &FormatChoice::Forced("vllm".into()),
+            "no line was recognised as a request by --format vllm (`tokentime formats vllm`",
+        );
+    }
 
     #[test]
     fn null_reasons_in_order_and_each_in_its_own_slot() {

@@ -443,7 +443,9 @@ fn every_says_no_request_was_recognised_while_input_is_open() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let rx = lines_of(child.stderr.take().unwrap());
-    stdin.write_all(b"plain text, no request here\n").unwrap();
+    stdin
+        .write_all(b"{\"event\": \"startup\", \"no\": \"request here\"}\n")
+        .unwrap();
     stdin.flush().unwrap();
     let line = rx
         .recv_timeout(Duration::from_secs(10))
