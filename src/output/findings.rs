@@ -123,7 +123,7 @@ fn multimodal_text(f: &MultimodalFinding) -> String {
             fmt_cell(f.mean)
         ),
         (true, false) => format!("the mean {} falls between them ({near})", fmt_cell(f.mean)),
-        (false, _) => format!("the mean {} ({near})", fmt_cell(f.mean)),
+        (false, _) => format!("the mean is {} ({near})", fmt_cell(f.mean)),
     };
     let split = match f.splits.first() {
         Some(s) if s.explains => {
