@@ -290,7 +290,7 @@ pub(crate) struct AgentHeadline {
     pub e2e: Vec<(f64, f64)>,
     /// Requests with E2E and decode known.
     pub decode_count: u64,
-    /// Decode (TPOT x output tokens) over E2E, summed over all those requests.
+    /// Decode (TPOT x (output tokens - 1)) over E2E, summed over all those requests.
     pub decode_share_total: Option<f64>,
     /// The median request's decode share.
     pub decode_share_median: Option<f64>,

@@ -81,7 +81,7 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
         };
         let decode = match (a.decode_share_total, a.decode_share_median) {
             (Some(t), Some(m)) => format!(
-                "; decode (TPOT x output tokens) is {} of all E2E time, {} of the median request's",
+                "; decode (TPOT x (output tokens - 1)) is {} of all E2E time, {} of the median request's",
                 pct(t),
                 pct(m)
             ),

@@ -423,10 +423,10 @@ impl Extra {
         let e2e = ms(m.e2e);
         if let (Some(e), Some(n)) = (e2e, m.output_tokens) {
             self.weighted_e2e.add(e, n as f64);
-            // TPOT x output tokens: the time the answer spends being generated; one token (no
-            // TPOT) is no decode at all.
+            // Decode, TPOT x (output tokens - 1) (SPEC: TPOT is decode over the tokens after
+            // the first); one token (no TPOT) is no decode at all.
             let decode = match m.tpot {
-                Ok(_) => tpot.map(|t| t * n as f64),
+                Ok(_) => tpot.map(|t| t * n.saturating_sub(1) as f64),
                 Err(NullReason::OneToken) => Some(0.0),
                 Err(_) => None,
             };
