@@ -109,6 +109,9 @@ pub enum ConfigError {
     /// `-` twice among the inputs.
     #[error("- (standard input) is given more than once: it can be read only once")]
     StdinTwice,
+    /// One file named twice among the inputs (a glob and a path, a path and a link to it).
+    #[error("{0}: the same file as {1}, named twice (its requests would be read twice)")]
+    FileTwice(String, String),
     /// A size (`--max-line-bytes`) that is not one.
     #[error("{0:?} is not a size (bytes, or a number with K, M or G)")]
     NotASize(String),

@@ -1023,6 +1023,30 @@ fn sources(files: Vec<PathBuf>) -> Result<Vec<Source>, ConfigError> {
     Ok(inputs)
 }
 
+/// Refuses a file named twice among the inputs of a summary, which would count its requests
+/// twice (`summary *.jsonl a.jsonl`); a file that cannot be read is said when it is opened.
+/// (diff compares two inputs, which may be one file; enrich writes what it is given.)
+fn once_each(inputs: &[Source]) -> Result<(), ConfigError> {
+    let mut seen: Vec<((u64, u64), &PathBuf)> = Vec::new();
+    for s in inputs {
+        if let Source::Path(p) = s
+            && let Ok(meta) = std::fs::metadata(p)
+            && meta.is_file()
+        {
+            use std::os::unix::fs::MetadataExt;
+            let id = (meta.dev(), meta.ino());
+            if let Some((_, first)) = seen.iter().find(|(i, _)| *i == id) {
+                return Err(ConfigError::FileTwice(
+                    crate::input::shown_path(p),
+                    crate::input::shown_path(first),
+                ));
+            }
+            seen.push((id, p));
+        }
+    }
+    Ok(())
+}
+
 /// `--prefix REGEX`, anchored at the start of the line.
 fn prefix_regex(prefix: Option<&str>) -> Result<Option<regex::bytes::Regex>, ConfigError> {
     prefix
@@ -1041,6 +1065,9 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
         Command::Merge(_) | Command::Formats(_) | Command::Diff(_) => Infer::Off,
     };
     let inputs = sources(c.files)?;
+    if matches!(command, Command::Summary(_) | Command::Report(_)) {
+        once_each(&inputs)?;
+    }
     let prefix = prefix_regex(c.prefix.as_deref())?;
     // The one duration parser of every flag (`d` included, as docs/live-and-windows.md lists).
     let join_timeout_ns = crate::summary::window::parse_flag_duration(&c.join_timeout)
@@ -1101,6 +1128,18 @@ mod tests {
             ConfigError::CustomWithoutMap
         );
         assert_eq!(error(&["-", "-"]), ConfigError::StdinTwice);
+        let f = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/lab/litellm.jsonl");
+        let link = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/lab/../lab/litellm.jsonl"
+        );
+        assert!(
+            matches!(error(&["summary", f, link]), ConfigError::FileTwice(a, b) if a == link && b == f)
+        );
+        assert!(
+            config_from_args(["tokentime", "diff", f, link]).is_ok(),
+            "diff compares A with B"
+        );
         assert_eq!(
             error(&["--cache-hit-ratio", "2"]),
             ConfigError::CacheHitRatio(2.0)
