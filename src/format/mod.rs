@@ -328,6 +328,10 @@ pub struct FormatSpec {
     /// What the format's arrival instant is (`Arrival` for a server, `Gateway` for a gateway).
     #[serde(default, deserialize_with = "crate::format::file::de_origin")]
     pub arrival_origin: Origin,
+    /// A line's own origin where it says it, in place of `arrival_origin`: the first whose
+    /// condition holds (tokentime's rows: their `ttft_origin` column). Built-in formats only.
+    #[serde(skip)]
+    pub origin_when: Vec<(Origin, Cond)>,
     /// What its `itl_ms` gaps are (`chunk gaps`: one per stream chunk, a chunk may carry
     /// several tokens), for `tokentime formats`; empty when unknown (a `--map itl` array).
     #[serde(default)]
@@ -1167,6 +1171,7 @@ struct CompiledFormat {
     cancelled_when: Vec<CCond>,
     response_cache_when: Vec<CCond>,
     streamed_when: Option<CCond>,
+    origin_when: Vec<(Origin, CCond)>,
     fields: Vec<(Field, Unit, Combine, Vec<SlotId>)>,
     id: Vec<SlotId>,
     model: Vec<SlotId>,
@@ -1238,6 +1243,7 @@ impl Formats {
                     cancelled_when: c.conds(&s.cancelled_when),
                     response_cache_when: c.conds(&s.response_cache_when),
                     streamed_when: s.streamed_when.as_ref().map(|x| c.cond(x)),
+                    origin_when: s.origin_when.iter().map(|(o, x)| (*o, c.cond(x))).collect(),
                     fields: s
                         .fields
                         .iter()
@@ -1390,8 +1396,13 @@ impl Formats {
         let f = &self.compiled[d.format];
         let spec = &self.specs[d.format];
         let any = |cs: &[CCond]| cs.iter().any(|c| c.holds(line, slots));
+        let origin = f
+            .origin_when
+            .iter()
+            .find(|(_, c)| c.holds(line, slots))
+            .map_or(spec.arrival_origin, |(o, _)| *o);
         let mut t = Timeline {
-            arrival_origin: Some(spec.arrival_origin),
+            arrival_origin: Some(origin),
             ..Timeline::default()
         };
         read_fields(&f.fields, line, slots, &mut t, gaps);

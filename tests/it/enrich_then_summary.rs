@@ -111,8 +111,8 @@ fn metrics_of(summary: &Value) -> Vec<(Value, Value)> {
 }
 
 /// tokentime's own rows (`-o jsonl`) read back: a summary of them is the summary of the log
-/// they were written from (the lab's LiteLLM log: 293 requests, 9 errors), every quantile
-/// of every group; with the default columns (no decode, no start or end), TPOT is read
+/// they were written from (the lab's LiteLLM log: 293 requests, 9 errors; llama.cpp's
+/// responses, whose TTFT leaves the queue out), every quantile of every group; with the default columns (no decode, no start or end), TPOT is read
 /// through `tpot_ms * (output_tokens - 1)`, within the rows' rounding.
 #[test]
 fn rows_read_back_give_the_summary_of_their_log() {
@@ -131,6 +131,18 @@ fn rows_read_back_give_the_summary_of_their_log() {
     assert_eq!(back["groups"][0]["errors"], 9);
     assert_eq!(metrics_of(&back), metrics_of(&direct));
     assert_eq!(back["headline"]["span"], direct["headline"]["span"]);
+    // With the ttft_origin column, where TTFT was measured from too.
+    assert_eq!(
+        back["groups"][0]["metrics"]["ttft_ms"]["origins"],
+        serde_json::json!({"gateway": 177})
+    );
+    // llama.cpp's TTFT is from `scheduled`: its rows make no E2E of TTFT + decode either.
+    let llama = testdata().join("samples/llamacpp.jsonl");
+    let llama = llama.to_str().unwrap();
+    let rows = run_ok(&["-o", "jsonl", "--fields", all, llama], b"");
+    let (lb, ld) = (summary_json(&[], &rows), summary_json(&[llama], b""));
+    assert_eq!(metrics_of(&lb), metrics_of(&ld));
+    assert_eq!(lb["groups"][0]["metrics"]["e2e_ms"]["count"], 0);
 
     let rows = run_ok(&["-o", "jsonl", log], b"");
     let back = summary_json(&[], &rows);

@@ -3,6 +3,7 @@
 use super::{combined, eq, paths, present, rule};
 use crate::format::units::Unit;
 use crate::format::{Combine, Cond, Field, FormatSpec};
+use crate::metrics::Origin;
 
 /// The rows `tokentime -o jsonl` writes, one request a line, with their `outcome` column: each
 /// metric is read as written (TPOT through the decode time it was made of), so a summary of
@@ -36,7 +37,13 @@ pub(crate) fn spec() -> FormatSpec {
         cancelled_when: vec![outcome("cancelled")],
         response_cache_when: vec![eq("cache", "\"response\"")],
         fallback: true,
-        ttft_doc: "as written (the row's ttft_origin column names where it was measured from)".into(),
+        // The origin the row's TTFT had (a `scheduled` one leaves the queue out: no E2E is
+        // made of TTFT + decode).
+        origin_when: vec![
+            (Origin::Scheduled, eq("ttft_origin", "\"scheduled\"")),
+            (Origin::Gateway, eq("ttft_origin", "\"gateway\"")),
+        ],
+        ttft_doc: "as written, from the row's ttft_origin column (arrival when it has none)".into(),
         cache_doc: "cached_tokens of input_tokens, as when the rows were written; cache \"response\" is a response-cache hit".into(),
         fields: vec![
             rule(Field::Arrival, Unit::Rfc3339, &["start"]),
