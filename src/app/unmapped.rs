@@ -1,8 +1,8 @@
 //! Why a log read with `--map` gave no request: at the end of an input that had lines but no
 //! request, the paths `--map` names that its first JSON line lacks are named on stderr, with
 //! the paths that line has that are close to them (`tokentime: app.log: no line was read as a
-//! request: its first JSON line has no req.t0 (--map arrival), the path a line must have to be
-//! one; close to it: a.t0`). Told from the input's first bytes (the ones read ahead to tell
+//! request: a line is one when it has req.t0, the path of --map arrival; the first JSON line
+//! has no req.t0 (--map arrival); its paths close to them: a.t0`). Told from the input's first bytes (the ones read ahead to tell
 //! what the input is); said only when the input gave no request.
 
 use crate::app::keys::KeySample;
@@ -62,7 +62,6 @@ impl Mapped {
                 .filter(|(_, p)| !sample.has(p) && p != marker)
                 .map(|(f, p)| format!("{p} (--map {f})")),
         );
-        missing.dedup();
         let mut close: Vec<String> = Vec::new();
         for (_, p) in &self.paths {
             if !sample.has(p) {
@@ -90,7 +89,8 @@ impl Mapped {
 /// the input), or else every format.
 pub(crate) fn format_choice(config: &crate::cli::config::Config) -> FormatChoice {
     match config.formats.as_slice() {
-        _ if Mapped::of(&config.formats).is_some() => FormatChoice::Mapped,
+        // `--map` (with `records=` too, which [`Mapped`] leaves to the report's counts).
+        [f] if f.name == "custom" => FormatChoice::Mapped,
         [f] if config.infer == crate::cli::config::Infer::Off => {
             FormatChoice::Forced(f.name.clone())
         }

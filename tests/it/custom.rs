@@ -476,6 +476,26 @@ fn a_map_path_no_line_has_is_named_with_the_close_ones() {
         );
         assert_eq!(out.status.code(), Some(0), "{args:?}");
     }
+    // With `records=`, the advice is still the one of `--map`, not of a forced `--format`.
+    let doc = testdata().join("realdata/llmloadtest2023-caikit-c20/output.json");
+    let out = run(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--map",
+            "records=results[*]",
+            "--map",
+            "arrival=start_tme:epoch_s",
+            "--map",
+            "end=end:epoch_s",
+            doc.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the first time field --map names"), "{err}");
+    assert!(!err.contains("--format custom"), "{err}");
     // The marker's path is there: the counts tell what else was wrong, nothing more is said.
     let out = run(
         &[
