@@ -317,6 +317,55 @@ pub struct Report {
     pub(crate) groups: Vec<GroupReport>,
 }
 
+impl Report {
+    /// The report with only the findings about `metrics` (`--metrics`, which chooses what a
+    /// table speaks of; `None`: all): their modes, weighted quantiles and histograms; TTFT's
+    /// decomposition (also kept for queue or prefill), by prompt length and by cache class;
+    /// TPOT's under load. The headline stays whole.
+    pub(crate) fn only(&self, metrics: Option<&[Metric]>) -> Report {
+        let Some(chosen) = metrics else {
+            return self.clone();
+        };
+        let has = |m: Metric| chosen.contains(&m);
+        let groups = self
+            .groups
+            .iter()
+            .map(|g| GroupReport {
+                multimodal: g
+                    .multimodal
+                    .iter()
+                    .filter(|f| has(f.metric))
+                    .cloned()
+                    .collect(),
+                hist: (g.hist.iter().zip(Metric::ALL))
+                    .map(|(h, m)| h.clone().filter(|_| has(m)))
+                    .collect(),
+                decomposition: (g.decomposition.clone())
+                    .filter(|_| has(Metric::Ttft) || has(Metric::Queue) || has(Metric::Prefill)),
+                ttft_by_input: if has(Metric::Ttft) {
+                    g.ttft_by_input.clone()
+                } else {
+                    Vec::new()
+                },
+                ttft_by_cache: if has(Metric::Ttft) {
+                    g.ttft_by_cache.clone()
+                } else {
+                    Vec::new()
+                },
+                inflight: g.inflight.clone().filter(|_| has(Metric::Tpot)),
+                weighted: (g.weighted.iter())
+                    .filter(|w| has(w.metric))
+                    .cloned()
+                    .collect(),
+            })
+            .collect();
+        Report {
+            headline: self.headline.clone(),
+            groups,
+        }
+    }
+}
+
 fn quantiles_of(d: &mut Digest, qs: &[f64]) -> Vec<(f64, f64)> {
     qs.iter()
         .filter_map(|&q| d.quantile(q).map(|v| (q, v)))

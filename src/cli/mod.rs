@@ -256,9 +256,9 @@ struct ReportArgs {
     /// one screen).
     #[arg(long)]
     explain: bool,
-    /// The metric rows of the table (compact, --explain or --bucket), e.g. ttft,tpot: ttft,
-    /// tpot, itl, e2e, queue, prefill, decode, input_tokens, cached_tokens, output_tokens,
-    /// ttfot.
+    /// The metric rows of the table (compact, --explain or --bucket), and the metrics its
+    /// findings and --hist speak of, e.g. ttft,tpot: ttft, tpot, itl, e2e, queue, prefill,
+    /// decode, input_tokens, cached_tokens, output_tokens, ttfot.
     #[arg(long, value_name = "LIST")]
     metrics: Option<String>,
     /// Rendering: table, json, csv, tsv, prometheus (text exposition format), or openmetrics.

@@ -324,6 +324,7 @@ pub(crate) fn compact_lines(
     report: &Report,
     style: &TableStyle,
 ) -> Vec<String> {
+    let report = &report.only(style.metrics.as_deref());
     let mut l = Lines {
         width: style.width.max(MIN_WIDTH),
         lines: vec![],
@@ -1388,6 +1389,7 @@ pub(crate) fn write_text(
 ) -> io::Result<()> {
     if style.explain || cfg.hist {
         debug_assert!(!cfg.compact, "the full report needs every group's findings");
+        let report = &report.only(style.metrics.as_deref());
         crate::output::summary::write_table(out, cov, summary, quantiles, cfg, report, style)
     } else {
         write_compact(out, cov, summary, quantiles, report, style)

@@ -444,6 +444,40 @@ fn hist_draws_two_humps_for_two_modes() {
     assert_eq!(shown, m["count"].as_u64().unwrap());
 }
 
+/// `--metrics` chooses what the table speaks of: with `--metrics ttft`, `--hist` draws TTFT's
+/// histogram alone and the findings are TTFT's (its modes, by prompt length), not TPOT under
+/// load or E2E's modes; the headline stays. The compact report's bullets likewise.
+#[test]
+fn metrics_choose_the_findings_and_histograms_too() {
+    let log = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let text = |args: &[&str]| {
+        let mut a = vec!["summary"];
+        a.extend_from_slice(args);
+        String::from_utf8(run_ok(&a, &log)).unwrap()
+    };
+    let hist = text(&["--hist", "--metrics", "ttft"]);
+    let drawn: Vec<&str> = hist.lines().filter(|l| l.contains("histogram (")).collect();
+    assert!(!drawn.is_empty(), "{hist}");
+    assert!(drawn.iter().all(|l| l.starts_with("ttft_ms")), "{hist}");
+    assert!(hist.contains("ttft_ms is multimodal"), "{hist}");
+    assert!(hist.contains("ttft_ms by input_tokens"), "{hist}");
+    for other in [
+        "tpot_ms is multimodal",
+        "e2e_ms is multimodal",
+        "by requests in flight",
+    ] {
+        assert!(!hist.contains(other), "{other}: {hist}");
+    }
+    assert!(hist.contains("for agents (E2E first)"), "{hist}");
+    let compact = text(&["--metrics", "tpot"]);
+    assert!(compact.contains("* TPOT under load"), "{compact}");
+    assert!(!compact.contains("* TTFT"), "{compact}");
+    // Without --metrics, everything.
+    let all = text(&["--hist"]);
+    assert!(all.contains("e2e_ms histogram ("), "{all}");
+    assert!(all.contains("tpot_ms by requests in flight"), "{all}");
+}
+
 /// TPOT values of the lab's successes (client TPOT when streamed, server TPOT otherwise).
 fn truth_tpots() -> Vec<f64> {
     truth()
