@@ -2,7 +2,7 @@
 //! `errors by reason: RateLimitError 12, Timeout 5, 429 3 (+2 more)` and `slowest: a1b2c3
 //! (26.4s), ...`. The JSON summary's `errors` and `slowest` members.
 
-use crate::output::compact::duration_cell;
+use crate::output::compact::duration_text;
 use crate::summary::top::{NOT_LOGGED, Slow, Top};
 use serde_json::{Value as Json, json};
 
@@ -82,7 +82,7 @@ fn label(id: &str) -> String {
     id.to_owned()
 }
 
-/// `slowest: ID (26.4s), ID (25.1s), ...` by E2E latency (`TTFT 3.2s` where only TTFT is
+/// `slowest: ID (26.4s), ID (3251.7ms), ...` by E2E latency (`TTFT 3.2s` where only TTFT is
 /// known), as many as fit `width`; without ids (a format that logs none), the durations
 /// alone. `None` when no request has either.
 pub(crate) fn slowest_line(top: &Top, width: usize) -> Option<String> {
@@ -101,7 +101,7 @@ fn slowest_of(top: &Top, width: usize, whole_ids: bool) -> Option<String> {
             let what = if s.e2e_ns.is_some() { "" } else { "TTFT " };
             let took = format!(
                 "{what}{}",
-                duration_cell(crate::classify::notes::slow_ns(s.key_ns) as f64 / 1e6)
+                duration_text(crate::classify::notes::slow_ns(s.key_ns) as f64 / 1e6)
             );
             match &s.id {
                 Some(id) if whole_ids => format!("{id} ({took})"),
