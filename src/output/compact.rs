@@ -830,11 +830,18 @@ impl Ctx<'_> {
             let text = render_table(groups, i, rows, &cols);
             let too_wide = text.iter().any(|t| t.chars().count() > l.width);
             if too_wide && !side.is_empty() {
-                // The class of fewest requests goes first.
+                // The class of fewest values in these rows goes first (one with none, all
+                // `-`, before any with some), then of fewest requests.
                 let (k, _) = side
                     .iter()
                     .enumerate()
-                    .min_by_key(|(_, c)| groups[**c].1.requests)
+                    .map(|(k, &c)| {
+                        let values: u64 = (rows.iter())
+                            .map(|&m| groups[c].1.metric(m).digest.count())
+                            .sum();
+                        (k, (values, groups[c].1.requests))
+                    })
+                    .min_by_key(|&(_, order)| order)
                     .expect("a class");
                 left_classes.push(class_title(&groups[side.remove(k)].0));
                 continue;

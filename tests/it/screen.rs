@@ -302,6 +302,26 @@ fn columns_left_out_for_the_width_are_named() {
     assert!(!text.contains("left out"), "{text}");
 }
 
+/// A cache class with no values in the table (Kong's response-cache hit: one request, no
+/// timing) is left out before one with values, though it has as many requests.
+#[test]
+fn a_class_of_dashes_goes_before_one_with_values() {
+    let args = ["summary", "testdata/samples/kong.jsonl"];
+    let wide = stdout_with_columns(&args, Some("100"));
+    assert!(wide.contains("cache=hit    cache=response"), "{wide}");
+    let text = stdout_with_columns(&args, Some("80"));
+    assert!(widest(&text) <= 80, "{text}");
+    assert!(text.contains("cache=hit     cache=unknown"), "{text}");
+    assert!(
+        text.contains("e2e_ms     3  2670.0  2833.2  2869.9    2874.0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("left out at 80 columns: cache=response;"),
+        "{text}"
+    );
+}
+
 #[test]
 fn load_is_a_candidate_split_of_a_bimodal_ttft() {
     // The lab log ran at 1, 2, 4 and 8 concurrent requests. Its TTFT has modes at 905.9 ms
