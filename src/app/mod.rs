@@ -96,6 +96,9 @@ fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Err
     {
         crate::diag!("{STDIN_HINT}");
     }
+    for n in &config.notices {
+        crate::diag!("tokentime: {n}");
+    }
     // Under the buffer, the watchdog times the writes that reach stdout (a summary's report
     // blocked on a pipe nobody reads ends after a signal), not every fragment written to the
     // buffer.

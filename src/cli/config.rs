@@ -48,6 +48,8 @@ pub struct Config {
     pub chunk_bytes: usize,
     /// Whether the `inferred` format is learned from a sample of the input.
     pub infer: Infer,
+    /// Said on stderr before anything is read (`--map` durations without a unit).
+    pub notices: Vec<String>,
 }
 
 /// When the `inferred` format is learned from the input (`crate::app::infer`).

@@ -145,7 +145,7 @@ fn snake(key: &str) -> String {
 
 /// The unit a name's suffix gives, and the name without it (`ttft_ms` -> (`ttft`, ms);
 /// `time_to_first_token_in_ms` -> (`time_to_first_token`, ms)).
-fn strip_unit(name: &str) -> (&str, Option<Unit>) {
+pub(super) fn strip_unit(name: &str) -> (&str, Option<Unit>) {
     const SUFFIXES: [(&str, Unit); 17] = [
         ("_nanoseconds", Unit::Ns),
         ("_nanos", Unit::Ns),

@@ -716,7 +716,11 @@ pub(crate) fn record_pattern(s: &str) -> Vec<String> {
 ///
 /// # Errors
 /// An unknown field or unit, or a unit of another clock domain than the field's.
-fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), String> {
+fn map_field(
+    m: &str,
+    (name, path): (&str, &str),
+    unit: Option<&str>,
+) -> Result<(Field, Unit), String> {
     let field = Field::from_name(name).ok_or_else(|| {
         let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
         format!(
@@ -725,7 +729,7 @@ fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), S
         )
     })?;
     let unit = match unit {
-        None => field.default_unit(),
+        None => named_unit(field, path).unwrap_or(field.default_unit()),
         Some(u) => Unit::from_name(u)
             .ok_or_else(|| format!("--map {m}: unknown unit {u:?} ({})", unit_names(|_| true)))?,
     };
@@ -747,6 +751,44 @@ fn map_field(m: &str, name: &str, unit: Option<&str>) -> Result<(Field, Unit), S
         return Err(format!("--map {m}: {name} is a token count; give no unit"));
     }
     Ok((field, unit))
+}
+
+/// The unit the last key of `path` names by its suffix (`ttft_s`, `latency_ms`,
+/// `queue_time_in_ms`: see [`infer`]) when `field` is a duration; `None` otherwise.
+fn named_unit(field: Field, path: &str) -> Option<Unit> {
+    if field.is_instant() || field.is_count() {
+        return None;
+    }
+    let last = parse_path(path).pop()?;
+    infer::strip_unit(&last).1
+}
+
+/// What a run with `--map` entries `maps` is told before it reads: the durations mapped with
+/// no unit that their path's name does not give either, read as ms (one line naming them all;
+/// a log in seconds read as ms is 1000 times off, with nothing else to show it). `None` when
+/// every duration has its unit.
+pub(crate) fn map_notice(maps: &[String]) -> Option<String> {
+    let bare: Vec<&str> = maps
+        .iter()
+        .filter(|m| {
+            let Some((name, path)) = m.split_once('=') else {
+                return false;
+            };
+            let field = Field::from_name(name);
+            !path.contains(':')
+                && field.is_some_and(|f| {
+                    !f.is_instant() && !f.is_count() && named_unit(f, path).is_none()
+                })
+        })
+        .map(String::as_str)
+        .collect();
+    if bare.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "--map {}: no unit given, read as ms (add :s, :us, :ns or :duration where the log writes another unit; :ms silences this)",
+        bare.join(", ")
+    ))
 }
 
 /// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
@@ -794,7 +836,7 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
             streamed_when = Some(Cond::Equals(parse_path(path), "true".into()));
             continue;
         }
-        let (field, unit) = map_field(m, name, unit)?;
+        let (field, unit) = map_field(m, (name, path), unit)?;
         match fields.iter_mut().find(|r| r.field == field) {
             Some(r) if r.unit == unit => r.paths.push(parse_path(path)),
             Some(_) => return Err(format!("--map {m}: {name} was given another unit before")),

@@ -510,3 +510,50 @@ fn a_map_path_no_line_has_is_named_with_the_close_ones() {
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("no line was read"));
 }
+
+/// A duration mapped without a unit takes the one its path's name says (`ttft_s`: seconds);
+/// with neither, it is read as ms and stderr says so once, naming each such entry (a log in
+/// seconds read as ms would be 1000 times off with nothing else to show it).
+#[test]
+fn a_duration_without_a_unit_takes_its_names_or_is_said_to_be_ms() {
+    let log = br#"{"t":1787334732.5,"ttft":0.49,"lat":2.5,"ttft_s":0.49}
+"#;
+    let ttft = |map: &str| {
+        let out = run(&["--map", "end=t:epoch_s", "--map", map], log);
+        assert!(out.status.success());
+        let objs = enriched_objects(&out.stdout);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        (objs[0].as_ref().unwrap()["ttft_ms"].clone(), stderr)
+    };
+    let (v, stderr) = ttft("ttft=ttft_s");
+    assert_eq!(v, 490.0);
+    assert_eq!(stderr, "");
+    let (v, stderr) = ttft("ttft=ttft:ms");
+    assert_eq!(v, 0.49);
+    assert_eq!(stderr, "");
+    let (v, stderr) = ttft("ttft=ttft");
+    assert_eq!(v, 0.49);
+    assert_eq!(
+        stderr,
+        "tokentime: --map ttft=ttft: no unit given, read as ms (add :s, :us, :ns or :duration where the log writes another unit; :ms silences this)\n"
+    );
+    // One line for all of them; instants and counts need no such line.
+    let out = run(
+        &[
+            "summary",
+            "--map",
+            "end=t",
+            "--map",
+            "ttft=ttft",
+            "--map",
+            "e2e=lat",
+        ],
+        log,
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("tokentime: --map ttft=ttft, e2e=lat: no unit given"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
