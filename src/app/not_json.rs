@@ -18,7 +18,20 @@ pub(crate) enum Looks {
     NotUtf8,
     /// NUL bytes: binary data.
     Binary,
+    /// llama.cpp's `llama-server` text log (its start-up or its slots' lines), whose timings
+    /// are text: the formats that read llama.cpp are named.
+    LlamaServerText,
 }
+
+/// Words only `llama-server`'s text log writes: at start-up (the model loader, the listening
+/// line) or for each request (a slot taking a task, printing its timings, the request line).
+const LLAMA_SERVER: [&[u8]; 5] = [
+    b"llama_model_loader: ",
+    b"main: HTTP server is listening",
+    b"slot launch_slot_: ",
+    b"slot print_timing: ",
+    b"srv  log_server_r: ",
+];
 
 /// Bytes of the head looked at.
 const HEAD: usize = 8192;
@@ -49,6 +62,12 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
     match std::str::from_utf8(head) {
         // A character cut by the end of the head is no sign.
         Err(e) if e.error_len().is_some() => Looks::NotUtf8,
+        _ if LLAMA_SERVER
+            .iter()
+            .any(|w| memchr::memmem::find(head, w).is_some()) =>
+        {
+            Looks::LlamaServerText
+        }
         _ if head.contains(&b'{') => Looks::Braces,
         _ => Looks::Text,
     }
@@ -60,7 +79,7 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
 pub(crate) fn named(looks: Looks, lines: u64, non_json: u64, bad: u64) -> bool {
     lines > 0
         && match looks {
-            Looks::Text => non_json == lines,
+            Looks::Text | Looks::LlamaServerText => non_json == lines,
             Looks::Braces => false,
             Looks::Utf16 | Looks::NotUtf8 | Looks::Binary => bad == lines,
         }
@@ -76,6 +95,12 @@ pub(crate) fn message(name: &str, looks: Looks, lines: u64) -> String {
             "(UTF-16 text: convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)".to_owned()
         }
         Looks::NotUtf8 => "(text not in UTF-8, or binary data)".to_owned(),
+        Looks::LlamaServerText => format!(
+            "(llama-server's text log: none of its {lines} lines is JSON, and its timings have \
+             no request id or wall-clock time): tokentime reads llama-server's responses, whose \
+             `timings` object a client or a gateway logs (format llamacpp), and the JSON log of \
+             older builds (--log-format json, format llamacpp-log)"
+        ),
         Looks::Text | Looks::Braces => format!(
             "(plain text): none of its {lines} line{} is JSON",
             if lines == 1 { "" } else { "s" }
@@ -98,6 +123,10 @@ mod tests {
         assert_eq!(looks(b"\xff\xfe{\x00"), Looks::Utf16);
         assert_eq!(looks(b"{\x00\"\x00a\x00\"\x00"), Looks::Utf16);
         assert_eq!(looks(b""), Looks::Text);
+        assert_eq!(
+            looks(b"0.12.392.481 I slot print_timing: id  0 | task 0 | \n{"),
+            Looks::LlamaServerText
+        );
         assert_eq!(
             message("a.txt", Looks::Text, 1),
             "a.txt: not JSON lines (plain text): none of its 1 line is JSON"

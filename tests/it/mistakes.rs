@@ -284,6 +284,34 @@ fn input_not_json_lines_is_named() {
     assert!(!err.contains("litellm"), "{err}");
 }
 
+/// llama-server's text log (here lines of the lab's, a slot's one request with a `{` in its
+/// chat template line) is named as such, with the formats that read llama.cpp: its timings are
+/// text with no request id or wall-clock time.
+#[test]
+fn llama_servers_text_log_is_named_with_what_reads_llama_cpp() {
+    let log = b"0.10.372.337 I srv  params_from_: Chat format: Content-only
+0.10.372.649 I slot launch_slot_: id  0 | task 0 | processing task
+0.10.372.684 I slot update_slots: id  0 | task 0 | new prompt, n_ctx_slot = 4096, n_keep = 0, n_prompt_tokens = 56
+0.12.392.422 I slot      release: id  0 | task 0 | stop processing: n_past = 119, truncated = 0
+0.12.392.481 I slot print_timing: id  0 | task 0 | 
+prompt eval time =     862.15 ms /    56 tokens (   15.40 ms per token,    64.95 tokens per second)
+       eval time =    1157.63 ms /    64 tokens (   18.09 ms per token,    55.29 tokens per second)
+      total time =    2019.78 ms /   120 tokens
+0.12.394.556 I srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200
+0.00.020.000 I main: chat template, example_format: '{{ messages }}'
+";
+    for cmd in [&["summary"][..], &[]] {
+        let (code, _, err) = outcome(cmd, log);
+        assert_eq!(code, Some(0), "{err}");
+        assert!(
+            err.contains(
+                "tokentime: <stdin>: not JSON lines (llama-server's text log: none of its 10 lines is JSON, and its timings have no request id or wall-clock time): tokentime reads llama-server's responses, whose `timings` object a client or a gateway logs (format llamacpp)"
+            ),
+            "{cmd:?}: {err}"
+        );
+    }
+}
+
 /// JSON never holds `-0.0`: a change that rounds to zero is `0.0`.
 #[test]
 fn json_has_no_negative_zero() {
