@@ -153,9 +153,38 @@ pub(crate) struct MultimodalFinding {
     /// The groupings tried, best first.
     pub splits: Vec<Split>,
     /// For TTFT: the split by requests in flight during each decode (the buckets of the
-    /// TPOT-under-load table, requests with a TPOT only), apart from `splits`: the compact
-    /// report weighs it with them, the full report and JSON list `splits` alone.
+    /// TPOT-under-load table, requests with a TPOT only), apart from `splits`: the table
+    /// reports weigh it with them ([`MultimodalFinding::best_split`]), JSON lists `splits`
+    /// alone.
     pub inflight_split: Option<Split>,
+}
+
+impl MultimodalFinding {
+    /// The split the reports name: the first of `splits` that explains the modes (else the
+    /// first), or the split by requests in flight where it does better.
+    pub(crate) fn best_split(&self) -> Option<&Split> {
+        let first = self
+            .splits
+            .iter()
+            .find(|s| s.explains)
+            .or(self.splits.first());
+        match (first, &self.inflight_split) {
+            (Some(a), Some(b)) if (a.explains, a.purity) >= (b.explains, b.purity) => Some(a),
+            (_, Some(b)) => Some(b),
+            (a, None) => a,
+        }
+    }
+}
+
+impl Split {
+    /// What the split is by, in prose: `cache`, `model, cache`, `requests in flight`.
+    pub(crate) fn by(&self) -> String {
+        if self.dims == ["in_flight"] {
+            "requests in flight".to_owned()
+        } else {
+            self.dims.join(", ")
+        }
+    }
 }
 
 /// One region of the TTFT distribution in the decomposition.

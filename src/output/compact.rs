@@ -1154,19 +1154,8 @@ fn modes_text(f: &MultimodalFinding) -> String {
         _ => modes.join(""),
     };
     // The splits of the full report, and the load's (requests in flight) where it does better.
-    let first = f.splits.iter().find(|s| s.explains).or(f.splits.first());
-    let best = match (first, &f.inflight_split) {
-        (Some(a), Some(b)) if (a.explains, a.purity) >= (b.explains, b.purity) => Some(a),
-        (_, Some(b)) => Some(b),
-        (a, None) => a,
-    };
-    let by = |s: &crate::analysis::Split| {
-        if s.dims == ["in_flight"] {
-            "requests in flight".to_owned()
-        } else {
-            s.dims.join(", ")
-        }
-    };
+    let best = f.best_split();
+    let by = crate::analysis::Split::by;
     let split = match best.filter(|s| s.explains) {
         Some(s) => {
             let shown = shown_groups(s);

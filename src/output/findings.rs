@@ -125,39 +125,36 @@ fn multimodal_text(f: &MultimodalFinding) -> String {
         (true, false) => format!("the mean {} falls between them ({near})", fmt_cell(f.mean)),
         (false, _) => format!("the mean is {} ({near})", fmt_cell(f.mean)),
     };
-    let split = match f.splits.first() {
+    let split = match f.best_split() {
         Some(s) if s.explains => {
             let parts: Vec<String> = s
                 .groups
                 .iter()
                 .map(|(v, _, m, share)| {
-                    format!(
-                        "{} in mode {} ({})",
+                    let group = if s.dims == ["in_flight"] {
+                        format!("{} in flight", v[0].as_deref().unwrap_or("unknown"))
+                    } else {
                         key_text(
-                            s.dims
-                                .iter()
-                                .map(String::as_str)
-                                .zip(v.iter().map(Option::as_deref))
-                        ),
-                        m + 1,
-                        pct(*share)
-                    )
+                            (s.dims.iter().map(String::as_str)).zip(v.iter().map(Option::as_deref)),
+                        )
+                    };
+                    format!("{group} in mode {} ({})", m + 1, pct(*share))
                 })
                 .collect();
             format!(
                 "; split by {} explains it: {} ({} of values in their group's mode)",
-                s.dims.join(", "),
+                s.by(),
                 parts.join(", "),
                 pct(s.purity)
             )
         }
         Some(s) if s.purity >= EXPLAINED_PURITY => format!(
             "; no split explains it (by {}, every group's values sit mostly in the same mode)",
-            s.dims.join(", ")
+            s.by()
         ),
         Some(s) => format!(
             "; no split explains it (best: by {}, {} of values in their group's mode, below {})",
-            s.dims.join(", "),
+            s.by(),
             pct(s.purity),
             pct(EXPLAINED_PURITY)
         ),
@@ -490,9 +487,23 @@ fn key_json(dims: &[String], values: &[Option<String>]) -> Json {
     )
 }
 
+fn split_json(s: &crate::analysis::Split) -> Json {
+    json!({
+        "by": s.dims,
+        "purity": round3(s.purity),
+        "explains": s.explains,
+        "groups": s.groups.iter().map(|(v, n, mode, share)| json!({
+            "key": key_json(&s.dims, v),
+            "count": round3(*n),
+            "mode": mode + 1,
+            "share_in_mode": round3(*share),
+        })).collect::<Vec<_>>(),
+    })
+}
+
 fn multimodal_json(f: &MultimodalFinding) -> Json {
     let m = &f.modality;
-    json!({
+    let mut j = json!({
         "kind": "multimodal",
         "metric": f.metric.json_name(),
         "method": "log-normal mixture (BIC, Ashman's D, peaks)",
@@ -509,20 +520,14 @@ fn multimodal_json(f: &MultimodalFinding) -> Json {
         "mean": round3(f.mean),
         "mean_between_modes": f.mean_between,
         "share_within_25pct_of_mean": round3(f.share_near_mean),
-        "explained_by": f.splits.iter().find(|s| s.explains).map(|s| json!(s.dims)),
-        "splits": f.splits.iter().map(|s| json!({
-            "by": s.dims,
-            "purity": round3(s.purity),
-            "explains": s.explains,
-            "groups": s.groups.iter().map(|(v, n, mode, share)| json!({
-                "key": key_json(&s.dims, v),
-                "count": round3(*n),
-                "mode": mode + 1,
-                "share_in_mode": round3(*share),
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
+        "explained_by": f.best_split().filter(|s| s.explains).map(|s| json!(s.dims)),
+        "splits": f.splits.iter().map(split_json).collect::<Vec<_>>(),
         "text": multimodal_text(f),
-    })
+    });
+    if let Some(s) = &f.inflight_split {
+        j["inflight_split"] = split_json(s);
+    }
+    j
 }
 
 fn region_json(r: &Region) -> Json {

@@ -464,7 +464,7 @@ fn metrics_choose_the_findings_and_histograms_too() {
     for other in [
         "tpot_ms is multimodal",
         "e2e_ms is multimodal",
-        "by requests in flight",
+        "tpot_ms by requests in flight",
     ] {
         assert!(!hist.contains(other), "{other}: {hist}");
     }

@@ -157,7 +157,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// One output as recorded: in full while small, else its length and hash.
 fn record(out: &mut String, what: &str, bytes: &[u8]) {
-    if bytes.len() > 64 * 1024 {
+    if bytes.len() > 96 * 1024 {
         let _ = writeln!(
             out,
             "--- {what}: {} bytes, fnv1a {:016x}",
