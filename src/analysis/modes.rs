@@ -27,7 +27,9 @@
 //!      sqrt(s1^2 + s2^2)` is above [`MIN_ASHMAN_D`] (a clean separation; two equal normals
 //!      only make two peaks past D = 2);
 //!    - the fitted density of the logs really has `k` peaks, and each valley between two
-//!      peaks is at most [`MAX_VALLEY`] of the lower one (no shoulders).
+//!      peaks is at most [`MAX_VALLEY`] of the lower one (no shoulders), and the values
+//!      themselves dip there, beyond chance: [`MAX_DATA_VALLEY`], [`MIN_DIP_Z`] (a flat
+//!      spread is one mode).
 //!
 //! A mode's centre is its component's `exp(mu)`: the geometric mean (the median) of the values
 //! in it, where the density of the logs peaks; its share is the component's weight. Antimodes
@@ -48,6 +50,13 @@ pub(crate) const MIN_DELTA_BIC: f64 = 10.0;
 pub(crate) const MIN_SIGMA: f64 = 0.02;
 /// Deepest a valley may be relative to the lower of its two peaks (density ratio).
 pub(crate) const MAX_VALLEY: f64 = 0.8;
+/// Deepest the data's own valley may be: the values within a sixth of the distance between two
+/// neighbouring modes of the valley, against as near each mode (the fewer of the two). A flat
+/// stretch of values (a uniform spread, which mixtures of normals fit well) has none.
+pub(crate) const MAX_DATA_VALLEY: f64 = 0.85;
+/// Fewest standard deviations the dip must be deep by (counts near the lower mode against near
+/// the valley, as Poisson counts): a dip so few values make could be chance.
+pub(crate) const MIN_DIP_Z: f64 = 2.5;
 /// EM iterations at most per start.
 const MAX_ITER: usize = 150;
 /// EM stops when the log-likelihood per value improves by less than this.
@@ -332,6 +341,23 @@ fn peaks_and_valleys(comps: &[Comp]) -> Option<Vec<f64>> {
     Some(valleys.into_iter().map(|i| xs[i]).collect())
 }
 
+/// Whether the log values `pts` (value, weight) dip at each valley between neighbouring
+/// components: [`MAX_DATA_VALLEY`] deep at least, and by [`MIN_DIP_Z`] standard deviations.
+fn data_dips(pts: &[(f64, f64)], comps: &[Comp], valleys: &[f64]) -> bool {
+    let near = |x: f64, h: f64| -> f64 {
+        pts.iter()
+            .filter(|p| (p.0 - x).abs() <= h)
+            .map(|p| p.1)
+            .sum()
+    };
+    comps.windows(2).zip(valleys).all(|(pair, &v)| {
+        let h = (pair[1].mu - pair[0].mu) / 6.0;
+        let lower = near(pair[0].mu, h).min(near(pair[1].mu, h));
+        let valley = near(v, h);
+        valley <= MAX_DATA_VALLEY * lower && lower - valley >= MIN_DIP_Z * (lower + valley).sqrt()
+    })
+}
+
 /// Whether `comps` pass the tests of the module's method against the fit with one fewer.
 fn accept(comps: &[Comp], delta_bic: f64) -> Option<Vec<f64>> {
     if delta_bic <= MIN_DELTA_BIC || comps.iter().any(|c| c.w < MIN_SHARE) {
@@ -376,14 +402,19 @@ pub(crate) fn detect(points: &[(f64, f64)]) -> Option<Modality> {
     let (c2, ll2) = fit(&pts, 2, floor)?;
     let d2 = bic(ll1, 1) - bic(ll2, 2);
     let valleys2 = accept(&c2, d2)?;
-    let mut best = (c2, valleys2, d2, ll2);
-    if let Some((c3, ll3)) = fit(&pts, 3, floor) {
-        let d3 = bic(best.3, 2) - bic(ll3, 3);
-        if let Some(v3) = accept(&c3, d3) {
-            best = (c3, v3, d3, ll3);
-        }
-    }
-    let (comps, valleys, delta_bic, _) = best;
+    let in_data = |c: &[Comp], v: &[f64]| data_dips(&pts, c, v);
+    // Three modes where they pass every test; else two, where the values dip between them
+    // (two components over three groups of values can sit on an empty stretch).
+    let three = fit(&pts, 3, floor).and_then(|(c3, ll3)| {
+        let d3 = bic(ll2, 2) - bic(ll3, 3);
+        let v3 = accept(&c3, d3).filter(|v| in_data(&c3, v))?;
+        Some((c3, v3, d3))
+    });
+    let (comps, valleys, delta_bic) = match three {
+        Some(best) => best,
+        None if in_data(&c2, &valleys2) => (c2, valleys2, d2),
+        None => return None,
+    };
     Some(Modality {
         modes: comps
             .iter()
@@ -498,6 +529,31 @@ mod tests {
             })
             .collect();
         assert_eq!(detect(&pts), None);
+    }
+
+    /// A flat spread (TTFT uniform from 200 to 400 ms, TPOT from 10 to 50 ms), which mixtures of
+    /// two or three normals fit better than one, has no valley in its values: no modes.
+    #[test]
+    fn a_flat_spread_is_not_several_modes() {
+        for (lo, hi) in [(200.0, 400.0), (10.0, 50.0), (100.0, 1000.0)] {
+            for n in [200usize, 2000, 20_000] {
+                let pts: Vec<(f64, f64)> = (0..n)
+                    .map(|i| (lo + (hi - lo) * (i as f64 + 0.5) / n as f64, 1.0))
+                    .collect();
+                assert_eq!(detect(&pts), None, "uniform {lo}-{hi}, {n} values");
+                // Pseudo-random draws too.
+                let mut x: u64 = 0x9E37_79B9_7F4A_7C15 ^ n as u64;
+                let pts: Vec<(f64, f64)> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        (lo + (hi - lo) * (x >> 11) as f64 / (1u64 << 53) as f64, 1.0)
+                    })
+                    .collect();
+                assert_eq!(detect(&pts), None, "random uniform {lo}-{hi}, {n} values");
+            }
+        }
     }
 
     #[test]
