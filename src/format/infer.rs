@@ -126,7 +126,7 @@ struct Candidate {
 }
 
 /// `startTime` -> `start_time`, `TTFT` -> `ttft`, `latencyMs` -> `latency_ms`.
-fn snake(key: &str) -> String {
+pub(super) fn snake(key: &str) -> String {
     let mut s = String::with_capacity(key.len() + 4);
     let mut prev_lower = false;
     for c in key.chars() {

@@ -753,14 +753,14 @@ fn map_field(
     Ok((field, unit))
 }
 
-/// The unit the last key of `path` names by its suffix (`ttft_s`, `latency_ms`,
+/// The unit the last key of `path` names by its suffix (`ttft_s`, `latencyMs`,
 /// `queue_time_in_ms`: see [`infer`]) when `field` is a duration; `None` otherwise.
 fn named_unit(field: Field, path: &str) -> Option<Unit> {
     if field.is_instant() || field.is_count() {
         return None;
     }
     let last = parse_path(path).pop()?;
-    infer::strip_unit(&last).1
+    infer::strip_unit(&infer::snake(&last)).1
 }
 
 /// What a run with `--map` entries `maps` is told before it reads: the durations mapped with

@@ -516,7 +516,7 @@ fn a_map_path_no_line_has_is_named_with_the_close_ones() {
 /// seconds read as ms would be 1000 times off with nothing else to show it).
 #[test]
 fn a_duration_without_a_unit_takes_its_names_or_is_said_to_be_ms() {
-    let log = br#"{"t":1787334732.5,"ttft":0.49,"lat":2.5,"ttft_s":0.49}
+    let log = br#"{"t":1787334732.5,"ttft":0.49,"lat":2.5,"ttft_s":0.49,"ttftSeconds":0.49}
 "#;
     let ttft = |map: &str| {
         let out = run(&["--map", "end=t:epoch_s", "--map", map], log);
@@ -526,6 +526,10 @@ fn a_duration_without_a_unit_takes_its_names_or_is_said_to_be_ms() {
         (objs[0].as_ref().unwrap()["ttft_ms"].clone(), stderr)
     };
     let (v, stderr) = ttft("ttft=ttft_s");
+    assert_eq!(v, 490.0);
+    assert_eq!(stderr, "");
+    // camelCase as the inferred format reads it: ttftSeconds is ttft_seconds.
+    let (v, stderr) = ttft("ttft=ttftSeconds");
     assert_eq!(v, 490.0);
     assert_eq!(stderr, "");
     let (v, stderr) = ttft("ttft=ttft:ms");
