@@ -709,8 +709,7 @@ impl Ctx<'_> {
         self.quantiles
             .iter()
             .copied()
-            .filter(|&q| self.style.quantiles_given || q != 0.95)
-            .filter(|&q| !needs_more(q, most))
+            .filter(|&q| self.style.quantiles_given || (q != 0.95 && !needs_more(q, most)))
             .collect()
     }
 
@@ -821,6 +820,10 @@ impl Ctx<'_> {
             .max()
             .unwrap_or(0);
         let class_qs = self.class_quantiles(&qs, most);
+        if class_qs.is_empty() {
+            // No class has the values for any quantile asked for: no class columns.
+            side.clear();
+        }
         let (mut left_classes, mut left_qs) = (vec![], vec![]);
         loop {
             let mut cols: Vec<Col> = qs.iter().map(|&q| Col::All(q)).collect();

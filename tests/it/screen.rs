@@ -381,3 +381,35 @@ fn headline_durations_carry_their_units() {
         }
     }
 }
+
+#[test]
+fn quantiles_asked_for_are_columns_even_when_few_values_fill_them() {
+    // Fewer than 1,000 values: the p99.9 column is there, blank in each row.
+    let text = stdout_with_columns(
+        &[
+            "summary",
+            "--quantiles",
+            "50,99.9",
+            "testdata/lab/litellm.jsonl",
+        ],
+        None,
+    );
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("metric "))
+        .expect("a metric header");
+    assert!(header.contains("p50") && header.contains("p99.9"), "{text}");
+    // Only p99.9, which no cache class has the values for: no class columns, and no line
+    // announcing them.
+    let text = stdout_with_columns(
+        &[
+            "summary",
+            "--quantiles",
+            "99.9",
+            "testdata/analysis/bimodal.jsonl.gz",
+        ],
+        None,
+    );
+    assert!(!text.contains("cache columns"), "{text}");
+    assert!(text.contains("p99.9"), "{text}");
+}
