@@ -110,6 +110,17 @@ pub fn round3(v: f64) -> f64 {
     round(v * 1000.0) / 1000.0 + 0.0
 }
 
+/// A count as JSON: a whole number as an integer (`177`, not `177.0`), an estimated one (a
+/// histogram bin's share of a t-digest) rounded to 3 decimals.
+pub(crate) fn count_json(v: f64) -> serde_json::Value {
+    let r = round3(v);
+    if r.fract() == 0.0 && r.abs() < 9.0e15 {
+        serde_json::Value::from(r as i64)
+    } else {
+        serde_json::Value::from(r)
+    }
+}
+
 /// Rounds a rate to 6 significant digits (at most 3 decimals past 1000/s): a slow run's
 /// 0.0415 requests/s keeps its digits, where 3 decimals would be 1.2% off. Never `-0.0`.
 pub(crate) fn round_rate(v: f64) -> f64 {

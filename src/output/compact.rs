@@ -1089,13 +1089,13 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
         && last / first >= 1.5
     {
         out.push(format!(
-            "TPOT under load: p50 {} at {} in flight, {} at {} ({:.1}x; +{} ms per request)",
+            "TPOT under load: p50 {} at {} in flight, {} at {} ({:.1}x; +{} per request)",
             duration_text(*first),
             i.rows[0].label,
             duration_text(*last),
             i.rows[i.rows.len() - 1].label,
             last / first,
-            fmt_cell(slope)
+            duration_text(slope)
         ));
     }
     match &r.decomposition {

@@ -12,7 +12,7 @@ use crate::analysis::{
 };
 use crate::metrics::Metric;
 use crate::number::fmt_cell;
-use crate::number::round3;
+use crate::number::{count_json, round3};
 use crate::summary::{key_text, quantile_name};
 use serde_json::{Map, Value as Json, json};
 use std::io::{self, Write};
@@ -494,7 +494,7 @@ fn split_json(s: &crate::analysis::Split) -> Json {
         "explains": s.explains,
         "groups": s.groups.iter().map(|(v, n, mode, share)| json!({
             "key": key_json(&s.dims, v),
-            "count": round3(*n),
+            "count": count_json(*n),
             "mode": mode + 1,
             "share_in_mode": round3(*share),
         })).collect::<Vec<_>>(),
@@ -516,7 +516,7 @@ fn multimodal_json(f: &MultimodalFinding) -> Json {
         "antimodes": m.antimodes.iter().map(|&a| round3(a)).collect::<Vec<_>>(),
         "ashman_d": m.ashman_d.iter().map(|&d| round3(d)).collect::<Vec<_>>(),
         "delta_bic": round3(m.delta_bic),
-        "n": round3(m.n),
+        "n": count_json(m.n),
         "mean": round3(f.mean),
         "mean_between_modes": f.mean_between,
         "share_within_25pct_of_mean": round3(f.share_near_mean),
@@ -633,9 +633,9 @@ pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
 pub(crate) fn hist_json(h: &Histogram) -> Json {
     json!({
         "per_decade": h.per_decade,
-        "nonpositive": round3(h.nonpositive),
+        "nonpositive": count_json(h.nonpositive),
         "bins": h.bins.iter().map(|b| json!({
-            "lo": round3(b.lo), "hi": round3(b.hi), "count": round3(b.count)
+            "lo": round3(b.lo), "hi": round3(b.hi), "count": count_json(b.count)
         })).collect::<Vec<_>>(),
     })
 }

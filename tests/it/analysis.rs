@@ -695,3 +695,18 @@ fn the_headline_says_when_ttft_leaves_the_queue_out() {
     let j = summary_json(&[litellm.to_str().unwrap()], b"");
     assert_eq!(j["headline"]["chat"]["ttft_from_scheduled"], false);
 }
+
+#[test]
+fn counts_in_findings_are_whole_numbers_in_json() {
+    let lab = std::fs::read("testdata/lab/litellm.jsonl").unwrap();
+    let doc = summary_json(&["--explain"], &lab);
+    let all = group(&doc, &serde_json::json!({}));
+    let ttft = finding(all, "multimodal", "ttft_ms").expect("TTFT modes");
+    assert!(ttft["n"].is_u64(), "{}", ttft["n"]);
+    assert_eq!(ttft["n"], 177);
+    for g in ttft["splits"].as_array().unwrap() {
+        for row in g["groups"].as_array().unwrap() {
+            assert!(row["count"].is_u64(), "{row}");
+        }
+    }
+}
