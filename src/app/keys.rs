@@ -26,6 +26,8 @@ pub(crate) struct KeySample {
     keys: BTreeSet<String>,
     /// The keys of the lines' top-level objects.
     top: BTreeSet<String>,
+    /// Lines sampled.
+    sampled: u32,
 }
 
 impl KeySample {
@@ -35,6 +37,7 @@ impl KeySample {
             left: if wanted { SAMPLE_LINES } else { 0 },
             keys: BTreeSet::new(),
             top: BTreeSet::new(),
+            sampled: 0,
         }
     }
 
@@ -44,6 +47,7 @@ impl KeySample {
             return;
         }
         self.left -= 1;
+        self.sampled += 1;
         // A prefix (syslog, CRI) before the JSON: from the first `{`.
         let Some(start) = memchr::memchr(b'{', line) else {
             return;
@@ -86,6 +90,7 @@ impl KeySample {
 
     /// Adds the keys of another part's sample.
     pub(crate) fn merge(&mut self, other: &KeySample) {
+        self.sampled += other.sampled;
         for k in &other.top {
             if self.top.len() >= MOST_KEYS {
                 break;
@@ -169,6 +174,17 @@ impl KeySample {
     /// True when some key was sampled.
     pub(crate) fn has_keys(&self) -> bool {
         !self.keys.is_empty()
+    }
+
+    /// True when the sample would hold the dotted path `path` had a sampled line had it: it
+    /// is no deeper than the paths collected, and the sample kept every key it met.
+    pub(crate) fn would_hold(&self, path: &str) -> bool {
+        path.split('.').count() <= DEPTH && self.keys.len() < MOST_KEYS
+    }
+
+    /// How many lines were sampled.
+    pub(crate) fn lines(&self) -> u32 {
+        self.sampled
     }
 
     /// True when the sample has the dotted path `path`.

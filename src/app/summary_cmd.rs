@@ -671,6 +671,9 @@ impl<'a> Watch<'a> {
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();
         crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
+        if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats) {
+            mapped.warn_unseen(fin.cov.requests, &fin.keys);
+        }
         if fin.cov.requests == 0
             && fin.cov.lines > 0
             && sc.report.output != SummaryOutput::Table

@@ -85,6 +85,50 @@ impl Mapped {
     }
 }
 
+impl Mapped {
+    /// Says on stderr, for each path `--map` names that none of the sampled request lines
+    /// had (a typo in a path other than the one that makes a line a request would otherwise
+    /// only leave its metrics null, `not_logged`), that they lacked it, with the paths they
+    /// have that are close to it. Nothing when no request was read.
+    pub(crate) fn warn_unseen(&self, requests: u64, sample: &KeySample) {
+        if requests == 0 || !sample.has_keys() {
+            return;
+        }
+        for msg in self.unseen(sample, requests) {
+            crate::diag!("tokentime: {msg}");
+        }
+    }
+
+    fn unseen(&self, sample: &KeySample, requests: u64) -> Vec<String> {
+        let sampled = sample.lines();
+        let mut out = vec![];
+        for (i, (field, path)) in self.paths.iter().enumerate() {
+            if sample.has(path)
+                || !sample.would_hold(path)
+                || self.paths[..i].iter().any(|(_, p)| p == path)
+            {
+                continue;
+            }
+            let close = sample.close_keys(path);
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!("; paths close to it: {}", close.join(", "))
+            };
+            let which = match sampled {
+                1 if requests <= 1 => "the one request line".to_owned(),
+                n if u64::from(n) >= requests => format!("any of the {n} request lines"),
+                n => format!("any of the {n} request lines sampled"),
+            };
+            out.push(format!(
+                "--map {field}={path}: not in {which}, so what it gives is null \
+                 (not_logged){hint}"
+            ));
+        }
+        out
+    }
+}
+
 /// How `config`'s formats were chosen: `--map`, `--format NAME` (one format, none learned from
 /// the input), or else every format.
 pub(crate) fn format_choice(config: &crate::cli::config::Config) -> FormatChoice {
@@ -140,6 +184,26 @@ mod tests {
         assert_eq!(m.message("f", b"{\"a\":{\"t0\":1.5}}\n"), None);
         assert_eq!(m.message("f", b"plain text\n"), None);
         assert_eq!(m.message("f", b"{\"a\":"), None);
+    }
+
+    #[test]
+    fn names_a_path_no_request_line_had_with_the_close_ones() {
+        let m = mapped(&[
+            "arrival=req.t0:epoch_s",
+            "end=req.t9:epoch_s",
+            "output_tokens=n",
+        ]);
+        let mut sample = KeySample::new(true);
+        sample.add_line(b"{\"req\":{\"t0\":1.5,\"t2\":2.0},\"n\":3}");
+        sample.add_line(b"{\"req\":{\"t0\":1.6,\"t2\":2.1}}");
+        assert_eq!(
+            m.unseen(&sample, 1000),
+            vec![
+                "--map end=req.t9: not in any of the 2 request lines sampled, so what it gives is \
+                 null (not_logged); paths close to it: req.t0, req.t2"
+                    .to_owned()
+            ]
+        );
     }
 
     #[test]

@@ -51,7 +51,8 @@ impl Tally {
                 .map(|_| (Coverage::default(), template.empty_like())),
             buckets: sc.bucket.map(Buckets::new),
             ready: Vec::new(),
-            keys: crate::app::keys::KeySample::new(!sc.by.is_empty()),
+            // With `--by` keys or `--map` paths to check against the log's.
+            keys: crate::app::keys::KeySample::new(!sc.by.is_empty() || template.mapped()),
         }
     }
 

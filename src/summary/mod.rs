@@ -717,6 +717,11 @@ impl Summary {
         self
     }
 
+    /// True when the log is read with the format `--map` defines.
+    pub fn mapped(&self) -> bool {
+        self.choice == FormatChoice::Mapped
+    }
+
     /// What a report says when no line of `cov` was a request ([`no_requests`]).
     pub fn no_requests(&self, cov: &Coverage) -> String {
         no_requests(cov, &self.choice)

@@ -561,3 +561,31 @@ fn a_duration_without_a_unit_takes_its_names_or_is_said_to_be_ms() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn a_mapped_path_no_request_had_is_named_with_the_close_ones() {
+    let out = run(
+        &[
+            "summary",
+            "--map",
+            "arrival=req.t0:epoch_s",
+            "--map",
+            "end=req.t9:epoch_s",
+            "--map",
+            "output_tokens=usage.completion_tokens",
+            "testdata/custom/inhouse.jsonl",
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--map end=req.t9: not in any of the 2 request lines")
+            && err.contains("paths close to it: req.t0, req.t1, req.t2"),
+        "{err}"
+    );
+    // Paths every request line has: nothing said.
+    assert!(
+        !err.contains("--map arrival") && !err.contains("--map output_tokens"),
+        "{err}"
+    );
+}
