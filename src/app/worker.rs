@@ -1343,9 +1343,10 @@ fn unparseable(proc: &Processor) -> Option<String> {
                 "the metrics that need it are null, reason unparseable"
             };
             format!(
-                "{field}: present but not readable as {} reads it ({}): {what}",
+                "{field}: present but not readable as {} reads it ({}{}): {what}",
                 spec.name,
-                crate::format::field_source(spec, field)
+                crate::format::field_source(spec, field),
+                crate::format::unit_hint(spec, field)
             )
         })
 }

@@ -520,6 +520,29 @@ pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
     rules.join("; ")
 }
 
+/// For `--map`'s format, what else `field`'s unit could be when a value of it is not readable:
+/// a duration string (`"127.5ms"`) read as a number of ms needs `:duration`, a timestamp
+/// string read as epoch seconds `:rfc3339` or `:epoch`. Empty for any other format or unit.
+pub(crate) fn unit_hint(f: &FormatSpec, field: &str) -> &'static str {
+    if f.name != "custom" {
+        return "";
+    }
+    let unit = f
+        .fields
+        .iter()
+        .find(|r| r.field.name() == field)
+        .map(|r| r.unit);
+    match unit {
+        Some(Unit::S | Unit::Ms | Unit::Us | Unit::Ns) => {
+            "; a duration written with its unit, \"127.5ms\", is read with :duration"
+        }
+        Some(Unit::EpochS | Unit::EpochMs | Unit::EpochUs | Unit::EpochNs) => {
+            "; a timestamp written as a date is read with :rfc3339 (:epoch reads either)"
+        }
+        _ => "",
+    }
+}
+
 /// Describes a format for `tokentime formats`: what it is, how a line is recognized, which
 /// outcome rules apply, its TTFT origin and cache signal, and each field with its unit and
 /// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).

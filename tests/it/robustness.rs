@@ -179,7 +179,9 @@ fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "<stdin>:1: arrival: present but not readable as custom reads it (req.t0 as epoch_s)"
+            "<stdin>:1: arrival: present but not readable as custom reads it (req.t0 as epoch_s; \
+             a timestamp written as a date is read with :rfc3339 (:epoch reads either)): the \
+             metrics that need it are null"
         ),
         "{err}"
     );
