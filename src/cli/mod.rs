@@ -234,7 +234,7 @@ struct EnrichArgs {
     output: EnrichOutput,
     /// Columns of --output csv|tsv|jsonl, comma-separated: line, file, id, model, format, start,
     /// end, ttft_ms, tpot_ms, e2e_ms, queue_ms, prefill_ms, decode_ms, input_tokens,
-    /// cached_tokens, output_tokens, ttfot_ms, cache, ttft_origin, outcome.
+    /// cached_tokens, output_tokens, ttfot_ms, cache, ttft_origin, outcome, error_reason.
     #[arg(long, value_name = "LIST")]
     fields: Option<String>,
 }

@@ -470,6 +470,8 @@ pub enum RowField {
     TtftOrigin,
     /// `ok`, `error` or `cancelled`.
     Outcome,
+    /// Why it failed, as logged (empty or null when it did not, or the log does not say).
+    ErrorReason,
 }
 
 /// Field names `--fields` accepts, in the order `--help` lists them: the request's own
@@ -482,7 +484,7 @@ fn row_fields() -> String {
     ["line", "file", "id", "model", "format", "start", "end"]
         .into_iter()
         .chain(metrics)
-        .chain(["cache", "ttft_origin", "outcome"])
+        .chain(["cache", "ttft_origin", "outcome", "error_reason"])
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -506,6 +508,7 @@ pub(crate) fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
                 "cache" => RowField::Cache,
                 "ttft_origin" => RowField::TtftOrigin,
                 "outcome" => RowField::Outcome,
+                "error_reason" => RowField::ErrorReason,
                 // ITL is every gap of a request, not one value: it has no column.
                 _ => match Metric::from_json_name(f).filter(|m| m.per_request()) {
                     Some(m) => RowField::Metric(m),
@@ -535,6 +538,7 @@ impl RowField {
             RowField::Cache => "cache",
             RowField::TtftOrigin => "ttft_origin",
             RowField::Outcome => "outcome",
+            RowField::ErrorReason => "error_reason",
         }
     }
 }
@@ -560,6 +564,8 @@ pub struct RowContext<'a> {
     pub model: Option<&'a str>,
     /// Format name.
     pub format: &'a str,
+    /// Why it failed, as logged.
+    pub error_reason: Option<&'a str>,
 }
 
 enum Cell {
@@ -619,6 +625,9 @@ impl Rows {
                     .ttft_origin
                     .map_or(Cell::Null, |o| Cell::Str(o.as_str().to_owned())),
                 RowField::Outcome => Cell::Str(m.outcome.as_str().to_owned()),
+                RowField::ErrorReason => ctx
+                    .error_reason
+                    .map_or(Cell::Null, |s| Cell::Str(s.to_owned())),
             })
             .collect();
         match self.delimited {
@@ -679,6 +688,7 @@ pub(crate) fn write_request_rows(
             id,
             model,
             format: &proc.format_spec(r.format).name,
+            error_reason: proc.note(i).and_then(|n| n.reason.as_deref()),
         };
         rows.row(out, r, &ctx)?;
     }
@@ -716,7 +726,7 @@ mod tests {
             row_fields(),
             "line, file, id, model, format, start, end, ttft_ms, tpot_ms, e2e_ms, queue_ms, \
              prefill_ms, decode_ms, input_tokens, cached_tokens, output_tokens, ttfot_ms, \
-             cache, ttft_origin, outcome"
+             cache, ttft_origin, outcome, error_reason"
         );
         assert!(parse_fields("itl_ms").is_err());
         assert_eq!(

@@ -111,7 +111,7 @@ fn metrics_of(summary: &Value) -> Vec<(Value, Value)> {
 }
 
 /// tokentime's own rows (`-o jsonl`) read back: a summary of them is the summary of the log
-/// they were written from (the lab's LiteLLM log: 293 requests, 9 errors; llama.cpp's
+/// they were written from (the lab's LiteLLM log: 293 requests, 9 errors and their reasons; llama.cpp's
 /// responses, whose TTFT leaves the queue out), every quantile of every group; with the default columns (no decode, no start or end), TPOT is read
 /// through `tpot_ms * (output_tokens - 1)`, within the rows' rounding.
 #[test]
@@ -120,7 +120,8 @@ fn rows_read_back_give_the_summary_of_their_log() {
     let log = log.to_str().unwrap();
     let direct = summary_json(&[log], b"");
     let all = "line,file,id,model,format,start,end,ttft_ms,tpot_ms,e2e_ms,queue_ms,prefill_ms,\
-               decode_ms,input_tokens,cached_tokens,output_tokens,ttfot_ms,cache,ttft_origin,outcome";
+               decode_ms,input_tokens,cached_tokens,output_tokens,ttfot_ms,cache,ttft_origin,outcome,\
+               error_reason";
     let rows = run_ok(&["-o", "jsonl", "--fields", all, log], b"");
     let back = summary_json(&[], &rows);
     assert_eq!(
@@ -131,6 +132,8 @@ fn rows_read_back_give_the_summary_of_their_log() {
     assert_eq!(back["groups"][0]["errors"], 9);
     assert_eq!(metrics_of(&back), metrics_of(&direct));
     assert_eq!(back["headline"]["span"], direct["headline"]["span"]);
+    // With the error_reason column, why requests failed.
+    assert_eq!(back["errors"], direct["errors"]);
     // With the ttft_origin column, where TTFT was measured from too.
     assert_eq!(
         back["groups"][0]["metrics"]["ttft_ms"]["origins"],

@@ -8,7 +8,8 @@ use crate::metrics::Origin;
 /// The rows `tokentime -o jsonl` writes, one request a line, with their `outcome` column: each
 /// metric is read as written (TPOT through the decode time it was made of), so a summary of
 /// the rows is the summary of the log they were written from, but for what rows do not hold
-/// (ITL, the error reasons, the in-flight sweep's TPOT under load without `start` and `end`).
+/// (ITL, the error reasons without `error_reason`, the in-flight sweep's TPOT under load
+/// without `start` and `end`).
 pub(crate) fn spec() -> FormatSpec {
     let outcome = |o: &str| eq("outcome", &format!("\"{o}\""));
     FormatSpec {
@@ -61,6 +62,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: paths(&["id"]),
         model_paths: paths(&["model"]),
+        reason_paths: paths(&["error_reason"]),
         ..FormatSpec::default()
     }
 }
