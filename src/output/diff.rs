@@ -177,6 +177,9 @@ fn side_cell(s: &Side) -> String {
 fn row_cells(r: &Row) -> [String; 7] {
     let verdict = match r.verdict.as_str() {
         v @ ("not enough samples" | "no values") => format!("n/a ({v})"),
+        // Overlapping intervals: the change may be large, but the samples cannot tell it from
+        // noise (not "the same").
+        "same" => "within noise".to_owned(),
         v => v.to_owned(),
     };
     [
