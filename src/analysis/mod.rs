@@ -258,6 +258,19 @@ pub(crate) struct Inflight {
     pub forced: u64,
 }
 
+impl Inflight {
+    /// The fewest- and most-in-flight buckets the slope was fitted over (those with at least
+    /// [`MIN_BUCKET`] requests), their rows' indices; `None` with fewer than two. What a
+    /// finding compares the slope with: a bucket of one request at either end could have
+    /// the p50 fall while the slope over the others grows.
+    pub(crate) fn ends(&self) -> Option<(usize, usize)> {
+        let mut fit = (0..self.rows.len()).filter(|&i| self.rows[i].count >= MIN_BUCKET);
+        let first = fit.next()?;
+        let last = fit.next_back()?;
+        Some((first, last))
+    }
+}
+
 /// Token- against request-weighted quantiles of one metric.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct WeightedFinding {
@@ -918,6 +931,32 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
 mod tests {
     use super::*;
     use crate::summary::accumulators::{WEIGHTED_GAMMA, Weighted};
+
+    #[test]
+    fn the_ends_of_tpot_under_load_are_the_buckets_the_slope_is_fitted_over() {
+        let row = |label: &str, count: u64| BucketRow {
+            label: label.to_owned(),
+            range: (1, Some(1)),
+            count,
+            mean_key: None,
+            quantiles: vec![],
+            p50: None,
+            exact: true,
+        };
+        let mut i = Inflight {
+            rows: vec![row("1", 1), row("2", 10), row("3-4", 10), row("5-8", 1)],
+            medians: vec![100.0, 10.0, 20.0, 5.0],
+            slope_ms: Some(6.0),
+            unplaced: 0,
+            late: 0,
+            forced: 0,
+        };
+        // A bucket of one request at either end is left out: the p50 doubles from 2 to 3-4
+        // in flight, as the slope says, where 1 to 5-8 would read 0.05x.
+        assert_eq!(i.ends(), Some((1, 2)));
+        i.rows[2].count = 4;
+        assert_eq!(i.ends(), None);
+    }
 
     /// Bins as a plain ordered map, added to as [`Weighted`] adds.
     fn reference(values: &[(f64, f64)]) -> BTreeMap<i32, (f64, f64)> {

@@ -1082,18 +1082,18 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     if let Some(i) = &r.inflight
         && i.rows.len() >= 2
         && !crate::output::findings::unreliable(i)
-        && let (Some(slope), Some(first), Some(last)) =
-            (i.slope_ms, i.medians.first(), i.medians.last())
+        && let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends())
+        && let (first, last) = (i.medians[a], i.medians[b])
         && slope > 0.0
-        && *first > 0.0
+        && first > 0.0
         && last / first >= 1.5
     {
         out.push(format!(
             "TPOT under load: p50 {} at {} in flight, {} at {} ({:.1}x; +{} per request)",
-            duration_text(*first),
-            i.rows[0].label,
-            duration_text(*last),
-            i.rows[i.rows.len() - 1].label,
+            duration_text(first),
+            i.rows[a].label,
+            duration_text(last),
+            i.rows[b].label,
             last / first,
             duration_text(slope)
         ));

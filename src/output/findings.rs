@@ -389,18 +389,18 @@ fn inflight_text(i: &Inflight) -> String {
             i.late
         );
     }
-    if let (Some(slope), Some(first), Some(last)) =
-        (i.slope_ms, i.medians.first(), i.medians.last())
-    {
+    if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends()) {
+        let (first, last) = (i.medians[a], i.medians[b]);
         s.push_str(&format!(
-            "tpot_ms {} {} ms per extra request in flight (each adds {} of the p50 at {} in flight); p50 {:.1}x from {} to {} in flight",
+            "tpot_ms {} {} ms per extra request in flight (each {} {} of the p50 at {} in flight); p50 {:.1}x from {} to {} in flight",
             if slope >= 0.0 { "grows" } else { "falls" },
             fmt_cell(slope.abs()),
-            pct(slope / first),
-            i.rows[0].label,
+            if slope >= 0.0 { "adds" } else { "takes off" },
+            pct(slope.abs() / first),
+            i.rows[a].label,
             last / first,
-            i.rows[0].label,
-            i.rows[i.rows.len() - 1].label
+            i.rows[a].label,
+            i.rows[b].label
         ));
     }
     let mut notes = vec![];
@@ -586,7 +586,7 @@ pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
                 "rule": "time-weighted mean of requests open during the decode, itself included, rounded (halves up); buckets 1, 2, 3-4, 5-8, ...",
                 "buckets": rows_json(&i.rows, "in_flight"),
                 "slope_ms_per_request": i.slope_ms.map(round3),
-                "slope_share_per_request": i.slope_ms.zip(i.medians.first()).map(|(s, m)| round3(s / m)),
+                "slope_share_per_request": i.slope_ms.zip(i.ends()).map(|(s, (a, _))| round3(s / i.medians[a])),
                 "unplaced": i.unplaced,
                 "late": i.late,
                 "forced": i.forced,
@@ -594,12 +594,14 @@ pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
         );
         if i.rows.len() >= 2 {
             let reliable = !unreliable(i);
+            // The ends the slope was fitted between, else the table's.
+            let ends = i.ends().unwrap_or((0, i.rows.len() - 1));
             findings.push(json!({
                 "kind": "tpot_under_load",
                 "reliable": reliable,
                 "slope_ms_per_request": i.slope_ms.filter(|_| reliable).map(round3),
-                "p50_lowest": round3(i.medians[0]),
-                "p50_highest": round3(i.medians[i.medians.len() - 1]),
+                "p50_lowest": round3(i.medians[ends.0]),
+                "p50_highest": round3(i.medians[ends.1]),
                 "text": inflight_text(i),
             }));
         }
