@@ -747,8 +747,10 @@ fn map_field(
     let field = Field::from_name(name).ok_or_else(|| {
         let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
         format!(
-            "--map {m}: unknown field {name:?} (known: {}, id, model, stream)",
-            names.join(", ")
+            "--map {m}: unknown field {name:?} (known: {}, id, model, stream, reason, records; \
+             conditions: {})",
+            names.join(", "),
+            WHEN.join(", ")
         )
     })?;
     let unit = match unit {

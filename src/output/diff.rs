@@ -264,7 +264,9 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                 signed(r.change_ms, ""),
                 match r.verdict.as_str() {
                     v @ ("worse" | "better") => format!("{v} beyond noise"),
-                    "same" => "within noise".to_owned(),
+                    // Past the threshold, maybe, but not a change the samples can tell.
+                    "same" =>
+                        "within noise: these samples cannot tell it from no change".to_owned(),
                     v => v.to_owned(),
                 }
             );

@@ -1,9 +1,9 @@
 //! The headline's lines on why requests failed and which were slowest, fitted to the width:
-//! `errors by reason: RateLimitError 12, Timeout 5, 429 3 (+2 more)` and `slowest: a1b2c3
+//! `errors by reason: RateLimitError 12, Timeout 5, 429 3 (+4 under 2 other reasons)` and `slowest: a1b2c3
 //! (26.4s), ...`. The JSON summary's `errors` and `slowest` members.
 
 use crate::output::compact::duration_text;
-use crate::summary::top::{NOT_LOGGED, Slow, Top};
+use crate::summary::top::{NOT_LOGGED, OTHER_REASONS, Slow, Top};
 use serde_json::{Value as Json, json};
 
 /// The reasons the headline names at most.
@@ -37,7 +37,7 @@ fn fitted(label: &str, items: &[String], width: usize) -> String {
     line
 }
 
-/// `errors by reason: R1 N1, R2 N2, R3 N3 (+K more)`: the most frequent [`SHOWN_REASONS`]
+/// `errors by reason: R1 N1, R2 N2, R3 N3 (+N under K other reasons)`: the most frequent [`SHOWN_REASONS`]
 /// reasons, as many as fit `width`. `None` when nothing failed or no failure's log gives a
 /// reason.
 pub(crate) fn reasons_line(top: &Top, width: usize) -> Option<String> {
@@ -53,22 +53,34 @@ pub(crate) fn explain_lines(top: &Top) -> Vec<String> {
         .collect()
 }
 
-/// [`reasons_line`] with at most `shown` reasons.
+/// [`reasons_line`] with at most `shown` reasons, as many as fit `width` (at least one); the
+/// others counted in errors and reasons (`(+6 under 2 other reasons)`: a bare `+2 more` beside
+/// the error count read as two errors).
 fn reasons_of(top: &Top, width: usize, shown: usize) -> Option<String> {
     let reasons = top.reasons();
     if reasons.iter().all(|&(r, _)| r == NOT_LOGGED) {
         return None;
     }
-    let items: Vec<String> = reasons
-        .iter()
-        .take(shown)
-        .map(|(r, n)| format!("{r} {n}"))
-        .collect();
-    let mut line = fitted("errors by reason: ", &items, width);
-    if reasons.len() > items.len() && !line.ends_with("more)") {
-        line.push_str(&format!(" (+{} more)", reasons.len() - items.len()));
+    let items: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let mut k = shown.min(items.len()).max(1);
+    loop {
+        let mut line = format!("errors by reason: {}", items[..k].join(", "));
+        let others = reasons.len() - k;
+        if others > 0 {
+            let errors: u64 = reasons[k..].iter().map(|&(_, n)| n).sum();
+            if reasons[k..].iter().any(|&(r, _)| r == OTHER_REASONS) {
+                // Past the bound on distinct reasons: how many is not known.
+                line.push_str(&format!(" (+{errors} under other reasons)"));
+            } else {
+                let s = if others == 1 { "" } else { "s" };
+                line.push_str(&format!(" (+{errors} under {others} other reason{s})"));
+            }
+        }
+        if k == 1 || line.chars().count() <= width {
+            return Some(line);
+        }
+        k -= 1;
     }
-    Some(line)
 }
 
 /// How the headline names a slow request: its id, its start and end around `…` when long.

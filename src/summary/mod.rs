@@ -1264,8 +1264,8 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
 
 /// [`NO_REQUESTS`] when the log was read with `--map`.
 pub(crate) const NO_REQUESTS_MAPPED: &str = "no line was recognised as a request: a line is one when it has \
-     the path of the first time field --map names (`tokentime formats custom` with the same --map \
-     shows what is read); try --root PATH (when the record sits inside each line), --prefix REGEX \
+     the path of the first time field --map names (the first --map given that is not a token \
+     count); try --root PATH (when the record sits inside each line), --prefix REGEX \
      (when text such as a syslog header comes before the JSON)";
 
 /// A JSON document whose `groups` array is made one element at a time while it is written:

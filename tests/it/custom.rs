@@ -589,3 +589,38 @@ fn a_mapped_path_no_request_had_is_named_with_the_close_ones() {
         "{err}"
     );
 }
+
+#[test]
+fn reasons_left_out_of_the_headline_are_counted_in_errors() {
+    let mut log = String::new();
+    for (i, reason) in ["A", "A", "A", "A", "B", "B", "B", "C", "C", "D", "E"]
+        .iter()
+        .enumerate()
+    {
+        log.push_str(&format!(
+            "{{\"t0\":{},\"t2\":{},\"err\":\"{reason}\"}}\n",
+            1_787_334_700 + i,
+            1_787_334_701 + i
+        ));
+    }
+    log.push_str("{\"t0\":1787334800,\"t2\":1787334801}\n");
+    let out = run_ok(
+        &[
+            "summary",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+            "--map",
+            "error_when=err",
+            "--map",
+            "reason=err",
+        ],
+        log.as_bytes(),
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("errors by reason: A 4, B 3, C 2 (+2 under 2 other reasons)\n"),
+        "{text}"
+    );
+}
