@@ -1102,8 +1102,13 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
         Some(d) if d.reading != "flat" => out.push(decomposition_text(d)),
         Some(_) => {}
         None => {
-            if let (Some(a), Some(b)) = (r.ttft_by_input.first(), r.ttft_by_input.last())
-                && r.ttft_by_input.len() >= 2
+            // Between the buckets of a few requests at least: one request at an end is no
+            // trend.
+            let held: Vec<_> = (r.ttft_by_input.iter())
+                .filter(|b| b.count >= crate::analysis::MIN_BUCKET)
+                .collect();
+            if let (Some(a), Some(b)) = (held.first(), held.last())
+                && held.len() >= 2
                 && let (Some(pa), Some(pb)) = (p50_of(a), p50_of(b))
                 && pa > 0.0
                 && pb / pa >= 2.0

@@ -413,3 +413,45 @@ fn quantiles_asked_for_are_columns_even_when_few_values_fill_them() {
     assert!(!text.contains("cache columns"), "{text}");
     assert!(text.contains("p99.9"), "{text}");
 }
+
+#[test]
+fn a_trend_with_the_prompt_needs_more_than_one_request_at_its_end() {
+    // Five requests of ~100 input tokens at 100 ms, five of ~700 at 120 ms, one of 5000 at
+    // 900 ms: no trend (1.2x between the buckets that hold a few requests).
+    let mut log = String::new();
+    let mut add = |i: usize, tokens: u64, ttft_ms: u64| {
+        log.push_str(&format!(
+            "{{\"t0\":{},\"ttft\":{ttft_ms},\"e2e\":2000,\"in\":{tokens},\"out\":50}}\n",
+            1_787_334_700 + 10 * i
+        ));
+    };
+    for i in 0..5 {
+        add(i, 100, 100);
+        add(i + 5, 700, 120);
+    }
+    add(10, 5000, 900);
+    std::fs::write(
+        std::env::temp_dir().join("tokentime-prompt-trend.jsonl"),
+        &log,
+    )
+    .unwrap();
+    let path = std::env::temp_dir().join("tokentime-prompt-trend.jsonl");
+    let text = stdout_with_columns(
+        &[
+            "summary",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "ttft=ttft:ms",
+            "--map",
+            "e2e=e2e:ms",
+            "--map",
+            "input_tokens=in",
+            "--map",
+            "output_tokens=out",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(!text.contains("TTFT grows with the prompt"), "{text}");
+}
