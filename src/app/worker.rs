@@ -1329,8 +1329,41 @@ impl<'p> Worker<'p> {
 }
 
 /// Why the line `proc` processed last is bad when a field of one of its requests is present
-/// but not readable.
+/// but not readable, or, read with `--map`, holds no plausible time ([`implausible_mapped`]).
 fn unparseable(proc: &Processor) -> Option<String> {
+    unreadable(proc).or_else(|| implausible_mapped(proc))
+}
+
+/// With `--map`'s format: an instant its unit reads as before 2000 or after 2200 (epoch
+/// milliseconds mapped as `:epoch_s`), named with the units that could read it, where the
+/// report would only count implausible instants and say the log has no TTFT.
+fn implausible_mapped(proc: &Processor) -> Option<String> {
+    let r = proc.requests().iter().find(|r| r.implausible != 0)?;
+    let spec = proc.format_spec(r.format);
+    if spec.name != "custom" {
+        return None;
+    }
+    use crate::format::Field;
+    let field = [
+        Field::Arrival,
+        Field::Scheduled,
+        Field::FirstToken,
+        Field::End,
+        Field::LoggedAt,
+    ]
+    .into_iter()
+    .find(|&f| r.implausible & crate::format::instant_bit(f) != 0)?
+    .name();
+    Some(format!(
+        "{field}: not a plausible time as custom reads it ({}: before 2000 or after 2200); \
+         another unit may read it (:epoch_s, :epoch_ms, :epoch_us, :epoch_ns; :epoch tells \
+         them by magnitude): the metrics that need it are null, reason implausible_instant",
+        crate::format::field_source(spec, field)
+    ))
+}
+
+/// [`unparseable`]: a field present but not readable.
+fn unreadable(proc: &Processor) -> Option<String> {
     proc.requests()
         .iter()
         .find_map(|r| r.unparseable.map(|field| (r.format, field)))

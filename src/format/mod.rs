@@ -1034,7 +1034,7 @@ fn set_field(t: &mut Timeline, field: Field, v: i64) {
 }
 
 /// The [`Timeline::implausible`] bit of instant `field` (0 for any other field).
-fn instant_bit(field: Field) -> u8 {
+pub(crate) fn instant_bit(field: Field) -> u8 {
     match field {
         Field::Arrival => instants::ARRIVAL,
         Field::Scheduled => instants::SCHEDULED,

@@ -624,3 +624,47 @@ fn reasons_left_out_of_the_headline_are_counted_in_errors() {
         "{text}"
     );
 }
+
+#[test]
+fn an_instant_in_the_wrong_epoch_unit_is_named_with_the_units_that_read_it() {
+    let line = b"{\"t0\":1787334732.5,\"t1\":1787334732900,\"t2\":1787334733.5}\n";
+    let out = run(
+        &[
+            "summary",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "first_token=t1:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+        ],
+        line,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: first_token: not a plausible time as custom reads it (t1 as epoch_s: \
+             before 2000 or after 2200); another unit may read it (:epoch_s, :epoch_ms"
+        ),
+        "{err}"
+    );
+    // Read in its unit, nothing is said.
+    let out = run(
+        &[
+            "summary",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "first_token=t1:epoch_ms",
+            "--map",
+            "end=t2:epoch_s",
+        ],
+        line,
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
