@@ -1060,7 +1060,7 @@ fn prefix_regex(prefix: Option<&str>) -> Result<Option<regex::bytes::Regex>, Con
 fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError> {
     check_common(&c)?;
     let (formats, infer) = selected_formats(&c)?;
-    let notices = crate::format::map_notice(&c.maps).into_iter().collect();
+    let notices = crate::format::map_notices(&c.maps);
     let infer = match command {
         Command::Enrich(_) | Command::Summary(_) | Command::Report(_) | Command::Guess => infer,
         Command::Merge(_) | Command::Formats(_) | Command::Diff(_) => Infer::Off,

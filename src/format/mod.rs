@@ -788,10 +788,30 @@ fn named_unit(field: Field, path: &str) -> Option<Unit> {
     infer::strip_unit(&infer::snake(&last)).1
 }
 
-/// What a run with `--map` entries `maps` is told before it reads: the durations mapped with
-/// no unit that their path's name does not give either, read as ms (one line naming them all;
-/// a log in seconds read as ms is 1000 times off, with nothing else to show it). `None` when
-/// every duration has its unit.
+/// What a run with `--map` entries `maps` is told before it reads: [`map_notice`], and that a
+/// `reason` with no `error_when` marks no request failed (the reason is read only for failures).
+pub(crate) fn map_notices(maps: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = map_notice(maps).into_iter().collect();
+    let named = |n: &str| {
+        maps.iter()
+            .find(|m| m.split_once('=').is_some_and(|(k, _)| k == n))
+    };
+    if let Some(reason) = named("reason")
+        && named("error_when").is_none()
+    {
+        let path = reason.split_once('=').map_or("", |(_, p)| p);
+        out.push(format!(
+            "--map {reason}: a reason is read only for failed requests, and no --map error_when \
+             says which failed, so none does (--map error_when={path} fails those where it is \
+             present and not null)"
+        ));
+    }
+    out
+}
+
+/// The durations mapped with no unit that their path's name does not give either, read as ms
+/// (one line naming them all; a log in seconds read as ms is 1000 times off, with nothing else
+/// to show it). `None` when every duration has its unit.
 pub(crate) fn map_notice(maps: &[String]) -> Option<String> {
     let bare: Vec<&str> = maps
         .iter()

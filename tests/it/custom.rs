@@ -668,3 +668,25 @@ fn an_instant_in_the_wrong_epoch_unit_is_named_with_the_units_that_read_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_reason_with_no_error_when_is_said_to_mark_no_failure() {
+    let line = b"{\"t0\":1787334732.5,\"t2\":1787334733.5,\"err\":\"boom\"}\n";
+    let args = [
+        "summary",
+        "--map",
+        "arrival=t0:epoch_s",
+        "--map",
+        "end=t2:epoch_s",
+    ];
+    let mut with_reason = args.to_vec();
+    with_reason.extend(["--map", "reason=err"]);
+    let err = String::from_utf8(run(&with_reason, line).stderr).unwrap();
+    assert!(
+        err.contains("--map reason=err: a reason is read only for failed requests")
+            && err.contains("--map error_when=err"),
+        "{err}"
+    );
+    with_reason.extend(["--map", "error_when=err"]);
+    assert!(run(&with_reason, line).stderr.is_empty());
+}
