@@ -264,11 +264,18 @@ impl Inflight {
     /// finding compares the slope with: a bucket of one request at either end could have
     /// the p50 fall while the slope over the others grows.
     pub(crate) fn ends(&self) -> Option<(usize, usize)> {
-        let mut fit = (0..self.rows.len()).filter(|&i| self.rows[i].count >= MIN_BUCKET);
-        let first = fit.next()?;
-        let last = fit.next_back()?;
-        Some((first, last))
+        held_ends(&self.rows)
     }
+}
+
+/// The first and last of `rows` that hold at least [`MIN_BUCKET`] requests, their indices;
+/// `None` with fewer than two such rows. The ends a trend over buckets is read between: one
+/// request at an end is no trend.
+pub(crate) fn held_ends(rows: &[BucketRow]) -> Option<(usize, usize)> {
+    let mut held = (0..rows.len()).filter(|&i| rows[i].count >= MIN_BUCKET);
+    let first = held.next()?;
+    let last = held.next_back()?;
+    Some((first, last))
 }
 
 /// Token- against request-weighted quantiles of one metric.

@@ -1102,13 +1102,8 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
         Some(d) if d.reading != "flat" => out.push(decomposition_text(d)),
         Some(_) => {}
         None => {
-            // Between the buckets of a few requests at least: one request at an end is no
-            // trend.
-            let held: Vec<_> = (r.ttft_by_input.iter())
-                .filter(|b| b.count >= crate::analysis::MIN_BUCKET)
-                .collect();
-            if let (Some(a), Some(b)) = (held.first(), held.last())
-                && held.len() >= 2
+            if let Some((a, b)) = crate::analysis::held_ends(&r.ttft_by_input)
+                && let (a, b) = (&r.ttft_by_input[a], &r.ttft_by_input[b])
                 && let (Some(pa), Some(pb)) = (p50_of(a), p50_of(b))
                 && pa > 0.0
                 && pb / pa >= 2.0
