@@ -1,7 +1,8 @@
 //! The condition expressions of `--map` (`error_when=status>=500`): a small syntax for the
 //! conditions formats files write as tables ([`Cond`]).
 //!
-//! `PATH` (present, not null), `PATH==VALUE`, `PATH!=VALUE` (present and not VALUE),
+//! `PATH` (set: present and not null, `false`, a zero or an empty string, array or object: an
+//! `"error": ""` on every success is no failure), `PATH==VALUE`, `PATH!=VALUE` (present and not VALUE),
 //! `PATH>=INTEGER` (a number, or a decimal string, at least it), `!COND` (the condition does
 //! not hold). VALUE is JSON (`500`, `true`, `null`, `"HIT"`), or else a bare string (`HIT` is
 //! `"HIT"`), compared with the line's JSON value. No I/O.
@@ -33,7 +34,7 @@ pub(crate) fn parse(s: &str) -> Result<Cond, String> {
         if let Some(c) = s.chars().find(|c| matches!(c, '=' | '<' | '>')) {
             return Err(format!("`{c}` is no operator here ({SYNTAX})"));
         }
-        return Ok(Cond::Present(parse_path(s)));
+        return Ok(Cond::Set(parse_path(s)));
     };
     let (path, value) = (s[..at].trim(), s[at + op.len()..].trim());
     if path.is_empty() {
@@ -86,14 +87,14 @@ mod tests {
         );
         assert_eq!(parse("ok==true"), Ok(Cond::Equals(p("ok"), "true".into())));
         assert_eq!(parse("id!=0"), Ok(Cond::Differs(p("id"), "0".into())));
-        assert_eq!(parse("error"), Ok(Cond::Present(p("error"))));
+        assert_eq!(parse("error"), Ok(Cond::Set(p("error"))));
         assert_eq!(
             parse("!a.b==1"),
             Ok(Cond::Not(Box::new(Cond::Equals(p("a.b"), "1".into()))))
         );
         assert_eq!(
             parse("!stream"),
-            Ok(Cond::Not(Box::new(Cond::Present(p("stream")))))
+            Ok(Cond::Not(Box::new(Cond::Set(p("stream")))))
         );
     }
 

@@ -398,6 +398,8 @@ pub struct CondDef {
     #[serde(default)]
     present: Option<String>,
     #[serde(default)]
+    set: Option<String>,
+    #[serde(default)]
     path: Option<String>,
     #[serde(default)]
     equals: Option<serde_json::Value>,
@@ -426,6 +428,9 @@ impl TryFrom<CondDef> for Cond {
         if let Some(p) = &d.present {
             found.push(Cond::Present(parse_path(p)));
         }
+        if let Some(p) = &d.set {
+            found.push(Cond::Set(parse_path(p)));
+        }
         if let Some(v) = &d.equals {
             found.push(Cond::Equals(need_path("equals")?, json(v)?));
         }
@@ -450,16 +455,19 @@ impl TryFrom<CondDef> for Cond {
         }
         match found.len() {
             1 if d.path.is_none()
-                || !matches!(found[0], Cond::Present(_) | Cond::Not(_) | Cond::Any(_)) =>
+                || !matches!(
+                    found[0],
+                    Cond::Present(_) | Cond::Set(_) | Cond::Not(_) | Cond::Any(_)
+                ) =>
             {
                 Ok(found.remove(0))
             }
             1 => Err(
-                "a path is given but the condition does not use it (present takes its own path)"
+                "a path is given but the condition does not use it (present and set take their own path)"
                     .into(),
             ),
             _ => {
-                Err("a condition is exactly one of: present, equals, differs, at_least, contains, not, any".into())
+                Err("a condition is exactly one of: present, set, equals, differs, at_least, contains, not, any".into())
             }
         }
     }
@@ -485,6 +493,13 @@ fields = [
             r#"any of (o == "ok", o == "error")"#
         );
         assert_eq!(f.fields[0].combine, Combine::PerTokenAfterFirst);
+        let set = t.replace(
+            "markers = [",
+            "error_when = [{ set = \"err\" }]\nmarkers = [",
+        );
+        let f = &parse(&set).unwrap()[0];
+        assert_eq!(f.error_when, vec![Cond::Set(vec!["err".into()])]);
+        assert_eq!(f.error_when[0].to_string(), "err is set");
         let bad = |fields: &str| {
             parse(&format!(
                 "[[format]]\nname = \"x\"\nmarkers = [{{ any = [] }}]\nfields = [{fields}]"

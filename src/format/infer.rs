@@ -1091,6 +1091,7 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     };
     let cond = |c: &Cond| match c {
         Cond::Present(p) => format!("{{ present = {} }}", quoted(&path_str(p))),
+        Cond::Set(p) => format!("{{ set = {} }}", quoted(&path_str(p))),
         Cond::Differs(p, v) => format!("{{ path = {}, differs = {v} }}", quoted(&path_str(p))),
         Cond::Equals(p, v) => format!("{{ path = {}, equals = {v} }}", quoted(&path_str(p))),
         Cond::AtLeast(p, n) => format!("{{ path = {}, at_least = {n} }}", quoted(&path_str(p))),

@@ -144,6 +144,10 @@ impl Field {
 pub enum Cond {
     /// The path has a non-null value.
     Present(Vec<String>),
+    /// The path is set: it has a value that is not null, `false`, a zero, an empty string, an
+    /// empty array or an empty object (`--map error_when=error`: an `"error": ""` on every
+    /// success is no failure).
+    Set(Vec<String>),
     /// The path's raw JSON text equals this (`"\"failure\""`, `"true"`).
     Equals(Vec<String>, String),
     /// The path has a non-null value whose raw JSON text is not this (Helicone: a
@@ -488,6 +492,7 @@ impl std::fmt::Display for Cond {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Cond::Present(p) => write!(f, "{}", path_str(p)),
+            Cond::Set(p) => write!(f, "{} is set", path_str(p)),
             Cond::Equals(p, v) => write!(f, "{} == {v}", path_str(p)),
             Cond::Differs(p, v) => write!(f, "{} != {v}", path_str(p)),
             Cond::AtLeast(p, v) => write!(f, "{} >= {v}", path_str(p)),
@@ -713,7 +718,7 @@ pub(crate) fn map_help() -> String {
          model, stream. Units: {} (instants; epoch, the default, reads any of them); {} \
          (durations; ms is the default; duration reads \"1.5s\"). Conditions, repeatable (any \
          holds): error_when=, cancelled_when=, response_cache_when= COND, COND being PATH \
-         (present), PATH==VALUE, PATH!=VALUE, PATH>=INTEGER or !COND (e.g. \
+         (set: not null, false, 0 or empty), PATH==VALUE, PATH!=VALUE, PATH>=INTEGER or !COND (e.g. \
          error_when=status>=500). records=PATH[*]: each element is a request, read with the \
          paths above relative to it (e.g. records=data.items[*])",
         field_names(Field::is_instant),
@@ -803,7 +808,7 @@ pub(crate) fn map_notices(maps: &[String]) -> Vec<String> {
         out.push(format!(
             "--map {reason}: a reason is read only for failed requests, and no --map error_when \
              says which failed, so none does (--map error_when={path} fails those where it is \
-             present and not null)"
+             set: not null, false, 0 or empty)"
         ));
     }
     out
@@ -1180,6 +1185,7 @@ fn read_field(
 #[derive(Debug, Clone)]
 enum CCond {
     Present(SlotId),
+    Set(SlotId),
     Equals(SlotId, String),
     Differs(SlotId, String),
     AtLeast(SlotId, i64),
@@ -1193,6 +1199,7 @@ impl CCond {
     fn holds(&self, line: &[u8], slots: &Slots) -> bool {
         match self {
             CCond::Present(s) => slots.has(*s),
+            CCond::Set(s) => slots.raw_bytes(line, *s).is_some_and(is_set),
             CCond::Equals(s, v) => slots.raw_bytes(line, *s) == Some(v.as_bytes()),
             CCond::Differs(s, v) => slots
                 .raw_bytes(line, *s)
@@ -1216,6 +1223,23 @@ impl CCond {
     }
 }
 
+/// Whether a value's raw JSON text (not null) is set ([`Cond::Set`]): not `false`, a zero, an
+/// empty string, an empty array or an empty object.
+fn is_set(raw: &[u8]) -> bool {
+    let empty = |open: u8, close: u8| {
+        raw.len() >= 2
+            && raw[0] == open
+            && raw[raw.len() - 1] == close
+            && raw[1..raw.len() - 1].iter().all(u8::is_ascii_whitespace)
+    };
+    let zero = matches!(raw.first(), Some(b'-' | b'0'..=b'9'))
+        && std::str::from_utf8(raw)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            == Some(0.0);
+    !(raw == b"false" || raw == b"\"\"" || zero || empty(b'[', b']') || empty(b'{', b'}'))
+}
+
 struct Compiler<'a> {
     paths: &'a mut PathSet,
     root: &'a [String],
@@ -1230,6 +1254,7 @@ impl Compiler<'_> {
     fn cond(&mut self, c: &Cond) -> CCond {
         match c {
             Cond::Present(p) => CCond::Present(self.add(p)),
+            Cond::Set(p) => CCond::Set(self.add(p)),
             Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone()),
             Cond::Differs(p, v) => CCond::Differs(self.add(p), v.clone()),
             Cond::AtLeast(p, min) => CCond::AtLeast(self.add(p), *min),
@@ -1572,6 +1597,27 @@ impl Formats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_is_set_unless_null_false_zero_or_empty() {
+        for raw in [
+            "\"x\"",
+            "\" \"",
+            "1",
+            "-0.5",
+            "true",
+            "[1]",
+            "{\"a\":1}",
+            "\"0\"",
+        ] {
+            assert!(is_set(raw.as_bytes()), "{raw}");
+        }
+        for raw in [
+            "\"\"", "false", "0", "0.0", "-0", "0e3", "[]", "[ ]", "{}", "{ }",
+        ] {
+            assert!(!is_set(raw.as_bytes()), "{raw}");
+        }
+    }
 
     #[test]
     fn custom_rejects_mixed_clock_domains() {

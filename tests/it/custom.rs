@@ -690,3 +690,55 @@ fn a_reason_with_no_error_when_is_said_to_mark_no_failure() {
     with_reason.extend(["--map", "error_when=err"]);
     assert!(run(&with_reason, line).stderr.is_empty());
 }
+
+#[test]
+fn a_bare_path_condition_holds_where_the_value_is_set() {
+    // Failed: "boom", an error object, 500. Not failed: "", null, absent, false, 0, {}, [].
+    let errs = [
+        "\"boom\"",
+        "{\"type\":\"x\"}",
+        "500",
+        "\"\"",
+        "null",
+        "",
+        "false",
+        "0",
+        "{}",
+        "[ ]",
+    ];
+    let mut log = String::new();
+    for (i, e) in errs.iter().enumerate() {
+        let err = if e.is_empty() {
+            String::new()
+        } else {
+            format!(",\"err\":{e}")
+        };
+        log.push_str(&format!(
+            "{{\"t0\":{},\"t2\":{}{err}}}\n",
+            1_787_334_700 + i,
+            1_787_334_701 + i
+        ));
+    }
+    let json = |cond: &str| {
+        let out = run_ok(
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--map",
+                "arrival=t0:epoch_s",
+                "--map",
+                "end=t2:epoch_s",
+                "--map",
+                cond,
+            ],
+            log.as_bytes(),
+        );
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()
+    };
+    let v = json("error_when=err");
+    assert_eq!(v["coverage"]["errors"], 3, "{v}");
+    // Not set: the seven others.
+    let v = json("error_when=!err");
+    assert_eq!(v["coverage"]["errors"], 7, "{v}");
+}
