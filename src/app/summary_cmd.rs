@@ -674,6 +674,7 @@ impl<'a> Watch<'a> {
         if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats) {
             mapped.warn_unseen(fin.cov.requests, &fin.keys);
         }
+        crate::app::unmapped::warn_tiny_durations(&config.formats, &mut fin.summary);
         if fin.cov.requests == 0
             && fin.cov.lines > 0
             && sc.report.output != SummaryOutput::Table

@@ -6,8 +6,10 @@
 //! what the input is); said only when the input gave no request.
 
 use crate::app::keys::KeySample;
-use crate::format::{Cond, FormatSpec};
-use crate::summary::FormatChoice;
+use crate::format::units::Unit;
+use crate::format::{Cond, Field, FormatSpec};
+use crate::metrics::Metric;
+use crate::summary::{FormatChoice, Summary};
 
 /// The paths of the format `--map` makes: the one a line must have to be read as a request
 /// (its first time field), and every mapped field's.
@@ -127,6 +129,86 @@ impl Mapped {
         }
         out
     }
+}
+
+/// Says on stderr, for a duration `--map` reads as ms from one path (TTFT, E2E latency or
+/// decode), when a metric it makes has a median no LLM request reaches: a TTFT or an E2E
+/// latency under 1 ms, a TPOT under 0.1 ms (10,000 tokens a second). A log in seconds read as
+/// ms is 1000 times short with nothing else to show it. Nothing unless the one format in use
+/// is `--map`'s.
+pub(crate) fn warn_tiny_durations(formats: &[FormatSpec], summary: &mut Summary) {
+    for msg in tiny_durations(formats, summary) {
+        crate::diag!("tokentime: {msg}");
+    }
+}
+
+/// The metrics [`warn_tiny_durations`] checks: the metric, its name, the median under which no
+/// LLM request is (ms), why, and the mapped fields it is made from, the likeliest first.
+type Tiny = (Metric, &'static str, f64, &'static str, &'static [Field]);
+const TINY: [Tiny; 3] = [
+    (
+        Metric::Ttft,
+        "TTFT",
+        1.0,
+        "shorter than any LLM request waits",
+        &[Field::Ttft],
+    ),
+    (
+        Metric::E2e,
+        "E2E latency",
+        1.0,
+        "shorter than any LLM request takes",
+        &[Field::E2e],
+    ),
+    (
+        Metric::Tpot,
+        "TPOT",
+        0.1,
+        "over 10,000 tokens a second, faster than any LLM decodes",
+        &[Field::Decode, Field::E2e],
+    ),
+];
+
+fn tiny_durations(formats: &[FormatSpec], summary: &mut Summary) -> Vec<String> {
+    let [f] = formats else { return vec![] };
+    if f.name != "custom" {
+        return vec![];
+    }
+    let in_ms = |field: Field| {
+        f.fields
+            .iter()
+            .find(|r| r.field == field && r.unit == Unit::Ms && r.paths.len() == 1)
+            .map(|r| r.paths[0].join("."))
+    };
+    let checks: Vec<(Tiny, Field, String)> = TINY
+        .iter()
+        .filter_map(|&tiny| {
+            let (field, path) = tiny.4.iter().find_map(|&f| Some((f, in_ms(f)?)))?;
+            Some((tiny, field, path))
+        })
+        .collect();
+    if checks.is_empty() {
+        return vec![];
+    }
+    let groups = summary.groups();
+    let Some((_, all)) = groups.into_iter().next() else {
+        return vec![];
+    };
+    let mut out = vec![];
+    for ((metric, label, least, why, _), field, path) in checks {
+        let Some(p50) = all.metrics[metric as usize].digest.quantile(0.5) else {
+            continue;
+        };
+        if p50 < least {
+            out.push(format!(
+                "--map {}={path}: read as ms, the median {label} is {}, {why}; if the log \
+                 writes seconds, map {path}:s",
+                field.name(),
+                crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+            ));
+        }
+    }
+    out
 }
 
 /// How `config`'s formats were chosen: `--map`, `--format NAME` (one format, none learned from

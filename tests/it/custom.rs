@@ -559,7 +559,12 @@ fn a_duration_without_a_unit_takes_its_names_or_is_said_to_be_ms() {
         stderr.starts_with("tokentime: --map ttft=ttft, e2e=lat: no unit given"),
         "{stderr}"
     );
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("no unit given").count(), 1, "{stderr}");
+    // After the run, the TTFT (0.49 s read as ms) is named by its median.
+    assert!(
+        stderr.contains("--map ttft=ttft: read as ms, the median TTFT is 490us"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -741,4 +746,48 @@ fn a_bare_path_condition_holds_where_the_value_is_set() {
     // Not set: the seven others.
     let v = json("error_when=!err");
     assert_eq!(v["coverage"]["errors"], 7, "{v}");
+}
+
+#[test]
+fn durations_in_seconds_read_as_ms_are_named_by_their_implausible_medians() {
+    // TTFT 0.2-0.3 s and E2E 0.9-1.2 s, unit-less: read as ms, the median TTFT is 250us and
+    // the median TPOT (E2E - TTFT over the tokens after the first) 17.896us.
+    let log = "{\"t0\":1787334700,\"lat\":1.2,\"first\":0.2,\"out\":50}\n\
+               {\"t0\":1787334710,\"lat\":0.9,\"first\":0.3,\"out\":40}\n";
+    let args = |unit: &str| {
+        vec![
+            "summary".to_owned(),
+            "--map".to_owned(),
+            "arrival=t0:epoch_s".to_owned(),
+            "--map".to_owned(),
+            format!("e2e=lat{unit}"),
+            "--map".to_owned(),
+            format!("ttft=first{unit}"),
+            "--map".to_owned(),
+            "output_tokens=out".to_owned(),
+        ]
+    };
+    let as_ms: Vec<String> = args("");
+    let as_ms: Vec<&str> = as_ms.iter().map(String::as_str).collect();
+    let out = run(&as_ms, log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "tokentime: --map ttft=first: read as ms, the median TTFT is 250us, shorter than \
+             any LLM request waits; if the log writes seconds, map first:s\n"
+        ) && err.contains(
+            "tokentime: --map e2e=lat: read as ms, the median TPOT is 17.896us, over 10,000 \
+             tokens a second, faster than any LLM decodes; if the log writes seconds, map lat:s\n"
+        ),
+        "{err}"
+    );
+    let as_s: Vec<String> = args(":s");
+    let as_s: Vec<&str> = as_s.iter().map(String::as_str).collect();
+    let out = run(&as_s, log.as_bytes());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
