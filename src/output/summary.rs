@@ -283,7 +283,23 @@ pub(crate) fn write_table(
             writeln!(out, "{line}")?;
         }
     }
+    // A group that holds every request (one cache class for all, a `--by` key every request
+    // shares) is the table of all requests again: one line says so.
+    let counts = |g: &GroupStats| (g.requests, g.errors, g.cancelled, g.response_cache);
+    let all = groups
+        .iter()
+        .find(|(k, _)| k.is_empty())
+        .map(|(_, g)| counts(g));
     for ((key, g), r) in groups.into_iter().zip(&report.groups) {
+        if !key.is_empty() && g.requests > 0 && Some(counts(g)) == all {
+            writeln!(
+                out,
+                "\n{}: all {} (the same as all requests)",
+                group_label(&key, "all requests"),
+                plural(g.requests, "request")
+            )?;
+            continue;
+        }
         table.write_group(out, &key, g, r)?;
     }
     writeln!(out)?;

@@ -455,3 +455,26 @@ fn a_trend_with_the_prompt_needs_more_than_one_request_at_its_end() {
     );
     assert!(!text.contains("TTFT grows with the prompt"), "{text}");
 }
+
+#[test]
+fn explain_says_a_group_of_every_request_is_the_table_of_all_requests() {
+    // Two requests, no cache signal: one class, cache=unknown, holds both.
+    let log = "{\"t0\":1787334700,\"t2\":1787334701}\n{\"t0\":1787334702,\"t2\":1787334704}\n";
+    let out = run_ok(
+        &[
+            "summary",
+            "--explain",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+        ],
+        log.as_bytes(),
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("\ncache=unknown: all 2 requests (the same as all requests)\n"),
+        "{text}"
+    );
+    assert_eq!(text.matches("\ne2e_ms ").count(), 1, "{text}");
+}
