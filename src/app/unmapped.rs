@@ -200,10 +200,10 @@ fn tiny_durations(formats: &[FormatSpec], summary: &mut Summary) -> Vec<String> 
             continue;
         };
         if p50 < least {
+            let name = field.name();
             out.push(format!(
-                "--map {}={path}: read as ms, the median {label} is {}, {why}; if the log \
-                 writes seconds, map {path}:s",
-                field.name(),
+                "--map {name}={path}: read as ms, the median {label} is {}, {why}; if the log \
+                 writes seconds, --map {name}={path}:s",
                 crate::summary::window::format_duration((p50 * 1e6).round() as i64)
             ));
         }

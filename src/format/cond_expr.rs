@@ -5,7 +5,8 @@
 //! `"error": ""` on every success is no failure), `PATH==VALUE`, `PATH!=VALUE` (present and not VALUE),
 //! `PATH>=INTEGER` (a number, or a decimal string, at least it), `!COND` (the condition does
 //! not hold). VALUE is JSON (`500`, `true`, `null`, `"HIT"`), or else a bare string (`HIT` is
-//! `"HIT"`), compared with the line's JSON value. No I/O.
+//! `"HIT"`), compared with the line's JSON value (numbers by value: `200` is `200.0`); a null is
+//! no value (`PATH==null` holds where it is null or absent, `PATH!=null` where present). No I/O.
 
 use crate::format::{Cond, parse_path};
 
@@ -54,10 +55,12 @@ pub(crate) fn parse(s: &str) -> Result<Cond, String> {
                 Ok(v) => v.to_string(),
                 Err(_) => serde_json::Value::String(value.to_owned()).to_string(),
             };
-            Ok(if op == "==" {
-                Cond::Equals(path, json)
-            } else {
-                Cond::Differs(path, json)
+            // A null is no value: `==null` holds where the path is null or absent.
+            Ok(match (op == "==", json == "null") {
+                (true, true) => Cond::Not(Box::new(Cond::Present(path))),
+                (false, true) => Cond::Present(path),
+                (true, false) => Cond::Equals(path, json),
+                (false, false) => Cond::Differs(path, json),
             })
         }
     }
@@ -87,6 +90,11 @@ mod tests {
         );
         assert_eq!(parse("ok==true"), Ok(Cond::Equals(p("ok"), "true".into())));
         assert_eq!(parse("id!=0"), Ok(Cond::Differs(p("id"), "0".into())));
+        assert_eq!(
+            parse("error==null"),
+            Ok(Cond::Not(Box::new(Cond::Present(p("error")))))
+        );
+        assert_eq!(parse("error!=null"), Ok(Cond::Present(p("error"))));
         assert_eq!(parse("error"), Ok(Cond::Set(p("error"))));
         assert_eq!(
             parse("!a.b==1"),

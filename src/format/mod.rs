@@ -1186,8 +1186,9 @@ fn read_field(
 enum CCond {
     Present(SlotId),
     Set(SlotId),
-    Equals(SlotId, String),
-    Differs(SlotId, String),
+    /// The raw JSON text, and its number when it is one (`200` equals `200.0`).
+    Equals(SlotId, String, Option<f64>),
+    Differs(SlotId, String, Option<f64>),
     AtLeast(SlotId, i64),
     /// The needle in ASCII lower case.
     Contains(SlotId, String),
@@ -1200,10 +1201,12 @@ impl CCond {
         match self {
             CCond::Present(s) => slots.has(*s),
             CCond::Set(s) => slots.raw_bytes(line, *s).is_some_and(is_set),
-            CCond::Equals(s, v) => slots.raw_bytes(line, *s) == Some(v.as_bytes()),
-            CCond::Differs(s, v) => slots
+            CCond::Equals(s, v, n) => slots
                 .raw_bytes(line, *s)
-                .is_some_and(|raw| raw != v.as_bytes()),
+                .is_some_and(|raw| same_value(raw, v, *n)),
+            CCond::Differs(s, v, n) => slots
+                .raw_bytes(line, *s)
+                .is_some_and(|raw| !same_value(raw, v, *n)),
             CCond::AtLeast(s, min) => slots
                 .raw(line, *s)
                 .map(|raw| raw.trim_matches('"'))
@@ -1221,6 +1224,27 @@ impl CCond {
             CCond::Any(cs) => cs.iter().any(|c| c.holds(line, slots)),
         }
     }
+}
+
+/// The number a raw JSON text is, when it is one.
+fn json_number(raw: &str) -> Option<f64> {
+    if !matches!(raw.as_bytes().first(), Some(b'-' | b'0'..=b'9')) {
+        return None;
+    }
+    raw.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// Whether a value's raw JSON text `raw` is the value whose text is `text` (and number
+/// `number`, when it is one): the same text, or the same number written another way (`200.0`,
+/// `2e2`).
+fn same_value(raw: &[u8], text: &str, number: Option<f64>) -> bool {
+    raw == text.as_bytes()
+        || number.is_some_and(|n| {
+            std::str::from_utf8(raw)
+                .ok()
+                .and_then(json_number)
+                .is_some_and(|x| x == n)
+        })
 }
 
 /// Whether a value's raw JSON text (not null) is set ([`Cond::Set`]): not `false`, a zero, an
@@ -1255,8 +1279,8 @@ impl Compiler<'_> {
         match c {
             Cond::Present(p) => CCond::Present(self.add(p)),
             Cond::Set(p) => CCond::Set(self.add(p)),
-            Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone()),
-            Cond::Differs(p, v) => CCond::Differs(self.add(p), v.clone()),
+            Cond::Equals(p, v) => CCond::Equals(self.add(p), v.clone(), json_number(v)),
+            Cond::Differs(p, v) => CCond::Differs(self.add(p), v.clone(), json_number(v)),
             Cond::AtLeast(p, min) => CCond::AtLeast(self.add(p), *min),
             Cond::Contains(p, v) => CCond::Contains(self.add(p), v.to_ascii_lowercase()),
             Cond::Not(inner) => CCond::Not(Box::new(self.cond(inner))),

@@ -244,8 +244,16 @@ impl GroupStats {
 
     /// Whether the group's format logs output tokens ([`MetricStats::logged`]): else a rate of
     /// them would read 0, as if none were made.
+    /// A failure's or a response-cache answer's null is no sign that the format logs them.
     pub(crate) fn output_tokens_logged(&self) -> bool {
-        self.metrics[Metric::OutputTokens.index()].logged()
+        let m = &self.metrics[Metric::OutputTokens.index()];
+        m.digest.count() > 0
+            || m.nulls.iter().any(|(r, _)| {
+                !matches!(
+                    r,
+                    NullReason::NotLogged | NullReason::Error | NullReason::ResponseCache
+                )
+            })
     }
 
     /// `; rates of the N with times (M without):`, the words a rate over the span takes when

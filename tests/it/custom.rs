@@ -775,10 +775,10 @@ fn durations_in_seconds_read_as_ms_are_named_by_their_implausible_medians() {
     assert!(
         err.contains(
             "tokentime: --map ttft=first: read as ms, the median TTFT is 250us, shorter than \
-             any LLM request waits; if the log writes seconds, map first:s\n"
+             any LLM request waits; if the log writes seconds, --map ttft=first:s\n"
         ) && err.contains(
             "tokentime: --map e2e=lat: read as ms, the median TPOT is 17.896us, over 10,000 \
-             tokens a second, faster than any LLM decodes; if the log writes seconds, map lat:s\n"
+             tokens a second, faster than any LLM decodes; if the log writes seconds, --map e2e=lat:s\n"
         ),
         "{err}"
     );
@@ -790,4 +790,72 @@ fn durations_in_seconds_read_as_ms_are_named_by_their_implausible_medians() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn conditions_compare_numbers_by_value_and_take_null_for_no_value() {
+    let line = |i: u32, rest: &str| {
+        format!(
+            "{{\"t0\":{},\"t2\":{}{rest}}}\n",
+            1_787_334_700 + i,
+            1_787_334_701 + i
+        )
+    };
+    let log: String = [
+        ",\"status\":200,\"err\":null",
+        ",\"status\":200.0",
+        ",\"status\":500,\"err\":\"x\"",
+        ",\"status\":\"200\",\"err\":\"\"",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, rest)| line(i as u32, rest))
+    .collect();
+    let errors = |cond: &str| {
+        let out = run_ok(
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--map",
+                "arrival=t0:epoch_s",
+                "--map",
+                "end=t2:epoch_s",
+                "--map",
+                cond,
+            ],
+            log.as_bytes(),
+        );
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()["coverage"]["errors"].clone()
+    };
+    // 500 and the string "200"; 200.0 is 200.
+    assert_eq!(errors("error_when=status!=200"), 2);
+    assert_eq!(errors("error_when=status==2e2"), 2);
+    // null or absent; "" and "x" are values.
+    assert_eq!(errors("error_when=err==null"), 2);
+    assert_eq!(errors("error_when=err!=null"), 2);
+}
+
+#[test]
+fn failures_are_no_sign_that_output_tokens_are_logged() {
+    // No output tokens mapped; one request of two failed (its tokens are null: error).
+    let log = "{\"t0\":1787334700,\"t2\":1787334701,\"err\":\"x\"}\n\
+               {\"t0\":1787334702,\"t2\":1787334704}\n";
+    let args = [
+        "summary",
+        "--map",
+        "arrival=t0:epoch_s",
+        "--map",
+        "end=t2:epoch_s",
+        "--map",
+        "error_when=err",
+    ];
+    let text = String::from_utf8(run_ok(&args, log.as_bytes())).unwrap();
+    assert!(!text.contains("output tokens/s"), "{text}");
+    let mut json = args.to_vec();
+    json.extend(["-o", "json", "--goodput", "e2e=5s"]);
+    let v: serde_json::Value = serde_json::from_slice(&run_ok(&json, log.as_bytes())).unwrap();
+    let text = v.to_string();
+    assert!(text.contains("\"output_tokens_per_s\":null"), "{text}");
+    assert!(!text.contains("\"output_tokens_per_s\":0"), "{text}");
 }
