@@ -131,13 +131,23 @@ impl Mapped {
     }
 }
 
-/// Says on stderr, for a duration `--map` reads as ms from one path (TTFT, E2E latency or
-/// decode), when a metric it makes has a median no LLM request reaches: a TTFT or an E2E
-/// latency under 1 ms, a TPOT under 0.1 ms (10,000 tokens a second). A log in seconds read as
-/// ms is 1000 times short with nothing else to show it. Nothing unless the one format in use
-/// is `--map`'s.
-pub(crate) fn warn_tiny_durations(formats: &[FormatSpec], summary: &mut Summary) {
+/// Says on stderr what a duration `--map` reads in the wrong unit shows: a thousandth or a
+/// thousand times what the log's instants give ([`unit_off`]), or a median no LLM request has
+/// ([`tiny_durations`], for a duration [`unit_off`] did not name). A log in seconds read as ms
+/// is 1000 times short with nothing else to show it.
+pub(crate) fn warn_units(
+    formats: &[FormatSpec],
+    summary: &mut Summary,
+    cov: &crate::classify::Coverage,
+) {
+    let mut said = unit_off(formats, cov);
     for msg in tiny_durations(formats, summary) {
+        let entry = msg.split(':').next().unwrap_or_default();
+        if !said.iter().any(|m| m.starts_with(&format!("{entry}:"))) {
+            said.push(msg);
+        }
+    }
+    for msg in said {
         crate::diag!("tokentime: {msg}");
     }
 }
@@ -169,6 +179,10 @@ const TINY: [Tiny; 3] = [
     ),
 ];
 
+/// For a duration `--map` reads as ms from one path (TTFT, E2E latency or decode), whether a
+/// metric it makes has a median no LLM request reaches: a TTFT or an E2E latency under 1 ms, a
+/// TPOT under 0.1 ms (10,000 tokens a second). Nothing unless the one format in use is
+/// `--map`'s.
 fn tiny_durations(formats: &[FormatSpec], summary: &mut Summary) -> Vec<String> {
     let [f] = formats else { return vec![] };
     if f.name != "custom" {
@@ -205,6 +219,57 @@ fn tiny_durations(formats: &[FormatSpec], summary: &mut Summary) -> Vec<String> 
                 "--map {name}={path}: read as ms, the median {label} is {}, {why}; if the log \
                  writes seconds, --map {name}={path}:s",
                 crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+            ));
+        }
+    }
+    out
+}
+
+/// For a duration `--map` reads from one path as ms (as s) that is a thousandth (a thousand
+/// times) of what the log's own instants give on some requests, that the log likely writes it
+/// in seconds (in ms) ([`warn_units`]). Nothing unless the one format in use is `--map`'s.
+fn unit_off(formats: &[FormatSpec], cov: &crate::classify::Coverage) -> Vec<String> {
+    use crate::metrics::instants::{END, FIRST_TOKEN, LOGGED_AT, SCHEDULED};
+    let [f] = formats else { return vec![] };
+    if f.name != "custom" {
+        return vec![];
+    }
+    let fields: [(u8, &[Field]); 4] = [
+        (SCHEDULED, &[Field::Queue]),
+        (FIRST_TOKEN, &[Field::Ttft, Field::Prefill]),
+        (END, &[Field::Decode]),
+        (LOGGED_AT, &[Field::E2e]),
+    ];
+    let mut out = vec![];
+    for (bit, candidates) in fields {
+        let i = bit.trailing_zeros() as usize;
+        let sides = [
+            (
+                cov.unit_off.small[i],
+                Unit::Ms,
+                "a 1000th of",
+                "seconds",
+                "s",
+            ),
+            (cov.unit_off.large[i], Unit::S, "1000 times", "ms", "ms"),
+        ];
+        for (n, unit, how, writes, suffix) in sides {
+            if n == 0 {
+                continue;
+            }
+            let Some(r) = f
+                .fields
+                .iter()
+                .find(|r| candidates.contains(&r.field) && r.unit == unit && r.paths.len() == 1)
+            else {
+                continue;
+            };
+            let (name, path) = (r.field.name(), r.paths[0].join("."));
+            out.push(format!(
+                "--map {name}={path}: read as {}, it is {how} what the log's instants give on \
+                 {n} of {} requests; if the log writes {writes}, --map {name}={path}:{suffix}",
+                if unit == Unit::Ms { "ms" } else { "s" },
+                cov.requests
             ));
         }
     }

@@ -663,6 +663,7 @@ mod tests {
                 negative_interval: false,
                 out_of_order: false,
                 duration_mismatch: false,
+                unit_off: crate::metrics::UnitOff::default(),
             },
             start_ns: Some(start),
             end_ns: Some(start + 9),

@@ -407,6 +407,35 @@ pub struct Coverage {
     pub interrupted: u64,
     /// Requests per format name.
     pub formats: BTreeMap<String, u64>,
+    /// Of the requests in `duration_mismatch`, those whose logged duration is a unit apart from
+    /// their instants' (said on stderr for `--map`; in no output).
+    pub unit_off: UnitOffCounts,
+}
+
+/// Requests whose logged duration is a thousandth (`small`) or a thousand times (`large`) of
+/// their instants', by the [`crate::metrics::instants`] bit of the interval's end.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct UnitOffCounts {
+    /// By bit: a thousandth.
+    pub small: [u64; 8],
+    /// By bit: a thousand times.
+    pub large: [u64; 8],
+}
+
+impl UnitOffCounts {
+    fn add(&mut self, u: crate::metrics::UnitOff) {
+        for bit in 0..8 {
+            self.small[bit] += u64::from(u.small >> bit & 1);
+            self.large[bit] += u64::from(u.large >> bit & 1);
+        }
+    }
+
+    fn merge(&mut self, o: &UnitOffCounts) {
+        for bit in 0..8 {
+            self.small[bit] += o.small[bit];
+            self.large[bit] += o.large[bit];
+        }
+    }
 }
 
 /// The counters of a [`Coverage`] but `formats`, with their names in the JSON coverage block:
@@ -461,6 +490,7 @@ impl Coverage {
         for (k, v) in &other.formats {
             *self.formats.entry(k.clone()).or_default() += v;
         }
+        self.unit_off.merge(&other.unit_off);
     }
 
     /// Adds the counters of `other` when no sum passes `u64::MAX` (digest files read back
@@ -1661,6 +1691,7 @@ impl Processor {
                     }
                     if r.metrics.duration_mismatch {
                         cov.duration_mismatch += 1;
+                        cov.unit_off.add(r.metrics.unit_off);
                     }
                     if r.duplicate {
                         cov.duplicates += 1;

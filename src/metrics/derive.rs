@@ -329,6 +329,20 @@ pub struct Metrics {
     /// True when a logged duration and the one its instants give differ by more than 1 ms
     /// (the logged one is used, the line is counted).
     pub duration_mismatch: bool,
+    /// The mismatched durations a unit apart from their instants' ([`UnitOff`]).
+    pub unit_off: UnitOff,
+}
+
+/// The logged durations that are a thousandth (`small`) or a thousand times (`large`) of the
+/// one their instants give, within 1%, as [`instants`] bits of the interval's end (queue:
+/// `SCHEDULED`, prefill and TTFT: `FIRST_TOKEN`, decode: `END`, E2E: `LOGGED_AT`): seconds read
+/// as ms, or ms read as seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UnitOff {
+    /// Logged a thousandth of the instants' (seconds read as ms).
+    pub small: u8,
+    /// Logged a thousand times the instants' (ms read as seconds).
+    pub large: u8,
 }
 
 /// Classifies a prompt by its cached share (SPEC section 2).
@@ -430,6 +444,8 @@ struct Draft {
     /// The intervals whose logged duration and instants differ by more than 1 ms
     /// ([`Flags::mismatch`]).
     mismatch: u8,
+    /// Of those, the ones a unit apart ([`Flags::unit_off`]).
+    unit_off: UnitOff,
     /// The instants are out of order.
     out_of_order: bool,
     /// Every logged duration is 0 (vLLM's stats of a request that never ran): its token
@@ -450,6 +466,8 @@ struct Flags {
     /// [`MISMATCH_NS`], as [`instants`] bits of the interval's end (queue: `SCHEDULED`,
     /// prefill and TTFT: `FIRST_TOKEN`, decode: `END`, E2E: `LOGGED_AT`).
     mismatch: u8,
+    /// Of those, the ones a unit apart.
+    unit_off: UnitOff,
 }
 
 /// An interval as a metric: the duration the producer logged when there is one (it wins over
@@ -480,6 +498,12 @@ fn interval(
         (Some(Ok(d)), Some(l)) => {
             if (d - l as f64).abs() > MISMATCH_NS {
                 flags.mismatch |= bit;
+                let ratio = d / l as f64;
+                if (ratio / 1000.0 - 1.0).abs() <= 0.01 {
+                    flags.unit_off.small |= bit;
+                } else if (ratio * 1000.0 - 1.0).abs() <= 0.01 {
+                    flags.unit_off.large |= bit;
+                }
             }
             Ok(l as f64)
         }
@@ -530,6 +554,7 @@ impl Draft {
             queue,
             negative: f.negative,
             mismatch: f.mismatch,
+            unit_off: f.unit_off,
             out_of_order: false,
             never_ran: false,
         }
@@ -622,6 +647,8 @@ impl Draft {
         // A first-token instant of a response not streamed is no first token: whatever it
         // gives is no sample, so no disagreement with a logged duration either.
         self.mismatch &= !(instants::FIRST_TOKEN | instants::END);
+        self.unit_off.small &= !(instants::FIRST_TOKEN | instants::END);
+        self.unit_off.large &= !(instants::FIRST_TOKEN | instants::END);
         self.ttft = Err(NullReason::NotStreamed);
         let logged = |v: Option<i64>| match v {
             Some(v) if v >= 0 => Ok(v as f64),
@@ -848,6 +875,7 @@ impl Draft {
             negative_interval: self.negative,
             out_of_order: self.out_of_order,
             duration_mismatch: self.mismatch != 0,
+            unit_off: self.unit_off,
         }
     }
 

@@ -859,3 +859,52 @@ fn failures_are_no_sign_that_output_tokens_are_logged() {
     assert!(text.contains("\"output_tokens_per_s\":null"), "{text}");
     assert!(!text.contains("\"output_tokens_per_s\":0"), "{text}");
 }
+
+#[test]
+fn a_duration_a_unit_apart_from_the_instants_is_named_with_its_unit() {
+    // E2E logged in seconds (2.5), the instants 2.5 s apart: read as ms, a 1000th of them.
+    let log = "{\"t0\":1787334700,\"t2\":1787334702.5,\"lat\":2.5}\n\
+               {\"t0\":1787334710,\"t2\":1787334711,\"lat\":1.0}\n";
+    let err = |lat: &str| {
+        let out = run(
+            &[
+                "summary",
+                "--map",
+                "arrival=t0:epoch_s",
+                "--map",
+                "end=t2:epoch_s",
+                "--map",
+                lat,
+            ],
+            log.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let e = err("e2e=lat:ms");
+    assert_eq!(
+        e,
+        "tokentime: --map e2e=lat: read as ms, it is a 1000th of what the log's instants give \
+         on 2 of 2 requests; if the log writes seconds, --map e2e=lat:s\n"
+    );
+    assert!(err("e2e=lat:s").is_empty());
+    // The same log's instants and durations, the durations written in ms but read as s.
+    let ms = log.replace("2.5}", "2500}").replace("1.0}", "1000}");
+    let out = run(
+        &[
+            "summary",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+            "--map",
+            "e2e=lat:s",
+        ],
+        ms.as_bytes(),
+    );
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        e.contains("--map e2e=lat: read as s, it is 1000 times what the log's instants give on 2 of 2 requests; if the log writes ms, --map e2e=lat:ms"),
+        "{e}"
+    );
+}
