@@ -12,8 +12,8 @@
 pub(crate) mod hist;
 pub(crate) mod modes;
 
-use crate::metrics::Metric;
 use crate::metrics::sweep::bucket_label;
+use crate::metrics::{Metric, NullReason};
 use crate::summary::accumulators::{Extra, Parts, input_bucket_label, input_bucket_range};
 use crate::summary::digest::{Digest, Values};
 use crate::summary::{GroupKey, GroupStats, Summary};
@@ -317,6 +317,8 @@ pub(crate) struct ChatHeadline {
     pub ttft_count: u64,
     /// TTFT quantiles `(q, ms)`.
     pub ttft: Vec<(f64, f64)>,
+    /// TTFT nulls for values the log had that are none ([`logged_nulls`]).
+    pub ttft_nulls: Vec<(NullReason, u64)>,
     /// Reading speed, tokens/s.
     pub reading_speed: f64,
     /// TPOT above which decode is slower than reading (`1000 / reading speed` ms).
@@ -337,6 +339,8 @@ pub(crate) struct AgentHeadline {
     pub e2e_count: u64,
     /// E2E quantiles `(q, ms)`.
     pub e2e: Vec<(f64, f64)>,
+    /// E2E nulls for values the log had that are none ([`logged_nulls`]).
+    pub e2e_nulls: Vec<(NullReason, u64)>,
     /// Requests with E2E and decode known.
     pub decode_count: u64,
     /// Decode (TPOT x (output tokens - 1)) over E2E, summed over all those requests.
@@ -901,6 +905,39 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
     }
 }
 
+/// A metric's nulls for a value the log had but that is none: unreadable, a sentinel, a
+/// negative interval, instants implausible or out of order, a first token of a response not
+/// streamed (not those of a metric not logged, a failure or a response-cache answer).
+fn logged_nulls(m: &crate::summary::MetricStats) -> Vec<(NullReason, u64)> {
+    m.nulls
+        .iter()
+        .filter(|&(r, _)| {
+            matches!(
+                r,
+                NullReason::Unparseable
+                    | NullReason::Sentinel
+                    | NullReason::NegativeInterval
+                    | NullReason::ImplausibleInstant
+                    | NullReason::OutOfOrder
+                    | NullReason::NotStreamed
+            )
+        })
+        .collect()
+}
+
+/// The headline's words for a metric with no value: none in the log, or the nulls of the
+/// values it had that are none (`no TTFT value (unparseable 3)`).
+pub(crate) fn no_value(name: &str, nulls: &[(NullReason, u64)]) -> String {
+    if nulls.is_empty() {
+        return format!("no {name} in the log");
+    }
+    let each: Vec<String> = nulls
+        .iter()
+        .map(|(r, n)| format!("{} {n}", r.as_str()))
+        .collect();
+    format!("no {name} value ({})", each.join(", "))
+}
+
 fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
     let chat = matches!(cfg.consumer, Consumer::Chat | Consumer::Both).then(|| {
         let threshold = 1000.0 / cfg.reading_speed;
@@ -909,6 +946,7 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
         ChatHeadline {
             ttft_count: g.metric(Metric::Ttft).digest.count(),
             ttft: quantiles_of(&mut g.metric(Metric::Ttft).digest, &HEADLINE_QUANTILES),
+            ttft_nulls: logged_nulls(g.metric(Metric::Ttft)),
             reading_speed: cfg.reading_speed,
             tpot_threshold_ms: threshold,
             tpot_count: g.metric(Metric::Tpot).digest.count(),
@@ -917,11 +955,13 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
         }
     });
     let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {
+        let e2e_nulls = logged_nulls(&g.metrics[Metric::E2e.index()]);
         let e2e = &mut g.metrics[Metric::E2e.index()].digest;
         let e = &mut g.extra;
         AgentHeadline {
             e2e_count: e2e.count(),
             e2e: quantiles_of(e2e, &HEADLINE_QUANTILES),
+            e2e_nulls,
             decode_count: e.decode_share.n,
             decode_share_total: (e.e2e_ms > 0.0).then(|| e.decode_ms / e.e2e_ms),
             decode_share_median: e.decode_share.median(),

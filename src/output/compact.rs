@@ -453,7 +453,7 @@ fn headline_lines(
     if let Some(h) = h {
         if let Some(c) = &h.chat {
             let ttft = if c.ttft.is_empty() {
-                "no TTFT in the log".to_owned()
+                crate::analysis::no_value("TTFT", &c.ttft_nulls)
             } else {
                 let qs: Vec<String> = c
                     .ttft
@@ -480,7 +480,7 @@ fn headline_lines(
         }
         if let Some(a) = &h.agent {
             let e2e = if a.e2e.is_empty() {
-                "no E2E in the log".to_owned()
+                crate::analysis::no_value("E2E", &a.e2e_nulls)
             } else {
                 let qs: Vec<String> = a
                     .e2e

@@ -43,7 +43,7 @@ fn qlist(qs: &[(f64, f64)]) -> String {
 pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<()> {
     if let Some(c) = &h.chat {
         let ttft = if c.ttft.is_empty() {
-            "no TTFT in the log".to_owned()
+            crate::analysis::no_value("TTFT", &c.ttft_nulls)
         } else {
             let from = if c.ttft_from_scheduled {
                 ", from `scheduled`: queue time not in the log"
@@ -71,7 +71,7 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
     }
     if let Some(a) = &h.agent {
         let e2e = if a.e2e.is_empty() {
-            "no E2E in the log".to_owned()
+            crate::analysis::no_value("E2E", &a.e2e_nulls)
         } else {
             format!(
                 "e2e_ms {} ({})",

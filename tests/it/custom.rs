@@ -908,3 +908,27 @@ fn a_duration_a_unit_apart_from_the_instants_is_named_with_its_unit() {
         "{e}"
     );
 }
+
+#[test]
+fn a_headline_without_ttft_says_the_values_were_unreadable_not_absent() {
+    // TTFT written "450ms" and mapped as ms (not :duration): every one unreadable.
+    let log = "{\"t0\":1787334700,\"t2\":1787334701,\"first\":\"450ms\"}\n\
+               {\"t0\":1787334702,\"t2\":1787334704,\"first\":\"300ms\"}\n";
+    let args = [
+        "summary",
+        "--map",
+        "arrival=t0:epoch_s",
+        "--map",
+        "end=t2:epoch_s",
+        "--map",
+        "ttft=first:ms",
+    ];
+    let text = String::from_utf8(run_ok(&args, log.as_bytes())).unwrap();
+    assert!(
+        text.contains("chat:  no TTFT value (unparseable 2)\n"),
+        "{text}"
+    );
+    // Not mapped at all: not in the log.
+    let text = String::from_utf8(run_ok(&args[..5], log.as_bytes())).unwrap();
+    assert!(text.contains("chat:  no TTFT in the log\n"), "{text}");
+}
