@@ -696,6 +696,26 @@ fn a_reason_with_no_error_when_is_said_to_mark_no_failure() {
     assert!(run(&with_reason, line).stderr.is_empty());
 }
 
+/// The errors `summary -o json` counts in `log` (times `t0` and `t2` in epoch seconds) with
+/// the `--map` condition `cond`.
+fn errors_with(log: &str, cond: &str) -> serde_json::Value {
+    let out = run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+            "--map",
+            cond,
+        ],
+        log.as_bytes(),
+    );
+    serde_json::from_slice::<serde_json::Value>(&out).unwrap()["coverage"]["errors"].clone()
+}
+
 #[test]
 fn a_bare_path_condition_holds_where_the_value_is_set() {
     // Failed: "boom", an error object, 500. Not failed: "", null, absent, false, 0, {}, [].
@@ -724,28 +744,9 @@ fn a_bare_path_condition_holds_where_the_value_is_set() {
             1_787_334_701 + i
         ));
     }
-    let json = |cond: &str| {
-        let out = run_ok(
-            &[
-                "summary",
-                "-o",
-                "json",
-                "--map",
-                "arrival=t0:epoch_s",
-                "--map",
-                "end=t2:epoch_s",
-                "--map",
-                cond,
-            ],
-            log.as_bytes(),
-        );
-        serde_json::from_slice::<serde_json::Value>(&out).unwrap()
-    };
-    let v = json("error_when=err");
-    assert_eq!(v["coverage"]["errors"], 3, "{v}");
+    assert_eq!(errors_with(&log, "error_when=err"), 3);
     // Not set: the seven others.
-    let v = json("error_when=!err");
-    assert_eq!(v["coverage"]["errors"], 7, "{v}");
+    assert_eq!(errors_with(&log, "error_when=!err"), 7);
 }
 
 #[test]
@@ -811,23 +812,7 @@ fn conditions_compare_numbers_by_value_and_take_null_for_no_value() {
     .enumerate()
     .map(|(i, rest)| line(i as u32, rest))
     .collect();
-    let errors = |cond: &str| {
-        let out = run_ok(
-            &[
-                "summary",
-                "-o",
-                "json",
-                "--map",
-                "arrival=t0:epoch_s",
-                "--map",
-                "end=t2:epoch_s",
-                "--map",
-                cond,
-            ],
-            log.as_bytes(),
-        );
-        serde_json::from_slice::<serde_json::Value>(&out).unwrap()["coverage"]["errors"].clone()
-    };
+    let errors = |cond: &str| errors_with(&log, cond);
     // 500 and the string "200"; 200.0 is 200.
     assert_eq!(errors("error_when=status!=200"), 2);
     assert_eq!(errors("error_when=status==2e2"), 2);
