@@ -418,7 +418,12 @@ impl TableContext<'_> {
             writeln!(out, "{}", goodput_line(g, t, self.span))?;
         }
         let (rows, absent) = self.metric_rows(g);
-        let name_width = write_aligned(out, &rows)?;
+        // A group with no value has no table: its header alone, over no row, says nothing.
+        let name_width = if rows.len() > 1 {
+            write_aligned(out, &rows)?
+        } else {
+            rows[0][0].len()
+        };
         // The full analysis for all requests and the --by groups; the cache classes (the
         // default breakdown) only say which metrics are multimodal (JSON has everything).
         let full = !key.iter().any(|(k, _)| k == "cache");

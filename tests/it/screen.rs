@@ -478,3 +478,28 @@ fn explain_says_a_group_of_every_request_is_the_table_of_all_requests() {
     );
     assert_eq!(text.matches("\ne2e_ms ").count(), 1, "{text}");
 }
+
+#[test]
+fn explain_writes_no_table_header_over_no_row() {
+    // One request, failed: no metric has a value.
+    let log = "{\"t0\":1787334700,\"t2\":1787334701,\"err\":\"x\"}\n";
+    let out = run_ok(
+        &[
+            "summary",
+            "--explain",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+            "--map",
+            "error_when=err",
+        ],
+        log.as_bytes(),
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("all requests: 1 request, 1 error (100.0%)\nno values: ttft_ms (error 1)"),
+        "{text}"
+    );
+    assert!(!text.contains("\nmetric "), "{text}");
+}
