@@ -140,19 +140,34 @@ pub(crate) fn warn_units(
     summary: &mut Summary,
     cov: &crate::classify::Coverage,
 ) {
-    let mut said = unit_off(formats, cov);
-    for msg in tiny_durations(formats, summary) {
-        let entry = msg.split(':').next().unwrap_or_default();
-        if !said.iter().any(|m| m.starts_with(&format!("{entry}:"))) {
-            said.push(msg);
+    let [f] = formats else { return };
+    if f.name != "custom" {
+        return;
+    }
+    let mut said = unit_off(f, cov);
+    for (field, msg) in tiny_durations(f, summary) {
+        if !said.iter().any(|(named, _)| *named == field) {
+            said.push((field, msg));
         }
     }
-    for msg in said {
+    for (_, msg) in said {
         crate::diag!("tokentime: {msg}");
     }
 }
 
-/// The metrics [`warn_tiny_durations`] checks: the metric, its name, the median under which no
+/// The first of `fields` that the `--map` format `f` reads from one path in `unit`, with that
+/// path (dotted).
+fn one_path(f: &FormatSpec, fields: &[Field], unit: Unit) -> Option<(Field, String)> {
+    fields.iter().find_map(|&field| {
+        let r = f
+            .fields
+            .iter()
+            .find(|r| r.field == field && r.unit == unit && r.paths.len() == 1)?;
+        Some((field, r.paths[0].join(".")))
+    })
+}
+
+/// The metrics [`tiny_durations`] checks: the metric, its name, the median under which no
 /// LLM request is (ms), why, and the mapped fields it is made from, the likeliest first.
 type Tiny = (Metric, &'static str, f64, &'static str, &'static [Field]);
 const TINY: [Tiny; 3] = [
@@ -179,25 +194,14 @@ const TINY: [Tiny; 3] = [
     ),
 ];
 
-/// For a duration `--map` reads as ms from one path (TTFT, E2E latency or decode), whether a
-/// metric it makes has a median no LLM request reaches: a TTFT or an E2E latency under 1 ms, a
-/// TPOT under 0.1 ms (10,000 tokens a second). Nothing unless the one format in use is
-/// `--map`'s.
-fn tiny_durations(formats: &[FormatSpec], summary: &mut Summary) -> Vec<String> {
-    let [f] = formats else { return vec![] };
-    if f.name != "custom" {
-        return vec![];
-    }
-    let in_ms = |field: Field| {
-        f.fields
-            .iter()
-            .find(|r| r.field == field && r.unit == Unit::Ms && r.paths.len() == 1)
-            .map(|r| r.paths[0].join("."))
-    };
+/// For a duration the `--map` format `f` reads as ms from one path (TTFT, E2E latency or
+/// decode), whether a metric it makes has a median no LLM request reaches: a TTFT or an E2E
+/// latency under 1 ms, a TPOT under 0.1 ms (10,000 tokens a second). Each with the field named.
+fn tiny_durations(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, String)> {
     let checks: Vec<(Tiny, Field, String)> = TINY
         .iter()
         .filter_map(|&tiny| {
-            let (field, path) = tiny.4.iter().find_map(|&f| Some((f, in_ms(f)?)))?;
+            let (field, path) = one_path(f, tiny.4, Unit::Ms)?;
             Some((tiny, field, path))
         })
         .collect();
@@ -210,30 +214,29 @@ fn tiny_durations(formats: &[FormatSpec], summary: &mut Summary) -> Vec<String> 
     };
     let mut out = vec![];
     for ((metric, label, least, why, _), field, path) in checks {
-        let Some(p50) = all.metrics[metric as usize].digest.quantile(0.5) else {
+        let Some(p50) = all.metrics[metric.index()].digest.quantile(0.5) else {
             continue;
         };
         if p50 < least {
             let name = field.name();
-            out.push(format!(
-                "--map {name}={path}: read as ms, the median {label} is {}, {why}; if the log \
-                 writes seconds, --map {name}={path}:s",
-                crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+            out.push((
+                field,
+                format!(
+                    "--map {name}={path}: read as ms, the median {label} is {}, {why}; if the \
+                     log writes seconds, --map {name}={path}:s",
+                    crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+                ),
             ));
         }
     }
     out
 }
 
-/// For a duration `--map` reads from one path as ms (as s) that is a thousandth (a thousand
-/// times) of what the log's own instants give on some requests, that the log likely writes it
-/// in seconds (in ms) ([`warn_units`]). Nothing unless the one format in use is `--map`'s.
-fn unit_off(formats: &[FormatSpec], cov: &crate::classify::Coverage) -> Vec<String> {
+/// For a duration the `--map` format `f` reads from one path as ms (as s) that is a thousandth
+/// (a thousand times) of what the log's own instants give on some requests, that the log
+/// likely writes it in seconds (in ms). Each with the field named.
+fn unit_off(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, String)> {
     use crate::metrics::instants::{END, FIRST_TOKEN, LOGGED_AT, SCHEDULED};
-    let [f] = formats else { return vec![] };
-    if f.name != "custom" {
-        return vec![];
-    }
     let fields: [(u8, &[Field]); 4] = [
         (SCHEDULED, &[Field::Queue]),
         (FIRST_TOKEN, &[Field::Ttft, Field::Prefill]),
@@ -249,27 +252,24 @@ fn unit_off(formats: &[FormatSpec], cov: &crate::classify::Coverage) -> Vec<Stri
                 Unit::Ms,
                 "a 1000th of",
                 "seconds",
-                "s",
+                Unit::S,
             ),
-            (cov.unit_off.large[i], Unit::S, "1000 times", "ms", "ms"),
+            (cov.unit_off.large[i], Unit::S, "1000 times", "ms", Unit::Ms),
         ];
-        for (n, unit, how, writes, suffix) in sides {
-            if n == 0 {
-                continue;
-            }
-            let Some(r) = f
-                .fields
-                .iter()
-                .find(|r| candidates.contains(&r.field) && r.unit == unit && r.paths.len() == 1)
-            else {
+        for (n, unit, how, writes, fix) in sides {
+            let Some((field, path)) = one_path(f, candidates, unit).filter(|_| n > 0) else {
                 continue;
             };
-            let (name, path) = (r.field.name(), r.paths[0].join("."));
-            out.push(format!(
-                "--map {name}={path}: read as {}, it is {how} what the log's instants give on \
-                 {n} of {} requests; if the log writes {writes}, --map {name}={path}:{suffix}",
-                if unit == Unit::Ms { "ms" } else { "s" },
-                cov.requests
+            let name = field.name();
+            out.push((
+                field,
+                format!(
+                    "--map {name}={path}: read as {}, it is {how} what the log's instants give \
+                     on {n} of {} requests; if the log writes {writes}, --map {name}={path}:{}",
+                    unit.name(),
+                    cov.requests,
+                    fix.name()
+                ),
             ));
         }
     }
