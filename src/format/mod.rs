@@ -1238,13 +1238,20 @@ fn json_number(raw: &str) -> Option<f64> {
 /// `number`, when it is one): the same text, or the same number written another way (`200.0`,
 /// `2e2`).
 fn same_value(raw: &[u8], text: &str, number: Option<f64>) -> bool {
+    // Two integers JSON writes one way only (no leading zeros; `-0` aside): unequal texts are
+    // unequal numbers, with no parse (OTLP's `status.code == 2`, on every span).
+    let integer = |b: &[u8]| {
+        let digits = b.strip_prefix(b"-").unwrap_or(b);
+        !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && b != b"-0"
+    };
     raw == text.as_bytes()
-        || number.is_some_and(|n| {
-            std::str::from_utf8(raw)
-                .ok()
-                .and_then(json_number)
-                .is_some_and(|x| x == n)
-        })
+        || !(integer(raw) && integer(text.as_bytes()))
+            && number.is_some_and(|n| {
+                std::str::from_utf8(raw)
+                    .ok()
+                    .and_then(json_number)
+                    .is_some_and(|x| x == n)
+            })
 }
 
 /// Whether a value's raw JSON text (not null) is set ([`Cond::Set`]): not `false`, a zero, an
@@ -1621,6 +1628,15 @@ impl Formats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_the_same_as_text_or_as_numbers() {
+        let same = |raw: &str, text: &str| same_value(raw.as_bytes(), text, json_number(text));
+        assert!(same("200", "200") && same("200.0", "200") && same("2e2", "200"));
+        assert!(same("-0", "0") && same("0.0", "-0"));
+        assert!(!same("1", "2") && !same("\"200\"", "200") && !same("201.0", "200"));
+        assert!(!same("9007199254740993", "9007199254740992"));
+    }
 
     #[test]
     fn a_value_is_set_unless_null_false_zero_or_empty() {
