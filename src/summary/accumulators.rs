@@ -6,14 +6,31 @@
 use crate::metrics::sweep::bucket;
 use crate::metrics::{Metrics, NullReason, Origin};
 use crate::summary::digest::{Digest, EXACT_LIMIT};
+use crate::summary::log_bins::LogBins;
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 /// Bins per decade of the TTFT decomposition.
 pub(crate) const DECOMPOSITION_BINS_PER_DECADE: f64 = 20.0;
 
 /// Relative width of the token-weighted sketch's bins (1 %: quantiles within 1 %).
 pub(crate) const WEIGHTED_GAMMA: f64 = 1.01;
+
+/// The bin of a value of [`Weighted`]: `floor(ln v / ln γ)`, through a table of the edges.
+static WEIGHTED_BINS: LazyLock<LogBins> = LazyLock::new(|| {
+    LogBins::new(1.0 / WEIGHTED_GAMMA.ln(), |v| {
+        crate::number::floor(v.ln() / WEIGHTED_GAMMA.ln()) as i32
+    })
+});
+
+/// The bin of a TTFT in the decomposition: `floor(log10 t * bins per decade)`, the same way.
+static DECOMPOSITION_BINS: LazyLock<LogBins> = LazyLock::new(|| {
+    LogBins::new(
+        DECOMPOSITION_BINS_PER_DECADE / std::f64::consts::LN_10,
+        |t| crate::number::floor(t.log10() * DECOMPOSITION_BINS_PER_DECADE) as i32,
+    )
+});
 
 /// Sums over the requests of one TTFT bin (ms, tokens).
 #[derive(Debug, Clone, Copy, Default)]
@@ -96,7 +113,7 @@ impl Weighted {
         if v <= 0.0 {
             self.zero += w;
         } else {
-            let b = self.bin(crate::number::floor(v.ln() / WEIGHTED_GAMMA.ln()) as i32);
+            let b = self.bin(WEIGHTED_BINS.bin(v));
             b.0 += w;
             b.1 += w * v;
         }
@@ -402,7 +419,7 @@ impl Extra {
             && t > 0.0
             && m.ttft_origin != Some(Origin::Scheduled)
         {
-            let bin = crate::number::floor(t.log10() * DECOMPOSITION_BINS_PER_DECADE) as i32;
+            let bin = DECOMPOSITION_BINS.bin(t);
             let tok = m.input_tokens.map(|n| n as f64);
             self.decomposition.entry(bin).or_default().add(&Parts {
                 n: 1.0,

@@ -10,6 +10,7 @@ pub(crate) mod compare;
 pub(crate) mod digest;
 pub(crate) mod digest_file;
 pub(crate) mod genai;
+mod log_bins;
 pub(crate) mod slo;
 pub(crate) mod top;
 pub(crate) mod window;
