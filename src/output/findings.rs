@@ -389,7 +389,18 @@ fn inflight_text(i: &Inflight) -> String {
             i.late
         );
     }
-    if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends()) {
+    if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends())
+        && round3(slope) == 0.0
+    {
+        // A slope that prints as 0.0 has no direction worth a word.
+        let (first, last) = (i.medians[a], i.medians[b]);
+        s.push_str(&format!(
+            "tpot_ms is flat with requests in flight (under 0.001 ms per extra request); p50 {:.1}x from {} to {} in flight",
+            last / first,
+            i.rows[a].label,
+            i.rows[b].label
+        ));
+    } else if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends()) {
         let (first, last) = (i.medians[a], i.medians[b]);
         s.push_str(&format!(
             "tpot_ms {} {} ms per extra request in flight (each {} {} of the p50 at {} in flight); p50 {:.1}x from {} to {} in flight",
@@ -664,4 +675,43 @@ pub(crate) fn headline_json(h: &Headline) -> Json {
         });
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::BucketRow;
+
+    fn row(label: &str, count: u64) -> BucketRow {
+        BucketRow {
+            label: label.into(),
+            range: (1, None),
+            count,
+            mean_key: None,
+            quantiles: vec![],
+            p50: None,
+            exact: true,
+        }
+    }
+
+    fn inflight(slope: f64) -> Inflight {
+        Inflight {
+            rows: vec![row("1", 50), row("2", 50)],
+            medians: vec![20.0, 20.01],
+            slope_ms: Some(slope),
+            unplaced: 0,
+            late: 0,
+            forced: 0,
+        }
+    }
+
+    #[test]
+    fn a_slope_that_prints_as_zero_is_flat_not_falling() {
+        assert_eq!(
+            inflight_text(&inflight(-0.0004)),
+            "tpot_ms is flat with requests in flight (under 0.001 ms per extra request); p50 1.0x from 1 to 2 in flight"
+        );
+        assert!(inflight_text(&inflight(-0.002)).starts_with("tpot_ms falls 0.002 ms"));
+        assert!(inflight_text(&inflight(0.01)).starts_with("tpot_ms grows 0.01 ms"));
+    }
 }
