@@ -155,6 +155,52 @@ pub(crate) fn warn_units(
     }
 }
 
+/// Says on stderr that `--map reason=PATH` found an object at PATH on failed requests (an
+/// error object, `{"type": ..., "message": ...}`), which is no reason, and which of its members
+/// to map instead: otherwise their reasons are only missing from the report.
+pub(crate) fn warn_reason_objects(formats: &[FormatSpec], cov: &crate::classify::Coverage) {
+    if let Some(msg) = reason_objects(formats, cov) {
+        crate::diag!("tokentime: {msg}");
+    }
+}
+
+/// The warning of [`warn_reason_objects`], if any.
+fn reason_objects(formats: &[FormatSpec], cov: &crate::classify::Coverage) -> Option<String> {
+    let [f] = formats else { return None };
+    let path = f.reason_paths.first()?.join(".");
+    if f.name != "custom" || cov.reason_objects == 0 {
+        return None;
+    }
+    const LIKELY: [&str; 7] = [
+        "type",
+        "code",
+        "error_class",
+        "class",
+        "status",
+        "message",
+        "error_message",
+    ];
+    let keys = &cov.reason_keys;
+    let member = LIKELY
+        .iter()
+        .find(|k| keys.iter().any(|key| key == *k))
+        .map(|k| (*k).to_owned())
+        .or_else(|| keys.first().cloned());
+    let n = cov.reason_objects;
+    let requests = if n == 1 { "request" } else { "requests" };
+    let advice = match member {
+        Some(m) => format!(
+            "map one of its members, as in --map reason={path}.{m} (its keys: {})",
+            keys.join(", ")
+        ),
+        None => format!("map one of its members: --map reason={path}.KEY"),
+    };
+    Some(format!(
+        "--map reason={path}: an object on {n} failed {requests}, not a reason (an error class, \
+         a code or a message), so their reasons are not logged; {advice}"
+    ))
+}
+
 /// The first of `fields` that the `--map` format `f` reads from one path in `unit`, with that
 /// path (dotted).
 fn one_path(f: &FormatSpec, fields: &[Field], unit: Unit) -> Option<(Field, String)> {

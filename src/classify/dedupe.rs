@@ -671,6 +671,7 @@ mod tests {
             unparseable: None,
             implausible: 0,
             duplicate: false,
+            reason_object: false,
             timeless: false,
             run: None,
             key: None,

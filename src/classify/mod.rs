@@ -167,6 +167,10 @@ pub struct Request {
     /// A client's view of a request whose server's view is on the same line (an OTLP export
     /// holding both spans: [`dedupe::mark_views`]): set aside by a summary, marked by enrich.
     pub duplicate: bool,
+    /// It failed, and its format's reason path held an object, not a reason (`--map
+    /// reason=error` where `error` is `{"type": ..., "message": ...}`): counted in
+    /// [`Coverage::reason_objects`].
+    pub reason_object: bool,
     /// Its identity for telling a record read again ([`dedupe::request_key`]), where its
     /// format logs an id; computed only when asked
     /// ([`Processor::set_dedupe`]).
@@ -410,6 +414,11 @@ pub struct Coverage {
     /// Of the requests in `duration_mismatch`, those whose logged duration is a unit apart from
     /// their instants' (said on stderr for `--map`; in no output).
     pub unit_off: UnitOffCounts,
+    /// Failed requests whose reason path held an object ([`Request::reason_object`]; said on
+    /// stderr for `--map`, in no output).
+    pub reason_objects: u64,
+    /// The keys of the first such object.
+    pub reason_keys: Vec<String>,
 }
 
 /// Requests whose logged duration is a thousandth (`small`) or a thousand times (`large`) of
@@ -491,6 +500,10 @@ impl Coverage {
             *self.formats.entry(k.clone()).or_default() += v;
         }
         self.unit_off.merge(&other.unit_off);
+        self.reason_objects += other.reason_objects;
+        if self.reason_keys.is_empty() {
+            self.reason_keys.clone_from(&other.reason_keys);
+        }
     }
 
     /// Adds the counters of `other` when no sum passes `u64::MAX` (digest files read back
@@ -1122,7 +1135,7 @@ impl Processor {
         let i = self.requests.len() - 1;
         let fs = (&self.formats, format);
         let at = (line, &self.slots);
-        self.notes.note(fs, at, (i, &self.requests[i]));
+        self.requests[i].reason_object = self.notes.note(fs, at, (i, &self.requests[i]));
         if self.keys {
             let id = self.formats.id_bytes(format, line, &self.slots);
             self.set_key(format, id);
@@ -1317,6 +1330,7 @@ impl Processor {
             unparseable: timeline.unparseable,
             implausible: timeline.implausible,
             duplicate: false,
+            reason_object: false,
             key: None,
             timeless: self.timeless[format],
             run: None,
@@ -1576,7 +1590,7 @@ impl Processor {
             let i = self.requests.len() - 1;
             let at = (rec, &reader.slots);
             let fs = (&reader.formats, 0);
-            self.notes.note(fs, at, (i, &self.requests[i]));
+            self.requests[i].reason_object = self.notes.note(fs, at, (i, &self.requests[i]));
         }
         if self.keys {
             self.set_key(f, key.as_deref());
@@ -1695,6 +1709,12 @@ impl Processor {
                     }
                     if r.duplicate {
                         cov.duplicates += 1;
+                    }
+                    if r.reason_object {
+                        cov.reason_objects += 1;
+                        if cov.reason_keys.is_empty() {
+                            cov.reason_keys.clone_from(self.notes.object_keys());
+                        }
                     }
                     let name = &self.formats.spec(r.format).name;
                     match cov.formats.get_mut(name) {

@@ -61,6 +61,8 @@ pub(crate) struct Notes {
     /// was seen).
     reasons: HashSet<Arc<str>>,
     scratch: String,
+    /// The keys of the first object a failed request's reason path held.
+    object_keys: Vec<String>,
 }
 
 impl Notes {
@@ -106,19 +108,21 @@ impl Notes {
     }
 
     /// Notes request `i` (`r`) of format `f`, read from `line` with `slots`, when it failed
-    /// or may be among the slowest.
+    /// or may be among the slowest. True when it failed and no reason path held a reason but
+    /// one held an object ([`Request::reason_object`]).
     pub(crate) fn note(
         &mut self,
         (formats, f): (&Formats, usize),
         (line, slots): (&[u8], &Slots),
         (i, r): (usize, &Request),
-    ) {
+    ) -> bool {
         let failed = r.metrics.outcome == Outcome::Error && formats.has_reason(f);
         let reason =
             (failed && formats.reason(f, line, slots, &mut self.scratch)).then(|| self.interned());
+        let object = failed && reason.is_none() && self.reason_object(formats, f, line, slots);
         let slow = self.slowest && slow_key(r).is_some_and(|k| self.enters(k));
         if reason.is_none() && !slow {
-            return;
+            return object;
         }
         let mut note = Note {
             reason,
@@ -132,6 +136,27 @@ impl Notes {
             });
         }
         self.list.push((i, note));
+        object
+    }
+
+    /// Whether a reason path of format `f` holds an object on `line`; the first such object's
+    /// keys are kept ([`Notes::object_keys`]).
+    #[cold]
+    fn reason_object(&mut self, formats: &Formats, f: usize, line: &[u8], slots: &Slots) -> bool {
+        let Some(raw) = formats.reason_object(f, line, slots) else {
+            return false;
+        };
+        if self.object_keys.is_empty()
+            && let Ok(serde_json::Value::Object(o)) = serde_json::from_str(raw)
+        {
+            self.object_keys = o.keys().cloned().collect();
+        }
+        true
+    }
+
+    /// The keys of the first object a failed request's reason path held (empty when none).
+    pub(crate) fn object_keys(&self) -> &Vec<String> {
+        &self.object_keys
     }
 
     /// The note of request `i` of the line last processed, if it has one.

@@ -1611,6 +1611,20 @@ impl Formats {
         found
     }
 
+    /// The raw text of the first object a reason path of format `format` holds on `line`.
+    pub fn reason_object<'l>(
+        &self,
+        format: usize,
+        line: &'l [u8],
+        slots: &Slots,
+    ) -> Option<&'l str> {
+        self.compiled[format]
+            .reason
+            .iter()
+            .filter_map(|&s| slots.raw(line, s))
+            .find(|raw| raw.trim_start().starts_with('{'))
+    }
+
     /// True when format `format` reads a reason.
     pub fn has_reason(&self, format: usize) -> bool {
         !self.compiled[format].reason.is_empty()

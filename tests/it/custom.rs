@@ -917,3 +917,52 @@ fn a_headline_without_ttft_says_the_values_were_unreadable_not_absent() {
     let text = String::from_utf8(run_ok(&args[..5], log.as_bytes())).unwrap();
     assert!(text.contains("chat:  no TTFT in the log\n"), "{text}");
 }
+
+#[test]
+fn a_reason_path_holding_an_error_object_names_the_member_to_map() {
+    // Two failures whose `error` is an object (hand-written: the OpenAI error shape), one
+    // success whose `error` is null.
+    let log = concat!(
+        r#"{"t0":1700000000.0,"t2":1700000001.0,"error":null}"#,
+        "\n",
+        r#"{"t0":1700000001.0,"t2":1700000002.0,"error":{"type":"RateLimitError","message":"slow down"}}"#,
+        "\n",
+        r#"{"t0":1700000002.0,"t2":1700000003.0,"error":{"type":"Timeout","message":"late"}}"#,
+        "\n",
+    );
+    let map = |reason: &str| {
+        let args = [
+            "summary",
+            "--threads",
+            "1",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "end=t2:epoch_s",
+            "--map",
+            "error_when=error",
+            "--map",
+            reason,
+        ];
+        run(&args, log.as_bytes())
+    };
+    let out = map("reason=error");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tokentime: --map reason=error: an object on 2 failed requests, not a reason (an error \
+         class, a code or a message), so their reasons are not logged; map one of its members, \
+         as in --map reason=error.type (its keys: message, type)\n"
+    );
+    // Mapped as advised: the reasons are read, and nothing is said.
+    let out = map("reason=error.type");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("errors by reason: RateLimitError 1, Timeout 1")
+    );
+}
