@@ -154,7 +154,7 @@ pub(crate) fn group_json(
         let origins: Map<String, Json> = g
             .ttft_origins
             .iter()
-            .map(|(o, n)| ((*o).to_owned(), json!(n)))
+            .map(|(o, n)| (o.to_owned(), json!(n)))
             .collect();
         for (metric, st) in Metric::ALL.into_iter().zip(g.metrics.iter_mut()) {
             if !st.shown(metric) {

@@ -110,7 +110,7 @@ impl MakeGroups for SavedGroups<'_> {
             "goodput": {"met": g.goodput.met, "unknown": g.goodput.unknown,
                         "met_output_tokens": g.goodput.met_output_tokens},
             "span_ns": g.span.map(|(a, b)| json!([a, b])),
-            "ttft_origins": g.ttft_origins,
+            "ttft_origins": g.ttft_origins.to_json(),
             "metrics": metrics,
             "analysis": g.extra.save_json(),
         });
@@ -568,13 +568,10 @@ fn group_from_json(g: &Json, runs: &mut RunIds) -> Result<(Key, GroupStats), Str
     )?;
     if let Some(origins) = g["ttft_origins"].as_object() {
         for (o, n) in origins {
-            let name = crate::metrics::Origin::ALL
-                .iter()
-                .map(|x| x.as_str())
-                .find(|x| x == o)
-                .ok_or_else(|| format!("unknown TTFT origin {o:?}"))?;
-            st.ttft_origins
-                .insert(name, n.as_u64().ok_or("ttft_origins holds counts")?);
+            let n = n.as_u64().ok_or("ttft_origins holds counts")?;
+            if !st.ttft_origins.set(o, n) {
+                return Err(format!("unknown TTFT origin {o:?}"));
+            }
         }
     }
     if !g["untimed"].is_null() {
@@ -641,8 +638,8 @@ fn check_counts(st: &GroupStats) -> Result<(), String> {
         (
             "ttft_origins",
             st.ttft_origins
-                .values()
-                .try_fold(0u64, |a, &b| a.checked_add(b))
+                .iter()
+                .try_fold(0u64, |a, (_, b)| a.checked_add(b))
                 .unwrap_or(u64::MAX),
         ),
     ] {

@@ -16,12 +16,12 @@ pub(crate) mod top;
 pub(crate) mod window;
 
 use crate::classify::{ByValues, Coverage, Request};
-use crate::metrics::{CacheClass, Metric, Metrics, NullReason, Outcome, Sample};
+use crate::metrics::{CacheClass, Metric, Metrics, NullReason, Origin, Outcome, Sample};
 use crate::number::round3;
 use crate::summary::digest::Digest;
 use crate::summary::slo::Targets;
 use serde_json::{Map, Value as Json, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 /// The version of the JSON summary schema.
@@ -89,6 +89,84 @@ impl NullCounts {
     }
 }
 
+/// TTFT samples by origin: a map from the origins' names to counts, as an array (a request
+/// adds one to a slot, where a map searched its names).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OriginCounts {
+    /// By [`Origin::ALL`] index.
+    counts: [u64; 3],
+    /// The origins entered (with a count of 0 too, from a digest file), a bit each.
+    present: u8,
+}
+
+/// [`Origin::ALL`]'s indices with their names in name order, as the map iterated them.
+const ORIGINS_BY_NAME: [usize; 3] = {
+    assert!(matches!(
+        Origin::ALL,
+        [Origin::Arrival, Origin::Scheduled, Origin::Gateway]
+    ));
+    [0, 2, 1]
+};
+
+impl OriginCounts {
+    /// Adds `n` samples of origin `o`.
+    #[inline]
+    pub fn add(&mut self, o: Origin, n: u64) {
+        self.counts[o as usize] += n;
+        self.present |= 1 << o as u8;
+    }
+
+    /// Sets the count of the origin named `name` (false when no origin has that name).
+    pub fn set(&mut self, name: &str, n: u64) -> bool {
+        let Some(i) = Origin::ALL.iter().position(|o| o.as_str() == name) else {
+            return false;
+        };
+        self.counts[i] = n;
+        self.present |= 1 << i;
+        true
+    }
+
+    /// How many origins were entered.
+    pub fn len(&self) -> usize {
+        self.present.count_ones() as usize
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.present == 0
+    }
+
+    /// Whether `o` was entered.
+    pub fn contains(&self, o: Origin) -> bool {
+        self.present & 1 << o as u8 != 0
+    }
+
+    /// The origins entered, by name, with their counts.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        ORIGINS_BY_NAME
+            .iter()
+            .filter(|&&i| self.present & 1 << i != 0)
+            .map(|&i| (Origin::ALL[i].as_str(), self.counts[i]))
+    }
+
+    /// Adds the counts of `other`.
+    pub fn merge(&mut self, other: &OriginCounts) {
+        for i in 0..3 {
+            self.counts[i] += other.counts[i];
+        }
+        self.present |= other.present;
+    }
+
+    /// As a JSON object, names to counts.
+    pub fn to_json(&self) -> Json {
+        Json::Object(
+            self.iter()
+                .map(|(o, n)| (o.to_owned(), Json::from(n)))
+                .collect(),
+        )
+    }
+}
+
 /// Everything known about one group.
 #[derive(Debug, Clone, Default)]
 pub struct GroupStats {
@@ -103,7 +181,7 @@ pub struct GroupStats {
     /// One entry per metric, in [`Metric::ALL`] order.
     pub metrics: [MetricStats; Metric::COUNT],
     /// TTFT samples by origin (`arrival`, `scheduled`, `gateway`).
-    pub ttft_origins: BTreeMap<&'static str, u64>,
+    pub ttft_origins: OriginCounts,
     /// Requests judged against `--goodput` targets (all zero without targets).
     pub goodput: Goodput,
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
@@ -301,9 +379,7 @@ impl GroupStats {
         self.errors += other.errors;
         self.cancelled += other.cancelled;
         self.response_cache += other.response_cache;
-        for (o, n) in &other.ttft_origins {
-            *self.ttft_origins.entry(o).or_default() += n;
-        }
+        self.ttft_origins.merge(&other.ttft_origins);
         self.goodput.met += other.goodput.met;
         self.goodput.unknown += other.goodput.unknown;
         self.goodput.met_output_tokens += other.goodput.met_output_tokens;
@@ -322,10 +398,7 @@ impl GroupStats {
     /// True when every TTFT of the group runs from `scheduled` (llama.cpp's timings: no
     /// arrival time, so no queue time in it).
     pub fn ttft_from_scheduled_only(&self) -> bool {
-        self.ttft_origins.len() == 1
-            && self
-                .ttft_origins
-                .contains_key(crate::metrics::Origin::Scheduled.as_str())
+        self.ttft_origins.len() == 1 && self.ttft_origins.contains(Origin::Scheduled)
     }
 
     fn add_extra(
@@ -388,7 +461,7 @@ impl GroupStats {
             }
         }
         if let (Ok(_), Some(o)) = (m.ttft, m.ttft_origin) {
-            *self.ttft_origins.entry(o.as_str()).or_default() += 1;
+            self.ttft_origins.add(o, 1);
         }
         self.extra.add(m);
         // One call per metric, each with its metric known when compiled: a loop over the
