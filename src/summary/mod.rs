@@ -158,7 +158,7 @@ impl OriginCounts {
     }
 
     /// As a JSON object, names to counts.
-    pub fn to_json(&self) -> Json {
+    pub fn to_json(self) -> Json {
         Json::Object(
             self.iter()
                 .map(|(o, n)| (o.to_owned(), Json::from(n)))
