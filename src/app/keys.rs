@@ -41,8 +41,10 @@ impl KeySample {
         }
     }
 
-    /// Adds the keys of a request line, while the sample wants more lines.
-    pub(crate) fn add_line(&mut self, line: &[u8]) {
+    /// Adds the keys of a request line, while the sample wants more lines: those of its record
+    /// at `root` (`--root` without `[*]`), as the paths of `--map` and `--by` are read below it;
+    /// those of the whole line when it has nothing there.
+    pub(crate) fn add_line(&mut self, line: &[u8], root: &[String]) {
         if self.left == 0 {
             return;
         }
@@ -52,12 +54,16 @@ impl KeySample {
         let Some(start) = memchr::memchr(b'{', line) else {
             return;
         };
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line[start..]) {
+        if let Ok(whole) = serde_json::from_slice::<serde_json::Value>(&line[start..]) {
+            let v = root
+                .iter()
+                .try_fold(&whole, |v, key| v.get(key))
+                .unwrap_or(&whole);
             if let Some(map) = v.as_object() {
                 let room = MOST_KEYS.saturating_sub(self.top.len());
                 self.top.extend(map.keys().take(room).cloned());
             }
-            self.walk(&v, String::new(), 0);
+            self.walk(v, String::new(), 0);
         }
     }
 
@@ -282,7 +288,10 @@ mod tests {
         assert_eq!(distance("", "ab"), 2);
         assert_eq!(distance("kitten", "sitting"), 3);
         let mut s = KeySample::new(true);
-        s.add_line(br#"{"model":"m","metadata":{"user_api_key":"k","region":"eu"},"id":1}"#);
+        s.add_line(
+            br#"{"model":"m","metadata":{"user_api_key":"k","region":"eu"},"id":1}"#,
+            &[],
+        );
         assert_eq!(s.close_to("modle"), ["model"]);
         assert_eq!(s.close_to("$modle"), ["$model"]);
         // A key nested deeper, by its whole path or by its last part.
@@ -295,7 +304,7 @@ mod tests {
         assert_eq!(s.some_keys(), ["id", "metadata", "model"]);
         // Not wanted: nothing sampled.
         let mut none = KeySample::new(false);
-        none.add_line(br#"{"a":1}"#);
+        none.add_line(br#"{"a":1}"#, &[]);
         assert!(none.some_keys().is_empty());
     }
 }

@@ -671,7 +671,7 @@ impl<'a> Watch<'a> {
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();
         crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
-        if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats) {
+        if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats, &config.root) {
             mapped.warn_unseen(fin.cov.requests, &fin.keys);
         }
         crate::app::unmapped::warn_units(&config.formats, &mut fin.summary, &fin.cov);

@@ -17,11 +17,14 @@ use crate::summary::{FormatChoice, Summary};
 pub(crate) struct Mapped {
     /// `(field, dotted path)`, the marker's first.
     paths: Vec<(&'static str, String)>,
+    /// The `--root` the paths are read below (none when it walks, `[*]`).
+    root: Vec<String>,
 }
 
 impl Mapped {
-    /// The mapped paths when the one format in use is `--map`'s, else `None`.
-    pub(crate) fn of(formats: &[FormatSpec]) -> Option<Mapped> {
+    /// The mapped paths when the one format in use is `--map`'s, else `None`; read below
+    /// `root` (`--root`).
+    pub(crate) fn of(formats: &[FormatSpec], root: &[String]) -> Option<Mapped> {
         let [f] = formats else { return None };
         if f.name != "custom" || f.records.is_some() {
             return None;
@@ -40,7 +43,11 @@ impl Mapped {
                 }
             }
         }
-        Some(Mapped { paths })
+        let walks = root.iter().any(|s| s == "*" || s == "[*]");
+        Some(Mapped {
+            paths,
+            root: if walks { Vec::new() } else { root.to_vec() },
+        })
     }
 
     /// What to say of an input that gave no request, from its first bytes `head`: `None` when
@@ -49,7 +56,7 @@ impl Mapped {
     pub(crate) fn message(&self, name: &str, head: &[u8]) -> Option<String> {
         let line = first_object_line(head)?;
         let mut sample = KeySample::new(true);
-        sample.add_line(line);
+        sample.add_line(line, &self.root);
         if !sample.has_keys() {
             return None;
         }
@@ -347,7 +354,7 @@ mod tests {
 
     fn mapped(maps: &[&str]) -> Mapped {
         let maps: Vec<String> = maps.iter().map(|s| (*s).to_owned()).collect();
-        Mapped::of(&[crate::format::custom(&maps).unwrap()]).unwrap()
+        Mapped::of(&[crate::format::custom(&maps).unwrap()], &[]).unwrap()
     }
 
     #[test]
@@ -387,8 +394,8 @@ mod tests {
             "output_tokens=n",
         ]);
         let mut sample = KeySample::new(true);
-        sample.add_line(b"{\"req\":{\"t0\":1.5,\"t2\":2.0},\"n\":3}");
-        sample.add_line(b"{\"req\":{\"t0\":1.6,\"t2\":2.1}}");
+        sample.add_line(b"{\"req\":{\"t0\":1.5,\"t2\":2.0},\"n\":3}", &[]);
+        sample.add_line(b"{\"req\":{\"t0\":1.6,\"t2\":2.1}}", &[]);
         assert_eq!(
             m.unseen(&sample, 1000),
             vec![
@@ -401,6 +408,6 @@ mod tests {
 
     #[test]
     fn only_for_the_map_format() {
-        assert!(Mapped::of(&crate::format::builtins()).is_none());
+        assert!(Mapped::of(&crate::format::builtins(), &[]).is_none());
     }
 }

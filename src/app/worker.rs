@@ -566,7 +566,8 @@ impl InputCheck {
     /// Nothing known yet; with `--map`, its paths are kept for [`Worker::end_input`].
     fn mapped(config: &Config) -> InputCheck {
         InputCheck {
-            mapped: crate::app::unmapped::Mapped::of(&config.formats).map(|m| (m, Vec::new())),
+            mapped: crate::app::unmapped::Mapped::of(&config.formats, &config.root)
+                .map(|m| (m, Vec::new())),
             ..InputCheck::default()
         }
     }
@@ -888,7 +889,7 @@ impl<'p> Worker<'p> {
                 let p = &mut *guard;
                 p.count(|cov| proc.count(&kind, cov));
                 if matches!(kind, Kind::Requests) {
-                    p.keys.add_line(content);
+                    p.keys.add_line(content, proc.record_root());
                     for (k, r) in proc.requests().iter().enumerate() {
                         // A client's view of a request whose server's view is on the line:
                         // counted as a duplicate by `proc.count`.

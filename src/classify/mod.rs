@@ -600,6 +600,8 @@ pub struct Processor {
     defer_joins: bool,
     /// What walks a line for requests inside it ([`Walk`]).
     walk: Walk,
+    /// The `--root` path the formats read below (empty with none, or with one that walks).
+    root: Vec<String>,
     /// The object being tried by a walk, with its `"$parent"`.
     walk_buf: Vec<u8>,
     /// Mark the client views of requests whose server views are on the same line.
@@ -730,6 +732,7 @@ impl Processor {
             reference: false,
             defer_joins: false,
             walk,
+            root: root.to_vec(),
             walk_buf: Vec::new(),
             views: true,
             keys: false,
@@ -1147,6 +1150,12 @@ impl Processor {
         if let (Some(id), Some(r)) = (id, self.requests.last_mut()) {
             r.key = Some(dedupe::request_key(format, id, r));
         }
+    }
+
+    /// The `--root` path the formats read below: empty without one, and with one whose
+    /// `[*]` walks to the records (then the paths are found by walking).
+    pub fn record_root(&self) -> &[String] {
+        &self.root
     }
 
     /// Names the input whose lines follow (the value of `--by '$file'`).

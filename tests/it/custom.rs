@@ -966,3 +966,45 @@ fn a_reason_path_holding_an_error_object_names_the_member_to_map() {
             .contains("errors by reason: RateLimitError 1, Timeout 1")
     );
 }
+
+#[test]
+fn mapped_paths_below_a_root_are_checked_below_it() {
+    // The real llama-server responses, each under `response` in the lab's client log.
+    let log = testdata().join("lab/llamacpp_timings.jsonl");
+    let log = log.to_str().unwrap();
+    let summary = |ttft: &str| {
+        let ttft = format!("ttft={ttft}:ms");
+        run(
+            &[
+                "summary",
+                "--threads",
+                "1",
+                "--root",
+                "response",
+                "--map",
+                &ttft,
+                "--map",
+                "decode=timings.predicted_ms:ms",
+                "--map",
+                "output_tokens=timings.predicted_n",
+                log,
+            ],
+            b"",
+        )
+    };
+    // Every path is there below the root: nothing to say.
+    let out = summary("timings.prompt_ms");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A typo is named with the paths close to it, as written below the root.
+    let out = summary("timings.prompt_mss");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("its paths close to them: timings.prompt_ms, timings.prompt_n"),
+        "{err}"
+    );
+}
