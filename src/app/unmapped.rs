@@ -326,6 +326,46 @@ fn unit_off(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, Stri
             ));
         }
     }
+    out.extend(past_e2e(f, cov));
+    out
+}
+
+/// For a TTFT or decode the `--map` format `f` reads from one path that came out ten times or
+/// more the E2E latency the log's instants give (every metric of the request then null,
+/// `out_of_order`), the unit a thousandth of the one given. Each with the field named.
+fn past_e2e(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, String)> {
+    use crate::metrics::instants::{END, FIRST_TOKEN};
+    let mut out = vec![];
+    for (bit, field) in [(FIRST_TOKEN, Field::Ttft), (END, Field::Decode)] {
+        let n = cov.unit_off.past[bit.trailing_zeros() as usize];
+        let found = [
+            (Unit::S, Unit::Ms),
+            (Unit::Ms, Unit::Us),
+            (Unit::Us, Unit::Ns),
+        ]
+        .into_iter()
+        .find_map(|(unit, fix)| Some((one_path(f, &[field], unit)?, unit, fix)));
+        let Some(((field, path), unit, fix)) = found.filter(|_| n > 0) else {
+            continue;
+        };
+        let name = field.name();
+        out.push((
+            field,
+            format!(
+                "--map {name}={path}: read as {}, it is 10 times or more the E2E latency the \
+                 log's instants give on {n} of {} requests, whose metrics are then null \
+                 (out_of_order); if the log writes {}, --map {name}={path}:{}",
+                unit.name(),
+                cov.requests,
+                match fix {
+                    Unit::Us => "microseconds",
+                    Unit::Ns => "nanoseconds",
+                    _ => "ms",
+                },
+                fix.name()
+            ),
+        ));
+    }
     out
 }
 

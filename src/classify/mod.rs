@@ -429,6 +429,8 @@ pub struct UnitOffCounts {
     pub small: [u64; 8],
     /// By bit: a thousand times.
     pub large: [u64; 8],
+    /// By bit: ten times the E2E latency or more.
+    pub past: [u64; 8],
 }
 
 impl UnitOffCounts {
@@ -436,6 +438,7 @@ impl UnitOffCounts {
         for bit in 0..8 {
             self.small[bit] += u64::from(u.small >> bit & 1);
             self.large[bit] += u64::from(u.large >> bit & 1);
+            self.past[bit] += u64::from(u.past >> bit & 1);
         }
     }
 
@@ -443,6 +446,7 @@ impl UnitOffCounts {
         for bit in 0..8 {
             self.small[bit] += o.small[bit];
             self.large[bit] += o.large[bit];
+            self.past[bit] += o.past[bit];
         }
     }
 }
@@ -1711,6 +1715,9 @@ impl Processor {
                     }
                     if r.metrics.out_of_order {
                         cov.out_of_order += 1;
+                        if r.metrics.unit_off.past != 0 && !r.metrics.duration_mismatch {
+                            cov.unit_off.add(r.metrics.unit_off);
+                        }
                     }
                     if r.metrics.duration_mismatch {
                         cov.duration_mismatch += 1;

@@ -343,6 +343,9 @@ pub struct UnitOff {
     pub small: u8,
     /// Logged a thousand times the instants' (ms read as seconds).
     pub large: u8,
+    /// A logged TTFT (`FIRST_TOKEN`) or decode (`END`) ten times or more the E2E latency the
+    /// instants give (ms read as seconds): it is out of order, and so are the others.
+    pub past: u8,
 }
 
 /// Classifies a prompt by its cached share (SPEC section 2).
@@ -751,6 +754,21 @@ impl Draft {
             |part: Value, whole: Value| matches!((part, whole), (Ok(p), Ok(w)) if p > w + 1e3);
         if longer(self.ttft, self.e2e) || longer(self.decode, self.e2e) {
             self.out_of_order = true;
+            // A logged part far past an E2E of two instants: its unit, most likely.
+            if t.e2e.is_none()
+                && let Ok(whole) = self.e2e
+                && whole > 0.0
+            {
+                let far = |part: Value, logged: Option<i64>| {
+                    logged.is_some() && matches!(part, Ok(p) if p >= 10.0 * whole)
+                };
+                if far(self.ttft, t.ttft) {
+                    self.unit_off.past |= FIRST_TOKEN;
+                }
+                if far(self.decode, t.decode) {
+                    self.unit_off.past |= END;
+                }
+            }
             for v in [&mut self.ttft, &mut self.decode, &mut self.e2e] {
                 if v.is_ok() {
                     *v = Err(NullReason::OutOfOrder);

@@ -1008,3 +1008,46 @@ fn mapped_paths_below_a_root_are_checked_below_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_ttft_read_in_a_unit_too_large_for_the_instants_names_the_unit() {
+    // TTFT in ms (250, 400) beside epoch-ms instants 2 s apart: read as seconds it is 125 and
+    // 200 times the E2E, so every metric of both requests is out of order.
+    let log = concat!(
+        r#"{"start_ms":1700000000000,"end_ms":1700000002000,"ttft":250}"#,
+        "\n",
+        r#"{"start_ms":1700000001000,"end_ms":1700000003000,"ttft":400}"#,
+        "\n",
+    );
+    let summary = |ttft: &str| {
+        run(
+            &[
+                "summary",
+                "--threads",
+                "1",
+                "--map",
+                "arrival=start_ms:epoch_ms",
+                "--map",
+                "end=end_ms:epoch_ms",
+                "--map",
+                ttft,
+            ],
+            log.as_bytes(),
+        )
+    };
+    let out = summary("ttft=ttft:s");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("chat:  no TTFT value (out_of_order 2)"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "tokentime: --map ttft=ttft: read as s, it is 10 times or more the E2E latency the \
+         log's instants give on 2 of 2 requests, whose metrics are then null (out_of_order); if \
+         the log writes ms, --map ttft=ttft:ms\n"
+    );
+    let out = summary("ttft=ttft:ms");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("chat:  TTFT p50 325.0ms"));
+}
