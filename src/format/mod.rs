@@ -715,8 +715,10 @@ pub(crate) fn map_help() -> String {
         "Custom format field: NAME=PATH[:UNIT], repeatable (e.g. arrival=req.t0:epoch_s). \
          Names: {} (instants; logged_at is when the line was written, taken as the end where \
          no end is logged); {} (durations; itl is an array of token gaps); {} (counts); id, \
-         model, stream. Units: {} (instants; epoch, the default, reads any of them); {} \
-         (durations; ms is the default; duration reads \"1.5s\"). Conditions, repeatable (any \
+         model, stream; reason (why a failed request failed: a string or a number). Units: {} \
+         (instants; epoch, the default, reads any of them); {} (durations; without one, the \
+         unit the path's last key ends in, ttft_s or latencyMs, else ms; duration reads \
+         \"1.5s\"). Conditions, repeatable (any \
          holds): error_when=, cancelled_when=, response_cache_when= COND, COND being PATH \
          (set: not null, false, 0 or empty), PATH==VALUE, PATH!=VALUE, PATH>=INTEGER or !COND (e.g. \
          error_when=status>=500). records=PATH[*]: each element is a request, read with the \
