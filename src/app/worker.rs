@@ -1355,11 +1355,24 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
     .into_iter()
     .find(|&f| r.implausible & crate::format::instant_bit(f) != 0)?
     .name();
+    use crate::format::units::Unit;
+    let given: Vec<Unit> = spec
+        .fields
+        .iter()
+        .filter(|r| r.field.name() == field)
+        .map(|r| r.unit)
+        .collect();
+    let others: Vec<String> = [Unit::EpochS, Unit::EpochMs, Unit::EpochUs, Unit::EpochNs]
+        .into_iter()
+        .filter(|u| !given.contains(u))
+        .map(|u| format!(":{}", u.name()))
+        .collect();
     Some(format!(
         "{field}: not a plausible time as custom reads it ({}: before 2000 or after 2200); \
-         another unit may read it (:epoch_s, :epoch_ms, :epoch_us, :epoch_ns; :epoch tells \
-         them by magnitude): the metrics that need it are null, reason implausible_instant",
-        crate::format::field_source(spec, field)
+         another unit may read it ({}; :epoch tells them by magnitude): the metrics that need \
+         it are null, reason implausible_instant",
+        crate::format::field_source(spec, field),
+        others.join(", ")
     ))
 }
 

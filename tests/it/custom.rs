@@ -650,7 +650,8 @@ fn an_instant_in_the_wrong_epoch_unit_is_named_with_the_units_that_read_it() {
     assert!(
         err.contains(
             "<stdin>:1: first_token: not a plausible time as custom reads it (t1 as epoch_s: \
-             before 2000 or after 2200); another unit may read it (:epoch_s, :epoch_ms"
+             before 2000 or after 2200); another unit may read it (:epoch_ms, :epoch_us, \
+             :epoch_ns; :epoch tells them by magnitude)"
         ),
         "{err}"
     );
