@@ -283,18 +283,29 @@ pub(crate) fn write_table(
             writeln!(out, "{line}")?;
         }
     }
-    // A group that holds every request (one cache class for all, a `--by` key every request
-    // shares) is the table of all requests again: one line says so.
+    // A group that holds every request of a group one key shorter (one cache class for all,
+    // a `--by` key every request shares, one cache class for all of a model's requests) is
+    // that group's table again: one line says so.
     let counts = |g: &GroupStats| (g.requests, g.errors, g.cancelled, g.response_cache);
-    let all = groups
-        .iter()
-        .find(|(k, _)| k.is_empty())
-        .map(|(_, g)| counts(g));
+    let all: Vec<_> = groups.iter().map(|(k, g)| (k.clone(), counts(g))).collect();
     for ((key, g), r) in groups.into_iter().zip(&report.groups) {
-        if !key.is_empty() && g.requests > 0 && Some(counts(g)) == all {
+        // All requests first, then the group without its last key (a model's block for
+        // `model=a cache=hit`), then the others.
+        let same = (0..=key.len()).rev().find_map(|i| {
+            if i == key.len() {
+                let whole = all.iter().any(|(k, c)| k.is_empty() && *c == counts(g));
+                return (whole && !key.is_empty()).then(|| "all requests".to_owned());
+            }
+            let mut parent = key.clone();
+            parent.remove(i);
+            all.iter()
+                .any(|(k, c)| *k == parent && *c == counts(g))
+                .then(|| group_label(&parent, "all requests"))
+        });
+        if let Some(parent) = same.filter(|_| g.requests > 0) {
             writeln!(
                 out,
-                "\n{}: all {} (the same as all requests)",
+                "\n{}: all {} (the same as {parent})",
                 group_label(&key, "all requests"),
                 plural(g.requests, "request")
             )?;

@@ -503,3 +503,27 @@ fn explain_writes_no_table_header_over_no_row() {
     );
     assert!(!text.contains("\nmetric "), "{text}");
 }
+
+#[test]
+fn explain_says_a_by_group_of_one_cache_class_is_the_table_of_that_class() {
+    // The lab's LiteLLM log: one model, three cache classes.
+    let log = testdata().join("lab/litellm.jsonl");
+    let out = run_ok(
+        &[
+            "summary",
+            "--explain",
+            "--by",
+            "model",
+            log.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let text = String::from_utf8(out).unwrap();
+    for line in [
+        "model=smollm2-135m-instruct-q4_1: all 293 requests (the same as all requests)",
+        "model=smollm2-135m-instruct-q4_1 cache=hit: all 27 requests (the same as cache=hit)",
+        "model=smollm2-135m-instruct-q4_1 cache=partial: all 80 requests (the same as cache=partial)",
+    ] {
+        assert!(text.contains(&format!("\n{line}\n")), "{line}\n{text}");
+    }
+}
