@@ -489,9 +489,16 @@ fn headline_lines(
                     .collect();
                 format!("E2E {}", qs.join(", "))
             };
+            // Over the requests with a decode, which some logs give for a few only: said when
+            // they are under half (`--explain` says it whenever some have none).
+            let from = if a.decode_count * 2 < a.e2e_count {
+                format!(", {} of {} requests", a.decode_count, a.e2e_count)
+            } else {
+                String::new()
+            };
             let decode = match (a.decode_share_total, a.decode_share_median) {
                 (Some(t), Some(m)) => format!(
-                    "; decode is {} of E2E time ({} at the median)",
+                    "; decode is {} of E2E time ({} at the median{from})",
                     pct(t),
                     pct(m)
                 ),

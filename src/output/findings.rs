@@ -79,9 +79,18 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
                 crate::output::summary::plural(a.e2e_count, "request")
             )
         };
+        // Over the requests with a decode, which some logs give for a few only.
+        let of = if a.decode_count < a.e2e_count {
+            format!(
+                "the E2E time of the {} with a decode",
+                crate::output::summary::plural(a.decode_count, "request")
+            )
+        } else {
+            "all E2E time".to_owned()
+        };
         let decode = match (a.decode_share_total, a.decode_share_median) {
             (Some(t), Some(m)) => format!(
-                "; decode (TPOT x (output tokens - 1)) is {} of all E2E time, {} of the median request's",
+                "; decode (TPOT x (output tokens - 1)) is {} of {of}, {} of the median request's",
                 pct(t),
                 pct(m)
             ),
