@@ -67,6 +67,19 @@ pub(crate) fn run_diff(
         return Err(Error::Config("diff takes two inputs, A and B".into()));
     };
     check_line_up(&a, &b)?;
+    // What `--map` read wrong, said once for the two sides read as logs.
+    let mut said: Vec<String> = Vec::new();
+    for s in [&mut a, &mut b].into_iter().filter(|s| !s.run.digest_file) {
+        for msg in crate::app::unmapped::after_run_warnings(&config.formats, &mut s.summary, &s.cov)
+        {
+            if !said.contains(&msg) {
+                said.push(msg);
+            }
+        }
+    }
+    for msg in &said {
+        crate::diag!("tokentime: {msg}");
+    }
     let runs = [a.run.clone(), b.run.clone()];
     let c = compare(&mut a.summary, &mut b.summary, &dc.summary.report.quantiles);
     let gates = judge(&dc.fail_if, &c);

@@ -54,6 +54,7 @@ pub(crate) fn run_report(
     let sc = &hc.summary;
     let mut windows = Vec::new();
     let (cov, mut summary) = collect_into(config, sc, &mut windows)?;
+    crate::app::unmapped::warn_after_run(&config.formats, &mut summary, &cov);
     let mut summary_text = Vec::new();
     let broken = report(&mut summary_text, &sc.report, &cov, &mut summary, false)?;
     let bad = |e: serde_json::Error| Error::Output(e.into());

@@ -674,8 +674,7 @@ impl<'a> Watch<'a> {
         if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats, &config.root) {
             mapped.warn_unseen(fin.cov.requests, &fin.keys);
         }
-        crate::app::unmapped::warn_units(&config.formats, &mut fin.summary, &fin.cov);
-        crate::app::unmapped::warn_reason_objects(&config.formats, &fin.cov);
+        crate::app::unmapped::warn_after_run(&config.formats, &mut fin.summary, &fin.cov);
         if fin.cov.requests == 0
             && fin.cov.lines > 0
             && sc.report.output != SummaryOutput::Table

@@ -138,18 +138,32 @@ impl Mapped {
     }
 }
 
-/// Says on stderr what a duration `--map` reads in the wrong unit shows: a thousandth or a
-/// thousand times what the log's instants give ([`unit_off`]), or a median no LLM request has
-/// ([`tiny_durations`], for a duration [`unit_off`] did not name). A log in seconds read as ms
-/// is 1000 times short with nothing else to show it.
-pub(crate) fn warn_units(
+/// Says on stderr what the run showed of a `--map` that reads its log wrong
+/// ([`after_run_warnings`]).
+pub(crate) fn warn_after_run(
     formats: &[FormatSpec],
     summary: &mut Summary,
     cov: &crate::classify::Coverage,
 ) {
-    let [f] = formats else { return };
+    for msg in after_run_warnings(formats, summary, cov) {
+        crate::diag!("tokentime: {msg}");
+    }
+}
+
+/// What a run's summary shows of a `--map` that reads its log wrong: a duration in the wrong
+/// unit, a thousandth or a thousand times what the log's instants give ([`unit_off`]), far
+/// past the E2E ([`past_e2e`]), or with a median no LLM request has ([`tiny_durations`], for a
+/// duration not named already); a reason path that holds an error object
+/// ([`reason_objects`]). A log in seconds read as ms is 1000 times short with nothing else to
+/// show it.
+pub(crate) fn after_run_warnings(
+    formats: &[FormatSpec],
+    summary: &mut Summary,
+    cov: &crate::classify::Coverage,
+) -> Vec<String> {
+    let [f] = formats else { return vec![] };
     if f.name != "custom" {
-        return;
+        return vec![];
     }
     let mut said = unit_off(f, cov);
     for (field, msg) in tiny_durations(f, summary) {
@@ -157,18 +171,9 @@ pub(crate) fn warn_units(
             said.push((field, msg));
         }
     }
-    for (_, msg) in said {
-        crate::diag!("tokentime: {msg}");
-    }
-}
-
-/// Says on stderr that `--map reason=PATH` found an object at PATH on failed requests (an
-/// error object, `{"type": ..., "message": ...}`), which is no reason, and which of its members
-/// to map instead: otherwise their reasons are only missing from the report.
-pub(crate) fn warn_reason_objects(formats: &[FormatSpec], cov: &crate::classify::Coverage) {
-    if let Some(msg) = reason_objects(formats, cov) {
-        crate::diag!("tokentime: {msg}");
-    }
+    let mut out: Vec<String> = said.into_iter().map(|(_, msg)| msg).collect();
+    out.extend(reason_objects(formats, cov));
+    out
 }
 
 /// The warning of [`warn_reason_objects`], if any.

@@ -1052,3 +1052,42 @@ fn a_ttft_read_in_a_unit_too_large_for_the_instants_names_the_unit() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("chat:  TTFT p50 325.0ms"));
 }
+
+#[test]
+fn diff_says_once_what_map_read_wrong_on_both_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("ms.jsonl");
+    // TTFT in ms beside epoch-ms instants 2 s apart, mapped as seconds.
+    std::fs::write(
+        &log,
+        concat!(
+            r#"{"start_ms":1700000000000,"end_ms":1700000002000,"ttft":250}"#,
+            "\n",
+            r#"{"start_ms":1700000001000,"end_ms":1700000003000,"ttft":400}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    let out = run(
+        &[
+            "diff",
+            "--map",
+            "arrival=start_ms:epoch_ms",
+            "--map",
+            "end=end_ms:epoch_ms",
+            "--map",
+            "ttft=ttft:s",
+            log,
+            log,
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.matches("--map ttft=ttft: read as s, it is 10 times or more")
+            .count(),
+        1,
+        "{err}"
+    );
+}
