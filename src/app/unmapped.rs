@@ -43,10 +43,9 @@ impl Mapped {
                 }
             }
         }
-        let walks = root.iter().any(|s| s == "*" || s == "[*]");
         Some(Mapped {
             paths,
-            root: if walks { Vec::new() } else { root.to_vec() },
+            root: crate::classify::record_prefix(root).to_vec(),
         })
     }
 
@@ -179,10 +178,10 @@ pub(crate) fn after_run_warnings(
 /// The warning of [`warn_reason_objects`], if any.
 fn reason_objects(formats: &[FormatSpec], cov: &crate::classify::Coverage) -> Option<String> {
     let [f] = formats else { return None };
-    let path = f.reason_paths.first()?.join(".");
     if f.name != "custom" || cov.reason_objects == 0 {
         return None;
     }
+    let path = f.reason_paths.first()?.join(".");
     const LIKELY: [&str; 7] = [
         "type",
         "code",

@@ -631,6 +631,12 @@ enum Walk {
     Off,
 }
 
+/// The part of a `--root` path the formats' paths (and `--map`'s, `--by`'s) are read below:
+/// all of it, or nothing when it walks to its records (`[*]`).
+pub(crate) fn record_prefix(root: &[String]) -> &[String] {
+    split_root(root).0
+}
+
 /// The `--root` path as [`Processor::new`] takes it apart: the prefix the formats' paths are
 /// read below, and how lines are walked.
 fn split_root(root: &[String]) -> (&[String], Walk) {

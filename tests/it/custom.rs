@@ -609,21 +609,10 @@ fn reasons_left_out_of_the_headline_are_counted_in_errors() {
         ));
     }
     log.push_str("{\"t0\":1787334800,\"t2\":1787334801}\n");
-    let out = run_ok(
-        &[
-            "summary",
-            "--map",
-            "arrival=t0:epoch_s",
-            "--map",
-            "end=t2:epoch_s",
-            "--map",
-            "error_when=err",
-            "--map",
-            "reason=err",
-        ],
-        log.as_bytes(),
-    );
-    let text = String::from_utf8(out).unwrap();
+    let extra = ["--map", "error_when=err", "--map", "reason=err"];
+    let out = summary_t0_t2(&extra, log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("errors by reason: A 4, B 3, C 2 (+2 under 2 other reasons)\n"),
         "{text}"
@@ -678,43 +667,23 @@ fn an_instant_in_the_wrong_epoch_unit_is_named_with_the_units_that_read_it() {
 #[test]
 fn a_reason_with_no_error_when_is_said_to_mark_no_failure() {
     let line = b"{\"t0\":1787334732.5,\"t2\":1787334733.5,\"err\":\"boom\"}\n";
-    let args = [
-        "summary",
-        "--map",
-        "arrival=t0:epoch_s",
-        "--map",
-        "end=t2:epoch_s",
-    ];
-    let mut with_reason = args.to_vec();
-    with_reason.extend(["--map", "reason=err"]);
-    let err = String::from_utf8(run(&with_reason, line).stderr).unwrap();
+    let mut with_reason = vec!["--map", "reason=err"];
+    let err = String::from_utf8(summary_t0_t2(&with_reason, line).stderr).unwrap();
     assert!(
         err.contains("--map reason=err: a reason is read only for failed requests")
             && err.contains("--map error_when=err"),
         "{err}"
     );
     with_reason.extend(["--map", "error_when=err"]);
-    assert!(run(&with_reason, line).stderr.is_empty());
+    assert!(summary_t0_t2(&with_reason, line).stderr.is_empty());
 }
 
 /// The errors `summary -o json` counts in `log` (times `t0` and `t2` in epoch seconds) with
 /// the `--map` condition `cond`.
 fn errors_with(log: &str, cond: &str) -> serde_json::Value {
-    let out = run_ok(
-        &[
-            "summary",
-            "-o",
-            "json",
-            "--map",
-            "arrival=t0:epoch_s",
-            "--map",
-            "end=t2:epoch_s",
-            "--map",
-            cond,
-        ],
-        log.as_bytes(),
-    );
-    serde_json::from_slice::<serde_json::Value>(&out).unwrap()["coverage"]["errors"].clone()
+    let out = summary_t0_t2(&["-o", "json", "--map", cond], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["coverage"]["errors"].clone()
 }
 
 #[test]
@@ -827,20 +796,17 @@ fn failures_are_no_sign_that_output_tokens_are_logged() {
     // No output tokens mapped; one request of two failed (its tokens are null: error).
     let log = "{\"t0\":1787334700,\"t2\":1787334701,\"err\":\"x\"}\n\
                {\"t0\":1787334702,\"t2\":1787334704}\n";
-    let args = [
-        "summary",
-        "--map",
-        "arrival=t0:epoch_s",
-        "--map",
-        "end=t2:epoch_s",
-        "--map",
-        "error_when=err",
-    ];
-    let text = String::from_utf8(run_ok(&args, log.as_bytes())).unwrap();
+    let summary = |extra: &[&str]| {
+        let mut args = vec!["--map", "error_when=err"];
+        args.extend(extra);
+        let out = summary_t0_t2(&args, log.as_bytes());
+        assert_eq!(out.status.code(), Some(0));
+        out.stdout
+    };
+    let text = String::from_utf8(summary(&[])).unwrap();
     assert!(!text.contains("output tokens/s"), "{text}");
-    let mut json = args.to_vec();
-    json.extend(["-o", "json", "--goodput", "e2e=5s"]);
-    let v: serde_json::Value = serde_json::from_slice(&run_ok(&json, log.as_bytes())).unwrap();
+    let json = summary(&["-o", "json", "--goodput", "e2e=5s"]);
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let text = v.to_string();
     assert!(text.contains("\"output_tokens_per_s\":null"), "{text}");
     assert!(!text.contains("\"output_tokens_per_s\":0"), "{text}");
@@ -852,18 +818,7 @@ fn a_duration_a_unit_apart_from_the_instants_is_named_with_its_unit() {
     let log = "{\"t0\":1787334700,\"t2\":1787334702.5,\"lat\":2.5}\n\
                {\"t0\":1787334710,\"t2\":1787334711,\"lat\":1.0}\n";
     let err = |lat: &str| {
-        let out = run(
-            &[
-                "summary",
-                "--map",
-                "arrival=t0:epoch_s",
-                "--map",
-                "end=t2:epoch_s",
-                "--map",
-                lat,
-            ],
-            log.as_bytes(),
-        );
+        let out = summary_t0_t2(&["--map", lat], log.as_bytes());
         assert_eq!(out.status.code(), Some(0));
         String::from_utf8(out.stderr).unwrap()
     };
@@ -876,18 +831,7 @@ fn a_duration_a_unit_apart_from_the_instants_is_named_with_its_unit() {
     assert!(err("e2e=lat:s").is_empty());
     // The same log's instants and durations, the durations written in ms but read as s.
     let ms = log.replace("2.5}", "2500}").replace("1.0}", "1000}");
-    let out = run(
-        &[
-            "summary",
-            "--map",
-            "arrival=t0:epoch_s",
-            "--map",
-            "end=t2:epoch_s",
-            "--map",
-            "e2e=lat:s",
-        ],
-        ms.as_bytes(),
-    );
+    let out = summary_t0_t2(&["--map", "e2e=lat:s"], ms.as_bytes());
     let e = String::from_utf8(out.stderr).unwrap();
     assert!(
         e.contains("--map e2e=lat: read as s, it is 1000 times what the log's instants give on 2 of 2 requests; if the log writes ms, --map e2e=lat:ms"),
@@ -900,22 +844,18 @@ fn a_headline_without_ttft_says_the_values_were_unreadable_not_absent() {
     // TTFT written "450ms" and mapped as ms (not :duration): every one unreadable.
     let log = "{\"t0\":1787334700,\"t2\":1787334701,\"first\":\"450ms\"}\n\
                {\"t0\":1787334702,\"t2\":1787334704,\"first\":\"300ms\"}\n";
-    let args = [
-        "summary",
-        "--map",
-        "arrival=t0:epoch_s",
-        "--map",
-        "end=t2:epoch_s",
-        "--map",
-        "ttft=first:ms",
-    ];
-    let text = String::from_utf8(run_ok(&args, log.as_bytes())).unwrap();
+    let headline = |extra: &[&str]| {
+        let out = summary_t0_t2(extra, log.as_bytes());
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = headline(&["--map", "ttft=first:ms"]);
     assert!(
         text.contains("chat:  no TTFT value (unparseable 2)\n"),
         "{text}"
     );
     // Not mapped at all: not in the log.
-    let text = String::from_utf8(run_ok(&args[..5], log.as_bytes())).unwrap();
+    let text = headline(&[]);
     assert!(text.contains("chat:  no TTFT in the log\n"), "{text}");
 }
 
@@ -932,20 +872,15 @@ fn a_reason_path_holding_an_error_object_names_the_member_to_map() {
         "\n",
     );
     let map = |reason: &str| {
-        let args = [
-            "summary",
+        let extra = [
             "--threads",
             "1",
-            "--map",
-            "arrival=t0:epoch_s",
-            "--map",
-            "end=t2:epoch_s",
             "--map",
             "error_when=error",
             "--map",
             reason,
         ];
-        run(&args, log.as_bytes())
+        summary_t0_t2(&extra, log.as_bytes())
     };
     let out = map("reason=error");
     assert_eq!(out.status.code(), Some(0));

@@ -460,18 +460,9 @@ fn a_trend_with_the_prompt_needs_more_than_one_request_at_its_end() {
 fn explain_says_a_group_of_every_request_is_the_table_of_all_requests() {
     // Two requests, no cache signal: one class, cache=unknown, holds both.
     let log = "{\"t0\":1787334700,\"t2\":1787334701}\n{\"t0\":1787334702,\"t2\":1787334704}\n";
-    let out = run_ok(
-        &[
-            "summary",
-            "--explain",
-            "--map",
-            "arrival=t0:epoch_s",
-            "--map",
-            "end=t2:epoch_s",
-        ],
-        log.as_bytes(),
-    );
-    let text = String::from_utf8(out).unwrap();
+    let out = summary_t0_t2(&["--explain"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("\ncache=unknown: all 2 requests (the same as all requests)\n"),
         "{text}"
@@ -483,20 +474,9 @@ fn explain_says_a_group_of_every_request_is_the_table_of_all_requests() {
 fn explain_writes_no_table_header_over_no_row() {
     // One request, failed: no metric has a value.
     let log = "{\"t0\":1787334700,\"t2\":1787334701,\"err\":\"x\"}\n";
-    let out = run_ok(
-        &[
-            "summary",
-            "--explain",
-            "--map",
-            "arrival=t0:epoch_s",
-            "--map",
-            "end=t2:epoch_s",
-            "--map",
-            "error_when=err",
-        ],
-        log.as_bytes(),
-    );
-    let text = String::from_utf8(out).unwrap();
+    let out = summary_t0_t2(&["--explain", "--map", "error_when=err"], log.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("all requests: 1 request, 1 error (100.0%)\nno values: ttft_ms (error 1)"),
         "{text}"

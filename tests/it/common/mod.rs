@@ -68,6 +68,17 @@ pub fn run_ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
     out.stdout
 }
 
+/// The `--map` entries of the hand-written logs' instants: `t0` and `t2`, in epoch seconds.
+pub const MAP_T0_T2: [&str; 4] = ["--map", "arrival=t0:epoch_s", "--map", "end=t2:epoch_s"];
+
+/// `tokentime summary` of `log` read with [`MAP_T0_T2`], then `extra` arguments.
+pub fn summary_t0_t2(extra: &[&str], log: &[u8]) -> Output {
+    let mut args = vec!["summary"];
+    args.extend(MAP_T0_T2);
+    args.extend(extra);
+    run(&args, log)
+}
+
 /// Splits bytes into lines, keeping each line's ending.
 pub fn lines_with_endings(b: &[u8]) -> Vec<&[u8]> {
     b.split_inclusive(|&c| c == b'\n').collect()
