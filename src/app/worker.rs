@@ -872,7 +872,7 @@ impl<'p> Worker<'p> {
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),
             Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
-            _ => unparseable(proc),
+            _ => unparseable(proc, content),
         };
         match &mut self.role {
             Role::Summary {
@@ -1331,8 +1331,8 @@ impl<'p> Worker<'p> {
 
 /// Why the line `proc` processed last is bad when a field of one of its requests is present
 /// but not readable, or, read with `--map`, holds no plausible time ([`implausible_mapped`]).
-fn unparseable(proc: &Processor) -> Option<String> {
-    unreadable(proc).or_else(|| implausible_mapped(proc))
+fn unparseable(proc: &Processor, line: &[u8]) -> Option<String> {
+    unreadable(proc, line).or_else(|| implausible_mapped(proc))
 }
 
 /// With `--map`'s format: an instant its unit reads as before 2000 or after 2200 (epoch
@@ -1376,26 +1376,50 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
     ))
 }
 
-/// [`unparseable`]: a field present but not readable.
-fn unreadable(proc: &Processor) -> Option<String> {
-    proc.requests()
-        .iter()
-        .find_map(|r| r.unparseable.map(|field| (r.format, field)))
-        .map(|(format, field)| {
-            let spec = proc.format_spec(format);
-            // The time a line was logged places the request in time and enters no metric.
-            let what = if field == crate::format::Field::LoggedAt.name() {
-                "no time of the request is read from it (its metrics stand)"
-            } else {
-                "the metrics that need it are null, reason unparseable"
-            };
-            format!(
-                "{field}: present but not readable as {} reads it ({}{}): {what}",
-                spec.name,
-                crate::format::field_source(spec, field),
-                crate::format::unit_hint(spec, field)
-            )
-        })
+/// [`unparseable`]: the fields present but not readable in `line`'s first request that has
+/// one, each with the value the line holds.
+fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
+    use crate::format::Field;
+    let r = proc.requests().iter().find(|r| r.unparseable.is_some())?;
+    let spec = proc.format_spec(r.format);
+    // In the order the format reads them.
+    let mut fields: Vec<&'static str> = Vec::new();
+    for rule in &spec.fields {
+        let name = rule.field.name();
+        if r.unreadable & (1u32 << (rule.field as u32)) != 0 && !fields.contains(&name) {
+            fields.push(name);
+        }
+    }
+    if fields.is_empty() {
+        fields.extend(r.unparseable);
+    }
+    let mut named = Vec::new();
+    let mut sources = Vec::new();
+    for &field in &fields {
+        let value = crate::format::logged_value(spec, field, line, proc.record_root());
+        named.push(match &value {
+            Some(v) => format!("{field} {v}"),
+            None => field.to_owned(),
+        });
+        sources.push(format!(
+            "{}{}",
+            crate::format::field_source(spec, field),
+            crate::format::unit_hint(spec, field, value.as_deref())
+        ));
+    }
+    let them = if fields.len() == 1 { "it" } else { "them" };
+    // The time a line was logged places the request in time and enters no metric.
+    let what = if fields.iter().all(|&f| f == Field::LoggedAt.name()) {
+        format!("no time of the request is read from {them} (its metrics stand)")
+    } else {
+        format!("the metrics that need {them} are null, reason unparseable")
+    };
+    Some(format!(
+        "{}: present but not readable as {} reads {them} ({}): {what}",
+        named.join(", "),
+        spec.name,
+        sources.join("; ")
+    ))
 }
 
 /// The processor of a worker: `config`'s formats, root, prefix and join limits; `key` the

@@ -669,6 +669,7 @@ mod tests {
             end_ns: Some(start + 9),
             itl: (0, 0),
             unparseable: None,
+            unreadable: 0,
             implausible: 0,
             duplicate: false,
             reason_object: false,

@@ -161,6 +161,8 @@ pub struct Request {
     pub itl: (u32, u32),
     /// A field present in the log that could not be read in its unit (its name).
     pub unparseable: Option<&'static str>,
+    /// Every such field, one bit each ([`crate::metrics::Timeline::unreadable`]).
+    pub unreadable: u32,
     /// The instants present in the log but outside the plausible window (bits, as
     /// [`crate::metrics::Timeline::implausible`]; 0 when none).
     pub implausible: u8,
@@ -1347,6 +1349,7 @@ impl Processor {
             end_ns,
             itl,
             unparseable: timeline.unparseable,
+            unreadable: timeline.unreadable,
             implausible: timeline.implausible,
             duplicate: false,
             reason_object: false,

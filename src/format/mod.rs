@@ -527,8 +527,10 @@ pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
 
 /// For `--map`'s format, what else `field`'s unit could be when a value of it is not readable:
 /// a duration string (`"127.5ms"`) read as a number of ms needs `:duration`, a timestamp
-/// string read as epoch seconds `:rfc3339` or `:epoch`. Empty for any other format or unit.
-pub(crate) fn unit_hint(f: &FormatSpec, field: &str) -> &'static str {
+/// string read as epoch seconds `:rfc3339` or `:epoch`. Empty for any other format or unit,
+/// and where `value` (the JSON text the line holds, when found) is text no such unit reads
+/// (`"n/a"`).
+pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'static str {
     if f.name != "custom" {
         return "";
     }
@@ -537,15 +539,58 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str) -> &'static str {
         .iter()
         .find(|r| r.field.name() == field)
         .map(|r| r.unit);
+    // The text inside a JSON string; a number or any other value takes no hint.
+    let text = value.map(|v| v.strip_prefix('"').and_then(|v| v.strip_suffix('"')));
+    let starts_numeric = |t: &str| {
+        t.trim_start_matches(['-', '+'])
+            .starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    };
     match unit {
-        Some(Unit::S | Unit::Ms | Unit::Us | Unit::Ns) => {
+        Some(Unit::S | Unit::Ms | Unit::Us | Unit::Ns)
+            if text.is_none_or(|t| t.is_some_and(starts_numeric)) =>
+        {
             "; a duration written with its unit, \"127.5ms\", is read with :duration"
         }
-        Some(Unit::EpochS | Unit::EpochMs | Unit::EpochUs | Unit::EpochNs) => {
+        Some(Unit::EpochS | Unit::EpochMs | Unit::EpochUs | Unit::EpochNs)
+            if text
+                .is_none_or(|t| t.is_some_and(|t| t.starts_with(|c: char| c.is_ascii_digit()))) =>
+        {
             "; a timestamp written as a date is read with :rfc3339 (:epoch reads either)"
         }
         _ => "",
     }
+}
+
+/// The value `line` holds for `field` as format `f` reads it (the first of its paths present
+/// under `root`), as JSON text cut to 40 characters, for a diagnostic; `None` where the line
+/// is no JSON object holding one (a wrapper, a multi-record line).
+pub(crate) fn logged_value(
+    f: &FormatSpec,
+    field: &str,
+    line: &[u8],
+    root: &[String],
+) -> Option<String> {
+    let start = memchr::memchr(b'{', line)?;
+    let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok()?;
+    let record = root.iter().try_fold(&whole, |v, key| v.get(key))?;
+    let found = f
+        .fields
+        .iter()
+        .filter(|r| r.field.name() == field)
+        .flat_map(|r| &r.paths)
+        .find_map(|path| {
+            path.iter()
+                .try_fold(record, |v, key| match v {
+                    serde_json::Value::Array(a) => a.get(key.parse::<usize>().ok()?),
+                    _ => v.get(key),
+                })
+                .filter(|v| !v.is_null())
+        })?;
+    let text = found.to_string();
+    Some(match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    })
 }
 
 /// Describes a format for `tokentime formats`: what it is, how a line is recognized, which

@@ -179,7 +179,8 @@ fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "<stdin>:1: arrival: present but not readable as custom reads it (req.t0 as epoch_s; \
+            "<stdin>:1: arrival \"2025-03-14T10:02:11Z\": present but not readable as custom \
+             reads it (req.t0 as epoch_s; \
              a timestamp written as a date is read with :rfc3339 (:epoch reads either)): the \
              metrics that need it are null"
         ),
@@ -193,7 +194,7 @@ fn a_value_unreadable_in_its_unit_is_null_with_its_own_reason_and_reported() {
     assert_eq!(m["e2e_ms"], 864.0);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("<stdin>:1: logged_at: present but not readable as bedrock reads it (timestamp as rfc3339): no time of the request is read from it (its metrics stand)"),
+        err.contains("<stdin>:1: logged_at \"xxxxxxxxxxxx\": present but not readable as bedrock reads it (timestamp as rfc3339): no time of the request is read from it (its metrics stand)"),
         "{err}"
     );
 }
@@ -489,4 +490,69 @@ fn a_gzip_cut_mid_line_passes_on_what_was_read_and_says_after_which_line() {
             "{args:?}: {err}"
         );
     }
+}
+
+#[test]
+fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_the_text() {
+    let map = [
+        "--map",
+        "arrival=t0:rfc3339",
+        "--map",
+        "ttft=ttft",
+        "--map",
+        "e2e=e2e",
+        "--map",
+        "output_tokens=n",
+    ];
+    // Two fields unreadable on one line: both named, each with what the line holds.
+    let out = run(
+        &map,
+        b"{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":\"abc\",\"e2e\":\"oops\",\"n\":3}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: ttft \"abc\", e2e \"oops\": present but not readable as custom reads \
+             them (ttft as ms; e2e as ms): the metrics that need them are null, reason \
+             unparseable"
+        ),
+        "{err}"
+    );
+    // Text that is no number with a unit gets no :duration hint.
+    let out = run(
+        &map,
+        b"{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":\"n/a\",\"e2e\":812,\"n\":3}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: ttft \"n/a\": present but not readable as custom reads it (ttft as \
+             ms): the metrics that need it are null"
+        ),
+        "{err}"
+    );
+    // A number with its unit does.
+    let out = run(
+        &map,
+        b"{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":\"1.5s\",\"e2e\":2812,\"n\":3}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: ttft \"1.5s\": present but not readable as custom reads it (ttft as \
+             ms; a duration written with its unit, \"127.5ms\", is read with :duration)"
+        ),
+        "{err}"
+    );
+    // A long value is cut.
+    let long = format!(
+        "{{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":\"{}\",\"e2e\":812,\"n\":3}}\n",
+        "x".repeat(200)
+    );
+    let out = run(&map, long.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("<stdin>:1: ttft \"{}…: present", "x".repeat(39))),
+        "{err}"
+    );
 }
