@@ -265,6 +265,22 @@ pub(crate) fn prepare(config: &Config) -> Config {
                 }
                 say(&inf);
                 out.formats.push(spec);
+            } else {
+                // Why the durations a reader needs were not read: a unit two checks allow.
+                let why: Vec<String> = inf
+                    .unmapped
+                    .iter()
+                    .filter(|(_, what, _)| ["ttft", "e2e"].contains(what))
+                    .map(|(path, what, why)| format!("{what} as {path} ({why})"))
+                    .collect();
+                if !why.is_empty() {
+                    crate::diag!(
+                        "tokentime: no format recognised any of the first {} JSON objects, and \
+                         the format `inferred` could not read their timing: {}",
+                        inf.lines,
+                        why.join("; ")
+                    );
+                }
             }
         }
         Infer::Forced => {

@@ -598,7 +598,18 @@ fn pin_units(cands: &mut [Candidate], inf: &mut Inference) {
             if cands[k].unit.is_some() {
                 continue;
             }
-            if let Some((u, how)) = by_equality(cands, k).or_else(|| by_bound(cands, k)) {
+            let found = by_equality(cands, k).or_else(|| {
+                let (u, how) = by_bound(cands, k)?;
+                // A bound pins a unit only where the next smaller one gives no plausible value.
+                match smaller_plausible(&cands[k], cands, u, &how) {
+                    Some(why) => {
+                        cands[k].how = why;
+                        None
+                    }
+                    None => Some((u, how)),
+                }
+            });
+            if let Some((u, how)) = found {
                 inf.checks
                     .push(format!("{}: {how}", path_str(&cands[k].path)));
                 cands[k].unit = Some(u);
@@ -745,6 +756,69 @@ fn by_bound(cands: &[Candidate], k: usize) -> Option<(Unit, String)> {
     None
 }
 
+/// Where candidate `k`'s values, in the unit 1000 times smaller than `u` (the one its bound
+/// pinned), would still be a plausible TTFT or prefill (a median of 10 ms or more), TPOT or
+/// decode per output token (0.2 ms or more): the bound cannot tell the two units apart, and
+/// this says why (`how` the bound's check). `None` where the smaller unit gives no plausible
+/// value, or for the other fields (a queue time may be anything down to 0).
+fn smaller_plausible(c: &Candidate, cands: &[Candidate], u: Unit, how: &str) -> Option<String> {
+    let j = DURATION_UNITS.iter().position(|&x| x == u)?;
+    let smaller = *DURATION_UNITS.get(j.checked_sub(1)?)?;
+    let (floor_ns, per_token) = match c.target {
+        Target::Tpot => (200_000, false),
+        t if t.is(Field::Ttft) || t.is(Field::Prefill) => (10_000_000, false),
+        t if t.is(Field::Decode) => (200_000, true),
+        _ => return None,
+    };
+    let mut v: Vec<i64> = (0..c.values.len())
+        .filter_map(|i| {
+            let x = val(c, i, u)?;
+            if per_token {
+                let n = known(cands, fk(Field::OutputTokens), i)?;
+                return (n >= 2).then(|| x / (n - 1));
+            }
+            Some(x)
+        })
+        .collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let median = v[v.len() / 2];
+    if median / 1000 < floor_ns {
+        return None;
+    }
+    let check = how.split_once(" by ").map_or(how, |(_, rest)| rest);
+    let check = check.split_once(" on ").map_or(check, |(c, _)| c);
+    let what = match c.target {
+        Target::Tpot => "TPOT",
+        t if t.is(Field::Ttft) => "TTFT",
+        t if t.is(Field::Prefill) => "prefill time",
+        _ => "decode time per output token",
+    };
+    // The number the log writes, read in either unit.
+    let ns_per = match u {
+        Unit::S => 1e9,
+        Unit::Ms => 1e6,
+        Unit::Us => 1e3,
+        _ => 1.0,
+    };
+    let in_unit = |unit: &str| format!("{:.1} {unit}", median as f64 / ns_per);
+    Some(format!(
+        "unit_unknown: {check} holds in {} and in {}, and both give a plausible {what} (median \
+         {} or {}): say which, as unit = \"{}\" or \"{}\" in the entry `tokentime formats \
+         --guess FILE` writes (or :{} or :{} in a --map of every field)",
+        u.name(),
+        smaller.name(),
+        in_unit(u.name()),
+        in_unit(smaller.name()),
+        u.name(),
+        smaller.name(),
+        u.name(),
+        smaller.name()
+    ))
+}
+
 /// The candidates kept per field: those with a unit that agree with each other where they
 /// meet; the others are said in `inf.unmapped`.
 fn choose(cands: Vec<Candidate>, inf: &mut Inference) -> Vec<Candidate> {
@@ -754,7 +828,11 @@ fn choose(cands: Vec<Candidate>, inf: &mut Inference) -> Vec<Candidate> {
             inf.unmapped.push((
                 path_str(&c.path),
                 c.target.name(),
-                "unit_unknown: no unit in its name, no {value, unit} object, and no check on the values pins one".into(),
+                if c.how.starts_with("unit_unknown") {
+                    c.how.clone()
+                } else {
+                    "unit_unknown: no unit in its name, no {value, unit} object, and no check on the values pins one".into()
+                },
             ));
             continue;
         }
@@ -1144,6 +1222,17 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
             quoted(&path_str(&r.paths[0]))
         );
     }
+    // The durations whose unit is open: to uncomment with the unit the user knows.
+    for (path, what, why) in &inf.unmapped {
+        if why.starts_with("unit_unknown") && Field::from_name(what).is_some() {
+            let _ = writeln!(
+                s,
+                "  # {{ field = {}, path = {}, unit = \"?\" }},  # its unit: see above",
+                quoted(what),
+                quoted(path)
+            );
+        }
+    }
     let _ = writeln!(s, "]");
     s
 }
@@ -1386,6 +1475,36 @@ mod tests {
                 .iter()
                 .all(|r| r.field != Field::Ttft)
         );
+    }
+
+    #[test]
+    fn a_bound_met_by_two_plausible_units_pins_none() {
+        // E2E 92.8 s and 70.1 s by the instants; a TTFT of 25.375 and 22.524 fits inside it
+        // in s (25 s) and in ms (25 ms) alike, and either is a TTFT a server gives: left
+        // open, with the two units said.
+        let i = inf(&[
+            r#"{"start_time":1750000000.0,"end_time":1750000092.805,"ttft":25.375}"#,
+            r#"{"start_time":1750000005.0,"end_time":1750000075.106,"ttft":22.524}"#,
+        ]);
+        assert_eq!(unit_of(&i, "ttft"), None);
+        let why = &i.unmapped.iter().find(|(p, _, _)| p == "ttft").unwrap().2;
+        assert!(
+            why.starts_with("unit_unknown: ttft <= e2e holds in s and in ms")
+                && why.contains("median 25.4 s or 25.4 ms"),
+            "{why}"
+        );
+        // 0.3 s and 0.5 s of a 2 s and 4 s E2E: in ms they would be 0.3 and 0.5 ms, no TTFT a
+        // server gives: s.
+        let j = inf(&[
+            r#"{"start_time":1750000000.0,"end_time":1750000002.0,"ttft":0.3}"#,
+            r#"{"start_time":1750000005.0,"end_time":1750000009.0,"ttft":0.5}"#,
+        ]);
+        assert_eq!(unit_of(&j, "ttft"), Some(Unit::S));
+        // A TPOT of 0.045 (s) would be 45 us in ms: s. Of 45 (ms), 45 us in us: ms.
+        let k = inf(&[r#"{"e2e_s":20.0,"tpot":0.045,"output_tokens":401}"#]);
+        assert_eq!(unit_of(&k, "tpot"), Some(Unit::S));
+        let k = inf(&[r#"{"e2e_s":20.0,"tpot":45,"output_tokens":401}"#]);
+        assert_eq!(unit_of(&k, "tpot"), Some(Unit::Ms));
     }
 
     #[test]

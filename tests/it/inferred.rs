@@ -631,3 +631,40 @@ fn a_zero_error_code_is_a_success_and_the_lines_time_pins_a_unit() {
         "{doc}"
     );
 }
+
+#[test]
+fn a_ttft_plausible_in_two_units_is_left_to_the_user() {
+    // Long answers after a fast TTFT: 20-40 (ms) of a 100 s E2E. In s (20-40 s) it fits
+    // the E2E as well, and is a TTFT a server gives: no check tells ms from s.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    let lines: String = (0..30)
+        .map(|i| {
+            format!(
+                "{{\"request_id\":\"r{i}\",\"start_time\":\"2026-01-01T00:{i:02}:00Z\",\
+                 \"end_time\":\"2026-01-01T00:{:02}:40Z\",\"ttft\":{}.5,\"output_tokens\":1800}}\n",
+                i + 1,
+                20 + i % 20
+            )
+        })
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let log = log.to_str().unwrap();
+    let out = run(&["summary", log], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "the format `inferred` could not read their timing: ttft as ttft (unit_unknown: \
+             ttft <= e2e holds in s and in ms, and both give a plausible TTFT (median 27.5 s or \
+             27.5 ms)"
+        ),
+        "{err}"
+    );
+    let text = String::from_utf8(run_ok(&["formats", "--guess", log], b"")).unwrap();
+    assert!(
+        text.contains(
+            r#"  # { field = "ttft", path = "ttft", unit = "?" },  # its unit: see above"#
+        ),
+        "{text}"
+    );
+}
