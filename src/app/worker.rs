@@ -867,8 +867,13 @@ impl<'p> Worker<'p> {
         ending: &[u8],
         w: &mut impl Write,
     ) -> io::Result<LineOutcome> {
+        let kind = self.proc.process(content);
+        if let Kind::Invalid(_) = kind
+            && let Some(parts) = crate::input::document::concatenated_objects(content)
+        {
+            return self.objects_in_line(line_no, [prefix, content, ending], &parts, w);
+        }
         let proc = &mut self.proc;
-        let kind = proc.process(content);
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),
             Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
@@ -931,42 +936,44 @@ impl<'p> Worker<'p> {
                     part.wait_written();
                 }
             }
-            Role::Enrich {
-                cov,
-                key,
-                only_requests,
-                rows,
-                object,
-            } => {
-                proc.count(&kind, cov);
-                if let Some(rows) = rows {
-                    if let Kind::Requests = kind {
-                        render::write_request_rows(w, rows, proc, content, line_no)?;
-                    }
-                    return Ok(LineOutcome::Done(bad));
-                }
-                let spliced = match &kind {
-                    Kind::Requests => {
-                        object.clear();
-                        enrich::render_all(
-                            object,
-                            key,
-                            proc.requests(),
-                            |f| &proc.format_spec(f).name,
-                            |k| proc.note(k).and_then(|n| n.reason.as_deref()),
-                        )?;
-                        w.write_all(prefix)?;
-                        enrich::splice(w, content, object)?
-                    }
-                    _ if *only_requests => return Ok(LineOutcome::Done(bad)),
-                    _ => false,
-                };
-                if !spliced {
-                    w.write_all(prefix)?;
-                    w.write_all(content)?;
-                }
-                w.write_all(ending)?;
+            role @ Role::Enrich { .. } => {
+                enrich_line(proc, role, &kind, line_no, [prefix, content, ending], w)?;
             }
+        }
+        Ok(LineOutcome::Done(bad))
+    }
+
+    /// A line of several JSON objects (`parts` of its `content`): each is read as a line of its own
+    /// would be, numbered `line_no`. Enrich passes the line through byte for byte (its requests
+    /// counted, not spliced in, as a document's); the row outputs write each one's rows.
+    fn objects_in_line(
+        &mut self,
+        line_no: u64,
+        [prefix, content, ending]: [&[u8]; 3],
+        parts: &[std::ops::Range<usize>],
+        w: &mut impl Write,
+    ) -> io::Result<LineOutcome> {
+        // A chunk's thread leaves the line to the in-order stage, which reads it whole.
+        if self.proc.is_fork() {
+            return Ok(LineOutcome::Deferred);
+        }
+        let rows = self.writes_rows();
+        let mut bad = None;
+        for part in parts {
+            let object = &content[part.clone()];
+            let outcome = if rows {
+                self.line(line_no, b"", object, b"", w)?
+            } else {
+                self.line(line_no, b"", object, b"", &mut io::sink())?
+            };
+            if let LineOutcome::Done(Some(why)) = outcome {
+                bad = bad.or(Some(why));
+            }
+        }
+        if self.passes_long_lines() {
+            w.write_all(prefix)?;
+            w.write_all(content)?;
+            w.write_all(ending)?;
         }
         Ok(LineOutcome::Done(bad))
     }
@@ -1327,6 +1334,56 @@ impl<'p> Worker<'p> {
             _ => {}
         }
     }
+}
+
+/// [`Worker::line`] for enrich (`role`): counts the line `proc` processed as `kind`, and writes
+/// its rows, or the line with its requests' metrics spliced in, or the line as it came.
+fn enrich_line(
+    proc: &mut Processor,
+    role: &mut Role,
+    kind: &Kind,
+    line_no: u64,
+    [prefix, content, ending]: [&[u8]; 3],
+    w: &mut impl Write,
+) -> io::Result<()> {
+    let Role::Enrich {
+        cov,
+        key,
+        only_requests,
+        rows,
+        object,
+    } = role
+    else {
+        return Ok(());
+    };
+    proc.count(kind, cov);
+    if let Some(rows) = rows {
+        if let Kind::Requests = kind {
+            render::write_request_rows(w, rows, proc, content, line_no)?;
+        }
+        return Ok(());
+    }
+    let spliced = match kind {
+        Kind::Requests => {
+            object.clear();
+            enrich::render_all(
+                object,
+                key,
+                proc.requests(),
+                |f| &proc.format_spec(f).name,
+                |k| proc.note(k).and_then(|n| n.reason.as_deref()),
+            )?;
+            w.write_all(prefix)?;
+            enrich::splice(w, content, object)?
+        }
+        _ if *only_requests => return Ok(()),
+        _ => false,
+    };
+    if !spliced {
+        w.write_all(prefix)?;
+        w.write_all(content)?;
+    }
+    w.write_all(ending)
 }
 
 /// Why the line `proc` processed last is bad when a field of one of its requests is present

@@ -778,6 +778,11 @@ impl Processor {
         p
     }
 
+    /// True for a processor made by [`Processor::fork`].
+    pub fn is_fork(&self) -> bool {
+        self.defer_joins
+    }
+
     /// A processor like this one (same formats, paths and settings) with nothing in flight and
     /// nothing counted: for the next input, without compiling the formats again.
     pub fn fresh(&self) -> Processor {

@@ -241,6 +241,40 @@ fn trim_blanks_and_boms(mut b: &[u8]) -> &[u8] {
     }
 }
 
+/// The objects of a line that holds two or more JSON objects and nothing else but blanks and
+/// byte-order marks between and after them (`cat a.json b.json` of results written on one line
+/// without a final newline: `{...}{...}`), as byte ranges of `line`; `None` for any other line.
+/// Parses the line again, so it is for a line that failed as one object.
+pub(crate) fn concatenated_objects(line: &[u8]) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut parts = Vec::new();
+    let mut at = 0;
+    loop {
+        // Blanks and byte-order marks before the next object, or the end.
+        loop {
+            if let Some(rest) = line[at..].strip_prefix(UTF8_BOM) {
+                at = line.len() - rest.len();
+            } else if line.get(at).is_some_and(|b| WHITESPACE.contains(b)) {
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        if at == line.len() {
+            break;
+        }
+        if line[at] != b'{' {
+            return None;
+        }
+        let mut values =
+            serde_json::Deserializer::from_slice(&line[at..]).into_iter::<de::IgnoredAny>();
+        values.next()?.ok()?;
+        let end = at + values.byte_offset();
+        parts.push(at..end);
+        at = end;
+    }
+    (parts.len() >= 2).then_some(parts)
+}
+
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 const WHITESPACE: &[u8] = b" \t\r\n";
 

@@ -226,3 +226,42 @@ fields = [
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn one_line_objects_joined_without_a_newline_are_each_read() {
+    // `cat a.json b.json` of two vLLM results written on one line each, without a final
+    // newline: `{...}{...}` on one line (with a BOM before the second, and a space).
+    let dir = testdata().join("realdata");
+    let a = std::fs::read(dir.join("vllm083-llama70b-tp8-qps1/result.json")).unwrap();
+    let b = std::fs::read(dir.join("vllm083-llama70b-tp8-qpsinf/result.json")).unwrap();
+    let by_line = [a.as_slice(), b"\n", &b, b"\n"].concat();
+    let want = stdout_of(&["summary", "-o", "json", "--by", "request_rate"], &by_line);
+    for sep in [&b""[..], b" ", b"\xEF\xBB\xBF"] {
+        let joined = [a.as_slice(), sep, &b].concat();
+        for threads in ["1", "2"] {
+            let args = [
+                "summary",
+                "-o",
+                "json",
+                "--by",
+                "request_rate",
+                "--threads",
+                threads,
+            ];
+            let got = stdout_of(&args, &joined);
+            let (w, g): (serde_json::Value, serde_json::Value) = (
+                serde_json::from_str(&want).unwrap(),
+                serde_json::from_str(&got).unwrap(),
+            );
+            assert_eq!(g["coverage"]["requests"], 400, "{sep:?}");
+            assert_eq!(g["groups"], w["groups"], "{sep:?}");
+        }
+        // Enrich passes the line through byte for byte and counts its requests.
+        let out = run(&[], &joined);
+        assert_eq!(out.stdout, joined);
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("invalid JSON"));
+    }
+    // A line of an object and a non-object stays invalid.
+    let out = run(&["summary"], b"{\"a\":1} [1]\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid JSON: trailing characters"));
+}
