@@ -423,15 +423,21 @@ impl<S: Sink> Sink for Records<'_, S> {
     }
 }
 
-/// A JSON array document (LLMPerf): its elements are the records, numbered from 1.
+/// A JSON array document (LLMPerf): its elements are the records, each numbered by the line
+/// it starts on.
 fn read_array(reader: impl BufRead, sink: &mut impl Sink) {
-    let mut line_no = 0u64;
-    let mut each = |rec: &[u8]| -> io::Result<()> {
-        line_no += 1;
-        sink.line(line_no, b"", rec, b"")
+    let mut line_no = 1u64;
+    let mut each = |first: u64, rec: &[u8]| -> io::Result<()> {
+        line_no = first;
+        sink.line(first, b"", rec, b"")
     };
-    if let Err(msg) = document::for_each_element(reader, &mut each) {
-        sink.bad_document(line_no + 1, &format!("invalid JSON document: {msg}"));
+    if let Err(msg) = document::for_each_element_at(reader, &mut each) {
+        // The line the message places the fault on, else the last record's.
+        let at = msg
+            .rsplit_once(" at line ")
+            .and_then(|(_, r)| r.split(' ').next()?.parse().ok())
+            .unwrap_or(line_no);
+        sink.bad_document(at, &format!("invalid JSON document: {msg}"));
     }
 }
 

@@ -10,6 +10,7 @@
 
 use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde_json::value::RawValue;
+use std::cell::Cell;
 use std::fmt;
 use std::io::{self, BufRead, Read};
 
@@ -287,27 +288,40 @@ const WHITESPACE: &[u8] = b" \t\r\n";
 /// A message with serde_json's position (line and column in the whole input) when the document
 /// is malformed, or the callback's error.
 pub fn for_each_element(
-    mut r: impl BufRead,
+    r: impl BufRead,
     each: &mut dyn FnMut(&[u8]) -> io::Result<()>,
 ) -> Result<(), String> {
-    // Where the array being read starts: newlines before it, bytes since the last one.
-    let mut at = Position::default();
+    for_each_element_at(r, &mut |_, rec| each(rec))
+}
+
+/// [`for_each_element`], with each element's first line (1-based, in the whole input: the
+/// line its first byte is on) handed to `each` with its bytes.
+///
+/// # Errors
+/// As [`for_each_element`].
+pub(crate) fn for_each_element_at(
+    mut r: impl BufRead,
+    each: &mut dyn FnMut(u64, &[u8]) -> io::Result<()>,
+) -> Result<(), String> {
+    // Where the reading is: newlines before it, bytes since the last one. Shared with the
+    // visitor, which tells each element's first line from it.
+    let at = Cell::new(Position::default());
     loop {
-        skip_blanks_and_boms(&mut r, &mut at)?;
+        let mut here = at.get();
+        skip_blanks_and_boms(&mut r, &mut here)?;
+        at.set(here);
         if r.fill_buf().map_err(|e| e.to_string())?.is_empty() {
             return Ok(());
         }
-        let start = at;
-        let mut counted = Counting {
-            r: &mut r,
-            at: &mut at,
-        };
+        let start = at.get();
+        let mut counted = Counting { r: &mut r, at: &at };
         // One deserializer per array: it reads byte by byte and stops at the array's `]`, so
         // the blanks and BOMs after it are the reader's to skip.
         let mut de = serde_json::Deserializer::from_reader(&mut counted);
         let mut failed = None;
         if let Err(e) = (ArraySeed {
             each: &mut *each,
+            at: &at,
             failed: &mut failed,
         })
         .deserialize(&mut de)
@@ -409,19 +423,24 @@ fn take_bom(r: &mut impl BufRead) -> io::Result<Bom> {
 /// A reader that keeps count of where it is.
 struct Counting<'a, R> {
     r: &'a mut R,
-    at: &'a mut Position,
+    at: &'a Cell<Position>,
 }
 
 impl<R: BufRead> Read for Counting<'_, R> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let n = self.r.read(out)?;
-        self.at.advance(&out[..n]);
+        let mut at = self.at.get();
+        at.advance(&out[..n]);
+        self.at.set(at);
         Ok(n)
     }
 }
 
 struct ArraySeed<'a> {
-    each: &'a mut dyn FnMut(&[u8]) -> io::Result<()>,
+    each: &'a mut dyn FnMut(u64, &[u8]) -> io::Result<()>,
+    /// Where the reading is: after an element, its last byte (serde_json reads byte by byte,
+    /// and an object or array ends without a look past it).
+    at: &'a Cell<Position>,
     failed: &'a mut Option<io::Error>,
 }
 
@@ -439,7 +458,10 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while let Some(raw) = seq.next_element::<Box<RawValue>>()? {
-            if let Err(e) = (self.each)(raw.get().as_bytes()) {
+            let bytes = raw.get().as_bytes();
+            // The line of its first byte: the newlines read, less those inside it.
+            let first = self.at.get().newlines - newlines(bytes) + 1;
+            if let Err(e) = (self.each)(first, bytes) {
                 *self.failed = Some(e);
                 return Err(de::Error::custom("stopped"));
             }

@@ -265,3 +265,16 @@ fn one_line_objects_joined_without_a_newline_are_each_read() {
     let out = run(&["summary"], b"{\"a\":1} [1]\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid JSON: trailing characters"));
 }
+
+#[test]
+fn a_record_of_a_pretty_array_is_numbered_by_its_first_line() {
+    // LLMPerf's records, pretty-printed: the third starts on line 10, its bad TTFT on line 12.
+    let doc = b"[\n  {\n    \"error_code\": null,\n    \"ttft_s\": 0.29,\n    \"end_to_end_latency_s\": 0.89,\n    \"inter_token_latency_s\": 0.006\n  },\n  {\"error_code\": null, \"ttft_s\": 0.31, \"end_to_end_latency_s\": 0.91, \"inter_token_latency_s\": 0.006},\n\n  {\n    \"error_code\": null,\n    \"ttft_s\": \"bad\",\n    \"end_to_end_latency_s\": 0.84,\n    \"inter_token_latency_s\": 0.006\n  }\n]\n";
+    let out = run(&["-o", "csv", "--fields", "line,ttft_ms"], doc);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("<stdin>:10: ttft \"bad\": present"), "{err}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "line,ttft_ms\n2,290.0\n8,310.0\n10,\n"
+    );
+}
