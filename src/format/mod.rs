@@ -1606,6 +1606,16 @@ impl Formats {
             t.outcome = Outcome::Error;
         } else if any(&f.cancelled_when) {
             t.outcome = Outcome::Cancelled;
+            // Where the format logs the first token's time and this request has none, the
+            // first token never came: an error (SPEC), whatever output count is written
+            // (guidellm writes the requested one for a request cut off before any token).
+            if t.first_token.is_none()
+                && t.ttft.is_none()
+                && f.fields.iter().any(|r| r.0 == Field::FirstToken)
+            {
+                t.outcome = Outcome::Error;
+                t.output_tokens = None;
+            }
         } else if any(&f.error_when) {
             t.outcome = Outcome::Error;
         }

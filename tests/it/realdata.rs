@@ -471,3 +471,36 @@ fn aggregate_only_files_say_where_their_requests_are() {
     assert!(stderr(&bare).contains("result.json: a benchmark result without its requests"));
     assert!(!stderr(&full).contains("without its requests"));
 }
+
+/// guidellm's incomplete records (cut off at the end of the run) are cancellations; one cut
+/// off before its first token (`first_token_time` null: guidellm then writes the requested
+/// `output_tokens`, not a count of tokens that came) counts as an error.
+#[test]
+fn guidellm_incomplete_before_the_first_token_is_an_error() {
+    let file = testdata().join("realdata/guidellm03-qwen3-0.6b-llmd-sim/benchmarks.json");
+    let report: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let incomplete = report["benchmarks"][0]["requests"]["incomplete"]
+        .as_array()
+        .unwrap();
+    let before = incomplete
+        .iter()
+        .filter(|r| r["first_token_time"].is_null())
+        .count() as u64;
+    assert_eq!((incomplete.len(), before), (23, 10));
+    let s = summary(&[
+        "summary",
+        "-o",
+        "json",
+        "--by",
+        "$parent",
+        file.to_str().unwrap(),
+    ]);
+    let group = s["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["key"] == serde_json::json!({"$parent": "incomplete"}))
+        .unwrap();
+    assert_eq!(group["errors"], before, "{group}");
+    assert_eq!(group["cancelled"], 23 - before, "{group}");
+}
