@@ -151,10 +151,10 @@ pub(crate) fn warn_after_run(
 
 /// What a run's summary shows of a `--map` that reads its log wrong: a duration in the wrong
 /// unit, a thousandth or a thousand times what the log's instants give ([`unit_off`]), far
-/// past the E2E ([`past_e2e`]), or with a median no LLM request has ([`tiny_durations`], for a
+/// past the E2E ([`past_e2e`]), or with a median no LLM request has ([`implausible_medians`], for a
 /// duration not named already); a reason path that holds an error object
-/// ([`reason_objects`]). A log in seconds read as ms is 1000 times short with nothing else to
-/// show it.
+/// ([`reason_objects`]). A log in seconds (microseconds) read as ms is 1000 times short (long)
+/// with nothing else to show it.
 pub(crate) fn after_run_warnings(
     formats: &[FormatSpec],
     summary: &mut Summary,
@@ -165,7 +165,7 @@ pub(crate) fn after_run_warnings(
         return vec![];
     }
     let mut said = unit_off(f, cov);
-    for (field, msg) in tiny_durations(f, summary) {
+    for (field, msg) in implausible_medians(f, summary) {
         if !said.iter().any(|(named, _)| *named == field) {
             said.push((field, msg));
         }
@@ -224,42 +224,57 @@ fn one_path(f: &FormatSpec, fields: &[Field], unit: Unit) -> Option<(Field, Stri
     })
 }
 
-/// The metrics [`tiny_durations`] checks: the metric, its name, the median under which no
-/// LLM request is (ms), why, and the mapped fields it is made from, the likeliest first.
-type Tiny = (Metric, &'static str, f64, &'static str, &'static [Field]);
-const TINY: [Tiny; 3] = [
+/// The metrics [`implausible_medians`] checks: the metric, its name, the median under which no
+/// LLM request is (ms) and why, the median over which none is and why, and the mapped fields
+/// it is made from, the likeliest first.
+type Plausible = (
+    Metric,
+    &'static str,
+    (f64, &'static str),
+    (f64, &'static str),
+    &'static [Field],
+);
+const PLAUSIBLE: [Plausible; 3] = [
     (
         Metric::Ttft,
         "TTFT",
-        1.0,
-        "shorter than any LLM request waits",
+        (5.0, "shorter than any LLM request waits"),
+        (600_000.0, "longer than LLM servers let a request wait"),
         &[Field::Ttft],
     ),
     (
         Metric::E2e,
         "E2E latency",
-        1.0,
-        "shorter than any LLM request takes",
+        (5.0, "shorter than any LLM request takes"),
+        (3_600_000.0, "longer than LLM servers let a request run"),
         &[Field::E2e],
     ),
     (
         Metric::Tpot,
         "TPOT",
-        0.1,
-        "over 10,000 tokens a second, faster than any LLM decodes",
+        (
+            0.25,
+            "over 4,000 tokens a second, faster than any LLM decodes",
+        ),
+        (
+            10_000.0,
+            "a token in over 10 s, slower than any LLM decodes",
+        ),
         &[Field::Decode, Field::E2e],
     ),
 ];
 
 /// For a duration the `--map` format `f` reads as ms from one path (TTFT, E2E latency or
-/// decode), whether a metric it makes has a median no LLM request reaches: a TTFT or an E2E
-/// latency under 1 ms, a TPOT under 0.1 ms (10,000 tokens a second). Each with the field named.
-fn tiny_durations(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, String)> {
-    let checks: Vec<(Tiny, Field, String)> = TINY
+/// decode), whether a metric it makes has a median no LLM request has: a TTFT or an E2E
+/// latency under 5 ms (seconds read as ms), a TPOT under 0.25 ms; a TTFT over 10 minutes, an
+/// E2E latency over an hour, a TPOT over 10 s (microseconds read as ms). Each with the field
+/// named, once.
+fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, String)> {
+    let checks: Vec<(Plausible, Field, String)> = PLAUSIBLE
         .iter()
-        .filter_map(|&tiny| {
-            let (field, path) = one_path(f, tiny.4, Unit::Ms)?;
-            Some((tiny, field, path))
+        .filter_map(|&check| {
+            let (field, path) = one_path(f, check.4, Unit::Ms)?;
+            Some((check, field, path))
         })
         .collect();
     if checks.is_empty() {
@@ -269,22 +284,30 @@ fn tiny_durations(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, String)>
     let Some((_, all)) = groups.into_iter().next() else {
         return vec![];
     };
-    let mut out = vec![];
-    for ((metric, label, least, why, _), field, path) in checks {
+    let mut out: Vec<(Field, String)> = vec![];
+    for ((metric, label, (least, short), (most, long), _), field, path) in checks {
         let Some(p50) = all.metrics[metric.index()].digest.quantile(0.5) else {
             continue;
         };
-        if p50 < least {
-            let name = field.name();
-            out.push((
-                field,
-                format!(
-                    "--map {name}={path}: read as ms, the median {label} is {}, {why}; if the \
-                     log writes seconds, --map {name}={path}:s",
-                    crate::summary::window::format_duration((p50 * 1e6).round() as i64)
-                ),
-            ));
+        let (why, unit, name) = if p50 < least {
+            (short, "s", "seconds")
+        } else if p50 > most {
+            (long, "us", "microseconds")
+        } else {
+            continue;
+        };
+        if out.iter().any(|(named, _)| *named == field) {
+            continue;
         }
+        let f = field.name();
+        out.push((
+            field,
+            format!(
+                "--map {f}={path}: read as ms, the median {label} is {}, {why}; if the log \
+                 writes {name}, --map {f}={path}:{unit}",
+                crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+            ),
+        ));
     }
     out
 }

@@ -722,7 +722,7 @@ fn a_bare_path_condition_holds_where_the_value_is_set() {
 #[test]
 fn durations_in_seconds_read_as_ms_are_named_by_their_implausible_medians() {
     // TTFT 0.2-0.3 s and E2E 0.9-1.2 s, unit-less: read as ms, the median TTFT is 250us and
-    // the median TPOT (E2E - TTFT over the tokens after the first) 17.896us.
+    // the median E2E 1050us (each field is named once).
     let log = "{\"t0\":1787334700,\"lat\":1.2,\"first\":0.2,\"out\":50}\n\
                {\"t0\":1787334710,\"lat\":0.9,\"first\":0.3,\"out\":40}\n";
     let args = |unit: &str| {
@@ -748,8 +748,8 @@ fn durations_in_seconds_read_as_ms_are_named_by_their_implausible_medians() {
             "tokentime: --map ttft=first: read as ms, the median TTFT is 250us, shorter than \
              any LLM request waits; if the log writes seconds, --map ttft=first:s\n"
         ) && err.contains(
-            "tokentime: --map e2e=lat: read as ms, the median TPOT is 17.896us, over 10,000 \
-             tokens a second, faster than any LLM decodes; if the log writes seconds, --map e2e=lat:s\n"
+            "tokentime: --map e2e=lat: read as ms, the median E2E latency is 1050us, shorter \
+             than any LLM request takes; if the log writes seconds, --map e2e=lat:s\n"
         ),
         "{err}"
     );
@@ -1025,4 +1025,53 @@ fn diff_says_once_what_map_read_wrong_on_both_sides() {
         1,
         "{err}"
     );
+}
+
+#[test]
+fn durations_a_thousand_times_off_either_way_are_named_by_their_medians() {
+    let run_with = |first: [&str; 2], lat: [&str; 2]| {
+        let log = format!(
+            "{{\"t0\":1787334700,\"lat\":{},\"first\":{},\"out\":64}}\n\
+             {{\"t0\":1787334710,\"lat\":{},\"first\":{},\"out\":64}}\n",
+            lat[0], first[0], lat[1], first[1]
+        );
+        let args = [
+            "summary",
+            "--map",
+            "arrival=t0:epoch_s",
+            "--map",
+            "e2e=lat",
+            "--map",
+            "ttft=first",
+            "--map",
+            "output_tokens=out",
+        ];
+        String::from_utf8(run(&args, log.as_bytes()).stderr).unwrap()
+    };
+    // Seconds read as ms: a median TTFT of 3.25 ms.
+    let err = run_with(["3.2", "3.3"], ["26.4", "20.0"]);
+    assert!(
+        err.contains(
+            "tokentime: --map ttft=first: read as ms, the median TTFT is 3250us, shorter than \
+             any LLM request waits; if the log writes seconds, --map ttft=first:s\n"
+        ),
+        "{err}"
+    );
+    // Microseconds read as ms: a median TTFT of 3250 s, an E2E of 23200 s.
+    let err = run_with(["3200000", "3300000"], ["26400000", "20000000"]);
+    assert!(
+        err.contains(
+            "tokentime: --map ttft=first: read as ms, the median TTFT is 3250s, longer than \
+             LLM servers let a request wait; if the log writes microseconds, --map \
+             ttft=first:us\n"
+        ) && err.contains(
+            "tokentime: --map e2e=lat: read as ms, the median E2E latency is 23200s, longer \
+             than LLM servers let a request run; if the log writes microseconds, --map \
+             e2e=lat:us\n"
+        ),
+        "{err}"
+    );
+    // Plausible medians: nothing said.
+    let err = run_with(["320", "330"], ["2640", "2000"]);
+    assert!(!err.contains("median"), "{err}");
 }
