@@ -85,7 +85,10 @@ fn definition(metric: &str) -> &'static str {
     match metric {
         "ttft_ms" => "time to first token: first token − arrival",
         "tpot_ms" => "time per output token: decode ÷ (output tokens − 1)",
-        "itl_ms" => "inter-token latency: every gap between consecutive token times",
+        "itl_ms" => {
+            "inter-token latency: every gap between consecutive streamed chunks (token times where \
+             a chunk is a token)"
+        }
         "e2e_ms" => "end-to-end latency: end − arrival",
         "queue_ms" => "queue time: scheduled − arrival",
         "prefill_ms" => "prefill: first token − scheduled",
@@ -135,7 +138,7 @@ pub(crate) fn page(p: &Page) -> String {
     let _ = write!(
         h,
         "<header>\n<h1>tokentime report</h1>\n<p class=\"inputs\">{}</p>\n\
-         <p>{} requests, {} errors, {} lines read</p>\n</header>\n",
+         <p>requests {}, errors {}, lines read {}</p>\n</header>\n",
         escape(&inputs),
         num("span", "summary", "/coverage/requests", s),
         num("span", "summary", "/coverage/errors", s),
@@ -326,11 +329,16 @@ fn tpot_in_flight(h: &mut String, s: &Json) {
             &series,
         ),
         "no TPOT with a decode placed in time",
-        &format!(
-            "Time per output token (decode ÷ (output tokens − 1)) of all requests by the requests in \
-             flight during its decode ({}).",
-            escape(t["rule"].as_str().unwrap_or(""))
-        ),
+        &match t["rule"].as_str().filter(|r| !r.is_empty()) {
+            Some(rule) => format!(
+                "Time per output token (decode ÷ (output tokens − 1)) of all requests by the \
+                 requests in flight during its decode ({}).",
+                escape(rule)
+            ),
+            None => "Time per output token (decode ÷ (output tokens − 1)) of all requests by the \
+                     requests in flight during its decode."
+                .to_owned(),
+        },
     );
 }
 
@@ -593,9 +601,15 @@ fn percentiles_section(h: &mut String, s: &Json) {
                 continue;
             };
             let at = |k: &str| format!("/groups/{i}/metrics/{m}/{k}");
+            // As in the text report: `~` marks percentiles a t-digest estimates.
+            let mark = if mv["exact"] == Json::Bool(false) {
+                "<span title=\"t-digest estimates\">~</span>"
+            } else {
+                ""
+            };
             let _ = write!(
                 h,
-                "<tr><td>{m}</td>{}{}",
+                "<tr><td>{m}{mark}</td>{}{}",
                 num("td", "summary", &at("count"), s),
                 num("td", "summary", &at("min"), s)
             );
@@ -633,6 +647,12 @@ fn percentiles_section(h: &mut String, s: &Json) {
             );
         }
         h.push_str("</table>\n");
+        let estimated = metrics
+            .iter()
+            .any(|m| g["metrics"][m]["exact"] == Json::Bool(false));
+        if estimated {
+            h.push_str("<p class=\"note\">~ marks t-digest estimates</p>\n");
+        }
     }
 }
 

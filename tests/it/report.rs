@@ -282,3 +282,23 @@ fn report_refuses_to_overwrite_an_input() {
         );
     }
 }
+
+#[test]
+fn estimates_are_marked_and_no_caption_is_left_empty() {
+    // vLLM's 200 requests hold more token gaps than the exact limit: ITL is estimated.
+    let (code, page) = report(&["testdata/realdata/vllm083-llama70b-tp8-qps1/result.json"]);
+    assert_eq!(code, 0);
+    assert!(
+        page.contains("<tr><td>itl_ms<span title=\"t-digest estimates\">~</span></td>"),
+        "ITL row unmarked"
+    );
+    assert!(page.contains("<tr><td>ttft_ms</td>"), "TTFT is exact");
+    assert!(page.contains("<p class=\"note\">~ marks t-digest estimates</p>"));
+    assert!(page.contains("every gap between consecutive streamed chunks"));
+    assert!(!page.contains("()."), "an empty parenthesis in a caption");
+    assert!(
+        page.contains("lines read <span"),
+        "{}",
+        &page[..2000.min(page.len())]
+    );
+}
