@@ -600,13 +600,15 @@ pub(crate) fn group_json(r: &GroupReport) -> (Json, Json) {
         );
     }
     if let Some(i) = &r.inflight {
+        // No trend is read from counts a log out of time order made (as the finding says).
+        let slope = i.slope_ms.filter(|_| !unreliable(i));
         analysis.insert(
             "tpot_by_in_flight".into(),
             json!({
                 "rule": "time-weighted mean of requests open during the decode, itself included, rounded (halves up); buckets 1, 2, 3-4, 5-8, ...",
                 "buckets": rows_json(&i.rows, "in_flight"),
-                "slope_ms_per_request": i.slope_ms.map(round3),
-                "slope_share_per_request": i.slope_ms.zip(i.ends()).map(|(s, (a, _))| round3(s / i.medians[a])),
+                "slope_ms_per_request": slope.map(round3),
+                "slope_share_per_request": slope.zip(i.ends()).map(|(s, (a, _))| round3(s / i.medians[a])),
                 "unplaced": i.unplaced,
                 "late": i.late,
                 "forced": i.forced,

@@ -290,6 +290,20 @@ fn two_quantiles(q: &serde_json::Map<String, Json>) -> Vec<String> {
 
 fn tpot_in_flight(h: &mut String, s: &Json) {
     let t = &all_group(s)["analysis"]["tpot_by_in_flight"];
+    let rule = t["rule"]
+        .as_str()
+        .filter(|r| !r.is_empty())
+        .map(|r| format!(" ({})", escape(r)))
+        .unwrap_or_default();
+    // A log out of time order: the counts are not to be read, and the chart says so first.
+    let warning = all_group(s)["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["kind"] == "tpot_under_load" && f["reliable"] == Json::Bool(false))
+        .and_then(|f| f["text"].as_str())
+        .map(|text| format!("<strong>{}.</strong> ", escape(text)))
+        .unwrap_or_default();
     let buckets: Vec<&Json> = t["buckets"].as_array().into_iter().flatten().collect();
     let cats: Vec<String> = buckets
         .iter()
@@ -329,16 +343,10 @@ fn tpot_in_flight(h: &mut String, s: &Json) {
             &series,
         ),
         "no TPOT with a decode placed in time",
-        &match t["rule"].as_str().filter(|r| !r.is_empty()) {
-            Some(rule) => format!(
-                "Time per output token (decode ÷ (output tokens − 1)) of all requests by the \
-                 requests in flight during its decode ({}).",
-                escape(rule)
-            ),
-            None => "Time per output token (decode ÷ (output tokens − 1)) of all requests by the \
-                     requests in flight during its decode."
-                .to_owned(),
-        },
+        &format!(
+            "{warning}Time per output token (decode ÷ (output tokens − 1)) of all requests by \
+             the requests in flight during its decode{rule}."
+        ),
     );
 }
 

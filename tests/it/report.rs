@@ -302,3 +302,26 @@ fn estimates_are_marked_and_no_caption_is_left_empty() {
         &page[..2000.min(page.len())]
     );
 }
+
+#[test]
+fn counts_of_a_log_out_of_time_order_give_no_slope_and_the_chart_says_so() {
+    // The lab log newest line first: its in-flight counts are not to be read.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("reversed.jsonl");
+    let text = std::fs::read_to_string(root().join(LAB)).unwrap();
+    let reversed: String = text.lines().rev().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&log, reversed).unwrap();
+    let log = log.to_str().unwrap();
+    let (code, json, _) = tokentime(&["summary", "-o", "json", log]);
+    assert_eq!(code, 0);
+    let s: Value = serde_json::from_slice(&json).unwrap();
+    let t = &s["groups"][0]["analysis"]["tpot_by_in_flight"];
+    assert!(t["late"].as_u64().unwrap() > 100, "{t}");
+    assert_eq!(t["slope_ms_per_request"], Value::Null);
+    assert_eq!(t["slope_share_per_request"], Value::Null);
+    let (_, page) = report(&[log]);
+    assert!(
+        page.contains("<figcaption><strong>the in-flight counts are unreliable"),
+        "no warning on the chart"
+    );
+}
