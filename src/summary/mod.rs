@@ -494,9 +494,12 @@ impl GroupStats {
             Sample::Ns(Ok(ns)) => stats.digest.add(ns / 1e6),
             Sample::Ns(Err(r)) => stats.nulls.add(r, 1),
             // ITL: every gap is a sample (token-weighted, as vLLM's benchmark reports
-            // it); a request without gaps counts one null.
+            // it); a request without gaps counts one null: one token has none.
             Sample::None => match (excluded, gaps.is_empty()) {
                 (Some(r), _) => stats.nulls.add(r, 1),
+                (None, true) if m.tpot == Err(NullReason::OneToken) => {
+                    stats.nulls.add(NullReason::OneToken, 1);
+                }
                 (None, true) => stats.nulls.add(NullReason::NotLogged, 1),
                 (None, false) => gaps.iter().for_each(|&g| stats.digest.add(g as f64 / 1e6)),
             },

@@ -504,3 +504,22 @@ fn guidellm_incomplete_before_the_first_token_is_an_error() {
     assert_eq!(group["errors"], before, "{group}");
     assert_eq!(group["cancelled"], 23 - before, "{group}");
 }
+
+/// vLLM writes an empty `itls` list for a one-token request: its ITL is null for that reason,
+/// as its TPOT is, not "not logged".
+#[test]
+fn a_one_token_requests_itl_is_null_as_one_token() {
+    let file = testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json");
+    let report: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let one = report["output_lens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n.as_u64() == Some(1))
+        .count();
+    assert_eq!(one, 14);
+    let s = summary(&["summary", "-o", "json", file.to_str().unwrap()]);
+    let m = &s["groups"][0]["metrics"];
+    assert_eq!(m["itl_ms"]["nulls"], serde_json::json!({"one_token": 14}));
+    assert_eq!(m["tpot_ms"]["nulls"], serde_json::json!({"one_token": 14}));
+}
