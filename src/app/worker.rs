@@ -746,6 +746,10 @@ impl<'p> Worker<'p> {
                 "tokentime: {}",
                 crate::app::not_json::message(&self.input.name, self.input.looks, lines)
             );
+            match &mut self.role {
+                Role::Enrich { cov, .. } => cov.inputs_named += 1,
+                Role::Summary { part, .. } => part.get().cov.inputs_named += 1,
+            }
         } else if let Some(what) = self.input.aggregates
             && lines > 0
             && self.requests() == self.input.requests_before

@@ -421,6 +421,8 @@ pub struct Coverage {
     pub reason_objects: u64,
     /// The keys of the first such object.
     pub reason_keys: Vec<String>,
+    /// Inputs stderr named for what they are instead of JSON (a text log, UTF-16, binary).
+    pub inputs_named: u64,
 }
 
 /// Requests whose logged duration is a thousandth (`small`) or a thousand times (`large`) of
@@ -507,6 +509,7 @@ impl Coverage {
         }
         self.unit_off.merge(&other.unit_off);
         self.reason_objects += other.reason_objects;
+        self.inputs_named += other.inputs_named;
         if self.reason_keys.is_empty() {
             self.reason_keys.clone_from(&other.reason_keys);
         }

@@ -1319,6 +1319,11 @@ pub enum FormatChoice {
 /// chosen ([`NO_REQUESTS`], [`NO_REQUESTS_MAPPED`], or what `--format NAME` says).
 pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
     let json = cov.lines - cov.non_json;
+    if json == 0 && cov.inputs_named > 0 {
+        return "no line was a JSON object: tokentime reads JSON lines (an object a line) and JSON \
+                documents; stderr says what the input looks like"
+            .into();
+    }
     if json == 0 {
         return "no line was a JSON object: tokentime reads JSON lines (an object a line) and JSON \
                 documents; --prefix REGEX skips text such as a syslog header before each object"

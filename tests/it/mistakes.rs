@@ -310,6 +310,12 @@ prompt eval time =     862.15 ms /    56 tokens (   15.40 ms per token,    64.95
             "{cmd:?}: {err}"
         );
     }
+    // The summary's own hint points there, not to --prefix (no JSON follows a header).
+    let (_, out, _) = outcome(&["summary"], log);
+    assert!(
+        out.contains("stderr\n  says what the input looks like") && !out.contains("--prefix"),
+        "{out}"
+    );
 }
 
 /// JSON never holds `-0.0`: a change that rounds to zero is `0.0`.
