@@ -746,10 +746,7 @@ impl<'p> Worker<'p> {
                 "tokentime: {}",
                 crate::app::not_json::message(&self.input.name, self.input.looks, lines)
             );
-            match &mut self.role {
-                Role::Enrich { cov, .. } => cov.inputs_named += 1,
-                Role::Summary { part, .. } => part.get().cov.inputs_named += 1,
-            }
+            self.count(|cov| cov.inputs_named += 1);
         } else if let Some(what) = self.input.aggregates
             && lines > 0
             && self.requests() == self.input.requests_before
@@ -985,15 +982,19 @@ impl<'p> Worker<'p> {
     /// Counts a line longer than `max_line_bytes` (its bytes are the caller's to pass on) and
     /// returns the diagnostic.
     pub fn too_long(&mut self, max_line_bytes: usize) -> String {
-        let count = |cov: &mut Coverage| {
+        self.count(|cov| {
             cov.lines += 1;
             cov.too_long += 1;
-        };
-        match &mut self.role {
-            Role::Enrich { cov, .. } => count(cov),
-            Role::Summary { part, .. } => part.get().count(count),
-        }
+        });
         format!("line longer than --max-line-bytes {max_line_bytes}")
+    }
+
+    /// Counts, with `f`, in the coverage of the role (and of a summary's current slice).
+    fn count(&mut self, f: impl Fn(&mut Coverage)) {
+        match &mut self.role {
+            Role::Enrich { cov, .. } => f(cov),
+            Role::Summary { part, .. } => part.get().count(f),
+        }
     }
 
     /// Counts, in `cov`, one more invalid line (a JSON document that could not be read).
@@ -1454,10 +1455,13 @@ fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
     if fields.is_empty() {
         fields.extend(r.unparseable);
     }
+    let record = crate::format::record_value(line, proc.record_root());
     let mut named = Vec::new();
     let mut sources = Vec::new();
     for &field in &fields {
-        let value = crate::format::logged_value(spec, field, line, proc.record_root());
+        let value = record
+            .as_ref()
+            .and_then(|r| crate::format::logged_value(spec, field, r));
         named.push(match &value {
             Some(v) => format!("{field} {v}"),
             None => field.to_owned(),

@@ -601,7 +601,7 @@ fn pin_units(cands: &mut [Candidate], inf: &mut Inference) {
             let found = by_equality(cands, k).or_else(|| {
                 let (u, how) = by_bound(cands, k)?;
                 // A bound pins a unit only where the next smaller one gives no plausible value.
-                match smaller_plausible(&cands[k], cands, u, &how) {
+                match smaller_plausible(&cands[k], cands, u) {
                     Some(why) => {
                         cands[k].how = why;
                         None
@@ -712,16 +712,7 @@ fn by_bound(cands: &[Candidate], k: usize) -> Option<(Unit, String)> {
     if lines.is_empty() {
         return None;
     }
-    let what = if c.target == Target::Tpot {
-        "tpot * (output_tokens - 1) <= e2e"
-    } else {
-        match c.target.name() {
-            "ttft" => "ttft <= e2e",
-            "queue" => "queue <= e2e",
-            "prefill" => "prefill <= e2e",
-            _ => "decode <= e2e",
-        }
-    };
+    let what = bound_check(c.target);
     for (j, &u) in DURATION_UNITS.iter().enumerate().rev() {
         let parts: Vec<Option<(i64, i64)>> = lines
             .iter()
@@ -756,12 +747,25 @@ fn by_bound(cands: &[Candidate], k: usize) -> Option<(Unit, String)> {
     None
 }
 
+/// The bound within the E2E that [`by_bound`] checks for a part of it (`ttft <= e2e`).
+fn bound_check(t: Target) -> &'static str {
+    if t == Target::Tpot {
+        return "tpot * (output_tokens - 1) <= e2e";
+    }
+    match t.name() {
+        "ttft" => "ttft <= e2e",
+        "queue" => "queue <= e2e",
+        "prefill" => "prefill <= e2e",
+        _ => "decode <= e2e",
+    }
+}
+
 /// Where candidate `k`'s values, in the unit 1000 times smaller than `u` (the one its bound
 /// pinned), would still be a plausible TTFT or prefill (a median of 10 ms or more), TPOT or
 /// decode per output token (0.2 ms or more): the bound cannot tell the two units apart, and
-/// this says why (`how` the bound's check). `None` where the smaller unit gives no plausible
+/// this says why. `None` where the smaller unit gives no plausible
 /// value, or for the other fields (a queue time may be anything down to 0).
-fn smaller_plausible(c: &Candidate, cands: &[Candidate], u: Unit, how: &str) -> Option<String> {
+fn smaller_plausible(c: &Candidate, cands: &[Candidate], u: Unit) -> Option<String> {
     let j = DURATION_UNITS.iter().position(|&x| x == u)?;
     let smaller = *DURATION_UNITS.get(j.checked_sub(1)?)?;
     let (floor_ns, per_token) = match c.target {
@@ -788,8 +792,7 @@ fn smaller_plausible(c: &Candidate, cands: &[Candidate], u: Unit, how: &str) -> 
     if median / 1000 < floor_ns {
         return None;
     }
-    let check = how.split_once(" by ").map_or(how, |(_, rest)| rest);
-    let check = check.split_once(" on ").map_or(check, |(c, _)| c);
+    let check = bound_check(c.target);
     let what = match c.target {
         Target::Tpot => "TPOT",
         t if t.is(Field::Ttft) => "TTFT",
@@ -797,12 +800,7 @@ fn smaller_plausible(c: &Candidate, cands: &[Candidate], u: Unit, how: &str) -> 
         _ => "decode time per output token",
     };
     // The number the log writes, read in either unit.
-    let ns_per = match u {
-        Unit::S => 1e9,
-        Unit::Ms => 1e6,
-        Unit::Us => 1e3,
-        _ => 1.0,
-    };
+    let ns_per = decode_ns("1", u).unwrap_or(1) as f64;
     let in_unit = |unit: &str| format!("{:.1} {unit}", median as f64 / ns_per);
     Some(format!(
         "unit_unknown: {check} holds in {} and in {}, and both give a plausible {what} (median \

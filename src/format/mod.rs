@@ -561,18 +561,23 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'s
     }
 }
 
-/// The value `line` holds for `field` as format `f` reads it (the first of its paths present
-/// under `root`), as JSON text cut to 40 characters, for a diagnostic; `None` where the line
-/// is no JSON object holding one (a wrapper, a multi-record line).
+/// The record of `line` under `root` as a tree, for a diagnostic: `None` where the line is no
+/// JSON object holding one (a wrapper, a multi-record line).
+pub(crate) fn record_value(line: &[u8], root: &[String]) -> Option<serde_json::Value> {
+    let start = memchr::memchr(b'{', line)?;
+    let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok()?;
+    root.iter().try_fold(whole, |mut v, key| {
+        v.get_mut(key).map(serde_json::Value::take)
+    })
+}
+
+/// The value `record` ([`record_value`]) holds for `field` as format `f` reads it (the first of
+/// its paths present), as JSON text cut to 40 characters, for a diagnostic.
 pub(crate) fn logged_value(
     f: &FormatSpec,
     field: &str,
-    line: &[u8],
-    root: &[String],
+    record: &serde_json::Value,
 ) -> Option<String> {
-    let start = memchr::memchr(b'{', line)?;
-    let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok()?;
-    let record = root.iter().try_fold(&whole, |v, key| v.get(key))?;
     let found = f
         .fields
         .iter()
