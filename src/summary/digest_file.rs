@@ -790,6 +790,9 @@ struct Merger {
     acc: Option<(Coverage, Summary, Option<Buckets>)>,
     totals: Totals,
     documents: usize,
+    /// A hash of each document with requests merged so far, and its name: a second copy of
+    /// one (a `cp` of a digest file, one saved twice) would count its requests twice.
+    seen: Vec<(u64, String)>,
 }
 
 impl Merger {
@@ -821,6 +824,20 @@ impl Merger {
                 )
             })?;
             let l = from_json(&doc).map_err(|e| format!("{at}: {e}"))?;
+            if l.coverage.requests > 0 {
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                doc.to_string().hash(&mut h);
+                let h = h.finish();
+                if let Some((_, first)) = self.seen.iter().find(|(seen, _)| *seen == h) {
+                    return Err(format!(
+                        "{at}: the same digest as {first} (the same {} requests, copied or saved \
+                         twice), so its requests would count twice",
+                        l.coverage.requests
+                    ));
+                }
+                self.seen.push((h, at.clone()));
+            }
             if l.coverage.partial() {
                 partial(&at, &l.coverage);
             }

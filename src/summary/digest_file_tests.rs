@@ -411,6 +411,36 @@ fn merge_docs(dir: &Path, docs: &[Json]) -> Result<(Coverage, Summary), String> 
     merge_files(&paths, |_, _| {}).map(|m| (m.coverage, m.summary))
 }
 
+/// `d` as another input's digest with the same counts would be: a member the reader ignores
+/// set, so it is no copy of `d` ([`merge_refuses_a_copy_of_a_digest`]).
+fn another_host(d: &Json) -> Json {
+    let mut d = d.clone();
+    d["host"] = "another".into();
+    d
+}
+
+/// A digest merged with its own copy (`cp`, or saved twice and both kept) would count its
+/// requests twice: refused, naming both. Two digests of no request are no copy of anything.
+#[test]
+fn merge_refuses_a_copy_of_a_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = small_doc();
+    let err = merge_docs(dir.path(), &[d.clone(), another_host(&d), d.clone()]).unwrap_err();
+    let at = |f: &str| dir.path().join(f).display().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}: the same digest as {} (the same 3 requests, copied or saved twice), so its \
+             requests would count twice",
+            at("d2.json"),
+            at("d0.json")
+        )
+    );
+    let (cov, mut s) = summarize(&[], EXACT_LIMIT);
+    let empty = doc(&cov, &mut s);
+    assert!(merge_docs(dir.path(), &[empty.clone(), empty]).is_ok());
+}
+
 /// Merge validation: counts of `u64::MAX` wrapped around when added up (a merge of them
 /// reported a handful of requests); now any sum that does not fit refuses the file that
 /// makes it.
@@ -429,14 +459,14 @@ fn merge_validation_refuses_counts_whose_sum_wraps() {
     // Each file alone fits, the two do not.
     let mut d = small_doc();
     d["groups"][0]["requests"] = (u64::MAX / 2).into();
-    let err = merge_docs(dir.path(), &[d.clone(), d.clone()]).unwrap_err();
+    let err = merge_docs(dir.path(), &[d.clone(), another_host(&d)]).unwrap_err();
     assert!(
         err.contains("d1.json: the requests of the groups of the files up to this one add up past"),
         "{err}"
     );
     let mut d = small_doc();
     d["coverage"]["lines"] = u64::MAX.into();
-    let err = merge_docs(dir.path(), &[d.clone(), d]).unwrap_err();
+    let err = merge_docs(dir.path(), &[d.clone(), another_host(&d)]).unwrap_err();
     assert!(
         err.contains("d1.json: coverage.lines of the files up to this one adds up past"),
         "{err}"
