@@ -86,24 +86,21 @@ impl Notes {
         r
     }
 
-    /// True when a request of key `key` enters the slowest seen so far.
+    /// True when a request of key `key` enters the slowest seen so far. The keys kept are
+    /// distinct: a request read twice (a duplicate record, dropped later by the dedupe) must
+    /// not push out a key the summary's slowest keep, or that request's id would not be read.
     fn enters(&mut self, key: u64) -> bool {
-        if self.slow.len() < SLOWEST {
-            self.slow.push(Reverse(key));
+        let full = self.slow.len() == SLOWEST;
+        if full && self.slow.peek().is_some_and(|&Reverse(min)| key < min) {
+            return false;
+        }
+        if self.slow.iter().any(|&Reverse(k)| k == key) {
             return true;
         }
-        let Some(&Reverse(min)) = self.slow.peek() else {
-            return false;
-        };
-        if key < min {
-            return false;
-        }
-        // Ties enter: a request read again after its line was deferred has the key of the
-        // one it was read as.
-        if key > min {
+        if full {
             self.slow.pop();
-            self.slow.push(Reverse(key));
         }
+        self.slow.push(Reverse(key));
         true
     }
 

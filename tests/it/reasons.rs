@@ -138,6 +138,32 @@ fn lab_errors_by_reason_and_slowest() {
     check_lab(&summary(&["--threads", "2"]), "two threads");
 }
 
+/// Every 10th line repeated: the repeats are dropped as duplicates, and the slowest keep their
+/// ids (a repeat among the slowest once pushed out the fifth one's id on one thread).
+#[test]
+fn duplicate_records_keep_the_slowest_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let mut doubled = String::new();
+    for (i, line) in text.lines().enumerate() {
+        doubled.push_str(line);
+        doubled.push('\n');
+        if i % 10 == 0 {
+            doubled.push_str(line);
+            doubled.push('\n');
+        }
+    }
+    let log = dir.path().join("dup10.jsonl");
+    std::fs::write(&log, doubled).unwrap();
+    for threads in ["1", "2"] {
+        let args = ["summary", "-o", "json", "--threads", threads];
+        let mut a = args.to_vec();
+        a.push(log.to_str().unwrap());
+        let doc: Value = serde_json::from_slice(&run_ok(&a, b"")).unwrap();
+        check_lab(&doc, &format!("{threads} threads, every 10th line twice"));
+    }
+}
+
 #[test]
 fn digests_keep_reasons_and_slowest_through_merge() {
     let dir = tempfile::tempdir().unwrap();
