@@ -415,7 +415,8 @@ pub(crate) fn infer(sample: &[Value]) -> Inference {
         }
     }
     pin_units(&mut kept, &mut inf);
-    let chosen = choose(kept, &mut inf);
+    let mut chosen = choose(kept, &mut inf);
+    drop_contradictions(&mut chosen, &mut inf);
     checks(&chosen, &mut inf);
     inf.spec = build_spec(&chosen, sample, &inf);
     inf.mapped = chosen
@@ -882,6 +883,98 @@ fn choose(cands: Vec<Candidate>, inf: &mut Inference) -> Vec<Candidate> {
         }
     }
     out
+}
+
+/// Leaves out a part of the E2E (TTFT, queue, prefill, decode, a TPOT times the output tokens
+/// after the first) whose values break its bound within the E2E (`ttft <= e2e`) on most sample
+/// lines that have both: its name and its values disagree (a `ttft_s` that holds ms). Where
+/// the E2E is the instants' (or a logged one they confirm), the part alone is left out; where
+/// nothing confirms the E2E, either may be the wrong one, so both are.
+fn drop_contradictions(chosen: &mut Vec<Candidate>, inf: &mut Inference) {
+    let parts = [
+        Field::Ttft,
+        Field::Queue,
+        Field::Prefill,
+        Field::Decode,
+    ]
+    .map(fk)
+    .into_iter()
+    .chain([Target::Tpot]);
+    for t in parts {
+        let Some(k) = chosen.iter().position(|c| c.target == t) else {
+            continue;
+        };
+        let c = &chosen[k];
+        let Some(unit) = c.unit else { continue };
+        let (mut both, mut broken) = (0usize, 0usize);
+        for i in 0..c.values.len() {
+            let Some(p) = val(c, i, unit).and_then(|v| part(chosen, t, i, v)) else {
+                continue;
+            };
+            let Some(e2e) = e2e_of(chosen, i) else {
+                continue;
+            };
+            both += 1;
+            broken += usize::from(p > e2e + TOLERANCE_NS);
+        }
+        if broken * 2 <= both || both == 0 {
+            continue;
+        }
+        let check = bound_check(t);
+        let logged = chosen.iter().position(|c| c.target == fk(Field::E2e));
+        let confirmed = logged.is_none_or(|e| {
+            let (mut n, mut ok) = (0usize, 0usize);
+            for i in 0..chosen[e].values.len() {
+                let (Some(v), Some(d)) = (
+                    chosen[e].unit.and_then(|u| val(&chosen[e], i, u)),
+                    diff(chosen, i, Field::End, Field::Arrival),
+                ) else {
+                    continue;
+                };
+                n += 1;
+                ok += usize::from((v - d).abs() <= TOLERANCE_NS);
+            }
+            ok * 2 > n
+        });
+        let how = if c.name_unit.is_some() {
+            "the unit its name says"
+        } else {
+            "its unit"
+        };
+        let c = chosen.remove(k);
+        let path = path_str(&c.path);
+        match logged.filter(|_| !confirmed) {
+            None => inf.unmapped.push((
+                path,
+                c.target.name(),
+                format!(
+                    "contradicts the E2E: {check} fails on {broken} of {both} sample lines read \
+                     in {how} ({}); map it with its unit in a formats file (tokentime formats \
+                     --guess FILE)",
+                    unit.name()
+                ),
+            )),
+            Some(e) => {
+                let e = if e > k { e - 1 } else { e };
+                let e2e = chosen.remove(e);
+                let why = format!(
+                    "contradicts {}: {check} fails on {broken} of {both} sample lines, so one of \
+                     them is not in {how} ({}) and nothing says which; map them with their units \
+                     in a formats file (tokentime formats --guess FILE)",
+                    path_str(&e2e.path),
+                    unit.name()
+                );
+                inf.unmapped.push((path.clone(), c.target.name(), why));
+                inf.unmapped.push((
+                    path_str(&e2e.path),
+                    e2e.target.name(),
+                    format!(
+                        "contradicts {path}: {check} fails on {broken} of {both} sample lines"
+                    ),
+                ));
+            }
+        }
+    }
 }
 
 /// The checks on the final mapping, counted over the sample.
@@ -1529,6 +1622,51 @@ mod tests {
             inf(&[r#"{"ttft_ms":"fast","e2e_ms":-3,"start_time":51234.5,"prompt_tokens":"many"}"#]);
         assert!(k.mapped.is_empty() && k.spec.is_none(), "{k:?}");
         assert_eq!(k.unmapped.len(), 4);
+    }
+
+    /// A `ttft_s` that holds ms: 470.4 "s" inside an E2E of 4.46 s (the instants' 4.457 s).
+    /// The E2E the instants confirm stays; the TTFT is left out, not every request's metrics
+    /// made null as out of order. With no instants, nothing says which of the two is wrong.
+    #[test]
+    fn a_part_whose_values_break_its_bound_is_left_out() {
+        let lines = [
+            r#"{"start_time":1767225601.0,"end_time":1767225605.457,"ttft_s":470.4,"e2e_latency_s":4.457}"#,
+            r#"{"start_time":1767225602.0,"end_time":1767225608.662,"ttft_s":248.9,"e2e_latency_s":6.662}"#,
+            r#"{"start_time":1767225603.0,"end_time":1767225604.5,"ttft_s":0.2,"e2e_latency_s":1.5}"#,
+        ];
+        let i = inf(&lines);
+        assert_eq!(unit_of(&i, "ttft"), None);
+        assert_eq!(unit_of(&i, "e2e"), Some(Unit::S));
+        assert_eq!(
+            i.unmapped,
+            [(
+                "ttft_s".to_owned(),
+                "ttft",
+                "contradicts the E2E: ttft <= e2e fails on 2 of 3 sample lines read in the unit \
+                 its name says (s); map it with its unit in a formats file (tokentime formats \
+                 --guess FILE)"
+                    .to_owned()
+            )]
+        );
+        assert!(!i.fit_for_auto());
+        let bare: Vec<String> = lines
+            .iter()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                let o = v.as_object_mut().unwrap();
+                o.remove("start_time");
+                o.remove("end_time");
+                v.to_string()
+            })
+            .collect();
+        let j = inf(&bare.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(j.spec.is_none(), "{j:?}");
+        let left: Vec<&str> = j.unmapped.iter().map(|u| u.0.as_str()).collect();
+        assert_eq!(left, ["ttft_s", "e2e_latency_s"]);
+        assert!(j.unmapped[0].2.contains("nothing says which"), "{j:?}");
+        // Broken on one line of three: a producer's glitch, not a unit; kept.
+        let k = inf(&[lines[0], lines[2], lines[2]]);
+        assert_eq!(unit_of(&k, "ttft"), Some(Unit::S));
     }
 
     #[test]
