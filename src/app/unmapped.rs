@@ -270,11 +270,13 @@ const PLAUSIBLE: [Plausible; 3] = [
 /// E2E latency over an hour, a TPOT over 10 s (microseconds read as ms). Each with the field
 /// named, once.
 fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, String)> {
-    let checks: Vec<(Plausible, Field, String)> = PLAUSIBLE
+    let checks: Vec<(Plausible, Field, String, Unit)> = PLAUSIBLE
         .iter()
         .filter_map(|&check| {
-            let (field, path) = one_path(f, check.4, Unit::Ms)?;
-            Some((check, field, path))
+            let ((field, path), unit) = one_path(f, check.4, Unit::Ms)
+                .map(|p| (p, Unit::Ms))
+                .or_else(|| Some((one_path(f, check.4, Unit::S)?, Unit::S)))?;
+            Some((check, field, path, unit))
         })
         .collect();
     if checks.is_empty() {
@@ -285,16 +287,15 @@ fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, Str
         return vec![];
     };
     let mut out: Vec<(Field, String)> = vec![];
-    for ((metric, label, (least, short), (most, long), _), field, path) in checks {
+    for ((metric, label, (least, short), (most, long), _), field, path, read) in checks {
         let Some(p50) = all.metrics[metric.index()].digest.quantile(0.5) else {
             continue;
         };
-        let (why, unit, name) = if p50 < least {
-            (short, "s", "seconds")
-        } else if p50 > most {
-            (long, "us", "microseconds")
-        } else {
-            continue;
+        let (why, unit, name) = match read {
+            Unit::Ms if p50 < least => (short, "s", "seconds"),
+            Unit::Ms if p50 > most => (long, "us", "microseconds"),
+            Unit::S if p50 > most => (long, "ms", "ms"),
+            _ => continue,
         };
         if out.iter().any(|(named, _)| *named == field) {
             continue;
@@ -303,9 +304,14 @@ fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, Str
         out.push((
             field,
             format!(
-                "--map {f}={path}: read as ms, the median {label} is {}, {why}; if the log \
+                "--map {f}={path}: read as {}, the median {label} is {}, {why}; if the log \
                  writes {name}, --map {f}={path}:{unit}",
-                crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+                read.name(),
+                if p50 > most {
+                    crate::output::compact::duration_text(p50)
+                } else {
+                    crate::summary::window::format_duration((p50 * 1e6).round() as i64)
+                }
             ),
         ));
     }

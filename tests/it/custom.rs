@@ -1074,4 +1074,22 @@ fn durations_a_thousand_times_off_either_way_are_named_by_their_medians() {
     // Plausible medians: nothing said.
     let err = run_with(["320", "330"], ["2640", "2000"]);
     assert!(!err.contains("median"), "{err}");
+    // Milliseconds read as seconds: a median E2E of 23200 s.
+    let log = "{\"t0\":1787334700,\"lat\":26400,\"first\":320}\n\
+               {\"t0\":1787334710,\"lat\":20000,\"first\":330}\n";
+    let args = [
+        "summary",
+        "--map",
+        "arrival=t0:epoch_s",
+        "--map",
+        "e2e=lat:s",
+        "--map",
+        "ttft=first:s",
+    ];
+    let err = String::from_utf8(run(&args, log.as_bytes()).stderr).unwrap();
+    assert_eq!(
+        err,
+        "tokentime: --map e2e=lat: read as s, the median E2E latency is 23200s, longer than \
+         LLM servers let a request run; if the log writes ms, --map e2e=lat:ms\n"
+    );
 }
