@@ -424,6 +424,7 @@ pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     }
     d.implausible(t);
     d.out_of_order(t);
+    d.decode_follows_its_operands(t);
     d.zero_durations(t);
     let tpot = tpot(d.decode, t);
     d.finish(t, tpot, hit_ratio)
@@ -640,6 +641,31 @@ impl Draft {
                 self.negative = true;
                 Err(NullReason::NegativeInterval)
             };
+        }
+    }
+
+    /// A decode the E2E less the TTFT would give ([`Draft::decode_from_e2e_and_ttft`]), where
+    /// one of them is null for what the log holds, not for want of a field: the decode is
+    /// null for that too, not `not_logged`. A negative or out-of-order operand makes it
+    /// `out_of_order` (a TTFT of -50 ms, an end before the arrival), an implausible instant
+    /// `implausible_instant`, an unreadable value `unparseable`.
+    #[inline]
+    fn decode_follows_its_operands(&mut self, t: &Timeline) {
+        if self.decode != Err(NullReason::NotLogged) || t.decode.is_some() {
+            return;
+        }
+        let why = |v: Value| match v {
+            Ok(_) => Some(None),
+            Err(NullReason::NegativeInterval | NullReason::OutOfOrder) => {
+                Some(Some(NullReason::OutOfOrder))
+            }
+            Err(r @ (NullReason::ImplausibleInstant | NullReason::Unparseable)) => Some(Some(r)),
+            Err(_) => None,
+        };
+        if let (Some(e), Some(f)) = (why(self.e2e), why(self.ttft))
+            && let Some(r) = e.or(f)
+        {
+            self.decode = Err(r);
         }
     }
 
@@ -1058,6 +1084,48 @@ mod tests {
         assert_eq!(m.decode, Err(NullReason::Sentinel));
         assert_eq!(m.tpot, Err(NullReason::Sentinel));
         assert_eq!(m.e2e, Ok(4126e6));
+    }
+
+    /// A decode that would be the E2E less a logged TTFT is null for what the log holds, not
+    /// `not_logged` (it was logged): a TTFT of -50 ms or an end before the arrival make it
+    /// `out_of_order`, an arrival in the year 5000 `implausible_instant`; TPOT follows.
+    #[test]
+    fn a_decode_from_null_operands_says_why() {
+        const S: i64 = 1_767_225_600 * 1_000_000_000;
+        let base = Timeline {
+            arrival: Some(S),
+            end: Some(S + 1000 * MS),
+            ttft: Some(100 * MS),
+            output_tokens: Some(10),
+            ..Timeline::default()
+        };
+        let m = derive(&base, 0.5);
+        assert_eq!(m.decode, Ok(900e6));
+        let negative_ttft = Timeline {
+            ttft: Some(-50 * MS),
+            ..base.clone()
+        };
+        let m = derive(&negative_ttft, 0.5);
+        assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
+        assert_eq!(m.decode, Err(NullReason::OutOfOrder));
+        assert_eq!(m.tpot, Err(NullReason::OutOfOrder));
+        let end_first = Timeline {
+            end: Some(S - 1000 * MS),
+            ..base.clone()
+        };
+        let m = derive(&end_first, 0.5);
+        assert_eq!(m.e2e, Err(NullReason::NegativeInterval));
+        assert_eq!(m.decode, Err(NullReason::OutOfOrder));
+        assert_eq!(m.tpot, Err(NullReason::OutOfOrder));
+        let far_arrival = Timeline {
+            arrival: None,
+            implausible: instants::ARRIVAL,
+            ..base
+        };
+        let m = derive(&far_arrival, 0.5);
+        assert_eq!(m.e2e, Err(NullReason::ImplausibleInstant));
+        assert_eq!(m.decode, Err(NullReason::ImplausibleInstant));
+        assert_eq!(m.tpot, Err(NullReason::ImplausibleInstant));
     }
 
     #[test]
