@@ -437,7 +437,12 @@ fn read_array(reader: impl BufRead, sink: &mut impl Sink) {
             .rsplit_once(" at line ")
             .and_then(|(_, r)| r.split(' ').next()?.parse().ok())
             .unwrap_or(line_no);
-        sink.bad_document(at, &format!("invalid JSON document: {msg}"));
+        let what = if msg.starts_with("EOF while parsing") {
+            "JSON document cut short (the input ends inside it; its records before the cut are read)"
+        } else {
+            "invalid JSON document"
+        };
+        sink.bad_document(at, &format!("{what}: {msg}"));
     }
 }
 

@@ -891,15 +891,10 @@ fn choose(cands: Vec<Candidate>, inf: &mut Inference) -> Vec<Candidate> {
 /// the E2E is the instants' (or a logged one they confirm), the part alone is left out; where
 /// nothing confirms the E2E, either may be the wrong one, so both are.
 fn drop_contradictions(chosen: &mut Vec<Candidate>, inf: &mut Inference) {
-    let parts = [
-        Field::Ttft,
-        Field::Queue,
-        Field::Prefill,
-        Field::Decode,
-    ]
-    .map(fk)
-    .into_iter()
-    .chain([Target::Tpot]);
+    let parts = [Field::Ttft, Field::Queue, Field::Prefill, Field::Decode]
+        .map(fk)
+        .into_iter()
+        .chain([Target::Tpot]);
     for t in parts {
         let Some(k) = chosen.iter().position(|c| c.target == t) else {
             continue;
@@ -968,9 +963,7 @@ fn drop_contradictions(chosen: &mut Vec<Candidate>, inf: &mut Inference) {
                 inf.unmapped.push((
                     path_str(&e2e.path),
                     e2e.target.name(),
-                    format!(
-                        "contradicts {path}: {check} fails on {broken} of {both} sample lines"
-                    ),
+                    format!("contradicts {path}: {check} fails on {broken} of {both} sample lines"),
                 ));
             }
         }

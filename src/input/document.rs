@@ -202,6 +202,9 @@ fn read_ahead(
                 // More input may complete the value: serde_json says so, or stops at the last
                 // bytes read (a number cut after its `.` or `e` is "invalid" to it).
                 Some(Err(e)) if !eof && (e.is_eof() || at_end(tail, &e)) => break,
+                // The input ends inside a value of the kind: a document cut short (a result
+                // file whose writer was killed), read as one up to the cut, as past `cap`.
+                Some(Err(e)) if e.is_eof() => return Ok(true),
                 _ => return Ok(false),
             }
         }
@@ -765,8 +768,17 @@ mod tests {
         // A compact object after a pretty one is still a sequence of objects.
         let mixed = b"{\n \"a\": 1\n}\n{\"b\":2}\n";
         assert_eq!(sniffed(mixed, 1 << 20).0, Some(Document::Object));
-        // Truncated: lines.
-        assert_eq!(sniffed(b"[\n {\"a\": 1},\n", 1 << 20).0, None);
+        // Cut short (the writer killed): a document up to the cut, as past the cap.
+        assert_eq!(
+            sniffed(b"[\n {\"a\": 1},\n", 1 << 20).0,
+            Some(Document::Array)
+        );
+        assert_eq!(
+            sniffed(b"{\n \"a\": 1\n}\n{\n \"b\":", 1 << 20).0,
+            Some(Document::Object)
+        );
+        // Not of the kind before the end: lines.
+        assert_eq!(sniffed(b"[\n {\"a\": 1}\n {\"a\":", 1 << 20).0, None);
     }
 
     #[test]

@@ -278,3 +278,34 @@ fn a_record_of_a_pretty_array_is_numbered_by_its_first_line() {
         "line,ttft_ms\n2,290.0\n8,310.0\n10,\n"
     );
 }
+
+/// A benchmark's result file whose writer was killed: LLMPerf's records cut inside the 78th.
+/// The 77 before the cut are read (as the whole file's first 77), and stderr names the line
+/// of the cut; before, the file was read as lines and every record was lost.
+#[test]
+fn a_document_cut_short_keeps_its_records_before_the_cut() {
+    let whole =
+        std::fs::read(testdata().join("realdata/llmperf-groq-70b/individual_responses.json"))
+            .unwrap();
+    let cut = &whole[..30_000];
+    let out = run(&["summary", "-o", "json"], cut);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:853: JSON document cut short (the input ends inside it; its records before \
+             the cut are read): EOF while parsing a string at line 853 column 9"
+        ),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["coverage"]["requests"], 77, "{doc}");
+    // The same 77 records, closed as an array, give the same TTFTs.
+    let records: Vec<serde_json::Value> = serde_json::from_slice(&whole).unwrap();
+    let closed = serde_json::to_vec(&records[..77]).unwrap();
+    let want: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], &closed)).unwrap();
+    assert_eq!(
+        doc["groups"][0]["metrics"]["ttft_ms"],
+        want["groups"][0]["metrics"]["ttft_ms"]
+    );
+}
