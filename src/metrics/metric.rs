@@ -196,7 +196,8 @@ impl Metric {
                 "Time per output token (TPOT, decode / (output tokens - 1)), in seconds."
             }
             Metric::Itl => {
-                "Inter-token latency (ITL): every gap between consecutive tokens, in seconds."
+                "Inter-token latency (ITL): every gap the log gives between consecutive chunks of a \
+                 stream (a chunk may carry several tokens), in seconds."
             }
             Metric::E2e => "End-to-end latency (E2E) of the logged requests, in seconds.",
             Metric::Queue => "Queue time (scheduled - arrival), in seconds.",
