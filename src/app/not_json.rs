@@ -18,6 +18,9 @@ pub(crate) enum Looks {
     NotUtf8,
     /// NUL bytes: binary data.
     Binary,
+    /// Nothing but blanks (spaces, tabs, line ends) in the head: an empty log with its line
+    /// ends, not text.
+    Blank,
     /// llama.cpp's `llama-server` text log (its start-up or its slots' lines), whose timings
     /// are text: the formats that read llama.cpp are named.
     LlamaServerText,
@@ -69,6 +72,7 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
             Looks::LlamaServerText
         }
         _ if head.contains(&b'{') => Looks::Braces,
+        _ if !head.is_empty() && head.iter().all(u8::is_ascii_whitespace) => Looks::Blank,
         _ => Looks::Text,
     }
 }
@@ -79,7 +83,7 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
 pub(crate) fn named(looks: Looks, lines: u64, non_json: u64, bad: u64) -> bool {
     lines > 0
         && match looks {
-            Looks::Text | Looks::LlamaServerText => non_json == lines,
+            Looks::Text | Looks::Blank | Looks::LlamaServerText => non_json == lines,
             Looks::Braces => false,
             Looks::Utf16 | Looks::NotUtf8 | Looks::Binary => bad == lines,
         }
@@ -100,6 +104,10 @@ pub(crate) fn message(name: &str, looks: Looks, lines: u64) -> String {
              no request id or wall-clock time): tokentime reads llama-server's responses, whose \
              `timings` object a client or a gateway logs (format llamacpp), and the JSON log of \
              older builds (--log-format json, format llamacpp-log)"
+        ),
+        Looks::Blank => format!(
+            "(blank lines): none of its {lines} line{} is JSON",
+            if lines == 1 { "" } else { "s" }
         ),
         Looks::Text | Looks::Braces => format!(
             "(plain text): none of its {lines} line{} is JSON",
@@ -123,6 +131,11 @@ mod tests {
         assert_eq!(looks(b"\xff\xfe{\x00"), Looks::Utf16);
         assert_eq!(looks(b"{\x00\"\x00a\x00\"\x00"), Looks::Utf16);
         assert_eq!(looks(b""), Looks::Text);
+        assert_eq!(looks(b"\n\n \r\n"), Looks::Blank);
+        assert_eq!(
+            message("a.jsonl", Looks::Blank, 3),
+            "a.jsonl: not JSON lines (blank lines): none of its 3 lines is JSON"
+        );
         assert_eq!(
             looks(b"0.12.392.481 I slot print_timing: id  0 | task 0 | \n{"),
             Looks::LlamaServerText
