@@ -330,6 +330,8 @@ pub(crate) struct ChatHeadline {
     /// Every TTFT runs from `scheduled` (llama.cpp's timings): the queue before it is not in
     /// the log, so TTFT is prefill only.
     pub ttft_from_scheduled: bool,
+    /// The TTFT quantiles are exact (not t-digest estimates, marked `~`).
+    pub ttft_exact: bool,
 }
 
 /// The headline for an agent consumer.
@@ -341,6 +343,8 @@ pub(crate) struct AgentHeadline {
     pub e2e: Vec<(f64, f64)>,
     /// E2E nulls for values the log had that are none ([`logged_nulls`]).
     pub e2e_nulls: Vec<(NullReason, u64)>,
+    /// The E2E quantiles are exact (not t-digest estimates, marked `~`).
+    pub e2e_exact: bool,
     /// Requests with E2E and decode known.
     pub decode_count: u64,
     /// Decode (TPOT x (output tokens - 1)) over E2E, summed over all those requests.
@@ -952,6 +956,7 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
             tpot_count: g.metric(Metric::Tpot).digest.count(),
             slower_than_reading: slower,
             ttft_from_scheduled: g.ttft_from_scheduled_only(),
+            ttft_exact: g.metric(Metric::Ttft).digest.is_exact(),
         }
     });
     let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {
@@ -959,6 +964,7 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
         let e2e = &mut g.metrics[Metric::E2e.index()].digest;
         let e = &mut g.extra;
         AgentHeadline {
+            e2e_exact: e2e.is_exact(),
             e2e_count: e2e.count(),
             e2e: quantiles_of(e2e, &HEADLINE_QUANTILES),
             e2e_nulls,

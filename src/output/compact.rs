@@ -465,7 +465,8 @@ fn headline_lines(
                 } else {
                     ""
                 };
-                format!("TTFT {}{from}", qs.join(", "))
+                let est = if c.ttft_exact { "" } else { "~" };
+                format!("TTFT{est} {}{from}", qs.join(", "))
             };
             let slow = if c.tpot_count > 0 {
                 format!(
@@ -487,7 +488,8 @@ fn headline_lines(
                     .iter()
                     .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_text(v)))
                     .collect();
-                format!("E2E {}", qs.join(", "))
+                let est = if a.e2e_exact { "" } else { "~" };
+                format!("E2E{est} {}", qs.join(", "))
             };
             // Over the requests with a decode, which some logs give for a few only: said when
             // they are under half (`--explain` says it whenever some have none).
@@ -498,7 +500,7 @@ fn headline_lines(
             };
             let decode = match (a.decode_share_total, a.decode_share_median) {
                 (Some(t), Some(m)) => format!(
-                    "; decode is {} of E2E time ({} at the median{from})",
+                    "; decode is {} of E2E time (per request: median {}{from})",
                     pct(t),
                     pct(m)
                 ),

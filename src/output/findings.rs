@@ -51,7 +51,8 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
                 ""
             };
             format!(
-                "ttft_ms {} ({}{from})",
+                "ttft_ms{} {} ({}{from})",
+                if c.ttft_exact { "" } else { "~" },
                 qlist(&c.ttft),
                 crate::output::summary::plural(c.ttft_count, "request")
             )
@@ -74,7 +75,8 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
             crate::analysis::no_value("E2E", &a.e2e_nulls)
         } else {
             format!(
-                "e2e_ms {} ({})",
+                "e2e_ms{} {} ({})",
+                if a.e2e_exact { "" } else { "~" },
                 qlist(&a.e2e),
                 crate::output::summary::plural(a.e2e_count, "request")
             )
@@ -90,7 +92,7 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
         };
         let decode = match (a.decode_share_total, a.decode_share_median) {
             (Some(t), Some(m)) => format!(
-                "; decode (TPOT x (output tokens - 1)) is {} of {of}, {} of the median request's",
+                "; decode (TPOT x (output tokens - 1)) is {} of {of}, per request: median {}",
                 pct(t),
                 pct(m)
             ),
