@@ -507,3 +507,28 @@ fn explain_says_a_by_group_of_one_cache_class_is_the_table_of_that_class() {
         assert!(text.contains(&format!("\n{line}\n")), "{line}\n{text}");
     }
 }
+
+/// The headline's percentiles say when they are t-digest estimates, as the tables' `~` does:
+/// past `--exact-limit` values.
+#[test]
+fn the_headline_marks_estimates() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let lab = lab.to_str().unwrap();
+    let exact = String::from_utf8(run_ok(&["summary", lab], b"")).unwrap();
+    assert!(exact.contains("\nchat:  TTFT p50 "), "{exact}");
+    assert!(exact.contains("\nagent: E2E p50 "), "{exact}");
+    let estimated =
+        String::from_utf8(run_ok(&["summary", "--exact-limit", "10", lab], b"")).unwrap();
+    // 177 TTFTs, at most 256 distinct values: still exact (counted); 284 E2Es are not.
+    assert!(estimated.contains("\nchat:  TTFT p50 "), "{estimated}");
+    assert!(estimated.contains("\nagent: E2E~ p50 "), "{estimated}");
+    let explained = String::from_utf8(run_ok(
+        &["summary", "--explain", "--exact-limit", "10", lab],
+        b"",
+    ))
+    .unwrap();
+    assert!(
+        explained.contains("for agents (E2E first): e2e_ms~ p50 "),
+        "{explained}"
+    );
+}
