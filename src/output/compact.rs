@@ -1088,9 +1088,15 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     if let Some(f) = r.multimodal.iter().find(|f| f.metric == Metric::Ttft) {
         out.push(modes_text(f));
     }
-    if let Some(i) = &r.inflight
+    if let Some(i) = r.inflight.as_ref().filter(|i| crate::output::findings::unreliable(i)) {
+        // Said, not left out: a reader would take its absence for a TPOT flat under load.
+        out.push(format!(
+            "TPOT under load: not read, the log is out of time order ({} requests placed late: \
+             files newest first, or shuffled lines); sort it by time",
+            i.late
+        ));
+    } else if let Some(i) = &r.inflight
         && i.rows.len() >= 2
-        && !crate::output::findings::unreliable(i)
         && let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends())
         && let (first, last) = (i.medians[a], i.medians[b])
         && slope > 0.0
