@@ -531,14 +531,27 @@ pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
 /// and where `value` (the JSON text the line holds, when found) is text no such unit reads
 /// (`"n/a"`).
 pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'static str {
-    if f.name != "custom" {
-        return "";
-    }
     let unit = f
         .fields
         .iter()
         .find(|r| r.field.name() == field)
         .map(|r| r.unit);
+    // A number too large for a duration: past 2^63 ns, about 292 years.
+    let ns_per = match unit {
+        Some(Unit::S) => Some(1e9),
+        Some(Unit::Ms) => Some(1e6),
+        Some(Unit::Us) => Some(1e3),
+        Some(Unit::Ns) => Some(1.0),
+        _ => None,
+    };
+    if let (Some(per), Some(v)) = (ns_per, value.and_then(|v| v.parse::<f64>().ok()))
+        && (v * per).abs() >= 9.2e18
+    {
+        return "; past 2^63 ns (about 292 years), the longest duration tokentime holds";
+    }
+    if f.name != "custom" {
+        return "";
+    }
     // The text inside a JSON string; a number or any other value takes no hint.
     let text = value.map(|v| v.strip_prefix('"').and_then(|v| v.strip_suffix('"')));
     let starts_numeric = |t: &str| {

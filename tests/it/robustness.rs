@@ -544,6 +544,19 @@ fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_t
         ),
         "{err}"
     );
+    // A number past the longest duration held (2^63 ns) says so, whatever the format.
+    let out = run(
+        &map,
+        b"{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":1e13,\"e2e\":812,\"n\":3}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: ttft 10000000000000.0: present but not readable as custom reads it (ttft as ms; \
+             past 2^63 ns (about 292 years), the longest duration tokentime holds)"
+        ),
+        "{err}"
+    );
     // A long value is cut.
     let long = format!(
         "{{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":\"{}\",\"e2e\":812,\"n\":3}}\n",
