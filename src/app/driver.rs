@@ -461,6 +461,13 @@ fn read_objects(
             Err(e) => return Ok(Some(e)),
             Ok(Some(Item::Object { line, bytes })) => sink.line(line, b"", bytes, b"")?,
             Ok(Some(Item::TooLong { line })) => sink.too_long(line, max),
+            Ok(Some(Item::CutShort { line, start })) => sink.bad_document(
+                line,
+                &format!(
+                    "JSON document cut short (the input ends inside the object that starts on \
+                     line {start}, which is not read)"
+                ),
+            ),
             Ok(Some(Item::Trailing { line, byte })) => sink.bad_document(
                 line,
                 &format!(

@@ -476,15 +476,17 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
 /// One item of a document of objects ([`Objects::next_item`]).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Item<'a> {
-    /// An object's bytes, `{` to its matching `}` (or to the end of input when it is cut
-    /// short: the JSON reader then says what is wrong), newlines inside included; `line` is
-    /// the line its `{` is on.
+    /// An object's bytes, `{` to its matching `}`, newlines inside included; `line` is the
+    /// line its `{` is on.
     Object { line: u64, bytes: &'a [u8] },
     /// An object longer than the limit, which starts on `line`: skipped, never held whole.
     TooLong { line: u64 },
     /// On `line`, something other than whitespace, a BOM or an object's `{`: the document ends
     /// there (later calls return `None`).
     Trailing { line: u64, byte: u8 },
+    /// The input ends on `line` inside the object that starts on line `start` (its writer
+    /// killed): the object is not read; later calls return `None`.
+    CutShort { line: u64, start: u64 },
 }
 
 /// Pretty-printed JSON objects one after another, with only whitespace (and a UTF-8 BOM before
@@ -562,8 +564,11 @@ impl<R: BufRead> Objects<R> {
         loop {
             let buf = self.r.fill_buf()?;
             if buf.is_empty() {
-                // Cut short: the JSON reader says so.
-                break;
+                self.done = true;
+                return Ok(Some(Item::CutShort {
+                    line: self.line,
+                    start: line,
+                }));
             }
             let (n, end) = match scan.feed(buf) {
                 Some(i) => (i + 1, true),
@@ -671,6 +676,7 @@ mod tests {
                 }
                 Item::TooLong { line } => format!("{line}: too long"),
                 Item::Trailing { line, byte } => format!("{line}: trailing {}", byte as char),
+                Item::CutShort { line, start } => format!("{line}: cut short from {start}"),
             });
         }
         got
@@ -719,12 +725,15 @@ mod tests {
         );
         assert_eq!(items(b"{\n}", 3), vec!["1: {\n}"]);
         assert_eq!(items(b"{\n} ", 2), vec!["1: too long"]);
-        // Anything else ends the document; a cut-short object is handed over as it is.
+        // Anything else ends the document; so does an object cut short, named by both lines.
         assert_eq!(
             items(b"{\n}\n\n x {\n}", 100),
             vec!["1: {\n}", "4: trailing x"]
         );
-        assert_eq!(items(b"{\n\"a\": [1,", 100), vec!["1: {\n\"a\": [1,"]);
+        assert_eq!(
+            items(b"{\n}\n{\n\"a\": [1,", 100),
+            vec!["1: {\n}", "4: cut short from 3"]
+        );
         assert_eq!(items(b"", 100), Vec::<String>::new());
     }
 

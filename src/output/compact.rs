@@ -1088,7 +1088,11 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
     if let Some(f) = r.multimodal.iter().find(|f| f.metric == Metric::Ttft) {
         out.push(modes_text(f));
     }
-    if let Some(i) = r.inflight.as_ref().filter(|i| crate::output::findings::unreliable(i)) {
+    if let Some(i) = r
+        .inflight
+        .as_ref()
+        .filter(|i| crate::output::findings::unreliable(i))
+    {
         // Said, not left out: a reader would take its absence for a TPOT flat under load.
         out.push(format!(
             "TPOT under load: not read, the log is out of time order ({} requests placed late: \
