@@ -234,7 +234,7 @@ type Plausible = (
     (f64, &'static str),
     &'static [Field],
 );
-const PLAUSIBLE: [Plausible; 3] = [
+const PLAUSIBLE: [Plausible; 5] = [
     (
         Metric::Ttft,
         "TTFT",
@@ -248,6 +248,20 @@ const PLAUSIBLE: [Plausible; 3] = [
         (5.0, "shorter than any LLM request takes"),
         (3_600_000.0, "longer than LLM servers let a request run"),
         &[Field::E2e],
+    ),
+    (
+        Metric::Queue,
+        "queue time",
+        (0.0, "shorter than nothing"),
+        (600_000.0, "longer than LLM servers let a request wait"),
+        &[Field::Queue],
+    ),
+    (
+        Metric::Prefill,
+        "prefill time",
+        (0.0, "shorter than nothing"),
+        (600_000.0, "longer than any LLM prefills a prompt"),
+        &[Field::Prefill],
     ),
     (
         Metric::Tpot,

@@ -1103,7 +1103,7 @@ mod tests {
         assert_eq!(m.decode, Ok(900e6));
         let negative_ttft = Timeline {
             ttft: Some(-50 * MS),
-            ..base.clone()
+            ..base
         };
         let m = derive(&negative_ttft, 0.5);
         assert_eq!(m.ttft, Err(NullReason::NegativeInterval));
@@ -1111,7 +1111,7 @@ mod tests {
         assert_eq!(m.tpot, Err(NullReason::OutOfOrder));
         let end_first = Timeline {
             end: Some(S - 1000 * MS),
-            ..base.clone()
+            ..base
         };
         let m = derive(&end_first, 0.5);
         assert_eq!(m.e2e, Err(NullReason::NegativeInterval));

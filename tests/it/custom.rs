@@ -1092,4 +1092,22 @@ fn durations_a_thousand_times_off_either_way_are_named_by_their_medians() {
         "tokentime: --map e2e=lat: read as s, the median E2E latency is 23200s, longer than \
          LLM servers let a request run; if the log writes ms, --map e2e=lat:ms\n"
     );
+    // A queue read as s from ms: a median of 23200 s.
+    let args = [
+        "summary",
+        "--map",
+        "arrival=t0:epoch_s",
+        "--map",
+        "e2e=lat:ms",
+        "--map",
+        "queue=lat:s",
+    ];
+    let err = String::from_utf8(run(&args, log.as_bytes()).stderr).unwrap();
+    assert!(
+        err.contains(
+            "tokentime: --map queue=lat: read as s, the median queue time is 23200s, longer than \
+             LLM servers let a request wait; if the log writes ms, --map queue=lat:ms\n"
+        ),
+        "{err}"
+    );
 }
