@@ -952,6 +952,9 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
         );
     })
     .map_err(Error::Config)?;
+    for copy in &merged.copies {
+        crate::diag!("tokentime: {copy}");
+    }
     let (cov, mut summary) = (merged.coverage, merged.summary);
     if mc.report.output.exposition() && summary.genai().is_none() {
         crate::diag!(

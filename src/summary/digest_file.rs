@@ -717,6 +717,9 @@ pub(crate) struct Merged {
     pub documents: usize,
     /// The `--bucket` windows, when the documents hold them (all of them, of one width).
     pub buckets: Option<Buckets>,
+    /// A message for each document with requests that is the same as one merged before it:
+    /// most likely a copy, whose requests count twice.
+    pub copies: Vec<String>,
 }
 
 /// Merges digest files in order: the coverage and summary one run over all their inputs
@@ -777,6 +780,7 @@ pub(crate) fn merge_files(
         summary,
         documents: m.documents,
         buckets,
+        copies: m.copies,
     })
 }
 
@@ -791,8 +795,10 @@ struct Merger {
     totals: Totals,
     documents: usize,
     /// A hash of each document with requests merged so far, and its name: a second copy of
-    /// one (a `cp` of a digest file, one saved twice) would count its requests twice.
+    /// one (a `cp` of a digest file, one saved twice) counts its requests twice.
     seen: Vec<(u64, String)>,
+    /// What [`Merged::copies`] says.
+    copies: Vec<String>,
 }
 
 impl Merger {
@@ -829,14 +835,15 @@ impl Merger {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
                 doc.to_string().hash(&mut h);
                 let h = h.finish();
-                if let Some((_, first)) = self.seen.iter().find(|(seen, _)| *seen == h) {
-                    return Err(format!(
-                        "{at}: the same digest as {first} (the same {} requests, copied or saved \
-                         twice), so its requests would count twice",
+                match self.seen.iter().find(|(seen, _)| *seen == h) {
+                    Some((_, first)) => self.copies.push(format!(
+                        "{at}: the same digest as {first} (the same {} requests: a copy, or a \
+                         map step saved twice?); both are counted, as one run over two copies \
+                         of a log counts both",
                         l.coverage.requests
-                    ));
+                    )),
+                    None => self.seen.push((h, at.clone())),
                 }
-                self.seen.push((h, at.clone()));
             }
             if l.coverage.partial() {
                 partial(&at, &l.coverage);

@@ -412,30 +412,41 @@ fn merge_docs(dir: &Path, docs: &[Json]) -> Result<(Coverage, Summary), String> 
 }
 
 /// `d` as another input's digest with the same counts would be: a member the reader ignores
-/// set, so it is no copy of `d` ([`merge_refuses_a_copy_of_a_digest`]).
+/// set, so it is no copy of `d` ([`merge_names_a_copy_of_a_digest`]).
 fn another_host(d: &Json) -> Json {
     let mut d = d.clone();
     d["host"] = "another".into();
     d
 }
 
-/// A digest merged with its own copy (`cp`, or saved twice and both kept) would count its
-/// requests twice: refused, naming both. Two digests of no request are no copy of anything.
+/// A digest merged with its own copy (`cp`, or saved twice and both kept) counts its requests
+/// twice, as one run over two copies of a log does: said, naming both. Two digests of no
+/// request are no copy of anything.
 #[test]
-fn merge_refuses_a_copy_of_a_digest() {
+fn merge_names_a_copy_of_a_digest() {
     let dir = tempfile::tempdir().unwrap();
     let d = small_doc();
-    let err = merge_docs(dir.path(), &[d.clone(), another_host(&d), d.clone()]).unwrap_err();
+    let paths: Vec<std::path::PathBuf> = [d.clone(), another_host(&d), d.clone()]
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let p = dir.path().join(format!("d{i}.json"));
+            std::fs::write(&p, serde_json::to_vec(d).unwrap()).unwrap();
+            p
+        })
+        .collect();
+    let m = merge_files(&paths, |_, _| {}).unwrap();
     let at = |f: &str| dir.path().join(f).display().to_string();
     assert_eq!(
-        err,
-        format!(
-            "{}: the same digest as {} (the same 3 requests, copied or saved twice), so its \
-             requests would count twice",
+        m.copies,
+        [format!(
+            "{}: the same digest as {} (the same 3 requests: a copy, or a map step saved \
+             twice?); both are counted, as one run over two copies of a log counts both",
             at("d2.json"),
             at("d0.json")
-        )
+        )]
     );
+    assert_eq!(m.coverage.requests, 9);
     let (cov, mut s) = summarize(&[], EXACT_LIMIT);
     let empty = doc(&cov, &mut s);
     assert!(merge_docs(dir.path(), &[empty.clone(), empty]).is_ok());
