@@ -59,14 +59,30 @@ fn skip_blanks(mut b: &[u8]) -> &[u8] {
 
 /// The reference: the kind of document `data` wholly is, with its records' raw text (an
 /// array's elements, or the objects) and, for objects, the line each starts on.
-fn reference(data: &[u8]) -> Option<(Document, Vec<(u64, String)>)> {
+/// A document's kind, its records (for objects, with the line each starts on), and whether
+/// it is cut short.
+type Reference = (Document, Vec<(u64, String)>, bool);
+
+fn reference(data: &[u8]) -> Option<Reference> {
     let mut kind = None;
     let mut records = vec![];
     let mut rest = skip_blanks(data);
     while !rest.is_empty() {
         let line = 1 + memchr_count(&data[..data.len() - rest.len()]);
         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<&RawValue>();
-        let value = values.next()?.ok()?;
+        let value = match values.next()? {
+            Ok(v) => v,
+            // Cut short inside a value of the kind: a document up to the cut.
+            Err(e) if e.is_eof() => {
+                let this = match rest[0] {
+                    b'[' => Document::Array,
+                    b'{' => Document::Object,
+                    _ => return None,
+                };
+                return (*kind.get_or_insert(this) == this).then_some((this, records, true));
+            }
+            Err(_) => return None,
+        };
         let this = match value.get().as_bytes().first() {
             Some(b'[') => Document::Array,
             Some(b'{') => Document::Object,
@@ -84,7 +100,7 @@ fn reference(data: &[u8]) -> Option<(Document, Vec<(u64, String)>)> {
         }
         rest = skip_blanks(&rest[values.byte_offset()..]);
     }
-    kind.map(|k| (k, records))
+    kind.map(|k| (k, records, false))
 }
 
 fn memchr_count(b: &[u8]) -> u64 {
@@ -129,7 +145,9 @@ fn records(data: &[u8], kind: Document, step: usize) -> (Vec<(u64, String)>, boo
                     Item::Object { line, bytes } => {
                         got.push((line, String::from_utf8_lossy(bytes).into_owned()));
                     }
-                    Item::TooLong { .. } | Item::Trailing { .. } => bad = true,
+                    Item::TooLong { .. } | Item::Trailing { .. } | Item::CutShort { .. } => {
+                        bad = true;
+                    }
                 }
             }
             (got, bad)
@@ -164,7 +182,16 @@ fuzz_target!(|input: &[u8]| {
     assert_eq!(kind, want.as_ref().map(|w| w.0), "the decision");
     let (kind_whole, _) = sniffed(data, usize::MAX, 64 * 1024, usize::MAX);
     assert_eq!(kind, kind_whole, "the decision depends on the read size");
-    if let (Some(kind), Some((_, want))) = (kind, want) {
+    if let Some((kind, _, true)) = want {
+        // Cut short: the reader reports it, and must not panic.
+        let (_, bad) = records(data, kind, step);
+        assert!(
+            bad,
+            "the {kind:?} reader did not report a document cut short"
+        );
+        return;
+    }
+    if let (Some(kind), Some((_, want, _))) = (kind, want) {
         let (got, bad) = records(data, kind, step);
         assert!(
             !bad,

@@ -204,7 +204,7 @@ fn read_ahead(
                 Some(Err(e)) if !eof && (e.is_eof() || at_end(tail, &e)) => break,
                 // The input ends inside a value of the kind: a document cut short (a result
                 // file whose writer was killed), read as one up to the cut, as past `cap`.
-                Some(Err(e)) if e.is_eof() => return Ok(true),
+                Some(Err(e)) if e.is_eof() && tail.first() == Some(&open) => return Ok(true),
                 _ => return Ok(false),
             }
         }
