@@ -225,12 +225,12 @@ fn one_path(f: &FormatSpec, fields: &[Field], unit: Unit) -> Option<(Field, Stri
 }
 
 /// The metrics [`implausible_medians`] checks: the metric, its name, the median under which no
-/// LLM request is (ms) and why, the median over which none is and why, and the mapped fields
+/// LLM request is (ms) and why (none for a queue or a prefill, which may be any short time), the median over which none is and why, and the mapped fields
 /// it is made from, the likeliest first.
 type Plausible = (
     Metric,
     &'static str,
-    (f64, &'static str),
+    Option<(f64, &'static str)>,
     (f64, &'static str),
     &'static [Field],
 );
@@ -238,38 +238,38 @@ const PLAUSIBLE: [Plausible; 5] = [
     (
         Metric::Ttft,
         "TTFT",
-        (5.0, "shorter than any LLM request waits"),
+        Some((5.0, "shorter than any LLM request waits")),
         (600_000.0, "longer than LLM servers let a request wait"),
         &[Field::Ttft],
     ),
     (
         Metric::E2e,
         "E2E latency",
-        (5.0, "shorter than any LLM request takes"),
+        Some((5.0, "shorter than any LLM request takes")),
         (3_600_000.0, "longer than LLM servers let a request run"),
         &[Field::E2e],
     ),
     (
         Metric::Queue,
         "queue time",
-        (0.0, "shorter than nothing"),
+        None,
         (600_000.0, "longer than LLM servers let a request wait"),
         &[Field::Queue],
     ),
     (
         Metric::Prefill,
         "prefill time",
-        (0.0, "shorter than nothing"),
+        None,
         (600_000.0, "longer than any LLM prefills a prompt"),
         &[Field::Prefill],
     ),
     (
         Metric::Tpot,
         "TPOT",
-        (
+        Some((
             0.25,
             "over 4,000 tokens a second, faster than any LLM decodes",
-        ),
+        )),
         (
             10_000.0,
             "a token in over 10 s, slower than any LLM decodes",
@@ -301,12 +301,14 @@ fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, Str
         return vec![];
     };
     let mut out: Vec<(Field, String)> = vec![];
-    for ((metric, label, (least, short), (most, long), _), field, path, read) in checks {
+    for ((metric, label, least, (most, long), _), field, path, read) in checks {
         let Some(p50) = all.metrics[metric.index()].digest.quantile(0.5) else {
             continue;
         };
         let (why, unit, name) = match read {
-            Unit::Ms if p50 < least => (short, "s", "seconds"),
+            Unit::Ms if let Some((_, short)) = least.filter(|&(l, _)| p50 < l) => {
+                (short, "s", "seconds")
+            }
             Unit::Ms if p50 > most => (long, "us", "microseconds"),
             Unit::S if p50 > most => (long, "ms", "ms"),
             _ => continue,
