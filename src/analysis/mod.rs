@@ -332,6 +332,8 @@ pub(crate) struct ChatHeadline {
     pub ttft_from_scheduled: bool,
     /// The TTFT quantiles are exact (not t-digest estimates, marked `~`).
     pub ttft_exact: bool,
+    /// The share slower than reading is exact (not read from a t-digest of TPOT, marked `~`).
+    pub slower_exact: bool,
 }
 
 /// The headline for an agent consumer.
@@ -957,6 +959,7 @@ fn headline(g: &mut GroupStats, cfg: &AnalysisConfig) -> Headline {
             slower_than_reading: slower,
             ttft_from_scheduled: g.ttft_from_scheduled_only(),
             ttft_exact: g.metric(Metric::Ttft).digest.is_exact(),
+            slower_exact: g.metric(Metric::Tpot).digest.is_exact(),
         }
     });
     let agent = matches!(cfg.consumer, Consumer::Agent | Consumer::Both).then(|| {

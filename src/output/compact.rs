@@ -470,7 +470,8 @@ fn headline_lines(
             };
             let slow = if c.tpot_count > 0 {
                 format!(
-                    "; {} decode slower than reading ({} tokens/s)",
+                    "; {}{} decode slower than reading ({} tokens/s)",
+                    if c.slower_exact { "" } else { "~" },
                     pct(c.slower_than_reading),
                     c.reading_speed
                 )

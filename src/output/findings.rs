@@ -59,7 +59,8 @@ pub(crate) fn write_headline(out: &mut impl Write, h: &Headline) -> io::Result<(
         };
         let reading = if c.tpot_count > 0 {
             format!(
-                "; {} of {} decode slower than reading speed ({} tokens/s: TPOT above {} ms)",
+                "; {}{} of {} decode slower than reading speed ({} tokens/s: TPOT above {} ms)",
+                if c.slower_exact { "" } else { "~" },
                 pct1(c.slower_than_reading),
                 crate::output::summary::plural(c.tpot_count, "request"),
                 c.reading_speed,

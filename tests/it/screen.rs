@@ -517,11 +517,17 @@ fn the_headline_marks_estimates() {
     let exact = String::from_utf8(run_ok(&["summary", lab], b"")).unwrap();
     assert!(exact.contains("\nchat:  TTFT p50 "), "{exact}");
     assert!(exact.contains("\nagent: E2E p50 "), "{exact}");
+    assert!(exact.contains("; 39% decode slower than reading"), "{exact}");
     let estimated =
         String::from_utf8(run_ok(&["summary", "--exact-limit", "10", lab], b"")).unwrap();
     // 177 TTFTs, at most 256 distinct values: still exact (counted); 284 E2Es are not.
     assert!(estimated.contains("\nchat:  TTFT p50 "), "{estimated}");
     assert!(estimated.contains("\nagent: E2E~ p50 "), "{estimated}");
+    // The share of TPOTs above the reading speed is read from their t-digest too.
+    assert!(
+        estimated.contains("; ~39% decode slower than reading"),
+        "{estimated}"
+    );
     let explained = String::from_utf8(run_ok(
         &["summary", "--explain", "--exact-limit", "10", lab],
         b"",
@@ -529,6 +535,10 @@ fn the_headline_marks_estimates() {
     .unwrap();
     assert!(
         explained.contains("for agents (E2E first): e2e_ms~ p50 "),
+        "{explained}"
+    );
+    assert!(
+        explained.contains("; ~39.4% of 264 requests decode slower than reading speed"),
         "{explained}"
     );
 }
