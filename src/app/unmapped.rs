@@ -2,7 +2,8 @@
 //! request, the paths `--map` names that its first JSON line lacks are named on stderr, with
 //! the paths that line has that are close to them (`tokentime: app.log: no line was read as a
 //! request: a line is one when it has req.t0, the path of --map arrival; the first JSON line
-//! has no req.t0 (--map arrival); its paths close to them: a.t0`). Told from the input's first bytes (the ones read ahead to tell
+//! has no req.t0 (--map arrival); its paths close to them: a.t0`; with several time fields
+//! mapped, a line is one when it has any of their paths). Told from the input's first bytes (the ones read ahead to tell
 //! what the input is); said only when the input gave no request.
 
 use crate::app::keys::KeySample;
@@ -11,12 +12,14 @@ use crate::format::{Cond, Field, FormatSpec};
 use crate::metrics::Metric;
 use crate::summary::{FormatChoice, Summary};
 
-/// The paths of the format `--map` makes: the one a line must have to be read as a request
-/// (its first time field), and every mapped field's.
+/// The paths of the format `--map` makes: those a line must have one of to be read as a
+/// request (its time fields'), and every mapped field's.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Mapped {
-    /// `(field, dotted path)`, the marker's first.
+    /// `(field, dotted path)`, the markers' first.
     paths: Vec<(&'static str, String)>,
+    /// How many of `paths` are markers: a line that has any of them is a request.
+    n_markers: usize,
     /// The `--root` the paths are read below (none when it walks, `[*]`).
     root: Vec<String>,
 }
@@ -29,22 +32,34 @@ impl Mapped {
         if f.name != "custom" || f.records.is_some() {
             return None;
         }
-        let Some(Cond::Present(marker)) = f.markers.first() else {
-            return None;
+        let markers: Vec<&Vec<String>> = match f.markers.first() {
+            Some(Cond::Present(p)) => vec![p],
+            Some(Cond::Any(any)) => any
+                .iter()
+                .filter_map(|c| match c {
+                    Cond::Present(p) => Some(p),
+                    _ => None,
+                })
+                .collect(),
+            _ => return None,
         };
         let mut paths: Vec<(&'static str, String)> = Vec::new();
+        let mut rest: Vec<(&'static str, String)> = Vec::new();
         for rule in &f.fields {
             for p in &rule.paths {
                 let entry = (rule.field.name(), p.join("."));
-                if p == marker {
-                    paths.insert(0, entry);
-                } else {
+                if markers.contains(&p) {
                     paths.push(entry);
+                } else {
+                    rest.push(entry);
                 }
             }
         }
+        let n_markers = paths.len();
+        paths.extend(rest);
         Some(Mapped {
             paths,
+            n_markers,
             root: crate::classify::record_prefix(root).to_vec(),
         })
     }
@@ -59,17 +74,17 @@ impl Mapped {
         if !sample.has_keys() {
             return None;
         }
-        let (field, marker) = self.paths.first()?;
-        if sample.has(marker) {
+        let markers = self.paths.get(..self.n_markers)?;
+        if markers.is_empty() || markers.iter().any(|(_, p)| sample.has(p)) {
             return None;
         }
-        let mut missing: Vec<String> = vec![format!("{marker} (--map {field})")];
-        missing.extend(
-            self.paths[1..]
-                .iter()
-                .filter(|(_, p)| !sample.has(p) && p != marker)
-                .map(|(f, p)| format!("{p} (--map {f})")),
-        );
+        let mut missing: Vec<String> = Vec::new();
+        for (f, p) in &self.paths {
+            let entry = format!("{p} (--map {f})");
+            if !sample.has(p) && !missing.contains(&entry) {
+                missing.push(entry);
+            }
+        }
         let mut close: Vec<String> = Vec::new();
         for (_, p) in &self.paths {
             if !sample.has(p) {
@@ -85,9 +100,19 @@ impl Mapped {
         } else {
             format!("its paths close to them: {}", close.join(", "))
         };
+        let one_of = match markers {
+            [(field, marker)] => format!("{marker}, the path of --map {field}"),
+            _ => {
+                let each: Vec<String> = markers
+                    .iter()
+                    .map(|(f, p)| format!("{p} (--map {f})"))
+                    .collect();
+                format!("one of {}", each.join(", "))
+            }
+        };
         Some(format!(
-            "{name}: no line was read as a request: a line is one when it has {marker}, the \
-             path of --map {field}; the first JSON line has no {}; {hint}",
+            "{name}: no line was read as a request: a line is one when it has {one_of}; the \
+             first JSON line has no {}; {hint}",
             missing.join(", ")
         ))
     }
@@ -452,9 +477,9 @@ mod tests {
         let head = b"{\"a\":{\"t0\":1.5,\"t1\":2.0},\"m\":\"x\"}\n{\"a\":";
         assert_eq!(
             m.message("app.log", head).unwrap(),
-            "app.log: no line was read as a request: a line is one when it has req.t0, the \
-             path of --map arrival; the first JSON line has no req.t0 (--map arrival), req.t1 \
-             (--map end); its paths close to them: a.t0, a.t1"
+            "app.log: no line was read as a request: a line is one when it has one of req.t0 \
+             (--map arrival), req.t1 (--map end); the first JSON line has no req.t0 (--map \
+             arrival), req.t1 (--map end); its paths close to them: a.t0, a.t1"
         );
     }
 

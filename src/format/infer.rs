@@ -1033,12 +1033,9 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
                 && !c.target.is(Field::LoggedAt)
         })
         .collect();
-    let marker = timing.iter().max_by_key(|c| {
-        (
-            c.values.iter().flatten().count(),
-            std::cmp::Reverse(c.path.len()),
-        )
-    })?;
+    if timing.is_empty() {
+        return None;
+    }
     let fields: Vec<FieldRule> = chosen
         .iter()
         .filter(|c| c.target != Target::Tpot)
@@ -1074,6 +1071,13 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         "none found".into()
     };
     let (error_when, cancelled_when, reason_paths) = outcome_conds(sample);
+    let id_paths = root_key(
+        sample,
+        &["request_id", "requestId", "req_id", "reqId", "id"],
+    );
+    let model_paths = root_key(sample, &["model", "model_id", "model_name"]);
+    let (markers, error_markers) =
+        crate::format::request_markers(&fields, &[&id_paths, &model_paths], &error_when);
     Some(FormatSpec {
         name: "inferred".into(),
         about: format!(
@@ -1081,7 +1085,8 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
             inf.lines,
             if inf.lines == 1 { "line" } else { "lines" }
         ),
-        markers: vec![Cond::Present(marker.path.clone())],
+        markers,
+        error_markers,
         error_when,
         cancelled_when,
         reason_paths,
@@ -1089,11 +1094,29 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         ttft_doc,
         cache_doc,
         fields,
-        id_paths: root_key(sample, &["request_id", "requestId", "id"]),
-        model_paths: root_key(sample, &["model", "model_id", "model_name"]),
+        id_paths,
+        model_paths,
         fallback: true,
         ..FormatSpec::default()
     })
+}
+
+/// A condition as a formats file writes it.
+fn toml_cond(c: &Cond) -> String {
+    let at = |p: &Vec<String>| quoted(&path_str(p));
+    match c {
+        Cond::Present(p) => format!("{{ present = {} }}", at(p)),
+        Cond::Set(p) => format!("{{ set = {} }}", at(p)),
+        Cond::Differs(p, v) => format!("{{ path = {}, differs = {v} }}", at(p)),
+        Cond::Equals(p, v) => format!("{{ path = {}, equals = {v} }}", at(p)),
+        Cond::AtLeast(p, n) => format!("{{ path = {}, at_least = {n} }}", at(p)),
+        Cond::Contains(p, t) => format!("{{ path = {}, contains = {} }}", at(p), quoted(t)),
+        Cond::Not(c) => format!("{{ not = {} }}", toml_cond(c)),
+        Cond::Any(cs) => {
+            let each: Vec<String> = cs.iter().map(toml_cond).collect();
+            format!("{{ any = [{}] }}", each.join(", "))
+        }
+    }
 }
 
 /// The non-null values of the root member `k` on the sample's lines.
@@ -1251,25 +1274,15 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
         template(&mut s, inf);
         return s;
     };
-    let cond = |c: &Cond| match c {
-        Cond::Present(p) => format!("{{ present = {} }}", quoted(&path_str(p))),
-        Cond::Set(p) => format!("{{ set = {} }}", quoted(&path_str(p))),
-        Cond::Differs(p, v) => format!("{{ path = {}, differs = {v} }}", quoted(&path_str(p))),
-        Cond::Equals(p, v) => format!("{{ path = {}, equals = {v} }}", quoted(&path_str(p))),
-        Cond::AtLeast(p, n) => format!("{{ path = {}, at_least = {n} }}", quoted(&path_str(p))),
-        Cond::Contains(p, t) => format!(
-            "{{ path = {}, contains = {} }}",
-            quoted(&path_str(p)),
-            quoted(t)
-        ),
-        other => format!("{{ present = {} }}", quoted(&other.to_string())),
-    };
-    let list = |cs: &[Cond]| cs.iter().map(cond).collect::<Vec<_>>().join(", ");
+    let list = |cs: &[Cond]| cs.iter().map(toml_cond).collect::<Vec<_>>().join(", ");
     let _ = writeln!(s, "[[format]]");
     let _ = writeln!(s, "name = {}", quoted(&f.name));
     let _ = writeln!(s, "about = {}", quoted(&f.about));
     let _ = writeln!(s, "fallback = true");
     let _ = writeln!(s, "markers = [{}]", list(&f.markers));
+    if !f.error_markers.is_empty() {
+        let _ = writeln!(s, "error_markers = [{}]", list(&f.error_markers));
+    }
     if !f.error_when.is_empty() {
         let _ = writeln!(s, "error_when = [{}]", list(&f.error_when));
     }

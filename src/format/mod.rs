@@ -963,12 +963,10 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
             }),
         }
     }
-    let markers: Vec<Cond> = fields
-        .iter()
-        .filter(|r| !r.field.is_count())
-        .take(1)
-        .map(|r| Cond::Present(r.paths[0].clone()))
-        .collect();
+    let [error_when, cancelled_when, response_cache_when] = when;
+    let [id_paths, model_paths, reason_paths] = named;
+    let (markers, error_markers) =
+        request_markers(&fields, &[&id_paths, &model_paths], &error_when);
     if markers.is_empty() {
         return Err(
             "--map: map at least one time field (arrival, first_token, end, ttft, ...)".into(),
@@ -986,15 +984,13 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
             )
         }
     };
-    let [error_when, cancelled_when, response_cache_when] = when;
-    let [id_paths, model_paths, reason_paths] = named;
     Ok(FormatSpec {
         name: "custom".into(),
         about: "defined by --map".into(),
         markers,
         record_markers,
         records,
-        error_markers: vec![],
+        error_markers,
         error_when,
         cancelled_when,
         response_cache_when,
@@ -1008,6 +1004,68 @@ pub fn custom(maps: &[String]) -> Result<FormatSpec, String> {
         reason_paths,
         ..FormatSpec::default()
     })
+}
+
+/// The markers of a format made from a mapping (`--map`, `--format inferred`): a line (or a
+/// record) is a request when it has a value at any path of a time field (the arrival, an
+/// end, a TTFT, an E2E, ...; the time a line was written only when nothing else is mapped: a
+/// health check or a start-up line has one too), so that a failure logged without its TTFT is
+/// still a request. And its error markers: a line that has none of them but that one of the
+/// failure conditions `error_when` calls a failure is a failed request too (a 429 answered
+/// before any time was taken), when it has the request's id, model or token counts where
+/// those are mapped. Empty markers when no time field is mapped.
+pub(crate) fn request_markers(
+    fields: &[FieldRule],
+    named: &[&Vec<Vec<String>>],
+    error_when: &[Cond],
+) -> (Vec<Cond>, Vec<Cond>) {
+    let times = |logged_at: bool| -> Vec<Cond> {
+        let mut paths: Vec<&Vec<String>> = Vec::new();
+        for r in fields {
+            if !r.field.is_count() && (r.field != Field::LoggedAt) != logged_at {
+                for p in &r.paths {
+                    if !paths.contains(&p) {
+                        paths.push(p);
+                    }
+                }
+            }
+        }
+        paths
+            .into_iter()
+            .map(|p| Cond::Present(p.clone()))
+            .collect()
+    };
+    let mut any = times(false);
+    if any.is_empty() {
+        any = times(true);
+    }
+    let markers = match any.len() {
+        0 => return (vec![], vec![]),
+        1 => any,
+        _ => vec![Cond::Any(any)],
+    };
+    let error_markers = if error_when.is_empty() {
+        vec![]
+    } else {
+        let mut identity: Vec<Cond> = named
+            .iter()
+            .flat_map(|paths| paths.iter())
+            .chain(
+                fields
+                    .iter()
+                    .filter(|r| r.field.is_count())
+                    .flat_map(|r| &r.paths),
+            )
+            .map(|p| Cond::Present(p.clone()))
+            .collect();
+        identity.dedup();
+        let mut e = vec![Cond::Any(error_when.to_vec())];
+        if !identity.is_empty() {
+            e.push(Cond::Any(identity));
+        }
+        e
+    };
+    (markers, error_markers)
 }
 
 /// Reads `fields` of a line into `t` (and the evaluated-token count into `evaluated`; token

@@ -1354,9 +1354,9 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
 
 /// [`NO_REQUESTS`] when the log was read with `--map`.
 pub(crate) const NO_REQUESTS_MAPPED: &str = "no line was recognised as a request: a line is one when it has \
-     the path of the first time field --map names (the first --map given that is not a token \
-     count); try --root PATH (when the record sits inside each line), --prefix REGEX \
-     (when text such as a syslog header comes before the JSON)";
+     a value at the path of a time field --map names (any --map that is not a token count, \
+     logged_at only when it is the one); try --root PATH (when the record sits inside each \
+     line), --prefix REGEX (when text such as a syslog header comes before the JSON)";
 
 /// A JSON document whose `groups` array is made one element at a time while it is written:
 /// `head` holds the other members (the callers may add theirs); serializing writes them all in

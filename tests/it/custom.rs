@@ -439,13 +439,14 @@ fn a_map_path_no_line_has_is_named_with_the_close_ones() {
         "--map",
         "arrival=request.t0:epoch_s",
         "--map",
-        "end=req.t2:epoch_s",
+        "end=request.t2:epoch_s",
     ];
     let said = |name: &str| {
         format!(
-            "tokentime: {name}: no line was read as a request: a line is one when it has \
-             request.t0, the path of --map arrival; the first JSON line has no request.t0 \
-             (--map arrival); its paths close to them: req.t0\n"
+            "tokentime: {name}: no line was read as a request: a line is one when it has one \
+             of request.t0 (--map arrival), request.t2 (--map end); the first JSON line has no \
+             request.t0 (--map arrival), request.t2 (--map end); its paths close to them: \
+             req.t0, req.t2\n"
         )
     };
     let runs: [(&[&str], bool); 5] = [
@@ -488,13 +489,16 @@ fn a_map_path_no_line_has_is_named_with_the_close_ones() {
             "--map",
             "arrival=start_tme:epoch_s",
             "--map",
-            "end=end:epoch_s",
+            "end=ending:epoch_s",
             doc.to_str().unwrap(),
         ],
         b"",
     );
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("the first time field --map names"), "{err}");
+    assert!(
+        err.contains("the path of a time field --map names"),
+        "{err}"
+    );
     assert!(!err.contains("--format custom"), "{err}");
     // The marker's path is there: the counts tell what else was wrong, nothing more is said.
     let out = run(
@@ -940,7 +944,11 @@ fn mapped_paths_below_a_root_are_checked_below_it() {
     let out = summary("timings.prompt_mss");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("its paths close to them: timings.prompt_ms, timings.prompt_n"),
+        err.contains(
+            "--map ttft=timings.prompt_mss: not in any of the 16 request lines sampled, so what \
+             it gives is null (not_logged); paths close to it: timings.prompt_ms, \
+             timings.prompt_n"
+        ),
         "{err}"
     );
 }
@@ -1110,4 +1118,129 @@ fn durations_a_thousand_times_off_either_way_are_named_by_their_medians() {
         ),
         "{err}"
     );
+}
+
+/// A line is a request when it has any mapped time field, whatever the order of the `--map`s:
+/// a 504 logged with `"ttft_ms": null` is still a request (a failure), and a health line that
+/// has only the time it was written is none. A record of `records=` likewise.
+#[test]
+fn any_mapped_time_field_makes_a_request() {
+    let log = testdata().join("cases/files/fastapi-middleware.jsonl");
+    let log = log.to_str().unwrap();
+    let (ttft, e2e, ts) = (
+        "ttft=ttft_ms:ms",
+        "e2e=latency_ms:ms",
+        "logged_at=ts:rfc3339",
+    );
+    for order in [[ttft, e2e, ts], [e2e, ttft, ts], [ts, ttft, e2e]] {
+        let mut args = vec!["summary", "--threads", "1"];
+        for m in order {
+            args.extend(["--map", m]);
+        }
+        args.extend(["--map", "error_when=status>=400", log]);
+        let text = String::from_utf8(run_ok(&args, b"")).unwrap();
+        // r4 (504, no TTFT) and r7 (429) failed: 2 of 8.
+        assert!(text.starts_with("8 requests from "), "{order:?}\n{text}");
+        assert!(
+            text.contains("\nerrors 2 (25.0%); 8 lines (custom 8)\n"),
+            "{order:?}\n{text}"
+        );
+    }
+    let health = testdata().join("cases/files/with-health.jsonl");
+    for order in [[ts, ttft], [ttft, ts]] {
+        let mut args = vec!["summary"];
+        for m in order {
+            args.extend(["--map", m]);
+        }
+        args.push(health.to_str().unwrap());
+        let text = String::from_utf8(run_ok(&args, b"")).unwrap();
+        assert!(text.starts_with("2 requests from "), "{order:?}\n{text}");
+        assert!(
+            text.contains("(custom 2), no timing 3\n"),
+            "{order:?}\n{text}"
+        );
+    }
+    // x4's queue and TTFT are null, its total is there: a failed request (503).
+    let batches = testdata().join("cases/files/batches.jsonl");
+    let text = String::from_utf8(run_ok(
+        &[
+            "summary",
+            "--map",
+            "records=items[*]",
+            "--map",
+            "queue=t.queue_ns:ns",
+            "--map",
+            "ttft=t.ttft_s:s",
+            "--map",
+            "e2e=t.total_s:s",
+            "--map",
+            "output_tokens=tok.out",
+            "--map",
+            "error_when=error.status>=500",
+            batches.to_str().unwrap(),
+        ],
+        b"",
+    ))
+    .unwrap();
+    assert!(text.starts_with("5 requests "), "{text}");
+    assert!(
+        text.contains("\nerrors 1 (20.0%); 3 lines (custom 5)"),
+        "{text}"
+    );
+}
+
+/// A line with no mapped time field that a failure rule calls failed is a failed request
+/// when it has the request's id (a 401 answered before any time was taken), with `--map` and
+/// with the inferred format; the inferred format also reads each of two shapes of line.
+#[test]
+fn a_failure_without_times_is_a_failed_request() {
+    let log = testdata().join("cases/files/gateway-errors.jsonl");
+    let log = log.to_str().unwrap();
+    // r2 (401, no latency), r4 (500, an error object, no latency), r5 (503, latency null).
+    let explained = String::from_utf8(run_ok(&["summary", "--explain", log], b"")).unwrap();
+    assert!(
+        explained.contains("lines 6  requests 6  errors 3  non-JSON 0  no timing 0"),
+        "{explained}"
+    );
+    assert!(explained.contains("formats: inferred 6"), "{explained}");
+    let mapped = String::from_utf8(run_ok(
+        &[
+            "summary",
+            "--map",
+            "ttft=ttft_ms:ms",
+            "--map",
+            "e2e=latency_ms:ms",
+            "--map",
+            "id=req_id",
+            "--map",
+            "error_when=status>=400",
+            log,
+        ],
+        b"",
+    ))
+    .unwrap();
+    assert!(
+        mapped.contains("\nerrors 3 (50.0%); 6 lines (custom 6)\n"),
+        "{mapped}"
+    );
+    // Without an id, model or token count mapped, a failure rule alone makes the request.
+    let bare = String::from_utf8(run_ok(
+        &[
+            "summary",
+            "--map",
+            "e2e=latency_ms:ms",
+            "--map",
+            "error_when=status>=400",
+            log,
+        ],
+        b"",
+    ))
+    .unwrap();
+    assert!(
+        bare.contains("\nerrors 3 (50.0%); 6 lines (custom 6)\n"),
+        "{bare}"
+    );
+    let shapes = testdata().join("cases/files/two-shapes.jsonl");
+    let text = String::from_utf8(run_ok(&["summary", shapes.to_str().unwrap()], b"")).unwrap();
+    assert!(text.starts_with("5 requests "), "{text}");
 }

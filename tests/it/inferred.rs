@@ -569,7 +569,7 @@ fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
         r#"cancelled_when = [{ path = "status", equals = 499 }]"#,
         r#"{ field = "logged_at", path = "ts", unit = "epoch" }"#,
         // The line's time is on every line: it marks no request.
-        r#"markers = [{ present = "duration_ms" }]"#,
+        r#"markers = [{ any = [{ present = "ttfb_ms" }, { present = "duration_ms" }] }]"#,
     ] {
         assert!(guess.contains(want), "{want} in\n{guess}");
     }

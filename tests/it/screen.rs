@@ -517,7 +517,10 @@ fn the_headline_marks_estimates() {
     let exact = String::from_utf8(run_ok(&["summary", lab], b"")).unwrap();
     assert!(exact.contains("\nchat:  TTFT p50 "), "{exact}");
     assert!(exact.contains("\nagent: E2E p50 "), "{exact}");
-    assert!(exact.contains("; 39% decode slower than reading"), "{exact}");
+    assert!(
+        exact.contains("; 39% decode slower than reading"),
+        "{exact}"
+    );
     let estimated =
         String::from_utf8(run_ok(&["summary", "--exact-limit", "10", lab], b"")).unwrap();
     // 177 TTFTs, at most 256 distinct values: still exact (counted); 284 E2Es are not.
