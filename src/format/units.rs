@@ -837,7 +837,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 /// Parses a duration string: a decimal number and one of `ns`, `us`, `µs` (U+00B5), `μs`
-/// (U+03BC), `ms`, `s` (Rust's `Duration` Debug form, as TGI logs it).
+/// (U+03BC), `ms`, `s` (Rust's `Duration` Debug form, as TGI logs it); or several such parts
+/// with `h` and `m` among them, added up (Go's `Duration.String()`: `"1m30s"`, `"1h2m3.5s"`).
 ///
 /// ```text
 /// use tokentime::units::parse_duration_str;
@@ -845,9 +846,44 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// assert_eq!(parse_duration_str("1.5s"), Some(1_500_000_000));
 /// assert_eq!(parse_duration_str("49.382μs"), Some(49_382));
 /// assert_eq!(parse_duration_str("0ns"), Some(0));
+/// assert_eq!(parse_duration_str("1m2.5s"), Some(62_500_000_000));
 /// ```
 pub fn parse_duration_str(s: &str) -> Option<i64> {
     let s = s.trim();
+    one_duration_part(s).or_else(|| compound_duration(s))
+}
+
+/// A duration of parts, each a decimal number and a unit (`h`, `m`, `s`, `ms`, `us`, `µs`,
+/// `μs`, `ns`), as Go's `time.ParseDuration` reads them: their sum.
+fn compound_duration(s: &str) -> Option<i64> {
+    let mut rest = s;
+    let mut total: i64 = 0;
+    while !rest.is_empty() {
+        let n = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|&n| n > 0)?;
+        let (num, tail) = rest.split_at(n);
+        let units: [(&str, i32, i64); 8] = [
+            ("ns", 0, 1),
+            ("us", 3, 1),
+            ("µs", 3, 1),
+            ("μs", 3, 1),
+            ("ms", 6, 1),
+            ("s", 9, 1),
+            ("m", 9, 60),
+            ("h", 9, 3600),
+        ];
+        let (unit, scale, times) = units.into_iter().find(|(u, ..)| tail.starts_with(u))?;
+        // Longest first: the `m` of `ms` is no minute.
+        let part = decimal_scaled(num.as_bytes(), scale)?.checked_mul(times)?;
+        total = total.checked_add(part)?;
+        rest = &tail[unit.len()..];
+    }
+    Some(total)
+}
+
+/// [`parse_duration_str`] of one number and its unit.
+fn one_duration_part(s: &str) -> Option<i64> {
     let (num, scale) = if let Some(n) = s.strip_suffix("ns") {
         (n, 0)
     } else if let Some(n) = s
@@ -1004,6 +1040,17 @@ mod tests {
         assert_eq!(parse_duration_str("12ns"), Some(12));
         assert_eq!(parse_duration_str("12"), None);
         assert_eq!(parse_duration_str("-1ms"), None);
+        // Go's Duration.String() past a minute.
+        assert_eq!(parse_duration_str("1m30s"), Some(90_000_000_000));
+        assert_eq!(parse_duration_str("1m2.5s"), Some(62_500_000_000));
+        assert_eq!(parse_duration_str("1h0m0s"), Some(3_600_000_000_000));
+        assert_eq!(parse_duration_str("2h45m"), Some(9_900_000_000_000));
+        assert_eq!(parse_duration_str("1m500ms"), Some(60_500_000_000));
+        assert_eq!(parse_duration_str("1s500ms"), Some(1_500_000_000));
+        assert_eq!(parse_duration_str("1m-2s"), None);
+        assert_eq!(parse_duration_str("m30s"), None);
+        assert_eq!(parse_duration_str("1m30"), None);
+        assert_eq!(parse_duration_str("5m"), Some(300_000_000_000));
     }
 
     #[test]

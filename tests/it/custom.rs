@@ -1244,3 +1244,33 @@ fn a_failure_without_times_is_a_failed_request() {
     let text = String::from_utf8(run_ok(&["summary", shapes.to_str().unwrap()], b"")).unwrap();
     assert!(text.starts_with("5 requests "), "{text}");
 }
+
+/// Go's `Duration.String()` past a minute (`"1m2.5s"`) reads as the sum of its parts, mapped
+/// with `:duration` or found by the inferred format.
+#[test]
+fn go_durations_past_a_minute_are_read() {
+    let log = br#"{"time":"2026-03-01T10:00:02.1+01:00","ttft":"412.3ms","duration":"2.1s","completion_tokens":85}
+{"time":"2026-03-01T10:00:08.0+01:00","ttft":"1m2.5s","duration":"1m30s","completion_tokens":101}
+"#;
+    let mapped = String::from_utf8(run_ok(
+        &[
+            "--only-requests",
+            "--map",
+            "ttft=ttft:duration",
+            "--map",
+            "e2e=duration:duration",
+        ],
+        log,
+    ))
+    .unwrap();
+    assert!(mapped.contains(r#""ttft_ms":62500.0"#), "{mapped}");
+    assert!(mapped.contains(r#""e2e_ms":90000.0"#), "{mapped}");
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), log).unwrap();
+    let inferred = String::from_utf8(run_ok(
+        &["--only-requests", file.path().to_str().unwrap()],
+        b"",
+    ))
+    .unwrap();
+    assert!(inferred.contains(r#""ttft_ms":62500.0"#), "{inferred}");
+}
