@@ -39,6 +39,11 @@ pub(crate) const EXPLAINED_PURITY: f64 = 0.9;
 /// capacity (or prompt) problem.
 pub(crate) const READING_SHARE: f64 = 0.6;
 
+/// The fewest requests a row of the TTFT decomposition needs for its reading (as a bucket of
+/// the TPOT trend): one or two slow requests, whose prompt or queue may be anything, say
+/// nothing of where the TTFT of slow requests goes.
+pub(crate) const MIN_REGION: f64 = 5.0;
+
 /// The quantiles of the headline and of the analysis tables in text (all in JSON).
 const HEADLINE_QUANTILES: [f64; 3] = [0.5, 0.9, 0.99];
 
@@ -214,7 +219,8 @@ pub(crate) struct Decomposition {
     pub count: f64,
     /// The p50 and p99 regions.
     pub regions: [Region; 2],
-    /// `"capacity"`, `"prompt"`, `"mixed"` or `"flat"`.
+    /// `"capacity"`, `"prompt"`, `"mixed"`, `"flat"`, or `"few"` (a row of fewer than
+    /// [`MIN_REGION`] requests: no reading).
     pub reading: &'static str,
     /// Share of the TTFT growth from p50 to p99 that is queueing, and that is prefill.
     pub growth_shares: (f64, f64),
@@ -487,7 +493,9 @@ fn decomposition(e: &Extra) -> Option<Decomposition> {
     let growth = slow.ttft_ms - typical.ttft_ms;
     let dq = (slow.queue_ms - typical.queue_ms) / growth;
     let dp = (slow.prefill_ms - typical.prefill_ms) / growth;
-    let reading = if growth <= 0.1 * typical.ttft_ms {
+    let reading = if typical.count.min(slow.count) < MIN_REGION {
+        "few"
+    } else if growth <= 0.1 * typical.ttft_ms {
         "flat"
     } else if dq >= READING_SHARE {
         "capacity"

@@ -1119,7 +1119,7 @@ pub(crate) fn findings(r: &GroupReport, max: usize) -> Vec<String> {
         ));
     }
     match &r.decomposition {
-        Some(d) if d.reading != "flat" => out.push(decomposition_text(d)),
+        Some(d) if !matches!(d.reading, "flat" | "few") => out.push(decomposition_text(d)),
         Some(_) => {}
         None => {
             if let Some((a, b)) = crate::analysis::held_ends(&r.ttft_by_input)

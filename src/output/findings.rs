@@ -371,6 +371,10 @@ fn reading_text(d: &Decomposition) -> String {
             "reading: TTFT grows with prefill (prompt length), a prompt problem ({shares}{tokens})"
         ),
         "flat" => format!("reading: TTFT is flat from p50 to p99 ({shares})"),
+        "few" => format!(
+            "reading: none, a row holds fewer than {} requests ({shares})",
+            crate::analysis::MIN_REGION
+        ),
         _ => format!(
             "reading: TTFT grows with both queue time ({}) and prefill ({}) of its growth from p50 to p99 ({shares}{tokens})",
             pct(d.growth_shares.0),

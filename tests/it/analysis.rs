@@ -710,3 +710,24 @@ fn counts_in_findings_are_whole_numbers_in_json() {
         }
     }
 }
+
+/// A decomposition whose rows hold fewer than 5 requests gives no reading: NIM's three
+/// requests, one in each row, are no capacity problem (the compact report says nothing).
+#[test]
+fn a_decomposition_of_few_requests_reads_nothing() {
+    let nim = testdata().join("samples/nim.jsonl");
+    let nim = nim.to_str().unwrap();
+    let explained = String::from_utf8(run_ok(&["summary", "--explain", nim], b"")).unwrap();
+    assert!(
+        explained.contains("\nreading: none, a row holds fewer than 5 requests (queueing is 1% of TTFT at p50 and 59% at p99)\n"),
+        "{explained}"
+    );
+    let compact = String::from_utf8(run_ok(&["summary", nim], b"")).unwrap();
+    assert!(!compact.contains("TTFT grows"), "{compact}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json", nim], b"")).unwrap();
+    assert_eq!(
+        json["groups"][0]["analysis"]["ttft_decomposition"]["reading"],
+        "few"
+    );
+}
