@@ -328,6 +328,7 @@ fn add_to_summaries(
     summary.add_note(r, note);
     if let Some(s) = slice {
         s.add_request(r, gaps, by);
+        s.add_note(r, note);
     }
     ids
 }
@@ -647,6 +648,9 @@ impl<'p> Worker<'p> {
         let mut proc = processor(config, None, &by);
         proc.set_dedupe(!sc.keep_duplicates, !sc.keep_duplicates);
         proc.want_slowest(true);
+        if sc.window.is_some() {
+            proc.want_every_id();
+        }
         proc
     }
 

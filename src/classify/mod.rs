@@ -1687,6 +1687,11 @@ impl Processor {
         self.notes.want_slowest(yes);
     }
 
+    /// Makes the processor note every request's id (a `--window`'s slowest are its own).
+    pub fn want_every_id(&mut self) {
+        self.notes.want_every_id();
+    }
+
     /// Makes the processor keep each request's id and model (for per-request rows).
     pub fn want_ids(&mut self, yes: bool) {
         self.want_ids = yes;

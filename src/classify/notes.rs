@@ -63,6 +63,8 @@ pub(crate) struct Notes {
     scratch: String,
     /// The keys of the first object a failed request's reason path held.
     object_keys: Vec<String>,
+    /// Every request's id is noted ([`Notes::want_every_id`]).
+    every: bool,
 }
 
 impl Notes {
@@ -72,6 +74,13 @@ impl Notes {
 
     pub(crate) fn want_slowest(&mut self, yes: bool) {
         self.slowest = yes;
+    }
+
+    /// Notes every request's id, not only those that may be among the slowest read so far: a
+    /// `--window`'s slowest are of its own requests, which the run's slowest may not hold.
+    pub(crate) fn want_every_id(&mut self) {
+        self.slowest = true;
+        self.every = true;
     }
 
     /// The shared copy of the reason in `scratch`.
@@ -90,6 +99,9 @@ impl Notes {
     /// distinct: a request read twice (a duplicate record, dropped later by the dedupe) must
     /// not push out a key the summary's slowest keep, or that request's id would not be read.
     fn enters(&mut self, key: u64) -> bool {
+        if self.every {
+            return true;
+        }
         let full = self.slow.len() == SLOWEST;
         if full && self.slow.peek().is_some_and(|&Reverse(min)| key < min) {
             return false;

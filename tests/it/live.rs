@@ -463,3 +463,45 @@ fn every_says_no_request_was_recognised_while_input_is_open() {
         "{rest:?}"
     );
 }
+
+/// A `--window` summary has the window's own failures' reasons and slowest requests, each
+/// with its id, also when they are not among the run's slowest so far.
+#[test]
+fn a_window_has_its_own_reasons_and_slowest_with_ids() {
+    let data = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines = lines_with_endings(&data);
+    let mut live = Live::start(&[
+        "summary", "--every", "300ms", "--window", "300ms", "-o", "json",
+    ]);
+    let doc = |l: String| -> serde_json::Value { serde_json::from_str(&l).unwrap() };
+    for batch in [&lines[..100], &lines[100..200]] {
+        live.write(&batch.concat());
+        let mut seen = doc(live.next_line());
+        while seen["coverage"]["lines"] != 100 {
+            seen = doc(live.next_line());
+        }
+        let slowest = seen["slowest"].as_array().unwrap();
+        assert_eq!(slowest.len(), 5, "{seen}");
+        for s in slowest {
+            assert!(
+                s["id"].as_str().is_some_and(|id| id.starts_with("lab-")),
+                "{seen}"
+            );
+        }
+        let errors = seen["errors"]["count"].as_u64().unwrap();
+        let reasons: u64 = seen["errors"]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["count"].as_u64().unwrap())
+            .sum();
+        assert_eq!(reasons, errors, "{seen}");
+        // The window slides past the batch before the next one.
+        while seen["coverage"]["lines"] != 0 {
+            seen = doc(live.next_line());
+        }
+    }
+    drop(live.stdin.take());
+    let (code, _, _) = live.finish();
+    assert_eq!(code, Some(0));
+}
