@@ -1132,13 +1132,17 @@ fn any_mapped_time_field_makes_a_request() {
         "e2e=latency_ms:ms",
         "logged_at=ts:rfc3339",
     );
-    for order in [[ttft, e2e, ts], [e2e, ttft, ts], [ts, ttft, e2e]] {
+    // A summary with these `--map`s in this order.
+    let mapped = |maps: &[&str], file: &str| -> String {
         let mut args = vec!["summary", "--threads", "1"];
-        for m in order {
+        for m in maps {
             args.extend(["--map", m]);
         }
-        args.extend(["--map", "error_when=status>=400", log]);
-        let text = String::from_utf8(run_ok(&args, b"")).unwrap();
+        args.push(file);
+        String::from_utf8(run_ok(&args, b"")).unwrap()
+    };
+    for order in [[ttft, e2e, ts], [e2e, ttft, ts], [ts, ttft, e2e]] {
+        let text = mapped(&[&order[..], &["error_when=status>=400"]].concat(), log);
         // r4 (504, no TTFT) and r7 (429) failed: 2 of 8.
         assert!(text.starts_with("8 requests from "), "{order:?}\n{text}");
         assert!(
@@ -1148,12 +1152,7 @@ fn any_mapped_time_field_makes_a_request() {
     }
     let health = testdata().join("cases/files/with-health.jsonl");
     for order in [[ts, ttft], [ttft, ts]] {
-        let mut args = vec!["summary"];
-        for m in order {
-            args.extend(["--map", m]);
-        }
-        args.push(health.to_str().unwrap());
-        let text = String::from_utf8(run_ok(&args, b"")).unwrap();
+        let text = mapped(&order, health.to_str().unwrap());
         assert!(text.starts_with("2 requests from "), "{order:?}\n{text}");
         assert!(
             text.contains("(custom 2), no timing 3\n"),
