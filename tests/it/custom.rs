@@ -1202,43 +1202,21 @@ fn a_failure_without_times_is_a_failed_request() {
         "{explained}"
     );
     assert!(explained.contains("formats: inferred 6"), "{explained}");
-    let mapped = String::from_utf8(run_ok(
-        &[
-            "summary",
-            "--map",
-            "ttft=ttft_ms:ms",
-            "--map",
-            "e2e=latency_ms:ms",
-            "--map",
-            "id=req_id",
-            "--map",
-            "error_when=status>=400",
-            log,
-        ],
-        b"",
-    ))
-    .unwrap();
-    assert!(
-        mapped.contains("\nerrors 3 (50.0%); 6 lines (custom 6)\n"),
-        "{mapped}"
-    );
-    // Without an id, model or token count mapped, a failure rule alone makes the request.
-    let bare = String::from_utf8(run_ok(
-        &[
-            "summary",
-            "--map",
-            "e2e=latency_ms:ms",
-            "--map",
-            "error_when=status>=400",
-            log,
-        ],
-        b"",
-    ))
-    .unwrap();
-    assert!(
-        bare.contains("\nerrors 3 (50.0%); 6 lines (custom 6)\n"),
-        "{bare}"
-    );
+    // With an id mapped, and without an id, model or token count mapped (then a failure rule
+    // alone makes the request).
+    let with_id = ["ttft=ttft_ms:ms", "e2e=latency_ms:ms", "id=req_id"];
+    for maps in [&with_id[..], &["e2e=latency_ms:ms"]] {
+        let mut args = vec!["summary"];
+        for m in maps.iter().chain(&["error_when=status>=400"]) {
+            args.extend(["--map", m]);
+        }
+        args.push(log);
+        let text = String::from_utf8(run_ok(&args, b"")).unwrap();
+        assert!(
+            text.contains("\nerrors 3 (50.0%); 6 lines (custom 6)\n"),
+            "{maps:?}\n{text}"
+        );
+    }
     let shapes = testdata().join("cases/files/two-shapes.jsonl");
     let text = String::from_utf8(run_ok(&["summary", shapes.to_str().unwrap()], b"")).unwrap();
     assert!(text.starts_with("5 requests "), "{text}");
