@@ -3,9 +3,9 @@
 //! Before any line is counted, the calling thread reads the first lines (records, in a JSON
 //! document) of the inputs, up to [`SAMPLE_LINES`] or [`SAMPLE_BYTES`], through the same
 //! driver as the run. Under `--format auto` it stops at the first line a format in use claims
-//! (then nothing is inferred), and reads standard input only when it is a regular file (it is
-//! read again from where it was); under `--format inferred` it reads every input it needs, and
-//! a pipe's sample is kept and read again by the run. The run then compiles the inferred
+//! (then nothing is inferred), and reads standard input when it is a regular file (it is read
+//! again from where it was) and, from a pipe, what the pipe holds at its start; under `--format
+//! inferred` it reads every input it needs. A pipe's sample is kept and read again by the run. The run then compiles the inferred
 //! [`FormatSpec`](crate::format::FormatSpec) like any other format, whatever the thread count:
 //! the mapping is the same on one thread and several.
 
@@ -138,6 +138,7 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
         stop: Some(&stop),
         ..Reading::plain(config)
     };
+    let pipe_head = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     for source in &config.inputs {
         if sink.full() {
             break;
@@ -159,6 +160,15 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
                 Some(r) => r,
                 None => continue,
             },
+            Source::Stdin if auto && cfg!(target_os = "linux") => {
+                let reader = PipeHead {
+                    kept: pipe_head.clone(),
+                };
+                match crate::input::source::decompress(io::BufReader::new(reader)) {
+                    Ok(r) => r,
+                    Err(_) => break,
+                }
+            }
             Source::Stdin if auto => break,
             Source::Stdin => match stdin_pipe_sample() {
                 Some(r) => r,
@@ -172,6 +182,11 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
             driver::ReadAs::Lines,
             &mut sink,
         );
+    }
+    if let Ok(mut kept) = pipe_head.lock()
+        && !kept.is_empty()
+    {
+        crate::input::source::replay_on_stdin(std::mem::take(&mut kept));
     }
     (sink.values, sink.claimed, sink.untimed)
 }
@@ -204,6 +219,53 @@ fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
     let raw = pipe_sample(&mut crate::input::source::Stdin::default());
     crate::input::source::replay_on_stdin(raw.clone());
     crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
+}
+
+/// How long a read of the sample of a pipe under `--format auto` waits for bytes
+/// ([`PipeHead`]).
+const HEAD_WAIT_MS: i32 = 100;
+
+/// Standard input from a pipe under `--format auto`, read for the sample: each read waits at
+/// most [`HEAD_WAIT_MS`] for bytes (then it is the sample's end: a `tail -F` that has written
+/// its last lines is not waited for), and every byte read is kept in `kept` for the run to read
+/// again. The sample stops where it would on a file (the first line a format reads a duration
+/// from, [`SAMPLE_LINES`], [`SAMPLE_BYTES`]), so `cat FILE | tokentime` reads FILE as `tokentime
+/// FILE` does.
+struct PipeHead {
+    kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl Read for PipeHead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        #[cfg(target_os = "linux")]
+        loop {
+            let mut fd = libc::pollfd {
+                fd: 0,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: `fd` is one valid pollfd that lives across the call, and its count is 1.
+            if unsafe { libc::poll(&raw mut fd, 1, HEAD_WAIT_MS) } <= 0 {
+                return Ok(0);
+            }
+            match io::stdin().read(buf) {
+                Ok(n) => {
+                    if let Ok(mut kept) = self.kept.lock() {
+                        kept.extend_from_slice(&buf[..n]);
+                    }
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (buf, &self.kept);
+            Ok(0)
+        }
+    }
 }
 
 /// A FILE argument that is a pipe (`--format inferred` only): its sample, read as from

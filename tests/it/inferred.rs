@@ -668,3 +668,30 @@ fn a_ttft_plausible_in_two_units_is_left_to_the_user() {
         "{text}"
     );
 }
+
+/// Under `--format auto`, a pipe is sampled for the inferred format as a file is: what the pipe
+/// holds at its start, read again by the run, so `cat FILE | tokentime` reads FILE as
+/// `tokentime FILE` does (both lines a format claims without a duration, and lines no format
+/// claims); enriched lines come back whole and in order.
+#[test]
+fn a_pipe_is_sampled_as_a_file_is() {
+    for name in ["gateway-errors.jsonl", "fastapi-middleware.jsonl"] {
+        let path = testdata().join("cases/files").join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        let from_file = run_ok(&["summary", "-o", "json", path.to_str().unwrap()], b"");
+        let from_pipe = run_ok(&["summary", "-o", "json"], &bytes);
+        assert_eq!(
+            String::from_utf8(from_pipe).unwrap(),
+            String::from_utf8(from_file).unwrap(),
+            "{name}"
+        );
+        let enriched = run_ok(&[], &bytes);
+        let enriched_file = run_ok(&[path.to_str().unwrap()], b"");
+        assert_eq!(enriched, enriched_file, "{name}");
+        assert!(
+            String::from_utf8(enriched)
+                .unwrap()
+                .contains("\"format\":\"inferred\"")
+        );
+    }
+}
