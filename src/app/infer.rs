@@ -5,9 +5,9 @@
 //! driver as the run. Under `--format auto` it stops at the first line a format in use claims
 //! (then nothing is inferred), and reads standard input when it is a regular file (it is read
 //! again from where it was) and, from a pipe, what the pipe holds at its start; under `--format
-//! inferred` it reads every input it needs. A pipe's sample is kept and read again by the run. The run then compiles the inferred
-//! [`FormatSpec`](crate::format::FormatSpec) like any other format, whatever the thread count:
-//! the mapping is the same on one thread and several.
+//! inferred` it reads every input it needs. A pipe's sample is kept and read again by the run.
+//! The run then compiles the inferred [`FormatSpec`](crate::format::FormatSpec) like any other
+//! format, whatever the thread count: the mapping is the same on one thread and several.
 
 use crate::app::driver::{self, Documents, Reading, Sink};
 use crate::classify::{Kind, Processor};
@@ -160,7 +160,8 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
                 Some(r) => r,
                 None => continue,
             },
-            Source::Stdin if auto && cfg!(target_os = "linux") => {
+            #[cfg(target_os = "linux")]
+            Source::Stdin if auto => {
                 let reader = PipeHead {
                     kept: pipe_head.clone(),
                 };
@@ -223,6 +224,7 @@ fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
 
 /// How long a read of the sample of a pipe under `--format auto` waits for bytes
 /// ([`PipeHead`]).
+#[cfg(target_os = "linux")]
 const HEAD_WAIT_MS: i32 = 100;
 
 /// Standard input from a pipe under `--format auto`, read for the sample: each read waits at
@@ -231,13 +233,14 @@ const HEAD_WAIT_MS: i32 = 100;
 /// again. The sample stops where it would on a file (the first line a format reads a duration
 /// from, [`SAMPLE_LINES`], [`SAMPLE_BYTES`]), so `cat FILE | tokentime` reads FILE as `tokentime
 /// FILE` does.
+#[cfg(target_os = "linux")]
 struct PipeHead {
     kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
 }
 
+#[cfg(target_os = "linux")]
 impl Read for PipeHead {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        #[cfg(target_os = "linux")]
         loop {
             let mut fd = libc::pollfd {
                 fd: 0,
@@ -259,11 +262,6 @@ impl Read for PipeHead {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = (buf, &self.kept);
-            Ok(0)
         }
     }
 }

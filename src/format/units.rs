@@ -837,8 +837,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 }
 
 /// Parses a duration string: a decimal number and one of `ns`, `us`, `µs` (U+00B5), `μs`
-/// (U+03BC), `ms`, `s` (Rust's `Duration` Debug form, as TGI logs it); or several such parts
-/// with `h` and `m` among them, added up (Go's `Duration.String()`: `"1m30s"`, `"1h2m3.5s"`).
+/// (U+03BC), `ms`, `s` (Rust's `Duration` Debug form, as TGI logs it); or several such parts,
+/// `h` and `m` among the units, added up (Go's `Duration.String()`: `"1m30s"`, `"1h2m3.5s"`).
 ///
 /// ```text
 /// use tokentime::units::parse_duration_str;
@@ -853,6 +853,20 @@ pub fn parse_duration_str(s: &str) -> Option<i64> {
     one_duration_part(s).or_else(|| compound_duration(s))
 }
 
+/// The units of a part of a duration string: each one's text, the power of ten of its
+/// nanoseconds (of a second for `m` and `h`), and what that is multiplied by. `ms` comes before
+/// `m`: the `m` of `ms` is no minute.
+const DURATION_UNITS: [(&str, i32, i64); 8] = [
+    ("ns", 0, 1),
+    ("us", 3, 1),
+    ("µs", 3, 1),
+    ("μs", 3, 1),
+    ("ms", 6, 1),
+    ("s", 9, 1),
+    ("m", 9, 60),
+    ("h", 9, 3600),
+];
+
 /// A duration of parts, each a decimal number and a unit (`h`, `m`, `s`, `ms`, `us`, `µs`,
 /// `μs`, `ns`), as Go's `time.ParseDuration` reads them: their sum.
 fn compound_duration(s: &str) -> Option<i64> {
@@ -863,18 +877,9 @@ fn compound_duration(s: &str) -> Option<i64> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .filter(|&n| n > 0)?;
         let (num, tail) = rest.split_at(n);
-        let units: [(&str, i32, i64); 8] = [
-            ("ns", 0, 1),
-            ("us", 3, 1),
-            ("µs", 3, 1),
-            ("μs", 3, 1),
-            ("ms", 6, 1),
-            ("s", 9, 1),
-            ("m", 9, 60),
-            ("h", 9, 3600),
-        ];
-        let (unit, scale, times) = units.into_iter().find(|(u, ..)| tail.starts_with(u))?;
-        // Longest first: the `m` of `ms` is no minute.
+        let (unit, scale, times) = DURATION_UNITS
+            .into_iter()
+            .find(|(u, ..)| tail.starts_with(u))?;
         let part = decimal_scaled(num.as_bytes(), scale)?.checked_mul(times)?;
         total = total.checked_add(part)?;
         rest = &tail[unit.len()..];
