@@ -33,6 +33,10 @@ struct SampleSink<'a> {
     claims: Option<Processor>,
     root: &'a [String],
     values: Vec<Value>,
+    /// The objects the sample's records hold in lists, as the document walk tries them
+    /// ([`listed`]): by how many lists deep they sit (first, the elements of the outermost
+    /// lists). Gathered only without `--root`, which names the lists itself.
+    listed: Vec<Vec<Value>>,
     lines: usize,
     bytes: usize,
     claimed: bool,
@@ -77,40 +81,140 @@ impl Sink for SampleSink<'_> {
                 }
             }
         }
-        if let Some(v) = body(content, self.root) {
+        for v in body(content, self.root) {
+            if self.root.is_empty() {
+                listed(&v, 0, 0, &mut self.listed);
+            }
             self.values.push(v);
         }
         Ok(())
     }
 }
 
-/// The JSON object of a line as inference reads it: from its first `{` (after a CRI or syslog
-/// prefix), the `log` of a Docker json-file record, then the record at `--root`.
-fn body(content: &[u8], root: &[String]) -> Option<Value> {
-    let start = content.iter().position(|&b| b == b'{')?;
+/// Gathers into `out[depth]` the objects that are elements of lists inside `v` (a value at
+/// `level`, inside `depth` lists), at most [`SAMPLE_LINES`] a depth, at the levels the document
+/// walk tries them ([`crate::classify::walk`]): a log whose lines hold their requests in a
+/// list (`{"records":[...]}`, `{"export":{"requests":[...]}}`).
+fn listed(v: &Value, level: usize, depth: usize, out: &mut Vec<Vec<Value>>) {
+    if level >= crate::classify::walk::MAX_LEVEL {
+        return;
+    }
+    match v {
+        Value::Object(members) => {
+            for child in members.values() {
+                listed(child, level + 1, depth, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                if item.is_object() {
+                    if out.len() <= depth {
+                        out.resize_with(depth + 1, Vec::new);
+                    }
+                    if out[depth].len() < SAMPLE_LINES {
+                        out[depth].push(item.clone());
+                    }
+                }
+                listed(item, level + 1, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The JSON objects of a line as inference reads them: from its first `{` (after a CRI or
+/// syslog prefix), the `log` of a Docker json-file record, then the record at `--root` (every
+/// object its `[*]` segments find).
+fn body(content: &[u8], root: &[String]) -> Vec<Value> {
+    let Some(start) = content.iter().position(|&b| b == b'{') else {
+        return Vec::new();
+    };
     let mut bytes = content[start..].to_vec();
     let mut v: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(_) => {
             crate::json::neutralize_non_finite(&mut bytes);
-            serde_json::from_slice(&bytes).ok()?
+            match serde_json::from_slice(&bytes) {
+                Ok(v) => v,
+                Err(_) => return Vec::new(),
+            }
         }
     };
     if let (Some(Value::String(log)), Some(_)) = (v.get("log"), v.get("stream"))
         && log.trim_start().starts_with('{')
     {
-        v = serde_json::from_str(log.trim()).ok()?;
+        match serde_json::from_str(log.trim()) {
+            Ok(inner) => v = inner,
+            Err(_) => return Vec::new(),
+        }
     }
-    for seg in root {
-        v = v.get_mut(seg.as_str())?.take();
-    }
-    v.is_object().then_some(v)
+    let mut found = Vec::new();
+    at_root(v, root, &mut found);
+    found
 }
 
-/// Reads the sample of `config`'s inputs. Returns the values and whether a format in use
-/// claimed a line with a duration (auto: then the sample stops there), and how many lines a
-/// format claimed without one.
-fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
+/// Moves into `found` the objects at `root` below `v`: members by key, every element (or
+/// member) at a `*` or `[*]` segment, an element by index at `[0]` or `[-1]`.
+fn at_root(v: Value, root: &[String], found: &mut Vec<Value>) {
+    let Some((seg, rest)) = root.split_first() else {
+        if v.is_object() {
+            found.push(v);
+        }
+        return;
+    };
+    match v {
+        Value::Array(items) if seg == "*" || seg == "[*]" => {
+            for item in items {
+                at_root(item, rest, found);
+            }
+        }
+        Value::Object(members) if seg == "*" || seg == "[*]" => {
+            for (_, item) in members {
+                at_root(item, rest, found);
+            }
+        }
+        v => {
+            if let Some(next) = crate::classify::records::member(&v, std::slice::from_ref(seg)) {
+                at_root(next.clone(), rest, found);
+            }
+        }
+    }
+}
+
+/// The sample of the inputs.
+struct Sample {
+    /// Each record no format in use claims.
+    values: Vec<Value>,
+    /// The objects they hold in lists, by depth ([`listed`]).
+    listed: Vec<Vec<Value>>,
+    /// Whether a format in use claimed a line with a duration (auto: then the sample stops
+    /// there).
+    claimed: bool,
+    /// How many lines a format claimed without a duration.
+    untimed: usize,
+}
+
+impl Sample {
+    /// The inference from the records, else from the objects they hold in lists, the outermost
+    /// first: the first that `good` takes, else the records'. The flag says whether it is the
+    /// lists' (a log whose lines hold their requests in a list, read by the document walk).
+    fn infer(&self, good: impl Fn(&Inference) -> bool) -> (Inference, bool) {
+        let own = infer(&self.values);
+        if good(&own) {
+            return (own, false);
+        }
+        for objects in &self.listed {
+            let inf = infer(objects);
+            if good(&inf) {
+                return (inf, true);
+            }
+        }
+        (own, false)
+    }
+}
+
+/// Reads the sample of `config`'s inputs.
+fn sample(config: &Config, auto: bool) -> Sample {
     let stop = AtomicBool::new(false);
     let claims = auto.then(|| {
         let mut p = Processor::new(
@@ -127,6 +231,7 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
         claims,
         root: &config.root,
         values: Vec::new(),
+        listed: Vec::new(),
         lines: 0,
         bytes: 0,
         claimed: false,
@@ -189,7 +294,12 @@ fn sample(config: &Config, auto: bool) -> (Vec<Value>, bool, usize) {
     {
         crate::input::source::replay_on_stdin(std::mem::take(&mut kept));
     }
-    (sink.values, sink.claimed, sink.untimed)
+    Sample {
+        values: sink.values,
+        listed: sink.listed,
+        claimed: sink.claimed,
+        untimed: sink.untimed,
+    }
 }
 
 /// Standard input that is a regular file: its first [`SAMPLE_BYTES`] (and some: a compressed
@@ -299,13 +409,24 @@ pub(crate) fn prepare(config: &Config) -> Config {
     match config.infer {
         Infer::Off => {}
         Infer::Auto => {
-            let (values, claimed, untimed) = sample(config, true);
-            if claimed || values.is_empty() {
+            let sample = sample(config, true);
+            if sample.claimed || sample.values.is_empty() {
                 return out;
             }
-            let inf = infer(&values);
+            let (inf, in_lists) = sample.infer(Inference::fit_for_auto);
             if let Some(mut spec) = inf.spec.clone().filter(|_| inf.fit_for_auto()) {
-                if untimed > 0 {
+                if in_lists {
+                    crate::diag!(
+                        "tokentime: no format recognised {}: read the {} objects in their \
+                         lists with the format `inferred` (tokentime formats --guess FILE writes it \
+                         as a formats file to edit)",
+                        first_objects(sample.values.len()),
+                        inf.lines
+                    );
+                    // Tried before the fallbacks, which may claim the objects without their
+                    // timing (an OpenAI `usage` object in each).
+                    spec.fallback = false;
+                } else if sample.untimed > 0 {
                     crate::diag!(
                         "tokentime: the formats that recognised the first {} JSON objects read no \
                          duration from them, which log their timing under names of their own: read \
@@ -344,13 +465,20 @@ pub(crate) fn prepare(config: &Config) -> Config {
             }
         }
         Infer::Forced => {
-            let (values, _, _) = sample(config, false);
-            let inf = infer(&values);
+            let (inf, _) = sample(config, false).infer(|inf| inf.spec.is_some());
             say(&inf);
             out.formats = inf.spec.into_iter().collect();
         }
     }
     out
+}
+
+/// `the first JSON object`, `any of the first 3 JSON objects`.
+fn first_objects(n: usize) -> String {
+    match n {
+        1 => "the first JSON object".to_owned(),
+        n => format!("any of the first {n} JSON objects"),
+    }
 }
 
 /// Says what was inferred on stderr.
@@ -365,6 +493,6 @@ fn say(inf: &Inference) {
 /// # Errors
 /// The output's.
 pub(crate) fn guess(config: &Config, w: &mut impl Write) -> io::Result<()> {
-    let (values, _, _) = sample(config, false);
-    w.write_all(to_toml(&infer(&values)).as_bytes())
+    let (inf, _) = sample(config, false).infer(|inf| inf.spec.is_some());
+    w.write_all(to_toml(&inf).as_bytes())
 }

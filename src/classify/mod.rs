@@ -10,7 +10,7 @@ mod by_values;
 pub(crate) mod dedupe;
 pub(crate) mod notes;
 pub(crate) mod records;
-mod walk;
+pub(crate) mod walk;
 
 pub(crate) use by_values::ByValues;
 

@@ -695,3 +695,89 @@ fn a_pipe_is_sampled_as_a_file_is() {
         );
     }
 }
+
+/// `GATEWAY`'s records held in lists: two lines of `{"batch":N,"requests":[...]}`, and one
+/// pretty-printed document with the list deeper (`{"export":{"requests":[...]}}`).
+fn gateway_in_lists() -> (String, String) {
+    let records: Vec<&str> = GATEWAY.lines().collect();
+    let lines = format!(
+        "{{\"batch\":1,\"requests\":[{}]}}\n{{\"batch\":2,\"requests\":[{}]}}\n",
+        records[..2].join(","),
+        records[2..].join(",")
+    );
+    let requests: Vec<Value> = records
+        .iter()
+        .map(|r| serde_json::from_str(r).unwrap())
+        .collect();
+    let doc = serde_json::json!({"export": {"host": "gw-1", "requests": requests}});
+    (lines, serde_json::to_string_pretty(&doc).unwrap())
+}
+
+/// A summary's groups (every metric of every group) and its error and cancellation counts.
+fn groups_and_outcomes(args: &[&str], input: &[u8]) -> Value {
+    let mut a = vec!["summary", "-o", "json"];
+    a.extend_from_slice(args);
+    let doc: Value = serde_json::from_slice(&run_ok(&a, input)).unwrap();
+    serde_json::json!({
+        "groups": doc["groups"],
+        "errors": doc["coverage"]["errors"],
+        "cancelled": doc["coverage"]["cancelled"],
+    })
+}
+
+/// Lines (or a document) that hold their requests in a list are sampled by their lists'
+/// objects: under `--format auto` and `--format inferred`, with `--root` naming the list or not,
+/// they give the flat log's summary, and `formats --guess` maps them too.
+#[test]
+fn requests_held_in_lists_are_inferred_from_the_lists() {
+    let flat = groups_and_outcomes(&["--format", "inferred"], GATEWAY.as_bytes());
+    assert_eq!(flat["groups"][0]["requests"], 5, "{flat}");
+    let (lines, doc) = gateway_in_lists();
+    let dir = tempfile::tempdir().unwrap();
+    let doc_path = dir.path().join("export.json");
+    std::fs::write(&doc_path, &doc).unwrap();
+    let doc_path = doc_path.to_str().unwrap();
+    for (args, input) in [
+        (vec![], lines.as_bytes()),
+        (vec!["--format", "inferred"], lines.as_bytes()),
+        (vec!["--root", "requests[*]"], lines.as_bytes()),
+        (vec![doc_path], b"".as_slice()),
+        (
+            vec!["--root", "export.requests[*]", doc_path],
+            b"".as_slice(),
+        ),
+    ] {
+        assert_eq!(groups_and_outcomes(&args, input), flat, "{args:?}");
+    }
+    let out = run(&["summary"], lines.as_bytes());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success());
+    assert!(
+        err.contains("no format recognised any of the first 2 JSON objects: read the 5 objects in their lists with the format `inferred`"),
+        "{err}"
+    );
+    for args in [
+        vec!["formats", "--guess", "-"],
+        vec!["formats", "--guess", "-", "--root", "requests[*]"],
+    ] {
+        let guess = String::from_utf8(run_ok(&args, lines.as_bytes())).unwrap();
+        assert!(
+            guess.contains(r#"{ field = "e2e", path = "duration_ms", unit = "ms" }"#),
+            "{args:?}: {guess}"
+        );
+    }
+}
+
+/// A list of objects that log `prompt_tokens` but no time a guidellm record has is not taken
+/// for guidellm's records under `--root`: with no time to read, nothing is a request.
+#[test]
+fn a_list_under_root_is_not_guidellms_without_its_times() {
+    let line = r#"{"rows":[{"prompt_tokens":10,"latency":"slow"},{"prompt_tokens":12}]}"#;
+    let out = run(&["summary", "--root", "rows[*]"], line.as_bytes());
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("1 line, no request: no timing 1"),
+        "{text}"
+    );
+}

@@ -17,7 +17,16 @@ pub(crate) fn spec() -> FormatSpec {
             p("benchmarks.*.requests.errored.*"),
             p("benchmarks.*.requests.incomplete.*"),
         ])),
-        record_markers: vec![Cond::Present(p("prompt_tokens"))],
+        // A record has its prompt's token count and the time its request was sent (0.5 under
+        // `info.timings`, 0.3 at the top): a list of other objects that log `prompt_tokens`,
+        // found under `--root`, is not taken for guidellm's.
+        record_markers: vec![
+            Cond::Present(p("prompt_tokens")),
+            Cond::Any(vec![
+                Cond::Present(p("info.timings.request_start")),
+                Cond::Present(p("start_time")),
+            ]),
+        ],
         record_window: Some(RecordWindow {
             start: p("scheduler_metrics.measure_start_time"),
             end: p("scheduler_metrics.measure_end_time"),
