@@ -578,7 +578,11 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'s
 /// JSON object holding one (a wrapper, a multi-record line).
 pub(crate) fn record_value(line: &[u8], root: &[String]) -> Option<serde_json::Value> {
     let start = memchr::memchr(b'{', line)?;
-    let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok()?;
+    // A `NaN` where a number is read shows as the string `"NaN"`.
+    let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok().or_else(|| {
+        let text = crate::json::non_finite_as_strings(&line[start..])?;
+        serde_json::from_slice(&text).ok()
+    })?;
     root.iter().try_fold(whole, |mut v, key| {
         v.get_mut(key).map(serde_json::Value::take)
     })

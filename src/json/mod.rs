@@ -576,14 +576,13 @@ pub(crate) fn raw_str(raw: &str) -> Option<Cow<'_, str>> {
     serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
 }
 
-/// Replaces Python's non-JSON number tokens outside strings, keeping every byte offset:
-/// `Infinity` and `-Infinity` by the strings `"inf"` and `"-inf"` (Python's own spelling, and
-/// vLLM's for an unbounded request rate: a `--by request_rate` group is `inf` either way),
-/// `NaN` by an empty array, each padded with spaces. A field tokentime reads as a number then
-/// holds no number (unusable, as it should be), and the rest of the line parses. Returns
-/// `false` when there was nothing to replace.
-pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
-    let mut changed = false;
+/// Python's non-JSON number tokens, longest first.
+const NON_FINITE: [&[u8]; 3] = [b"-Infinity", b"Infinity", b"NaN"];
+
+/// Where Python's non-JSON number tokens (`NaN`, `Infinity`, `-Infinity`) stand outside strings
+/// in `line`: each one's offset and text.
+fn non_finite_tokens(line: &[u8]) -> Vec<(usize, &'static [u8])> {
+    let mut found = Vec::new();
     let mut in_str = false;
     let mut i = 0;
     while i < line.len() {
@@ -604,24 +603,57 @@ pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
             i += 1;
             continue;
         }
-        for (tok, with) in [
-            (&b"-Infinity"[..], &b"\"-inf\""[..]),
-            (b"Infinity", b"\"inf\""),
-            (b"NaN", b"[]"),
-        ] {
-            if line[i..].starts_with(tok) {
-                line[i..i + with.len()].copy_from_slice(with);
-                for b in &mut line[i + with.len()..i + tok.len()] {
-                    *b = b' ';
-                }
-                i += tok.len() - 1;
-                changed = true;
-                break;
-            }
+        if let Some(tok) = NON_FINITE.into_iter().find(|t| line[i..].starts_with(t)) {
+            found.push((i, tok));
+            i += tok.len();
+            continue;
         }
         i += 1;
     }
-    changed
+    found
+}
+
+/// Replaces Python's non-JSON number tokens outside strings, keeping every byte offset:
+/// `Infinity` and `-Infinity` by the strings `"inf"` and `"-inf"` (Python's own spelling, and
+/// vLLM's for an unbounded request rate: a `--by request_rate` group is `inf` either way),
+/// `NaN` by an empty array, each padded with spaces. A field tokentime reads as a number then
+/// holds no number (unusable, as it should be), and the rest of the line parses. Returns
+/// `false` when there was nothing to replace.
+pub fn neutralize_non_finite(line: &mut [u8]) -> bool {
+    let found = non_finite_tokens(line);
+    for &(i, tok) in &found {
+        let with: &[u8] = match tok {
+            b"-Infinity" => b"\"-inf\"",
+            b"Infinity" => b"\"inf\"",
+            _ => b"[]",
+        };
+        line[i..i + with.len()].copy_from_slice(with);
+        for b in &mut line[i + with.len()..i + tok.len()] {
+            *b = b' ';
+        }
+    }
+    !found.is_empty()
+}
+
+/// `line` with each of Python's non-JSON number tokens outside strings written as a string of
+/// its text (`NaN` as `"NaN"`), for a diagnostic that shows the value a line holds; `None`
+/// when it has none.
+pub(crate) fn non_finite_as_strings(line: &[u8]) -> Option<Vec<u8>> {
+    let found = non_finite_tokens(line);
+    if found.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(line.len() + 2 * found.len());
+    let mut from = 0;
+    for (i, tok) in found {
+        out.extend_from_slice(&line[from..i]);
+        out.push(b'"');
+        out.extend_from_slice(tok);
+        out.push(b'"');
+        from = i + tok.len();
+    }
+    out.extend_from_slice(&line[from..]);
+    Some(out)
 }
 
 /// Makes a line whose grammar is valid JSON decodable by serde_json as a value, keeping every

@@ -531,6 +531,20 @@ fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_t
         ),
         "{err}"
     );
+    // Python's NaN is shown (as the string of its text), with no :duration hint either; a
+    // string that holds NaN is left as it is.
+    let out = run(
+        &map,
+        b"{\"t0\":\"2026-01-01T00:00:00Z\",\"note\":\"NaN\",\"ttft\":NaN,\"e2e\":812,\"n\":3}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: ttft \"NaN\": present but not readable as custom reads it (ttft as \
+             ms): the metrics that need it are null"
+        ),
+        "{err}"
+    );
     // A number with its unit does.
     let out = run(
         &map,
