@@ -35,6 +35,7 @@ pub fn to_json<'a>(
     let mut head = Map::new();
     head.insert("schema".into(), json!(SCHEMA));
     head.insert("coverage".into(), coverage_json(cov));
+    head.insert("span".into(), span_json(summary));
     if let Some(p) = crate::summary::partial_json(cov) {
         head.insert("partial".into(), p);
     }
@@ -62,6 +63,19 @@ pub fn to_json<'a>(
             span,
         },
     )
+}
+
+/// The log's time span as JSON: from the first request's start to the last one's end (RFC 3339,
+/// to the millisecond) and its length in seconds; null when no request has a time.
+fn span_json(summary: &Summary) -> Json {
+    match summary.overall_span() {
+        Some((a, b)) => json!({
+            "from": crate::summary::window::rfc3339_ms(a),
+            "to": crate::summary::window::rfc3339_ms(b),
+            "s": round3((b - a) as f64 / 1e9),
+        }),
+        None => Json::Null,
+    }
 }
 
 /// The summary document of [`to_json`]: its members but `groups`, and the groups, made as they
@@ -99,6 +113,30 @@ impl MakeGroups for LazyGroups<'_> {
         }
         doc
     }
+}
+
+/// A group's throughput as JSON: its requests with times and their output tokens, a second,
+/// over `span_s` (the log's time span, as the table's first line gives the rates of all
+/// requests; in a `--bucket` line, the window's width), to 6 significant digits. The rates are
+/// null without a span (no times, or one request's), and the tokens' when the format logs no
+/// output tokens.
+fn throughput_json(g: &mut GroupStats, span_s: Option<f64>) -> Json {
+    let (timed, tokens) = g.timed();
+    let rate = |x: f64| match span_s {
+        Some(s) if s > 0.0 => json!(crate::number::round_rate(x / s)),
+        _ => Json::Null,
+    };
+    let mut doc = json!({
+        "span_s": span_s.map(round3),
+        "requests": timed,
+        "requests_per_s": rate(timed as f64),
+        "output_tokens_per_s": if g.output_tokens_logged() { rate(tokens) } else { Json::Null },
+    });
+    // Only when some request's format logged no time: the rates leave it out.
+    if timed < g.requests {
+        doc["requests_without_times"] = json!(g.requests - timed);
+    }
+    doc
 }
 
 /// A group's goodput as JSON: targets, counts, share, and rates over `span_s`.
@@ -191,6 +229,7 @@ pub(crate) fn group_json(
             "response_cache": g.response_cache,
             "metrics": metrics,
         });
+        doc["throughput"] = throughput_json(g, span_s);
         if let Some(t) = targets {
             doc["goodput"] = goodput_json(g, t, span_s);
         }

@@ -1125,7 +1125,7 @@ impl Summary {
         of(OVERALL).max(of(BY_CACHE))
     }
 
-    fn overall_span(&self) -> Option<(i64, i64)> {
+    pub(crate) fn overall_span(&self) -> Option<(i64, i64)> {
         self.groups
             .iter()
             .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)

@@ -781,3 +781,44 @@ fn a_list_under_root_is_not_guidellms_without_its_times() {
         "{text}"
     );
 }
+
+/// The JSON summary gives the table's first line: the log's span and, per group, the rates
+/// over it (`GATEWAY`: 5 requests, 115 output tokens from 10:00:00 to 10:00:06).
+#[test]
+fn the_json_summary_has_the_span_and_each_groups_rates() {
+    let doc: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "inferred"],
+        GATEWAY.as_bytes(),
+    ))
+    .unwrap();
+    assert_eq!(
+        doc["span"],
+        serde_json::json!({"from": "2026-11-30T10:00:00.000Z", "to": "2026-11-30T10:00:06.000Z", "s": 6.0})
+    );
+    // 5 / 6 s and 115 / 6 s, to 6 significant digits.
+    assert_eq!(
+        doc["groups"][0]["throughput"],
+        serde_json::json!({"span_s": 6.0, "requests": 5, "requests_per_s": 0.833333, "output_tokens_per_s": 19.1667})
+    );
+    // The cache-hit group (a5: 100 of 120 cached) over the same span: 1 / 6 s, 30 / 6 s.
+    let hit = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["key"]["cache"] == "hit")
+        .unwrap();
+    assert_eq!(hit["throughput"]["requests_per_s"], 0.166667);
+    assert_eq!(hit["throughput"]["output_tokens_per_s"], 5.0);
+    // One request: its own E2E is no span anything ran at.
+    let one = GATEWAY.lines().next().unwrap();
+    let doc: Value = serde_json::from_slice(&run_ok(
+        &["summary", "-o", "json", "--format", "inferred"],
+        one.as_bytes(),
+    ))
+    .unwrap();
+    assert_eq!(
+        doc["groups"][0]["throughput"]["requests_per_s"],
+        Value::Null
+    );
+    assert_eq!(doc["span"]["s"], 1.2);
+}
