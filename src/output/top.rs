@@ -61,7 +61,10 @@ fn reasons_of(top: &Top, width: usize, shown: usize) -> Option<String> {
     if reasons.iter().all(|&(r, _)| r == NOT_LOGGED) {
         return None;
     }
-    let items: Vec<String> = reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+    let items: Vec<String> = reasons
+        .iter()
+        .map(|&(r, n)| format!("{} {n}", shown_reason(r)))
+        .collect();
     let mut k = shown.min(items.len()).max(1);
     loop {
         let mut line = format!("errors by reason: {}", items[..k].join(", "));
@@ -80,6 +83,18 @@ fn reasons_of(top: &Top, width: usize, shown: usize) -> Option<String> {
             return Some(line);
         }
         k -= 1;
+    }
+}
+
+/// A reason as the reasons line shows it: in quotes where it holds a blank, a comma or a `#`
+/// (the digits a reason's text had, `Output too few tokens #`), so that its count is not read
+/// as part of it (`"Output too few tokens #" 49`); `(not logged)` and `(other reasons)` as
+/// they are.
+fn shown_reason(r: &str) -> std::borrow::Cow<'_, str> {
+    if r == NOT_LOGGED || r == OTHER_REASONS || !r.contains([' ', ',', '#']) {
+        std::borrow::Cow::Borrowed(r)
+    } else {
+        std::borrow::Cow::Owned(format!("{r:?}"))
     }
 }
 
