@@ -958,7 +958,7 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
     let (cov, mut summary) = (merged.coverage, merged.summary);
     if mc.report.output.exposition() && summary.genai().is_none() {
         crate::diag!(
-            "tokentime: no gen_ai_* histograms: a digest file merged was saved without them (by a tokentime before they were saved)"
+            "tokentime: no gen_ai_* histograms: a digest file merged was saved without them (by a tokentime before they were saved, or before their durations were split into the server's and a gateway's or client's)"
         );
     }
     let broken = match merged.buckets {

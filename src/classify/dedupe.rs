@@ -648,6 +648,7 @@ mod tests {
             metrics: Metrics {
                 ttft: Ok(ttft),
                 ttft_origin: None,
+                arrival_origin: crate::metrics::Origin::Arrival,
                 queue: nl,
                 prefill: nl,
                 decode: Ok(5.0),

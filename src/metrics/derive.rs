@@ -295,6 +295,10 @@ pub struct Metrics {
     pub ttft: Value,
     /// Where `ttft` is measured from; `None` when TTFT is null.
     pub ttft_origin: Option<Origin>,
+    /// What the request's arrival instant is (the line's or its format's, `Arrival` when
+    /// neither says): where `e2e` is measured from, and whose clock timed the request (a
+    /// gateway's or a client's for `Gateway`, the server's otherwise).
+    pub arrival_origin: Origin,
     /// Queue time: scheduled - arrival.
     pub queue: Value,
     /// Prefill: first token - scheduled.
@@ -898,6 +902,7 @@ impl Draft {
             } else {
                 self.ttft_origin
             },
+            arrival_origin: t.arrival_origin.unwrap_or_default(),
             queue: self.queue,
             prefill: self.prefill,
             decode: self.decode,

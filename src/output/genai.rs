@@ -1,8 +1,10 @@
 //! The OpenTelemetry GenAI histograms in the Prometheus text exposition format, named as
 //! Prometheus names OTLP metrics (dots to `_`, the unit `s` as a `_seconds` suffix, the
 //! annotation `{token}` dropped): `gen_ai_server_time_to_first_token_seconds`,
-//! `gen_ai_server_time_per_output_token_seconds`, `gen_ai_server_request_duration_seconds`,
-//! `gen_ai_client_token_usage` (by `gen_ai_token_type`, `input` or `output`).
+//! `gen_ai_server_time_per_output_token_seconds`, `gen_ai_server_request_duration_seconds`
+//! (the durations the server measured), `gen_ai_client_operation_duration_seconds`,
+//! `gen_ai_client_operation_time_to_first_chunk_seconds` (those a gateway or a client
+//! measured), `gen_ai_client_token_usage` (by `gen_ai_token_type`, `input` or `output`).
 //!
 //! Each series is labelled `gen_ai_request_model` (where the log names the model),
 //! `gen_ai_provider_name` (where the format says whose it is: [`provider_name`]) and `cache`
@@ -10,7 +12,7 @@
 //! series: every request is in exactly one series, so `sum by (...)` in PromQL adds them up,
 //! over series and over hosts, without counting anything twice.
 
-use crate::summary::genai::{FAMILIES, GenAi, Hist};
+use crate::summary::genai::{FAMILIES, Family, GenAi, Hist};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -37,24 +39,34 @@ pub(crate) fn provider_name(format: &str) -> Option<&'static str> {
 }
 
 /// A family's name, help text and, for the token one, its `gen_ai_token_type` value.
-fn family_text(i: usize) -> (&'static str, &'static str, Option<&'static str>) {
-    match i {
-        0 => (
+fn family_text(f: &Family) -> (&'static str, &'static str, Option<&'static str>) {
+    match f.key {
+        "server_ttft_ms" => (
             "gen_ai_server_time_to_first_token_seconds",
-            "Time to generate first token for successful responses (tokentime's TTFT).",
+            "Time to generate first token for successful responses (tokentime's TTFT, measured by the server from the request's arrival).",
             None,
         ),
-        1 => (
+        "server_tpot_ms" => (
             "gen_ai_server_time_per_output_token_seconds",
-            "Time per output token generated after the first token for successful responses (tokentime's TPOT).",
+            "Time per output token generated after the first token for successful responses (tokentime's TPOT, measured by the server).",
             None,
         ),
-        2 => (
+        "server_e2e_ms" => (
             "gen_ai_server_request_duration_seconds",
-            "Generative AI server request duration such as time-to-last byte or last output token (tokentime's E2E).",
+            "Generative AI server request duration such as time-to-last byte or last output token (tokentime's E2E, measured by the server).",
             None,
         ),
-        3 => (
+        "client_e2e_ms" => (
+            "gen_ai_client_operation_duration_seconds",
+            "GenAI operation duration (tokentime's E2E, measured by a gateway or client).",
+            None,
+        ),
+        "client_ttft_ms" => (
+            "gen_ai_client_operation_time_to_first_chunk_seconds",
+            "Time to receive the first chunk, measured from when the client issues the generation request to when the first chunk is received in the response stream (tokentime's TTFT, measured by a gateway or client).",
+            None,
+        ),
+        "input_tokens" => (
             "gen_ai_client_token_usage",
             "Number of input and output tokens used.",
             Some("input"),
@@ -126,7 +138,7 @@ fn escape(v: &str) -> String {
 pub(crate) fn write_histograms(out: &mut impl Write, g: &GenAi) -> io::Result<()> {
     let series = by_labels(g);
     for (i, f) in FAMILIES.iter().enumerate() {
-        let (name, help, token_type) = family_text(i);
+        let (name, help, token_type) = family_text(f);
         // The token family's output half follows its input half under the same header.
         if token_type != Some("output") {
             writeln!(out, "# HELP {name} {help}")?;

@@ -419,11 +419,11 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         });
     // Windows are made before the histograms are kept: a window has none.
     let template = summary.empty_like();
-    // Files from before the histograms were saved have none: `merge -o prometheus` then
-    // prints none.
+    // Files from before the histograms were saved have none, nor those from before their
+    // durations were split by who measured them: `merge -o prometheus` then prints none.
     if !doc["genai"].is_null() {
         let g = crate::summary::genai::GenAi::load_json(&doc["genai"], max_groups)?;
-        summary.set_genai(Some(g));
+        summary.set_genai(g);
     }
     load_top(doc, &mut summary)?;
     let mut coverage = coverage_from_json(&doc["coverage"])?;

@@ -3,6 +3,13 @@
 //! prompt and output token counts, each with the conventions' explicit bucket boundaries, per
 //! series of model, format and cache class.
 //!
+//! A duration goes to the family of whoever measured it ([`Side`]): the server's TTFT (from
+//! the request's arrival), TPOT and E2E to the `gen_ai.server.*` families; a gateway's or a
+//! client's TTFT and E2E to `gen_ai.client.operation.time_to_first_chunk` and
+//! `gen_ai.client.operation.duration`. A TTFT from the scheduling (queue left out), an E2E
+//! from it and a gateway's TPOT (a mean per token, where the client metric is per chunk) go
+//! to none.
+//!
 //! Bucket counts add up: the histograms of runs over parts of a log (per host, per day) summed
 //! series by series are those of one run over all of it. So every value is kept in integer
 //! units (a duration rounded to the nanosecond, a token count as it is): counts and sums do not
@@ -11,18 +18,33 @@
 //! A histogram holds exactly the values the summary's digest of the same metric holds (the
 //! same nulls, errors and response-cache answers left out).
 
-use crate::metrics::{CacheClass, Metric, Metrics, Outcome, Sample};
+use crate::metrics::{CacheClass, Metric, Metrics, Origin, Outcome, Sample};
 use serde_json::{Map, Value as Json, json};
 use std::collections::BTreeMap;
 
-/// One histogram family: the metric it counts, its explicit bucket boundaries (ns for a
-/// duration, tokens for a count).
+/// Who measured the values a family holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The model server, TTFT and E2E from the request's arrival (`gen_ai.server.*`).
+    Server,
+    /// A gateway or a client in front of the server (`gen_ai.client.operation.*`).
+    Client,
+    /// Anyone: a token count is the same wherever it is read (`gen_ai.client.token.usage`).
+    Any,
+}
+
+/// One histogram family: the metric it counts, whose measurements, its explicit bucket
+/// boundaries (ns for a duration, tokens for a count), its name in a digest file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Family {
     /// The metric whose values it counts.
     pub metric: Metric,
+    /// Whose values of the metric it counts.
+    pub side: Side,
     /// Upper bounds of the buckets (inclusive), ascending, in integer units.
     pub bounds: &'static [i64],
+    /// Its name in a digest file.
+    pub key: &'static str,
 }
 
 const MS: i64 = 1_000_000;
@@ -66,8 +88,9 @@ const TPOT_BOUNDS: [i64; 13] = [
     2500 * MS,
 ];
 
-/// `gen_ai.server.request.duration`: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56,
-/// 5.12, 10.24, 20.48, 40.96, 81.92] s.
+/// `gen_ai.server.request.duration`, `gen_ai.client.operation.duration` and
+/// `gen_ai.client.operation.time_to_first_chunk`: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64,
+/// 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92] s.
 const DURATION_BOUNDS: [i64; 14] = [
     10 * MS,
     20 * MS,
@@ -92,28 +115,52 @@ const TOKEN_BOUNDS: [i64; 14] = [
     67_108_864,
 ];
 
-/// The histograms, in output order: TTFT, TPOT, request duration (E2E), input tokens, output
-/// tokens (the last two one family, `gen_ai.client.token.usage`, by token type).
-pub(crate) const FAMILIES: [Family; 5] = [
+/// The histograms, in output order: the server's TTFT, TPOT and request duration (E2E), a
+/// gateway's or client's operation duration (E2E) and time to first chunk (TTFT), input
+/// tokens, output tokens (the last two one family, `gen_ai.client.token.usage`, by token
+/// type).
+pub(crate) const FAMILIES: [Family; 7] = [
     Family {
         metric: Metric::Ttft,
+        side: Side::Server,
         bounds: &TTFT_BOUNDS,
+        key: "server_ttft_ms",
     },
     Family {
         metric: Metric::Tpot,
+        side: Side::Server,
         bounds: &TPOT_BOUNDS,
+        key: "server_tpot_ms",
     },
     Family {
         metric: Metric::E2e,
+        side: Side::Server,
         bounds: &DURATION_BOUNDS,
+        key: "server_e2e_ms",
+    },
+    Family {
+        metric: Metric::E2e,
+        side: Side::Client,
+        bounds: &DURATION_BOUNDS,
+        key: "client_e2e_ms",
+    },
+    Family {
+        metric: Metric::Ttft,
+        side: Side::Client,
+        bounds: &DURATION_BOUNDS,
+        key: "client_ttft_ms",
     },
     Family {
         metric: Metric::InputTokens,
+        side: Side::Any,
         bounds: &TOKEN_BOUNDS,
+        key: "input_tokens",
     },
     Family {
         metric: Metric::OutputTokens,
+        side: Side::Any,
         bounds: &TOKEN_BOUNDS,
+        key: "output_tokens",
     },
 ];
 
@@ -179,11 +226,34 @@ pub struct GenAi {
     max_series: usize,
 }
 
-/// A request's value of a family's metric in its integer unit, when the summary's digest of
-/// that metric takes one (as `GroupStats::add`: a token count of a failed request or of a
-/// response-cache answer is left out, as the durations of those are null).
-fn value(metric: Metric, m: &Metrics) -> Option<i64> {
-    match metric.sample(m) {
+/// Who measured `m`'s value of `metric`: for a TTFT, where it is measured from (`ttft_origin`);
+/// for an E2E, what the arrival instant is; a TPOT is the server's unless a gateway or client
+/// timed the request. `None` for the values no family takes: a TTFT or an E2E from the
+/// scheduling (the queue left out, less than the server's), a gateway's or client's TPOT (a
+/// mean per output token, where the conventions' client metric is one value per chunk).
+fn side(metric: Metric, m: &Metrics) -> Option<Side> {
+    let of = |o: Origin| match o {
+        Origin::Arrival => Some(Side::Server),
+        Origin::Gateway => Some(Side::Client),
+        Origin::Scheduled => None,
+    };
+    match metric {
+        Metric::Ttft => m.ttft_origin.and_then(of),
+        Metric::E2e => of(m.arrival_origin),
+        Metric::Tpot => (m.arrival_origin != Origin::Gateway).then_some(Side::Server),
+        _ => Some(Side::Any),
+    }
+}
+
+/// A request's value for family `f` in its integer unit, when the summary's digest of the
+/// family's metric takes one (as `GroupStats::add`: a token count of a failed request or of a
+/// response-cache answer is left out, as the durations of those are null) and it was measured
+/// by the family's side.
+fn value(f: &Family, m: &Metrics) -> Option<i64> {
+    if f.side != Side::Any && side(f.metric, m) != Some(f.side) {
+        return None;
+    }
+    match f.metric.sample(m) {
         Sample::Ns(Ok(ns)) => Some(ns.round() as i64),
         Sample::Tokens(Some(n))
             if m.outcome != Outcome::Error && m.cache != Some(CacheClass::Response) =>
@@ -210,7 +280,7 @@ impl GenAi {
 
     /// Adds one request of `model` read by format `format`.
     pub fn add(&mut self, m: &Metrics, model: Option<&str>, format: &str) {
-        let values = FAMILIES.map(|f| value(f.metric, m));
+        let values = FAMILIES.map(|f| value(&f, m));
         if values.iter().all(Option::is_none) {
             return;
         }
@@ -251,10 +321,14 @@ impl GenAi {
     }
 }
 
-/// The name of a family in a digest file: its metric's JSON name.
+/// The name of a family in a digest file.
 fn family_name(f: &Family) -> &'static str {
-    f.metric.json_name()
+    f.key
 }
+
+/// The name the TTFT histogram had in a digest file saved before the durations were split by
+/// who measured them (one family each for every TTFT, TPOT and E2E).
+const UNSPLIT_TTFT: &str = "ttft_ms";
 
 /// An integer sum as saved: a JSON number while it fits in an `i64`, else its decimal digits
 /// as a string (JSON readers lose integers past 2^53 anyway; this one reads both back).
@@ -275,9 +349,9 @@ impl GenAi {
     /// every bound), sum and count:
     ///
     /// ```text
-    /// {"bounds": {"ttft_ms": [1000000, ...], ...},
+    /// {"bounds": {"server_ttft_ms": [1000000, ...], ...},
     ///  "series": [{"model": "m", "format": "vllm", "cache": "miss",
-    ///              "ttft_ms": {"buckets": [0, 3, ...], "sum": 123456789, "count": 3}, ...}]}
+    ///              "server_ttft_ms": {"buckets": [0, 3, ...], "sum": 123456789, "count": 3}, ...}]}
     /// ```
     ///
     /// Bounds are in integer units (ns for a duration, tokens for a count), as counted.
@@ -305,12 +379,17 @@ impl GenAi {
         json!({"bounds": bounds, "series": series})
     }
 
-    /// Reads back what [`GenAi::save_json`] wrote, at most `max_series` series as a run keeps.
+    /// Reads back what [`GenAi::save_json`] wrote, at most `max_series` series as a run keeps;
+    /// `None` for the histograms of a file saved before the durations were split by who
+    /// measured them (a gateway's TTFT among the server's: they cannot be split again).
     ///
     /// # Errors
     /// A message naming what is missing, or bounds other than this version's (the buckets
     /// would not line up).
-    pub(crate) fn load_json(j: &Json, max_series: usize) -> Result<GenAi, String> {
+    pub(crate) fn load_json(j: &Json, max_series: usize) -> Result<Option<GenAi>, String> {
+        if j["bounds"].get(FAMILIES[0].key).is_none() && j["bounds"].get(UNSPLIT_TTFT).is_some() {
+            return Ok(None);
+        }
         for f in &FAMILIES {
             let name = family_name(f);
             let saved: Option<Vec<i64>> = j["bounds"][name]
@@ -365,7 +444,7 @@ impl GenAi {
                 a.merge(b);
             }
         }
-        Ok(g)
+        Ok(Some(g))
     }
 }
 
@@ -430,7 +509,7 @@ mod tests {
         let mut g = GenAi::new(10);
         g.series_mut((Some("m".into()), "vllm".into(), Some(CacheClass::Miss)))[0]
             .add(&TTFT_BOUNDS, 3 * MS);
-        let h = &mut g.series_mut((None, "litellm".into(), None))[3];
+        let h = &mut g.series_mut((None, "litellm".into(), None))[5];
         h.add(&TOKEN_BOUNDS, 900);
         h.sum = i128::from(i64::MAX) + 5;
         let j = g.save_json();
@@ -438,16 +517,65 @@ mod tests {
             j["series"][0]["input_tokens"]["sum"],
             json!("9223372036854775812")
         );
-        assert_eq!(GenAi::load_json(&j, 10), Ok(g));
+        assert_eq!(GenAi::load_json(&j, 10), Ok(Some(g)));
         let mut bad = j.clone();
-        bad["series"][0]["ttft_ms"]["count"] = json!(1);
+        bad["series"][0]["server_ttft_ms"]["count"] = json!(1);
         assert!(GenAi::load_json(&bad, 10).is_err());
-        let mut other_bounds = j;
-        other_bounds["bounds"]["tpot_ms"][0] = json!(1);
+        let mut other_bounds = j.clone();
+        other_bounds["bounds"]["server_tpot_ms"][0] = json!(1);
         assert!(
             GenAi::load_json(&other_bounds, 10)
                 .unwrap_err()
-                .contains("tpot_ms")
+                .contains("server_tpot_ms")
         );
+        // A file from before the durations were split: no histograms rather than wrong ones.
+        let unsplit = json!({
+            "bounds": {"ttft_ms": TTFT_BOUNDS, "tpot_ms": TPOT_BOUNDS, "e2e_ms": DURATION_BOUNDS,
+                       "input_tokens": TOKEN_BOUNDS, "output_tokens": TOKEN_BOUNDS},
+            "series": []
+        });
+        assert_eq!(GenAi::load_json(&unsplit, 10), Ok(None));
+    }
+
+    /// The families a request's durations go to, by who measured them.
+    #[test]
+    fn durations_go_to_the_family_of_whoever_measured_them() {
+        let base = crate::metrics::derive(&crate::metrics::Timeline::default(), 0.5);
+        let m = |ttft_origin, arrival_origin| Metrics {
+            ttft: Ok(300.0 * MS as f64),
+            ttft_origin,
+            tpot: Ok(20.0 * MS as f64),
+            e2e: Ok(2000.0 * MS as f64),
+            arrival_origin,
+            outcome: Outcome::Ok,
+            ..base
+        };
+        let families = |m: &Metrics| -> Vec<&str> {
+            FAMILIES
+                .iter()
+                .filter(|f| value(f, m).is_some())
+                .map(|f| f.key)
+                .collect()
+        };
+        let server = m(Some(Origin::Arrival), Origin::Arrival);
+        assert_eq!(
+            families(&server),
+            ["server_ttft_ms", "server_tpot_ms", "server_e2e_ms"]
+        );
+        let gateway = m(Some(Origin::Gateway), Origin::Gateway);
+        assert_eq!(families(&gateway), ["client_e2e_ms", "client_ttft_ms"]);
+        // From the scheduling: the queue is left out of the TTFT; the E2E from the arrival is
+        // the server's, the TPOT too.
+        let scheduled = m(Some(Origin::Scheduled), Origin::Arrival);
+        assert_eq!(families(&scheduled), ["server_tpot_ms", "server_e2e_ms"]);
+        // A format whose arrival instant is the scheduling: its E2E leaves the queue out too.
+        let from_prefill = m(Some(Origin::Scheduled), Origin::Scheduled);
+        assert_eq!(families(&from_prefill), ["server_tpot_ms"]);
+        // A gateway's E2E without a TTFT (not streamed).
+        let unstreamed = Metrics {
+            ttft: Err(crate::metrics::NullReason::NotStreamed),
+            ..m(None, Origin::Gateway)
+        };
+        assert_eq!(families(&unstreamed), ["client_e2e_ms"]);
     }
 }

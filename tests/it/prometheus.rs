@@ -10,7 +10,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The conventions' explicit bucket boundaries (semantic conventions v1.41.0,
-/// docs/gen-ai/gen-ai-metrics.md), as `le` label values.
+/// docs/gen-ai/gen-ai-metrics.md), as `le` label values. `gen_ai.server.request.duration`,
+/// `gen_ai.client.operation.duration` and `gen_ai.client.operation.time_to_first_chunk` have
+/// the same ones.
 const TTFT_LE: &[&str] = &[
     "0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1", "0.25", "0.5", "0.75", "1",
     "2.5", "5", "7.5", "10", "+Inf",
@@ -28,10 +30,15 @@ const TOKEN_LE: &[&str] = &[
     "16777216", "67108864", "+Inf",
 ];
 
-const FAMILIES: [(&str, &[&str]); 4] = [
+const FAMILIES: [(&str, &[&str]); 6] = [
     ("gen_ai_server_time_to_first_token_seconds", TTFT_LE),
     ("gen_ai_server_time_per_output_token_seconds", TPOT_LE),
     ("gen_ai_server_request_duration_seconds", DURATION_LE),
+    ("gen_ai_client_operation_duration_seconds", DURATION_LE),
+    (
+        "gen_ai_client_operation_time_to_first_chunk_seconds",
+        DURATION_LE,
+    ),
     ("gen_ai_client_token_usage", TOKEN_LE),
 ];
 
@@ -247,17 +254,172 @@ fn gen_ai_histograms_are_named_and_bucketed_as_the_conventions_say() {
             .any(|k| k.contains("gen_ai_request_model=gpt-4o-mini")
                 && !k.contains("gen_ai_provider_name"))
     );
-    // Every TTFT the summary counts is in exactly one series.
-    let ttft_count: f64 = h
-        .iter()
-        .filter(|(k, _)| k.starts_with("gen_ai_server_time_to_first_token_seconds{"))
-        .map(|(_, s)| s.count)
-        .sum();
-    let overall = text
-        .lines()
-        .find_map(|l| l.strip_prefix("tokentime_ttft_seconds_count "))
-        .unwrap();
-    assert_eq!(ttft_count, overall.parse::<f64>().unwrap());
+    // Every TTFT and E2E the summary counts is in exactly one series, of the server's family
+    // or of the client's (none of these logs has a TTFT from the scheduling); every TPOT but
+    // the gateway's (LiteLLM) is in the server's.
+    let count = |text: &str, families: &[&str]| -> f64 {
+        histograms(text)
+            .iter()
+            .filter(|(k, _)| families.iter().any(|f| k.starts_with(&format!("{f}{{"))))
+            .map(|(_, s)| s.count)
+            .sum()
+    };
+    let overall = |text: &str, metric: &str| -> f64 {
+        let prefix = format!("tokentime_{metric}_seconds_count ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let ttft = [
+        "gen_ai_server_time_to_first_token_seconds",
+        "gen_ai_client_operation_time_to_first_chunk_seconds",
+    ];
+    let e2e = [
+        "gen_ai_server_request_duration_seconds",
+        "gen_ai_client_operation_duration_seconds",
+    ];
+    assert_eq!(count(&text, &ttft), overall(&text, "ttft"));
+    assert_eq!(count(&text, &e2e), overall(&text, "e2e"));
+    let gateway = summary(&["summary", "-o", "prometheus", &litellm]);
+    assert!(overall(&gateway, "tpot") > 0.0);
+    assert_eq!(
+        count(&text, &["gen_ai_server_time_per_output_token_seconds"]),
+        overall(&text, "tpot") - overall(&gateway, "tpot")
+    );
+}
+
+/// The series of `family` in `h` with `labels` (as `histograms` writes them): its cumulative
+/// bucket counts, `+Inf` last, its sum and count.
+fn series<'a>(h: &'a BTreeMap<String, Series>, family: &str, labels: &str) -> &'a Series {
+    h.get(&format!("{family}{{{labels}}}"))
+        .unwrap_or_else(|| panic!("{family}{{{labels}}} in {:?}", h.keys()))
+}
+
+fn counts(s: &Series) -> Vec<f64> {
+    s.buckets.iter().map(|(_, n)| *n).collect()
+}
+
+/// A gateway's TTFT and E2E (LiteLLM's `completionStartTime - startTime`, `endTime -
+/// startTime`) are the client's: they go to `gen_ai.client.operation.time_to_first_chunk`
+/// and `gen_ai.client.operation.duration`, never to the server's families; its TPOT goes to
+/// none. Values on a bound are in its bucket.
+#[test]
+fn a_gateways_durations_are_the_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("litellm.jsonl");
+    let line = |start: &str, first: &str, end: &str, out: u32| {
+        format!(
+            r#"{{"call_type":"acompletion","stream":true,"status":"success","model":"gpt-4o-mini","startTime":{start},"completionStartTime":{first},"endTime":{end},"prompt_tokens":100,"completion_tokens":{out}}}"#
+        )
+    };
+    // TTFT 0.25 s, 0.08 s (a bound), 0.875 s; E2E 1.25 s, 0.64 s (a bound), 3 s.
+    let lines = [
+        line("1700000000.0", "1700000000.25", "1700000001.25", 11),
+        line("1700000010.5", "1700000010.58", "1700000011.14", 6),
+        line("1700000020.0", "1700000020.875", "1700000023.0", 3),
+    ];
+    std::fs::write(
+        &log,
+        lines.join(
+            "
+",
+        ) + "
+",
+    )
+    .unwrap();
+    let text = summary(&["summary", "-o", "prometheus", &log.display().to_string()]);
+    check_exposition(&text, false);
+    let h = histograms(&text);
+    let labels = "gen_ai_request_model=gpt-4o-mini,cache=unknown";
+    let ttfc = series(
+        &h,
+        "gen_ai_client_operation_time_to_first_chunk_seconds",
+        labels,
+    );
+    // Bounds 0.01 0.02 0.04 0.08 0.16 0.32 0.64 1.28 2.56 5.12 10.24 20.48 40.96 81.92 +Inf.
+    assert_eq!(
+        counts(ttfc),
+        [0., 0., 0., 1., 1., 2., 2., 3., 3., 3., 3., 3., 3., 3., 3.]
+    );
+    assert_eq!((ttfc.sum, ttfc.count), (1.205, 3.0));
+    let duration = series(&h, "gen_ai_client_operation_duration_seconds", labels);
+    assert_eq!(
+        counts(duration),
+        [0., 0., 0., 0., 0., 0., 1., 2., 2., 3., 3., 3., 3., 3., 3.]
+    );
+    assert_eq!((duration.sum, duration.count), (4.89, 3.0));
+    // Nothing of it is the server's, though the summary has its TTFT, TPOT and E2E.
+    assert!(
+        !h.keys().any(|k| k.starts_with("gen_ai_server_")),
+        "{:?}",
+        h.keys()
+    );
+    assert!(text.contains("\ntokentime_tpot_seconds_count 3\n"));
+    assert!(text.contains("# TYPE gen_ai_server_time_to_first_token_seconds histogram\n"));
+}
+
+/// vLLM's own TTFT (queue + `time_to_first_token_ms`), TPOT and E2E are the server's; a TTFT
+/// from the scheduling (no queue time, no arrival) is in the summary but in no GenAI family.
+#[test]
+fn a_servers_durations_are_the_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("vllm.jsonl");
+    let line = |created: &str, queue: &str, prefill: u32, decode: u32, out: u32| {
+        format!(
+            r#"{{"object":"chat.completion",{created}"model":"m","usage":{{"prompt_tokens":100,"completion_tokens":{out},"prompt_tokens_details":{{"cached_tokens":0}}}},"metrics":{{"time_to_first_token_ms":{prefill},"generation_time_ms":{decode},"queue_time_ms":{queue}}}}}"#
+        )
+    };
+    // TTFT 0.02 s (a bound), 0.5 s (a bound), 0.03 s from the scheduling; TPOT 0.1 s (a
+    // bound), 0.5 s, 0.1 s; E2E 1.02 s, 2.5 s, none (the queue is not known).
+    let lines = [
+        line(r#""created":1741946531,"#, "5", 15, 1000, 11),
+        line(r#""created":1741946532,"#, "100", 400, 2000, 5),
+        line("", "null", 30, 300, 4),
+    ];
+    std::fs::write(
+        &log,
+        lines.join(
+            "
+",
+        ) + "
+",
+    )
+    .unwrap();
+    let text = summary(&["summary", "-o", "prometheus", &log.display().to_string()]);
+    check_exposition(&text, false);
+    let h = histograms(&text);
+    let labels = "gen_ai_request_model=m,gen_ai_provider_name=vllm,cache=miss";
+    let ttft = series(&h, "gen_ai_server_time_to_first_token_seconds", labels);
+    // Bounds 0.001 0.005 0.01 0.02 0.04 0.06 0.08 0.1 0.25 0.5 0.75 1 2.5 5 7.5 10 +Inf.
+    assert_eq!(
+        counts(ttft),
+        [
+            0., 0., 0., 1., 1., 1., 1., 1., 1., 2., 2., 2., 2., 2., 2., 2., 2.
+        ]
+    );
+    assert_eq!((ttft.sum, ttft.count), (0.52, 2.0));
+    let tpot = series(&h, "gen_ai_server_time_per_output_token_seconds", labels);
+    // Bounds 0.01 0.025 0.05 0.075 0.1 0.15 0.2 0.3 0.4 0.5 0.75 1 2.5 +Inf.
+    assert_eq!(
+        counts(tpot),
+        [0., 0., 0., 0., 2., 2., 2., 2., 2., 3., 3., 3., 3., 3.]
+    );
+    assert_eq!((tpot.sum, tpot.count), (0.7, 3.0));
+    let e2e = series(&h, "gen_ai_server_request_duration_seconds", labels);
+    assert_eq!(
+        counts(e2e),
+        [0., 0., 0., 0., 0., 0., 0., 1., 2., 2., 2., 2., 2., 2., 2.]
+    );
+    assert_eq!((e2e.sum, e2e.count), (3.52, 2.0));
+    assert!(
+        !h.keys().any(|k| k.starts_with("gen_ai_client_operation_")),
+        "{:?}",
+        h.keys()
+    );
+    // The TTFT from the scheduling stays in the summary.
+    assert!(text.contains("\ntokentime_ttft_seconds_count 3\n"));
 }
 
 #[test]
@@ -394,6 +556,59 @@ fn merged_digests_print_the_histograms_of_one_run() {
         let streamed = String::from_utf8(run_ok(&["merge", "-o", output], &stream)).unwrap();
         assert_eq!(gen_ai(&streamed), lines, "{output}: merged stream");
     }
+}
+
+/// A digest file saved before the durations were split by who measured them (one TTFT, TPOT
+/// and E2E histogram each, `ttft_ms`, `tpot_ms`, `e2e_ms`, a gateway's among the server's)
+/// cannot be split again: `merge -o prometheus` prints no histograms and says why; the
+/// summary families are there.
+#[test]
+fn digests_saved_before_the_split_merge_to_no_histograms() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.json");
+    let d = d.display().to_string();
+    run_ok(
+        &[
+            "summary",
+            "--save-digest",
+            &d,
+            &sample_file("litellm.jsonl"),
+        ],
+        b"",
+    );
+    let mut doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&d).unwrap()).unwrap();
+    let genai = &mut doc["genai"];
+    for (new, old) in [
+        ("server_ttft_ms", "ttft_ms"),
+        ("server_tpot_ms", "tpot_ms"),
+        ("server_e2e_ms", "e2e_ms"),
+    ] {
+        let b = genai["bounds"].as_object_mut().unwrap();
+        let v = b.remove(new).unwrap();
+        b.insert(old.to_owned(), v);
+        for s in genai["series"].as_array_mut().unwrap() {
+            let s = s.as_object_mut().unwrap();
+            let v = s.remove(new).unwrap();
+            s.insert(old.to_owned(), v);
+        }
+    }
+    for client in ["client_e2e_ms", "client_ttft_ms"] {
+        genai["bounds"].as_object_mut().unwrap().remove(client);
+        for s in genai["series"].as_array_mut().unwrap() {
+            s.as_object_mut().unwrap().remove(client);
+        }
+    }
+    std::fs::write(&d, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let out = run(&["merge", "-o", "prometheus", &d], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\ntokentime_ttft_seconds_count "), "{text}");
+    assert!(!text.contains("gen_ai_"), "{text}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("no gen_ai_* histograms") && stderr.contains("split"),
+        "{stderr}"
+    );
 }
 
 /// Digests saved with `--bucket` windows also hold the whole run: `merge -o prometheus` of
