@@ -238,8 +238,19 @@ fn value_cell(m: Metric, v: f64) -> String {
     }
 }
 
+/// A share as a whole percentage, with the decimals (up to 3) it takes not to read 100% short
+/// of all or 0% above none (`99.9%`, `0.3%`).
 fn pct(x: f64) -> String {
-    format!("{:.0}%", x * 100.0 + 0.0)
+    let p = x * 100.0 + 0.0;
+    let mut digits = 0;
+    while digits < 3 {
+        let shown: f64 = format!("{p:.digits$}").parse().unwrap_or(p);
+        if !(p < 100.0 && shown >= 100.0 || p > 0.0 && shown <= 0.0) {
+            break;
+        }
+        digits += 1;
+    }
+    format!("{p:.digits$}%")
 }
 
 /// A rate: 3 significant digits or so.
@@ -1419,6 +1430,18 @@ pub(crate) fn write_text(
 mod tests {
     use super::*;
     use crate::analysis::{AnalysisConfig, GroupReport, analyze};
+
+    /// A share reads 100% only when it is all, 0% only when it is none.
+    #[test]
+    fn a_share_short_of_all_or_above_none_keeps_its_decimals() {
+        assert_eq!(pct(1.0), "100%");
+        assert_eq!(pct(0.0), "0%");
+        assert_eq!(pct(0.394), "39%");
+        assert_eq!(pct(0.9985), "99.9%");
+        assert_eq!(pct(0.99996), "99.996%");
+        assert_eq!(pct(0.003), "0.3%");
+        assert_eq!(pct(0.000_01), "0.001%");
+    }
 
     /// A split whose minority mode's group comes fourth (vLLM 0.8.3, Llama-3.3-70B at 4
     /// requests/s: TTFT's slow mode is the 512-1023 input-token bin) names that group, not only
