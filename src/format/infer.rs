@@ -1138,7 +1138,8 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
         let vs = root_values(sample, k);
         let path = vec![k.to_owned()];
         if vs.is_empty() || vs.iter().all(|e| *e == "") {
-            None
+            // Not set on the sample's lines (the failures may all come later): set fails.
+            Some(Cond::Set(path))
         } else if vs.iter().all(|e| e.is_boolean()) {
             Some(Cond::Equals(path, "true".into()))
         } else if vs.iter().any(|e| e.is_boolean()) {
@@ -1167,12 +1168,7 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
         })
         .map(|m| vec!["error".to_owned(), m.to_owned()]);
     let reason_paths: Vec<Vec<String>> = nested
-        .chain(
-            ERROR_KEYS
-                .into_iter()
-                .filter(|k| !root_values(sample, k).is_empty())
-                .map(|k| vec![k.to_owned()]),
-        )
+        .chain(ERROR_KEYS.into_iter().map(|k| vec![k.to_owned()]))
         .chain(status_path)
         .collect();
     (error_when, status_cancelled, reason_paths)
@@ -1234,6 +1230,19 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
     }
     if values("success").iter().any(|v| v.is_boolean()) {
         failed.push(Cond::Equals(vec!["success".into()], "false".into()));
+    }
+    // A status member the sample's lines do not have (a log that writes it on its failures
+    // only): an HTTP status there still fails or cancels the request.
+    if words.is_empty() && status.is_none() {
+        for k in ["status", "status_code", "http_status", "response_code"] {
+            if sample.iter().all(|v| v.get(k).is_none()) {
+                let path = vec![k.to_owned()];
+                failed.push(Cond::AtLeast(path.clone(), 400));
+                cancelled.push(Cond::Equals(path.clone(), "499".into()));
+                cancelled.push(Cond::Equals(path, "\"499\"".into()));
+            }
+        }
+        status = Some(vec!["status".to_owned()]);
     }
     (failed, cancelled, status)
 }

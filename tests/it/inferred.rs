@@ -565,7 +565,8 @@ fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
     let guess =
         String::from_utf8(run_ok(&["formats", "--guess", "-"], GATEWAY.as_bytes())).unwrap();
     for want in [
-        r#"error_when = [{ path = "status", at_least = 400 }]"#,
+        // The error members the sample lacks fail a request that has them set.
+        r#"error_when = [{ set = "error_message" }, { set = "error_msg" }, { set = "error" }, { set = "error_code" }, { path = "status", at_least = 400 }]"#,
         r#"cancelled_when = [{ path = "status", equals = 499 }]"#,
         r#"{ field = "logged_at", path = "ts", unit = "epoch" }"#,
         // The line's time is on every line: it marks no request.
@@ -580,9 +581,9 @@ fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
         .replace(r#""status":499"#, r#""status":"cancelled""#);
     let guess = String::from_utf8(run_ok(&["formats", "--guess", "-"], words.as_bytes())).unwrap();
     for want in [
-        r#"error_when = [{ path = "status", contains = "error" }, { path = "status", contains = "fail" }]"#,
+        r#"error_when = [{ set = "error_message" }, { set = "error_msg" }, { set = "error" }, { set = "error_code" }, { path = "status", contains = "error" }, { path = "status", contains = "fail" }]"#,
         r#"cancelled_when = [{ path = "status", contains = "cancel" }]"#,
-        r#"reason = ["status"]"#,
+        r#"reason = ["error_message", "error_msg", "error", "error_code", "status"]"#,
     ] {
         assert!(guess.contains(want), "{want} in\n{guess}");
     }
@@ -821,4 +822,35 @@ fn the_json_summary_has_the_span_and_each_groups_rates() {
         Value::Null
     );
     assert_eq!(doc["span"]["s"], 1.2);
+}
+
+/// A failure after the sample is still one: the error members and HTTP statuses the
+/// sample's lines do not have are read on every line (a log that writes `error` and `status`
+/// on its failures only, the first one past the 1,000 lines sampled).
+#[test]
+fn failures_past_the_sample_are_failures() {
+    let mut log = String::new();
+    for i in 0..1200 {
+        let fail = match i {
+            1100 => r#","error":"upstream connect error""#,
+            1150 => r#","status":503"#,
+            1160 => r#","status_code":"499""#,
+            _ => "",
+        };
+        log.push_str(&format!(
+            "{{\"req\":\"r{i}\",\"ttft_ms\":{},\"e2e_ms\":{}{fail}}}\n",
+            100 + i % 7,
+            900 + i % 11
+        ));
+    }
+    let doc: Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], log.as_bytes())).unwrap();
+    assert_eq!(doc["coverage"]["requests"], 1200, "{}", doc["coverage"]);
+    assert_eq!(doc["errors"]["count"], 2, "{}", doc["errors"]);
+    assert_eq!(doc["coverage"]["cancelled"], 1, "{}", doc["coverage"]);
+    // The reasons: the status, and the error member's text.
+    assert_eq!(
+        doc["errors"]["reasons"],
+        serde_json::json!([{"count": 1, "reason": "503"}, {"count": 1, "reason": "upstream connect error"}])
+    );
 }
