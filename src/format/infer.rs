@@ -1515,7 +1515,18 @@ mod tests {
             .iter()
             .map(|p| path_str(p))
             .collect();
-        assert_eq!(reasons, ["error.type", "error.message", "error"]);
+        assert_eq!(
+            reasons,
+            [
+                "error.type",
+                "error.message",
+                "error_message",
+                "error_msg",
+                "error",
+                "error_code",
+                "status"
+            ]
+        );
         // Only the line's time: no request timing, no format.
         assert!(
             inf(&[r#"{"ts":"2026-11-30T10:00:00Z","msg":"ready"}"#])

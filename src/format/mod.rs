@@ -1780,6 +1780,24 @@ impl Formats {
 mod tests {
     use super::*;
 
+    /// The unreadable fields' bits `derive` reads are this enum's.
+    #[test]
+    fn the_unreadable_bits_derive_reads_are_the_fields() {
+        use crate::metrics::unread;
+        let bit = |f: Field| 1u32 << (f as u32);
+        assert_eq!(unread::END, bit(Field::End));
+        assert_eq!(unread::DECODE, bit(Field::Decode));
+        assert_eq!(unread::E2E, bit(Field::E2e));
+        assert_eq!(
+            unread::TOKENS,
+            [
+                bit(Field::InputTokens),
+                bit(Field::CachedTokens),
+                bit(Field::OutputTokens)
+            ]
+        );
+    }
+
     #[test]
     fn values_are_the_same_as_text_or_as_numbers() {
         let same = |raw: &str, text: &str| same_value(raw.as_bytes(), text, json_number(text));

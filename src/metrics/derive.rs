@@ -7,6 +7,19 @@
 //! (`vllm/v1/metrics/stats.py`): queue = scheduled - arrival, prefill = first token -
 //! scheduled, decode = last token - first token, TPOT = decode / (output tokens - 1).
 
+/// The bits of [`Timeline::unreadable`] that `derive` reads, in the reader's numbering (the
+/// order of `format::Field`, whose tests check them).
+pub(crate) mod unread {
+    /// The end instant.
+    pub(crate) const END: u32 = 1 << 3;
+    /// The logged decode.
+    pub(crate) const DECODE: u32 = 1 << 7;
+    /// The logged E2E.
+    pub(crate) const E2E: u32 = 1 << 8;
+    /// The input, cached and output token counts.
+    pub(crate) const TOKENS: [u32; 3] = [1 << 9, 1 << 10, 1 << 12];
+}
+
 /// Where a request's TTFT is measured from (SPEC section 2: `ttft_origin`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Origin {
@@ -114,7 +127,7 @@ pub struct Timeline {
     /// string mapped as `epoch_s`, a negative token count): its metrics are `unparseable`.
     pub unparseable: Option<&'static str>,
     /// Every such field, one bit each (the reader's numbering, `format::Field`): the reader
-    /// tells the metrics that use them (`derive` does not read it).
+    /// tells the metrics that use them; `derive` makes none of their metrics up from the others.
     pub unreadable: u32,
     /// The wall-clock instants present in the log but outside the plausible window (before
     /// 2000, from 2200 on: a producer's 0 for "unknown", a unit mix-up), as [`instants`] bits:
@@ -414,13 +427,23 @@ fn wide_interval(a: i64, b: i64) -> Value {
 pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
     let mut d = Draft::measure(t);
     d.ttft_from_parts(t);
-    d.e2e_from_parts();
+    // A field present but unreadable held the value the log meant: what it would give is not
+    // made up from the others (a LiteLLM E2E from the first token and llama.cpp's decode where
+    // `endTime` is unreadable), and stays null, `unparseable`.
+    let end_unread = t.unreadable & (unread::END | unread::E2E) != 0;
+    if !end_unread {
+        d.e2e_from_parts();
+    }
     if d.first_token_seen {
         d.zero_ttft_is_sentinel();
     }
-    d.e2e_from_ttft_and_decode();
-    d.e2e_from_logged_at(t);
-    d.decode_from_e2e_and_ttft();
+    if !end_unread {
+        d.e2e_from_ttft_and_decode();
+        d.e2e_from_logged_at(t);
+    }
+    if t.unreadable & unread::DECODE == 0 {
+        d.decode_from_e2e_and_ttft();
+    }
     if d.first_token_seen {
         d.streamed_sentinels(t);
     } else {
@@ -867,10 +890,14 @@ impl Draft {
             .or_else(|| t.input_tokens?.checked_sub(t.evaluated_tokens?));
         let count_null =
             |v: Option<u64>| (never_ran && !failed && v == Some(0)).then_some(NullReason::Sentinel);
+        // A count the log gives in a form not readable as one is `unparseable`.
+        let unreadable = |v: Option<u64>, bit: u32| {
+            (v.is_none() && t.unreadable & bit != 0).then_some(NullReason::Unparseable)
+        };
         let count_nulls = [
-            count_null(input_tokens),
-            count_null(cached_tokens),
-            count_null(t.output_tokens),
+            count_null(input_tokens).or(unreadable(input_tokens, unread::TOKENS[0])),
+            count_null(cached_tokens).or(unreadable(cached_tokens, unread::TOKENS[1])),
+            count_null(t.output_tokens).or(unreadable(t.output_tokens, unread::TOKENS[2])),
         ];
         let cache = if t.response_cache {
             Some(CacheClass::Response)
@@ -1023,6 +1050,24 @@ mod tests {
         assert_eq!(m.e2e, Ok(2062.5e6));
         assert_eq!(m.ttft_origin, Some(Origin::Gateway));
         assert_eq!(m.queue, Err(NullReason::NotLogged));
+    }
+
+    /// An end present but unreadable leaves the E2E not logged (made `unparseable` by the
+    /// reader), not the first token plus a logged decode: a non-streamed LiteLLM call's first
+    /// token is its end, so that sum counts the decode twice. A count present but unreadable
+    /// is `unparseable`.
+    #[test]
+    fn an_unreadable_end_or_count_is_not_made_up() {
+        let mut t = litellm(0, 500 * MS, 500 * MS, 10, false);
+        t.end = None;
+        t.decode = Some(300 * MS);
+        t.output_tokens = None;
+        assert_eq!(derive(&t, 0.5).e2e, Ok(800e6));
+        t.unreadable = unread::END | unread::TOKENS[2];
+        let m = derive(&t, 0.5);
+        assert_eq!(m.e2e, Err(NullReason::NotLogged));
+        assert_eq!(m.decode, Ok(300e6));
+        assert_eq!(m.count_nulls, [None, None, Some(NullReason::Unparseable)]);
     }
 
     #[test]
