@@ -301,14 +301,23 @@ fn counts(s: &Series) -> Vec<f64> {
     s.buckets.iter().map(|(_, n)| *n).collect()
 }
 
+/// The Prometheus exposition of a log of `lines` (checked) and its histograms.
+fn exposition_of(lines: &[String]) -> (String, BTreeMap<String, Series>) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let text = summary(&["summary", "-o", "prometheus", &log.display().to_string()]);
+    check_exposition(&text, false);
+    let h = histograms(&text);
+    (text, h)
+}
+
 /// A gateway's TTFT and E2E (LiteLLM's `completionStartTime - startTime`, `endTime -
 /// startTime`) are the client's: they go to `gen_ai.client.operation.time_to_first_chunk`
 /// and `gen_ai.client.operation.duration`, never to the server's families; its TPOT goes to
 /// none. Values on a bound are in its bucket.
 #[test]
 fn a_gateways_durations_are_the_clients() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("litellm.jsonl");
     let line = |start: &str, first: &str, end: &str, out: u32| {
         format!(
             r#"{{"call_type":"acompletion","stream":true,"status":"success","model":"gpt-4o-mini","startTime":{start},"completionStartTime":{first},"endTime":{end},"prompt_tokens":100,"completion_tokens":{out}}}"#
@@ -320,18 +329,7 @@ fn a_gateways_durations_are_the_clients() {
         line("1700000010.5", "1700000010.58", "1700000011.14", 6),
         line("1700000020.0", "1700000020.875", "1700000023.0", 3),
     ];
-    std::fs::write(
-        &log,
-        lines.join(
-            "
-",
-        ) + "
-",
-    )
-    .unwrap();
-    let text = summary(&["summary", "-o", "prometheus", &log.display().to_string()]);
-    check_exposition(&text, false);
-    let h = histograms(&text);
+    let (text, h) = exposition_of(&lines);
     let labels = "gen_ai_request_model=gpt-4o-mini,cache=unknown";
     let ttfc = series(
         &h,
@@ -364,8 +362,6 @@ fn a_gateways_durations_are_the_clients() {
 /// from the scheduling (no queue time, no arrival) is in the summary but in no GenAI family.
 #[test]
 fn a_servers_durations_are_the_servers() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("vllm.jsonl");
     let line = |created: &str, queue: &str, prefill: u32, decode: u32, out: u32| {
         format!(
             r#"{{"object":"chat.completion",{created}"model":"m","usage":{{"prompt_tokens":100,"completion_tokens":{out},"prompt_tokens_details":{{"cached_tokens":0}}}},"metrics":{{"time_to_first_token_ms":{prefill},"generation_time_ms":{decode},"queue_time_ms":{queue}}}}}"#
@@ -378,18 +374,7 @@ fn a_servers_durations_are_the_servers() {
         line(r#""created":1741946532,"#, "100", 400, 2000, 5),
         line("", "null", 30, 300, 4),
     ];
-    std::fs::write(
-        &log,
-        lines.join(
-            "
-",
-        ) + "
-",
-    )
-    .unwrap();
-    let text = summary(&["summary", "-o", "prometheus", &log.display().to_string()]);
-    check_exposition(&text, false);
-    let h = histograms(&text);
+    let (text, h) = exposition_of(&lines);
     let labels = "gen_ai_request_model=m,gen_ai_provider_name=vllm,cache=miss";
     let ttft = series(&h, "gen_ai_server_time_to_first_token_seconds", labels);
     // Bounds 0.001 0.005 0.01 0.02 0.04 0.06 0.08 0.1 0.25 0.5 0.75 1 2.5 5 7.5 10 +Inf.
