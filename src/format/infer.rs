@@ -98,10 +98,11 @@ pub(crate) struct Inference {
 
 impl Inference {
     /// Whether `--format auto` may use the format: it reads both a TTFT and an E2E, and on
-    /// at least two sample lines that have both, TTFT <= E2E holds on every one.
+    /// at least two sample lines that have both, TTFT <= E2E holds on every one but at most one
+    /// in [`UNREADABLE_SHARE`] (a log's own impossible values: an E2E of `-5`, null on its line).
     pub(crate) fn fit_for_auto(&self) -> bool {
         let (both, ok) = self.ttft_e2e;
-        self.spec.is_some() && both >= 2 && ok == both
+        self.spec.is_some() && both >= 2 && (both - ok) * UNREADABLE_SHARE <= both
     }
 }
 
@@ -436,25 +437,49 @@ fn present(c: &Candidate) -> impl Iterator<Item = &Leaf> {
     c.values.iter().flatten()
 }
 
+/// How many of a candidate's sample values may not read in its unit: one in 50 (a log's own
+/// unreadable values, `Infinity` for a timeout, `"n/a"`, which the run reports line by line
+/// and nulls as `unparseable`), none in a sample of fewer than 50.
+const UNREADABLE_SHARE: usize = 50;
+
+/// Whether `ok` holds for the values of `c` on the sample's lines, but at most one in
+/// [`UNREADABLE_SHARE`]; the note on those that do not (empty when all do).
+fn mostly(c: &Candidate, ok: impl Fn(&Leaf) -> bool) -> Option<String> {
+    let (mut n, mut bad) = (0usize, 0usize);
+    for l in present(c) {
+        n += 1;
+        bad += usize::from(!ok(l));
+    }
+    match bad {
+        0 => Some(String::new()),
+        _ if bad * UNREADABLE_SHARE <= n => Some(format!(
+            "; {bad} of {n} values unreadable, null on their lines"
+        )),
+        _ => None,
+    }
+}
+
 /// Settles what the name and the values alone say of a candidate's unit; `Err` with the reason
 /// when they disagree. A duration whose unit neither says is left for the cross-checks.
 fn settle_unit(c: &mut Candidate) -> Result<(), String> {
     if c.target != Target::Tpot && c.target.as_field().is_count() {
-        if present(c).all(|l| decode_count(&l.raw).is_some()) {
+        if let Some(note) = mostly(c, |l| decode_count(&l.raw).is_some()) {
             c.unit = Some(Unit::Count);
-            c.how = "a count".into();
+            c.how = format!("a count{note}");
             return Ok(());
         }
         return Err("values that are not token counts".into());
     }
     if c.target != Target::Tpot && c.target.as_field().is_instant() {
         let unit = c.name_unit.unwrap_or(Unit::EpochAuto);
-        if present(c).all(|l| matches!(decode_instant(&l.raw, unit), Instant::At(_))) {
+        if let Some(note) = mostly(c, |l| {
+            matches!(decode_instant(&l.raw, unit), Instant::At(_))
+        }) {
             c.unit = Some(unit);
             c.how = if c.name_unit.is_some() {
-                "unit from the name".into()
+                format!("unit from the name{note}")
             } else {
-                "wall-clock instants (by magnitude, or RFC 3339)".into()
+                format!("wall-clock instants (by magnitude, or RFC 3339){note}")
             };
             return Ok(());
         }
@@ -488,12 +513,14 @@ fn settle_unit(c: &mut Candidate) -> Result<(), String> {
         (None, None, false) => None,
     };
     let unit = given.map_or(Unit::Ms, |g| g.0);
-    if !present(c).all(|l| decode_ns(&l.raw, unit).is_some_and(|v| v >= 0)) {
+    let Some(note) = mostly(c, |l| decode_ns(&l.raw, unit).is_some_and(|v| v >= 0)) else {
         return Err("values that are not non-negative durations".into());
-    }
+    };
     if let Some((u, how)) = given {
         c.unit = Some(u);
-        c.how = how.into();
+        c.how = format!("{how}{note}");
+    } else {
+        c.how = note;
     }
     Ok(())
 }
@@ -614,7 +641,13 @@ fn pin_units(cands: &mut [Candidate], inf: &mut Inference) {
                 inf.checks
                     .push(format!("{}: {how}", path_str(&cands[k].path)));
                 cands[k].unit = Some(u);
-                cands[k].how = how;
+                // The note on its unreadable values ([`mostly`]) stays.
+                let note = if cands[k].how.starts_with("; ") {
+                    std::mem::take(&mut cands[k].how)
+                } else {
+                    String::new()
+                };
+                cands[k].how = format!("{how}{note}");
                 changed = true;
             }
         }

@@ -854,3 +854,38 @@ fn failures_past_the_sample_are_failures() {
         serde_json::json!([{"count": 1, "reason": "503"}, {"count": 1, "reason": "upstream connect error"}])
     );
 }
+
+/// A log's own unreadable values (`"n/a"`, Python's `Infinity`, an impossible `-5`) do not
+/// cost the mapping: at most one in 50 of the sample's values may not read, each null on its
+/// own line (`unparseable`, or a negative interval).
+#[test]
+fn a_few_unreadable_values_cost_only_their_requests() {
+    let mut log = String::new();
+    for i in 0..100 {
+        let e2e = match i {
+            6 => "\"n/a\"".to_owned(),
+            40 => "Infinity".to_owned(),
+            _ => format!("{}", 900 + i),
+        };
+        log.push_str(&format!(
+            "{{\"req\":\"r{i}\",\"ttft_ms\":{},\"e2e_ms\":{e2e}}}\n",
+            100 + i
+        ));
+    }
+    let doc: Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], log.as_bytes())).unwrap();
+    assert_eq!(doc["coverage"]["requests"], 100, "{}", doc["coverage"]);
+    assert_eq!(doc["coverage"]["anomalies"]["unparseable"], 2);
+    let e2e = &doc["groups"][0]["metrics"]["e2e_ms"];
+    assert_eq!(e2e["count"], 98, "{e2e}");
+    assert_eq!(e2e["nulls"]["unparseable"], 2, "{e2e}");
+    assert_eq!(doc["groups"][0]["metrics"]["ttft_ms"]["count"], 100);
+    // Three in 100 is more than a log's odd value: the field is not mapped.
+    let three = log.replace("\"e2e_ms\":920}", "\"e2e_ms\":\"?\"}");
+    let out = run(&["summary", "--format", "inferred"], three.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("e2e_ms as e2e (values that are not non-negative durations)"),
+        "{err}"
+    );
+}
