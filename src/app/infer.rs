@@ -461,6 +461,16 @@ pub(crate) fn prepare(config: &Config) -> Config {
                         inf.lines,
                         why.join("; ")
                     );
+                } else if inf.spec.is_some() && inf.ttft_e2e.0 == 1 {
+                    // One line short of a check of the TTFT against the E2E: a one-line
+                    // sample (a pipe's first read, a file of one request).
+                    crate::diag!(
+                        "tokentime: no format recognised {}, and the format `inferred` is used \
+                         unasked only when two sample lines or more have both a TTFT and an E2E \
+                         to check ({} here): --format inferred reads with it anyway",
+                        first_objects(inf.lines),
+                        inf.ttft_e2e.0
+                    );
                 }
             }
         }

@@ -889,3 +889,23 @@ fn a_few_unreadable_values_cost_only_their_requests() {
         "{err}"
     );
 }
+
+/// A sample of one line (a file of one request, a pipe's first read) cannot check a TTFT
+/// against an E2E: auto leaves the inferred format out and says why, and `--format inferred`
+/// reads with it.
+#[test]
+fn a_one_line_sample_says_why_auto_leaves_it() {
+    let line = GATEWAY.lines().next().unwrap();
+    let out = run(&["summary"], line.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no format recognised the first JSON object, and the format `inferred` is used unasked only when two sample lines or more have both a TTFT and an E2E to check (1 here)"),
+        "{err}"
+    );
+    let text = String::from_utf8(run_ok(
+        &["summary", "--format", "inferred"],
+        line.as_bytes(),
+    ))
+    .unwrap();
+    assert!(text.starts_with("1 request from"), "{text}");
+}
