@@ -43,6 +43,10 @@ struct SampleSink<'a> {
     /// Lines a format claimed with no duration at all.
     untimed: usize,
     stop: &'a AtomicBool,
+    /// The input being read, and the first line read that starts like a JSON object with the
+    /// name of its input (to say where `--root` stops when it finds nothing).
+    name: String,
+    first: Option<(String, Vec<u8>)>,
 }
 
 /// A request with no duration: no TTFT, E2E, queue, prefill or decode.
@@ -67,6 +71,9 @@ impl Sink for SampleSink<'_> {
         }
         self.lines += 1;
         self.bytes += content.len();
+        if self.first.is_none() && crate::app::unmapped::first_object_line(content).is_some() {
+            self.first = Some((self.name.clone(), content.to_vec()));
+        }
         if let Some(p) = &mut self.claims {
             match p.process(content) {
                 Kind::NoTiming => {}
@@ -192,6 +199,8 @@ struct Sample {
     claimed: bool,
     /// How many lines a format claimed without a duration.
     untimed: usize,
+    /// The first line read that starts like a JSON object, with its input's name.
+    first: Option<(String, Vec<u8>)>,
 }
 
 impl Sample {
@@ -237,6 +246,8 @@ fn sample(config: &Config, auto: bool) -> Sample {
         claimed: false,
         untimed: 0,
         stop: &stop,
+        name: String::new(),
+        first: None,
     };
     let reading = Reading {
         documents: Documents::Records,
@@ -281,6 +292,7 @@ fn sample(config: &Config, auto: bool) -> Sample {
                 None => continue,
             },
         };
+        sink.name.clone_from(&name);
         let _ = driver::read_from(
             &reading,
             &name,
@@ -299,6 +311,7 @@ fn sample(config: &Config, auto: bool) -> Sample {
         listed: sink.listed,
         claimed: sink.claimed,
         untimed: sink.untimed,
+        first: sink.first,
     }
 }
 
@@ -503,6 +516,15 @@ fn say(inf: &Inference) {
 /// # Errors
 /// The output's.
 pub(crate) fn guess(config: &Config, w: &mut impl Write) -> io::Result<()> {
-    let (inf, _) = sample(config, false).infer(|inf| inf.spec.is_some());
-    w.write_all(to_toml(&inf).as_bytes())
+    let sample = sample(config, false);
+    let (inf, _) = sample.infer(|inf| inf.spec.is_some());
+    w.write_all(to_toml(&inf).as_bytes())?;
+    if sample.values.is_empty()
+        && !config.root.is_empty()
+        && let Some((name, line)) = &sample.first
+        && let Some(msg) = crate::app::unmapped::root_message(&config.root, line)
+    {
+        writeln!(w, "# {name}: no record to sample: {msg}")?;
+    }
+    Ok(())
 }

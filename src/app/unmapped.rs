@@ -456,6 +456,100 @@ pub(crate) fn format_choice(config: &crate::cli::config::Config) -> FormatChoice
     }
 }
 
+/// What to say of an input that gave no record under `--root` `root`, from its first bytes
+/// `head`: where the path stops in the first line that is a JSON object (a key it lacks, with
+/// the keys there; a value that is not an object or a list; an empty list). `None` when the
+/// path finds an object there (then the formats, not the path, are what to look at), or the
+/// line is not JSON.
+pub(crate) fn root_message(root: &[String], head: &[u8]) -> Option<String> {
+    use serde_json::Value;
+    let line = first_object_line(head)?;
+    let start = line.iter().position(|&b| b == b'{')?;
+    let whole: Value = serde_json::from_slice(&line[start..]).ok()?;
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    };
+    let shown = |upto: usize| {
+        let mut s = String::new();
+        for seg in &root[..upto] {
+            if !s.is_empty() && !seg.starts_with('[') {
+                s.push('.');
+            }
+            s.push_str(seg);
+        }
+        s
+    };
+    let whole_root = shown(root.len());
+    let stop = |why: String| format!("--root {whole_root} stops in the first JSON line: {why}");
+    let mut here: Vec<&Value> = vec![&whole];
+    for (i, seg) in root.iter().enumerate() {
+        let at = if i == 0 {
+            "the line".to_owned()
+        } else {
+            format!("`{}`", shown(i))
+        };
+        let wild = seg == "*" || seg == "[*]";
+        let index = crate::json::index_segment(seg);
+        let mut next: Vec<&Value> = Vec::new();
+        for v in &here {
+            match (v, wild, index) {
+                (Value::Array(a), true, _) => next.extend(a.iter()),
+                (Value::Object(o), true, _) => next.extend(o.values()),
+                (Value::Array(a), false, Some(-1)) => next.extend(a.last()),
+                (Value::Array(a), false, Some(n)) => {
+                    next.extend(usize::try_from(n).ok().and_then(|n| a.get(n)));
+                }
+                (Value::Object(o), false, _) => next.extend(o.get(seg.as_str())),
+                _ => {}
+            }
+        }
+        if next.is_empty() {
+            let first = here[0];
+            let why = match first {
+                Value::Array(a) if a.is_empty() => format!("{at} is an empty list"),
+                Value::Object(o) if o.is_empty() => format!("{at} is an empty object"),
+                Value::Object(o) if !wild && index.is_none() => {
+                    let keys: Vec<&str> = o.keys().take(10).map(String::as_str).collect();
+                    let more = if o.len() > 10 { ", ..." } else { "" };
+                    format!("{at} has no `{seg}`; its keys: {}{more}", keys.join(", "))
+                }
+                Value::Array(a) if index.is_some() => {
+                    format!("{at} is a list of {} with no element {seg}", a.len())
+                }
+                Value::Array(_) => format!("{at} is a list, not an object (`[*]` walks a list)"),
+                v => format!(
+                    "{at} is {}, not {}",
+                    kind(v),
+                    if wild || index.is_some() {
+                        "a list"
+                    } else {
+                        "an object"
+                    }
+                ),
+            };
+            return Some(stop(why));
+        }
+        here = next;
+    }
+    if here.iter().any(|v| v.is_object()) {
+        return None;
+    }
+    let walk = if here[0].is_array() {
+        " (`[*]` walks a list)"
+    } else {
+        ""
+    };
+    Some(stop(format!(
+        "`{whole_root}` is {}, not an object{walk}",
+        kind(here[0])
+    )))
+}
+
 /// The first line of `head` that starts like a JSON object.
 pub(crate) fn first_object_line(head: &[u8]) -> Option<&[u8]> {
     head.split(|&b| b == b'\n')
@@ -465,6 +559,54 @@ pub(crate) fn first_object_line(head: &[u8]) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn root_says(root: &str, line: &str) -> Option<String> {
+        let head = format!("{line}\n{{\"cut");
+        root_message(&crate::format::parse_path(root), head.as_bytes())
+    }
+
+    #[test]
+    fn a_root_that_stops_in_the_first_line_is_named_where_it_stops() {
+        let lead = "--root";
+        assert_eq!(
+            root_says("requests[*]", r#"{"id":1,"data":{"requests":[]}}"#).unwrap(),
+            format!(
+                "{lead} requests[*] stops in the first JSON line: the line has no `requests`; its keys: data, id"
+            )
+        );
+        assert_eq!(
+            root_says("data.requests[*]", r#"{"data":{"requests":[]}}"#).unwrap(),
+            format!(
+                "{lead} data.requests[*] stops in the first JSON line: `data.requests` is an empty list"
+            )
+        );
+        assert_eq!(
+            root_says("data.requests.t0", r#"{"data":{"requests":[{"t0":1}]}}"#).unwrap(),
+            format!(
+                "{lead} data.requests.t0 stops in the first JSON line: `data.requests` is a list, not an object (`[*]` walks a list)"
+            )
+        );
+        assert_eq!(
+            root_says("data[*]", r#"{"data":"x"}"#).unwrap(),
+            format!("{lead} data[*] stops in the first JSON line: `data` is a string, not a list")
+        );
+        assert_eq!(
+            root_says("data[2]", r#"{"data":[{}, {}]}"#).unwrap(),
+            format!(
+                "{lead} data[2] stops in the first JSON line: `data` is a list of 2 with no element [2]"
+            )
+        );
+        assert_eq!(
+            root_says("data[*]", r#"{"data":[1, 2]}"#).unwrap(),
+            format!(
+                "{lead} data[*] stops in the first JSON line: `data[*]` is a number, not an object"
+            )
+        );
+        // The path finds an object: the formats, not the path, are what failed.
+        assert_eq!(root_says("data[*]", r#"{"data":[{"t":1}]}"#), None);
+        assert_eq!(root_says("data[-1]", r#"{"data":[1, {"t":1}]}"#), None);
+        assert_eq!(root_says("data", r#"not json"#), None);
+    }
 
     fn mapped(maps: &[&str]) -> Mapped {
         let maps: Vec<String> = maps.iter().map(|s| (*s).to_owned()).collect();

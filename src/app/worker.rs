@@ -554,21 +554,41 @@ struct InputCheck {
     aggregates: Option<&'static str>,
     /// Requests counted before it.
     requests_before: u64,
-    /// With `--map`: the paths it names, and the input's first line that starts like a JSON
-    /// object (among the bytes read ahead), to say which are missing when the input gives no
+    /// With `--map`: the paths it names, to say which are missing when the input gives no
     /// request.
-    mapped: Option<(crate::app::unmapped::Mapped, Vec<u8>)>,
+    mapped: Option<crate::app::unmapped::Mapped>,
+    /// The `--root` path (empty without one), to say where it stops when the input gives no
+    /// request.
+    root: Vec<String>,
+    /// With `--map` or `--root`: the input's first line that starts like a JSON object (among
+    /// the bytes read ahead).
+    head: Vec<u8>,
     /// Lines, those not JSON objects, and those not JSON objects, invalid or too long,
     /// counted before it.
     before: (u64, u64, u64),
 }
 
 impl InputCheck {
-    /// Nothing known yet; with `--map`, its paths are kept for [`Worker::end_input`].
+    /// Why the input gave no request, from its first JSON line: where `--root` stops in it,
+    /// else which of `--map`'s paths it lacks.
+    fn unread_message(&self) -> Option<String> {
+        if !self.root.is_empty()
+            && let Some(msg) = crate::app::unmapped::root_message(&self.root, &self.head)
+        {
+            return Some(format!(
+                "{}: no line was read as a request, and {msg}",
+                self.name
+            ));
+        }
+        self.mapped.as_ref()?.message(&self.name, &self.head)
+    }
+
+    /// Nothing known yet; `--map`'s paths and the `--root` path are kept for
+    /// [`Worker::end_input`].
     fn mapped(config: &Config) -> InputCheck {
         InputCheck {
-            mapped: crate::app::unmapped::Mapped::of(&config.formats, &config.root)
-                .map(|m| (m, Vec::new())),
+            mapped: crate::app::unmapped::Mapped::of(&config.formats, &config.root),
+            root: config.root.clone(),
             ..InputCheck::default()
         }
     }
@@ -728,12 +748,12 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// The first bytes of the input being read: with `--map`, its first line that starts like
-    /// a JSON object is kept.
+    /// The first bytes of the input being read: with `--map` or `--root`, its first line that
+    /// starts like a JSON object is kept.
     pub(crate) fn input_head(&mut self, head: &[u8]) {
-        if let Some((_, kept)) = &mut self.input.mapped {
-            kept.clear();
-            kept.extend_from_slice(
+        if self.input.mapped.is_some() || !self.input.root.is_empty() {
+            self.input.head.clear();
+            self.input.head.extend_from_slice(
                 crate::app::unmapped::first_object_line(head).unwrap_or_default(),
             );
         }
@@ -758,8 +778,7 @@ impl<'p> Worker<'p> {
             crate::diag!("tokentime: {}: {what}", self.input.name);
         } else if lines > 0
             && self.requests() == self.input.requests_before
-            && let Some((mapped, head)) = &self.input.mapped
-            && let Some(msg) = mapped.message(&self.input.name, head)
+            && let Some(msg) = self.input.unread_message()
         {
             crate::diag!("tokentime: {msg}");
         }
@@ -774,10 +793,13 @@ impl<'p> Worker<'p> {
             looks: crate::app::not_json::Looks::Text,
             aggregates: None,
             requests_before: self.requests(),
-            mapped: self.input.mapped.take().map(|(m, mut head)| {
+            mapped: self.input.mapped.take(),
+            root: std::mem::take(&mut self.input.root),
+            head: {
+                let mut head = std::mem::take(&mut self.input.head);
                 head.clear();
-                (m, head)
-            }),
+                head
+            },
             before: self.line_counts(),
         };
         self.proc.set_input_name(name);

@@ -146,9 +146,10 @@ struct FormatsArgs {
     #[arg(long = "formats", value_name = "FILE")]
     formats_files: Vec<PathBuf>,
     /// Print the format inferred from the first lines of FILE (`-`: standard input) as a
-    /// formats-file entry to edit and keep (`--formats`), with what was mapped and why.
-    #[arg(long, value_name = "FILE", conflicts_with = "names")]
-    guess: Option<PathBuf>,
+    /// formats-file entry to edit and keep (`--formats`), with what was mapped and why. FILE
+    /// may also come after the other options (`--guess --root PATH FILE`).
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    guess: Option<Option<PathBuf>>,
     /// The record sits at this dotted path inside each line (with --guess).
     #[arg(long, value_name = "PATH", requires = "guess")]
     root: Option<String>,
@@ -404,9 +405,26 @@ impl Cli {
     }
 }
 
+/// The one file `formats --guess` reads: its own value, or else the one positional argument.
+fn guess_file(value: Option<PathBuf>, names: Vec<String>) -> Result<PathBuf, ConfigError> {
+    match (value, names.as_slice()) {
+        (Some(file), []) => Ok(file),
+        (None, [file]) => Ok(PathBuf::from(file)),
+        (None, []) => Err(ConfigError::Flag {
+            flag: "guess",
+            message: "needs the FILE to read (`-` for standard input)".into(),
+        }),
+        _ => Err(ConfigError::Flag {
+            flag: "guess",
+            message: "reads one FILE and takes no format names".into(),
+        }),
+    }
+}
+
 impl FormatsArgs {
     fn resolve(self) -> Result<Config, ConfigError> {
         if let Some(file) = self.guess {
+            let file = guess_file(file, self.names)?;
             let common = Common {
                 files: vec![file],
                 format: "inferred".into(),

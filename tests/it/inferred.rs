@@ -760,6 +760,8 @@ fn requests_held_in_lists_are_inferred_from_the_lists() {
     for args in [
         vec!["formats", "--guess", "-"],
         vec!["formats", "--guess", "-", "--root", "requests[*]"],
+        // The FILE after the other options.
+        vec!["formats", "--guess", "--root", "requests[*]", "-"],
     ] {
         let guess = String::from_utf8(run_ok(&args, lines.as_bytes())).unwrap();
         assert!(
@@ -767,6 +769,37 @@ fn requests_held_in_lists_are_inferred_from_the_lists() {
             "{args:?}: {guess}"
         );
     }
+}
+
+/// A `--root` that finds nothing is named where it stops in the first JSON line, with the keys
+/// there, in a summary, in enrich and in `formats --guess`.
+#[test]
+fn a_root_that_finds_nothing_says_where_it_stops() {
+    let (lines, _) = gateway_in_lists();
+    let stops = "--root export.requests[*] stops in the first JSON line: the line has no `export`; its keys: batch, requests";
+    for args in [
+        vec!["summary", "--root", "export.requests[*]"],
+        vec!["--root", "export.requests[*]"],
+    ] {
+        let out = run(&args, lines.as_bytes());
+        assert!(out.status.success(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(&format!(
+                "tokentime: <stdin>: no line was read as a request, and {stops}"
+            )),
+            "{args:?}: {err}"
+        );
+    }
+    let guess = String::from_utf8(run_ok(
+        &["formats", "--guess", "--root", "export.requests[*]", "-"],
+        lines.as_bytes(),
+    ))
+    .unwrap();
+    assert!(
+        guess.contains(&format!("# <stdin>: no record to sample: {stops}")),
+        "{guess}"
+    );
 }
 
 /// A list of objects that log `prompt_tokens` but no time a guidellm record has is not taken
