@@ -145,6 +145,27 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
         ));
         writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
     }
+    if !c.same_as.is_empty() {
+        let names: Vec<String> = c
+            .same_as
+            .iter()
+            .map(|(k, equal)| {
+                format!(
+                    "{} (as {})",
+                    group_label(k, "all requests"),
+                    group_label(equal, "all requests")
+                )
+            })
+            .collect();
+        let text = format!(
+            "same requests as a group of fewer keys in both runs (not compared again): {}",
+            names.join("; ")
+        );
+        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
+            &std::io::stdout(),
+        ));
+        writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
+    }
     let width =
         crate::output::compact::output_width(std::io::IsTerminal::is_terminal(&std::io::stdout()));
     let estimates = c.rows.iter().any(|r| estimated(&r.a) || estimated(&r.b));
@@ -239,6 +260,10 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
         "only_in_a": c.only_in_a.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
         "only_in_b": c.only_in_b.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
         "same_as_all": c.same_as_all.iter().map(|k| key_json(k)).collect::<Vec<_>>(),
+        "same_as": c.same_as.iter().map(|(k, equal)| json!({
+            "group": key_json(k),
+            "as": key_json(equal),
+        })).collect::<Vec<_>>(),
         "fail_if": gates.iter().map(|g| json!({
             "condition": g.gate.text,
             "holds": g.holds,

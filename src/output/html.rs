@@ -224,9 +224,16 @@ fn nulls_text(g: &Json, metric: &str) -> String {
 fn charts_section(h: &mut String, p: &Page) {
     let s = p.summary;
     h.push_str("<h2 id=\"charts\">Charts</h2>\n<div class=\"grid\">\n");
-    // TTFT by cache class: the groups keyed by the cache (with the --by keys, if any).
-    let by_cache: Vec<(String, &Json)> = groups(s)
+    // TTFT by cache class: the groups keyed by the cache and every --by key, if any (those
+    // keyed by the cache alone hold the same requests again: stacked, each would count twice).
+    let keys = |g: &Json| g["key"].as_object().map_or(0, serde_json::Map::len);
+    let finest = groups(s)
         .filter(|(_, g)| g["key"].get("cache").is_some())
+        .map(|(_, g)| keys(g))
+        .max()
+        .unwrap_or(0);
+    let by_cache: Vec<(String, &Json)> = groups(s)
+        .filter(|(_, g)| g["key"].get("cache").is_some() && keys(g) == finest)
         .map(|(_, g)| (label(&g["key"]), g))
         .collect();
     let series: Vec<Bins> = by_cache

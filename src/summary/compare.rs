@@ -12,7 +12,7 @@
 
 use crate::metrics::Metric;
 use crate::summary::digest::{COMPRESSION, Digest};
-use crate::summary::{GroupKey, Summary, quantile_name};
+use crate::summary::{GroupKey, OTHER, Summary, quantile_name};
 
 /// The report's family-wise false-alarm rate: the chance that two samples of one
 /// distribution get any verdict other than `same` or `n/a`.
@@ -104,6 +104,10 @@ pub(crate) struct Comparison {
     /// requests, so they are not compared again (nor counted in the Bonferroni divisor); a
     /// gate on one is judged on all requests' row.
     pub same_as_all: Vec<GroupKey>,
+    /// Groups holding the same requests as a group of fewer keys in both runs, each with that
+    /// group (`model=m cache=hit` and `cache=hit` in a one-model run): not compared again
+    /// either, and a gate on one is judged on the other's row.
+    pub same_as: Vec<(GroupKey, GroupKey)>,
 }
 
 /// The metrics compared: the durations (token counts describe the workload, not its speed).
@@ -152,6 +156,33 @@ pub(crate) fn compare(a: &mut Summary, b: &mut Summary, qs: &[f64]) -> Compariso
         }
         !same
     });
+    // A group whose keys include another's holds a subset of its requests: as many, in both
+    // runs, it holds the same ones. (A key of `(other)`, past --max-groups, is no such subset.)
+    let other = |k: &GroupKey| k.iter().any(|(_, v)| v.as_deref() == Some(OTHER));
+    let within = |small: &GroupKey, big: &GroupKey| {
+        small.len() < big.len() && small.iter().all(|kv| big.contains(kv))
+    };
+    let mut by_size = pairs.clone();
+    by_size.sort_by_key(|&(i, _)| ga[i].0.len());
+    let mut same_as: Vec<(GroupKey, GroupKey)> = vec![];
+    let mut kept: Vec<(usize, usize)> = vec![];
+    for (i, j) in by_size {
+        let equal = (!other(&ga[i].0))
+            .then(|| {
+                kept.iter().find(|&&(ki, kj)| {
+                    !other(&ga[ki].0)
+                        && within(&ga[ki].0, &ga[i].0)
+                        && ga[ki].1.requests == ga[i].1.requests
+                        && gb[kj].1.requests == gb[j].1.requests
+                })
+            })
+            .flatten();
+        match equal {
+            Some(&(ki, _)) => same_as.push((ga[i].0.clone(), ga[ki].0.clone())),
+            None => kept.push((i, j)),
+        }
+    }
+    pairs.retain(|p| kept.contains(p));
     let comparisons: usize = pairs
         .iter()
         .map(|&(i, j)| {
@@ -186,6 +217,7 @@ pub(crate) fn compare(a: &mut Summary, b: &mut Summary, qs: &[f64]) -> Compariso
         only_in_a,
         only_in_b,
         same_as_all,
+        same_as,
     }
 }
 
@@ -522,6 +554,9 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
             let mut want = sorted(&g.group);
             if c.same_as_all.iter().any(|k| sorted(k) == want) {
                 want = GroupKey::default();
+            }
+            if let Some((_, equal)) = c.same_as.iter().find(|(k, _)| sorted(k) == want) {
+                want = sorted(equal);
             }
             let row = c
                 .rows

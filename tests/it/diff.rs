@@ -405,3 +405,34 @@ fn estimates_are_marked_in_the_table() {
         "{table}"
     );
 }
+
+/// A `--by` key that splits nothing (one model in both runs) makes groups with the same
+/// requests as the cache groups: they are listed as such and not compared again, so the
+/// comparisons and a gate's verdict are those of the run without `--by`.
+#[test]
+fn a_group_as_large_as_a_group_of_fewer_keys_is_not_compared_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "c1.jsonl", &phase_lines(1));
+    let b = write(dir.path(), "c8.jsonl", &phase_lines(4));
+    let gate = ["--fail-if", "decode.p50>+10%@cache=unknown"];
+    let (code, plain) = diff_json(&a, &b, &gate);
+    let mut by = vec!["--by", "model"];
+    by.extend(gate);
+    let (code_by, doc) = diff_json(&a, &b, &by);
+    assert_eq!((code, code_by), (3, 3));
+    assert_eq!(
+        doc["method"]["comparisons"], plain["method"]["comparisons"],
+        "{doc}"
+    );
+    assert_eq!(doc["fail_if"], plain["fail_if"]);
+    assert_eq!(doc["rows"], plain["rows"]);
+    let model = "smollm2-135m-instruct-q4_1";
+    assert_eq!(doc["same_as_all"], serde_json::json!([{ "model": model }]));
+    assert!(
+        doc["same_as"].as_array().unwrap().contains(
+            &serde_json::json!({"group": {"model": model, "cache": null}, "as": {"cache": null}})
+        ),
+        "{}",
+        doc["same_as"]
+    );
+}

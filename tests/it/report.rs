@@ -325,3 +325,42 @@ fn counts_of_a_log_out_of_time_order_give_no_slope_and_the_chart_says_so() {
         "no warning on the chart"
     );
 }
+
+/// The texts of the chart `id` (its axes' ticks and titles, its legend).
+fn chart_texts(page: &str, id: &str) -> Vec<String> {
+    let start = page
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no {id}"));
+    let end = start + page[start..].find("</svg>").unwrap();
+    Regex::new(r"<text[^>]*>([^<]*)</text>")
+        .unwrap()
+        .captures_iter(&page[start..end])
+        .map(|c| c[1].trim().to_owned())
+        .collect()
+}
+
+/// Under `--by`, the TTFT histogram stacks the groups keyed by the cache and the `--by` keys,
+/// not also those keyed by the cache alone, which hold the same requests: its bars are as high
+/// as without `--by` (the lab log has one model, so the same ticks), with one series.
+#[test]
+fn the_ttft_histogram_counts_each_request_once_under_by() {
+    let (_, plain) = report(&[LAB]);
+    let (_, by) = report(&["--by", "model", LAB]);
+    let ticks = |texts: Vec<String>| -> Vec<String> {
+        texts
+            .into_iter()
+            .filter(|t| t.parse::<u32>().is_ok())
+            .collect()
+    };
+    let by_texts = chart_texts(&by, "chart-ttft-hist");
+    assert_eq!(
+        ticks(by_texts.clone()),
+        ticks(chart_texts(&plain, "chart-ttft-hist"))
+    );
+    let series: Vec<&String> = by_texts.iter().filter(|t| t.contains("cache=")).collect();
+    assert_eq!(
+        series,
+        ["cache=unknown model=smollm2-135m-instruct-q4_1"],
+        "{by_texts:?}"
+    );
+}
