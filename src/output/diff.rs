@@ -4,7 +4,7 @@
 
 use crate::number::{fmt_cell, round3};
 use crate::summary::compare::{ALPHA, Comparison, GateResult, Row, Side};
-use crate::summary::{group_label, quantile_name};
+use crate::summary::{GroupKey, group_label, quantile_name};
 use serde_json::{Value as Json, json};
 use std::io::{self, Write};
 
@@ -60,6 +60,43 @@ fn cell(v: Option<f64>) -> String {
 ///
 /// # Errors
 /// Output that cannot be written.
+/// The lines under the table about the groups not compared: those only one run has, and those
+/// that hold the same requests as another group.
+fn write_unpaired(out: &mut impl Write, c: &Comparison) -> io::Result<()> {
+    let width =
+        crate::output::compact::output_width(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    let label = |k: &GroupKey| group_label(k, "all requests");
+    let mut notes: Vec<String> = Vec::new();
+    for (side, keys) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
+        if !keys.is_empty() {
+            let names: Vec<String> = keys.iter().map(label).collect();
+            notes.push(format!("only in {side}: {}", names.join("; ")));
+        }
+    }
+    if !c.same_as_all.is_empty() {
+        let names: Vec<String> = c.same_as_all.iter().map(label).collect();
+        notes.push(format!(
+            "same requests as all requests in both runs (not compared again): {}",
+            names.join("; ")
+        ));
+    }
+    if !c.same_as.is_empty() {
+        let names: Vec<String> = c
+            .same_as
+            .iter()
+            .map(|(k, equal)| format!("{} (as {})", label(k), label(equal)))
+            .collect();
+        notes.push(format!(
+            "same requests as a group of fewer keys in both runs (not compared again): {}",
+            names.join("; ")
+        ));
+    }
+    for text in notes {
+        writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
+    }
+    Ok(())
+}
+
 pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison) -> io::Result<()> {
     for (label, r) in ["A", "B"].iter().zip(runs) {
         writeln!(
@@ -117,55 +154,7 @@ pub(crate) fn write_table(out: &mut impl Write, runs: &[Run; 2], c: &Comparison)
         block.push(row_cells(r));
     }
     flush(out, &mut block)?;
-    for (label, keys) in [("A", &c.only_in_a), ("B", &c.only_in_b)] {
-        if !keys.is_empty() {
-            let names: Vec<String> = keys
-                .iter()
-                .map(|k| group_label(k, "all requests"))
-                .collect();
-            let text = format!("only in {label}: {}", names.join("; "));
-            let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
-                &std::io::stdout(),
-            ));
-            writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
-        }
-    }
-    if !c.same_as_all.is_empty() {
-        let names: Vec<String> = c
-            .same_as_all
-            .iter()
-            .map(|k| group_label(k, "all requests"))
-            .collect();
-        let text = format!(
-            "same requests as all requests in both runs (not compared again): {}",
-            names.join("; ")
-        );
-        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
-            &std::io::stdout(),
-        ));
-        writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
-    }
-    if !c.same_as.is_empty() {
-        let names: Vec<String> = c
-            .same_as
-            .iter()
-            .map(|(k, equal)| {
-                format!(
-                    "{} (as {})",
-                    group_label(k, "all requests"),
-                    group_label(equal, "all requests")
-                )
-            })
-            .collect();
-        let text = format!(
-            "same requests as a group of fewer keys in both runs (not compared again): {}",
-            names.join("; ")
-        );
-        let width = crate::output::compact::output_width(std::io::IsTerminal::is_terminal(
-            &std::io::stdout(),
-        ));
-        writeln!(out, "\n{}", crate::output::compact::wrap(&text, width, 0))?;
-    }
+    write_unpaired(out, c)?;
     let width =
         crate::output::compact::output_width(std::io::IsTerminal::is_terminal(&std::io::stdout()));
     let estimates = c.rows.iter().any(|r| estimated(&r.a) || estimated(&r.b));
