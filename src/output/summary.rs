@@ -669,6 +669,7 @@ pub(crate) fn slos_json(verdicts: &[Verdict]) -> Json {
                 "group": group,
                 "value": v.value.map(round3),
                 "count": v.count,
+                "exact": v.exact,
                 "met": v.met,
             })
         })

@@ -145,6 +145,9 @@ pub(crate) struct Verdict {
     /// True when the value is at most the bound. An SLO without values is not met: nothing
     /// shows that it holds.
     pub met: bool,
+    /// True when the value is exact, false when it is a t-digest estimate (past
+    /// `--exact-limit` values).
+    pub exact: bool,
     /// When no request was in the SLO's group (a value mistyped, or one the log does not
     /// have): the values its keys had (`model values: a, b`). The SLO is not judged.
     pub unmatched: Option<String>,
@@ -199,12 +202,21 @@ impl Verdict {
                 group_label(&self.slo.group, "all requests")
             ),
             Some(v) => format!(
-                "SLO {} {}: {q} {}{unit} {} {bound}{unit} ({} values)",
+                "SLO {} {}: {q} {}{}{unit} {} {bound}{unit} ({} values{})",
                 self.slo.text,
                 if self.met { "met" } else { "BROKEN" },
+                if self.exact { "" } else { "~" },
                 crate::number::fixed3(v),
                 if self.met { "<=" } else { ">" },
-                self.count
+                self.count,
+                if self.exact {
+                    String::new()
+                } else {
+                    format!(
+                        "; ~: a t-digest estimate, exact with --exact-limit {}",
+                        self.count
+                    )
+                }
             ),
         }
     }
@@ -220,13 +232,13 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
     slos.iter()
         .map(|slo| {
             let found = groups.iter_mut().find(|(k, _)| same_group(k, &slo.group));
-            let (value, count, matched) = match found {
+            let (value, count, exact, matched) = match found {
                 Some((_, g)) => {
                     let d = &mut g.metrics[slo.metric.index()].digest;
-                    (d.quantile(slo.quantile), d.count(), true)
+                    (d.quantile(slo.quantile), d.count(), d.is_exact(), true)
                 }
                 // The all-requests group always is: no requests is no values, not no group.
-                None => (None, 0, slo.group.is_empty()),
+                None => (None, 0, true, slo.group.is_empty()),
             };
             let keys: Vec<&GroupKey> = groups.iter().map(|(k, _)| k).collect();
             Verdict {
@@ -234,6 +246,7 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
                 value,
                 count,
                 met: value.is_some_and(|v| crate::number::round3(v) <= slo.bound),
+                exact,
                 unmatched: (!matched).then(|| values_seen(&slo.group, &keys)),
             }
         })

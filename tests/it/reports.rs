@@ -169,6 +169,32 @@ fn slo_met_exits_0_and_broken_exits_3_with_a_verdict_per_slo() {
     .unwrap();
     assert_eq!(j["slos"][0]["met"], false);
     assert_eq!(j["slos"][0]["value"], 910.0);
+    assert_eq!(j["slos"][0]["exact"], true);
+}
+
+/// A verdict judged on a t-digest estimate (past `--exact-limit` values) says so: its value
+/// marked `~`, the limit that makes it exact, and `exact: false` in JSON.
+#[test]
+fn an_slo_judged_on_an_estimate_says_so() {
+    // 3000 TTFTs: past a limit of 100 values, more than a t-digest's centroids.
+    let log: String = (1..=3000u64)
+        .map(|i| request(T + i * 10_000, (i % 1000) as f64 + 1.0, 10.0))
+        .collect();
+    let run_slo = |extra: &[&str]| {
+        let mut a = vec!["summary", "--slo", "ttft:p90<=2s", "--exact-limit", "100"];
+        a.extend_from_slice(extra);
+        run(&args(&a), log.as_bytes())
+    };
+    let out = run_slo(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("SLO ttft:p90<=2s met: p90 ~")
+            && err.contains(" ms <= 2000 ms (3000 values; ~: a t-digest estimate, exact with --exact-limit 3000)"),
+        "{err}"
+    );
+    let j: Value = serde_json::from_slice(&run_slo(&["-o", "json"]).stdout).unwrap();
+    assert_eq!(j["slos"][0]["exact"], false);
 }
 
 /// The goodput share prints with 5 decimals as written (93 of 293 lab requests met the target:
