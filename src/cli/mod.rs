@@ -1044,22 +1044,27 @@ fn sources(files: Vec<PathBuf>) -> Result<Vec<Source>, ConfigError> {
 /// Refuses a file named twice among the inputs of a summary, which would count its requests
 /// twice (`summary *.jsonl a.jsonl`); a file that cannot be read is said when it is opened.
 /// (diff compares two inputs, which may be one file; enrich writes what it is given.)
+/// Standard input counts as the file it is redirected from (`summary f - < f`).
 fn once_each(inputs: &[Source]) -> Result<(), ConfigError> {
-    let mut seen: Vec<((u64, u64), &PathBuf)> = Vec::new();
+    let mut seen: Vec<((u64, u64), String)> = Vec::new();
     for s in inputs {
-        if let Source::Path(p) = s
-            && let Ok(meta) = std::fs::metadata(p)
+        let (path, shown) = match s {
+            Source::Path(p) => (p.as_path(), crate::input::shown_path(p)),
+            // Linux names the file standard input is open on here.
+            Source::Stdin => (
+                std::path::Path::new("/dev/stdin"),
+                "- (standard input)".to_owned(),
+            ),
+        };
+        if let Ok(meta) = std::fs::metadata(path)
             && meta.is_file()
         {
             use std::os::unix::fs::MetadataExt;
             let id = (meta.dev(), meta.ino());
             if let Some((_, first)) = seen.iter().find(|(i, _)| *i == id) {
-                return Err(ConfigError::FileTwice(
-                    crate::input::shown_path(p),
-                    crate::input::shown_path(first),
-                ));
+                return Err(ConfigError::FileTwice(shown, first.clone()));
             }
-            seen.push((id, p));
+            seen.push((id, shown));
         }
     }
     Ok(())

@@ -104,6 +104,34 @@ fn file_name_with_newline_stays_on_one_line() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `summary f - < f`: standard input redirected from a file named too would read its
+/// requests twice: refused (exit 2), in either order. A pipe is read as given.
+#[test]
+fn summary_refuses_standard_input_that_is_a_file_named_too() {
+    let log = testdata().join("samples/litellm.jsonl");
+    let shown = log.to_str().unwrap();
+    for (args, second, first) in [
+        (vec!["summary", shown, "-"], "- (standard input)", shown),
+        (vec!["summary", "-", shown], shown, "- (standard input)"),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+            .args(&args)
+            .stdin(std::fs::File::open(&log).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{second}: the same file as {first}, named twice (its requests would be read twice)"
+            )),
+            "{err}"
+        );
+    }
+    let piped = run(&["summary", shown, "-"], &std::fs::read(&log).unwrap());
+    assert!(piped.status.success());
+}
+
 /// `merge d.json d.json` (a glob that matches a digest twice, or a link to it) would count
 /// every request twice: refused, naming both.
 #[test]
