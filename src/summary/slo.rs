@@ -315,7 +315,12 @@ pub(crate) fn parse_goodput(s: &str) -> Result<Targets, String> {
             Ok(ms) if vllm && ms.is_finite() && ms >= 0.0 => (ms * 1e6).round() as i64,
             _ => parse_flag_duration(v).map_err(|e| err(&e))?,
         };
-        out.retain(|&(o, _)| o != m);
+        if out.iter().any(|&(o, _)| o == m) {
+            return Err(err(&format!(
+                "a second target for {}: a metric takes one",
+                m.short_name()
+            )));
+        }
         out.push((m, ns as f64 / 1e6));
     }
     out.sort_by_key(|&(m, _)| m);
@@ -413,6 +418,13 @@ mod tests {
         };
         assert_eq!(t.judge(&unknown), None);
         assert!(parse_goodput("input_tokens=5s").is_err());
+        // One target a metric: a second one is refused, not taken in place of the first.
+        assert_eq!(
+            parse_goodput("ttft=1s,ttft=2s").unwrap_err(),
+            "--goodput \"ttft=1s,ttft=2s\": \"ttft=2s\": a second target for ttft: a metric \
+             takes one (want ttft=1s,tpot=50ms)"
+        );
+        assert!(parse_goodput("e2e=1s e2el:900").is_err());
     }
 }
 
