@@ -21,6 +21,9 @@ pub(crate) enum Looks {
     /// Nothing but blanks (spaces, tabs, line ends) in the head: an empty log with its line
     /// ends, not text.
     Blank,
+    /// JSON values that are not objects (`[1,2]`, `42`, `"text"`): the first line that is not
+    /// blank is one.
+    JsonNotObject,
     /// llama.cpp's `llama-server` text log (its start-up or its slots' lines), whose timings
     /// are text: the formats that read llama.cpp are named.
     LlamaServerText,
@@ -73,6 +76,13 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
         }
         _ if head.contains(&b'{') => Looks::Braces,
         _ if !head.is_empty() && head.iter().all(u8::is_ascii_whitespace) => Looks::Blank,
+        _ if head
+            .split(|&b| b == b'\n')
+            .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .is_some_and(|l| serde_json::from_slice::<serde::de::IgnoredAny>(l).is_ok()) =>
+        {
+            Looks::JsonNotObject
+        }
         _ => Looks::Text,
     }
 }
@@ -83,7 +93,9 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
 pub(crate) fn named(looks: Looks, lines: u64, non_json: u64, bad: u64) -> bool {
     lines > 0
         && match looks {
-            Looks::Text | Looks::Blank | Looks::LlamaServerText => non_json == lines,
+            Looks::Text | Looks::Blank | Looks::LlamaServerText | Looks::JsonNotObject => {
+                non_json == lines
+            }
             Looks::Braces => false,
             Looks::Utf16 | Looks::NotUtf8 | Looks::Binary => bad == lines,
         }
@@ -109,6 +121,14 @@ pub(crate) fn message(name: &str, looks: Looks, lines: u64) -> String {
             "(blank lines): none of its {lines} line{} is JSON",
             if lines == 1 { "" } else { "s" }
         ),
+        Looks::JsonNotObject => {
+            return format!(
+                "{name}: JSON values, but none an object: none of its {lines} line{} is a JSON \
+                 object; tokentime reads one object a line (a request's record), or a JSON \
+                 document of them",
+                if lines == 1 { "" } else { "s" }
+            );
+        }
         Looks::Text | Looks::Braces => format!(
             "(plain text): none of its {lines} line{} is JSON",
             if lines == 1 { "" } else { "s" }
@@ -132,6 +152,14 @@ mod tests {
         assert_eq!(looks(b"{\x00\"\x00a\x00\"\x00"), Looks::Utf16);
         assert_eq!(looks(b""), Looks::Text);
         assert_eq!(looks(b"\n\n \r\n"), Looks::Blank);
+        assert_eq!(looks(b"\n[1, 2]\n42\n"), Looks::JsonNotObject);
+        assert_eq!(looks(b"\"text\"\r\n"), Looks::JsonNotObject);
+        assert_eq!(looks(b"[1, 2\n"), Looks::Text);
+        assert_eq!(
+            message("a.jsonl", Looks::JsonNotObject, 2),
+            "a.jsonl: JSON values, but none an object: none of its 2 lines is a JSON object; \
+             tokentime reads one object a line (a request's record), or a JSON document of them"
+        );
         assert_eq!(
             message("a.jsonl", Looks::Blank, 3),
             "a.jsonl: not JSON lines (blank lines): none of its 3 lines is JSON"

@@ -70,8 +70,9 @@ pub(crate) fn run_report(
         .iter()
         .map(|s| crate::input::shown_name(&s.name()).into_owned())
         .collect();
-    if cov.requests == 0 {
-        crate::diag!("tokentime: {}", crate::summary::NO_REQUESTS);
+    // As summary: lines read but none a request (an empty input is not wrong).
+    if cov.requests == 0 && cov.lines > 0 {
+        crate::diag!("tokentime: {}", summary.no_requests(&cov));
     }
     let diff = match &hc.baseline {
         Some(path) => {
