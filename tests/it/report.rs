@@ -364,3 +364,21 @@ fn the_ttft_histogram_counts_each_request_once_under_by() {
         "{by_texts:?}"
     );
 }
+
+/// An empty input is not wrong: the page is written, and nothing is said of formats.
+#[test]
+fn an_empty_input_gets_no_advice_about_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, b"").unwrap();
+    let page = dir.path().join("r.html");
+    let (code, _, stderr) = tokentime(&[
+        "report",
+        "-o",
+        page.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "");
+    assert!(page.exists());
+}
