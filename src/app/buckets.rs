@@ -86,8 +86,9 @@ pub(crate) fn write_all(
     Ok(())
 }
 
-/// The windows of a run's end: the table's `header` first (when not written yet and there is
-/// a window), the windows rendered `ready` before, then those `b` still holds.
+/// The windows of a run's end: the table's `header` first (when not written yet: also with no
+/// window, so that a script reading the table finds its columns), the windows rendered
+/// `ready` before, then those `b` still holds.
 pub(crate) fn write_windows(
     out: &mut impl Write,
     ready: &[u8],
@@ -95,9 +96,7 @@ pub(crate) fn write_windows(
     style: &WindowStyle,
     header: Option<String>,
 ) -> io::Result<()> {
-    if let Some(h) = header
-        && (!ready.is_empty() || !b.windows.is_empty())
-    {
+    if let Some(h) = header {
         writeln!(out, "{h}")?;
     }
     out.write_all(ready)?;
@@ -108,9 +107,15 @@ pub(crate) fn write_windows(
 pub(crate) fn say_unplaced(b: &Buckets) {
     if b.unplaced > 0 {
         crate::diag!(
-            "tokentime: {} without an end time {} in no --bucket window",
+            "tokentime: {} without an end time {} in no --bucket window{}",
             crate::output::summary::plural(b.unplaced, "request"),
-            if b.unplaced == 1 { "is" } else { "are" }
+            if b.unplaced == 1 { "is" } else { "are" },
+            if b.windows.is_empty() && b.taken_before.is_none() {
+                " (the log gives durations but no time of day a request ended at: its summary \
+                 without --bucket has them)"
+            } else {
+                ""
+            }
         );
     }
 }
