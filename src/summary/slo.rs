@@ -83,17 +83,27 @@ pub(crate) fn gate_percentile(q: &str) -> Result<f64, String> {
     Ok(pct)
 }
 
+/// `KEY=VALUE,...`: a piece with no `=` goes on the value before it, comma and all, so that a
+/// value with a comma in it (a model named `a,b`) can be named: `model=a,b`.
 pub(crate) fn parse_group(g: &str) -> Result<Vec<(String, Option<String>)>, String> {
-    let group = g
-        .split(',')
-        .map(|kv| {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("group {kv:?} is not KEY=VALUE"))?;
-            let v = (v != "unknown").then(|| v.to_owned());
-            Ok((k.trim().to_owned(), v))
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for piece in g.split(',') {
+        match (piece.split_once('='), pairs.last_mut()) {
+            (Some((k, v)), _) => pairs.push((k.trim().to_owned(), v.to_owned())),
+            (None, Some((_, v))) => {
+                v.push(',');
+                v.push_str(piece);
+            }
+            (None, None) => return Err(format!("group {piece:?} is not KEY=VALUE")),
+        }
+    }
+    let group: Vec<(String, Option<String>)> = pairs
+        .into_iter()
+        .map(|(k, v)| {
+            let v = (v != "unknown").then_some(v);
+            (k, v)
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect();
     // `cache` is tokentime's own dimension (a `--by cache` is renamed `by_cache`): a value
     // that is no class would name a group that never exists, an SLO broken for want of values.
     for (k, v) in &group {
@@ -375,6 +385,15 @@ mod tests {
         assert_eq!(
             s.group,
             vec![("model".into(), Some("x".into())), ("cache".into(), None)]
+        );
+        // A piece without `=` is the value before it going on: a model named `a,b`.
+        let s = parse_slo("ttft:p99<=1s@model=a,b,cache=hit").unwrap();
+        assert_eq!(
+            s.group,
+            vec![
+                ("model".into(), Some("a,b".into())),
+                ("cache".into(), Some("hit".into()))
+            ]
         );
         for bad in [
             "ttft<=1s",
