@@ -103,18 +103,19 @@ pub(crate) fn write_windows(
     write_all(out, b, style)
 }
 
-/// Says on stderr how many requests are in no window (no end time), if any.
-pub(crate) fn say_unplaced(b: &Buckets) {
+/// Says on stderr how many requests are in no window (no end time), if any; `windows`: whether
+/// the run had a window at all.
+pub(crate) fn say_unplaced(b: &Buckets, windows: bool) {
     if b.unplaced > 0 {
         crate::diag!(
             "tokentime: {} without an end time {} in no --bucket window{}",
             crate::output::summary::plural(b.unplaced, "request"),
             if b.unplaced == 1 { "is" } else { "are" },
-            if b.windows.is_empty() && b.taken_before.is_none() {
+            if windows {
+                ""
+            } else {
                 " (the log gives durations but no time of day a request ended at: its summary \
                  without --bucket has them)"
-            } else {
-                ""
             }
         );
     }

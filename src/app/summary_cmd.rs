@@ -643,6 +643,8 @@ impl<'a> Watch<'a> {
         }
         let broken = match &mut fin.buckets {
             Some(b) => {
+                let windows =
+                    !fin.ready.is_empty() || !b.windows.is_empty() || b.taken_before.is_some();
                 // `--save-digest -`: the digest, windows and all, in place of the windows.
                 if !sc.report.digest_to_stdout() {
                     let style = crate::app::buckets::WindowStyle::of(sc);
@@ -657,7 +659,7 @@ impl<'a> Watch<'a> {
                         format_duration(b.grace)
                     );
                 }
-                crate::app::buckets::say_unplaced(b);
+                crate::app::buckets::say_unplaced(b, windows);
                 report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, Some(b))?.0
             }
             None => report(
@@ -1025,6 +1027,7 @@ fn merge_windows(
         ))
     })?;
     let rc = &mc.report;
+    let windows = !b.windows.is_empty();
     if !rc.digest_to_stdout() {
         let style = crate::app::buckets::WindowStyle::new(rc, !summary.by().is_empty(), b.width);
         let header = style
@@ -1033,7 +1036,7 @@ fn merge_windows(
             .map(crate::output::compact::WindowTable::header);
         crate::app::buckets::write_windows(out, &[], b, &style, header).map_err(Error::Output)?;
     }
-    crate::app::buckets::say_unplaced(b);
+    crate::app::buckets::say_unplaced(b, windows);
     Ok(report_slos_and_digest(out, rc, cov, summary, Some(b))?.0)
 }
 

@@ -281,7 +281,23 @@ fn values_seen(group: &[(String, Option<String>)], keys: &[&GroupKey]) -> String
             let more = if seen.len() > MOST { ", ..." } else { "" };
             seen.truncate(MOST);
             if seen.is_empty() {
-                format!("no {name} values")
+                // Not a --by key of the run (or of the digests merged).
+                let mut names: Vec<&str> = keys
+                    .iter()
+                    .flat_map(|k| k.iter())
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                // The cache is a key of every run: with no request, no group has it.
+                if names.is_empty() || name == "cache" {
+                    format!("no {name} values")
+                } else {
+                    format!(
+                        "no group is keyed by {name}: the groups' keys are {}",
+                        names.join(", ")
+                    )
+                }
             } else {
                 format!("{name} values: {}{more}", seen.join(", "))
             }

@@ -107,6 +107,28 @@ fn a_gate_on_a_fraction_of_a_percentile_is_refused() {
     }
 }
 
+/// `merge --slo` on a key the digests were not grouped by is not judged (exit 2), and says
+/// which keys their groups have (summary refuses it before reading, as a usage error).
+#[test]
+fn merge_slo_on_a_key_the_digests_lack_names_their_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.json");
+    let d = d.to_str().unwrap();
+    run(
+        &["summary", "--by", "model", "--save-digest", d, &litellm()],
+        b"",
+    );
+    let (code, _, err) = outcome(&["merge", "--slo", "tpot:p99<=2s@region=x", d], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "not judged: no request was in group region=x (no group is keyed by region: the \
+             groups' keys are cache, model)"
+        ),
+        "{err}"
+    );
+}
+
 /// An SLO on a group no request was in was broken (exit 3, "no values"): it is not judged,
 /// stderr says the group matched no request and lists the values seen, exit status 2.
 #[test]
