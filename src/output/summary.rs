@@ -146,8 +146,9 @@ fn goodput_json(g: &GroupStats, targets: &Targets, span_s: Option<f64>) -> Json 
         .iter()
         .map(|&(m, ms)| (m.json_name().to_owned(), json!(round3(ms))))
         .collect();
+    // To 6 significant digits, as the group's throughput (3 decimals made 0.0097/s 0.01).
     let rate = |n: u64| match span_s {
-        Some(s) if s > 0.0 => json!(round3(n as f64 / s)),
+        Some(s) if s > 0.0 => json!(crate::number::round_rate(n as f64 / s)),
         _ => Json::Null,
     };
     // Rates of the requests inside the span: one of a format that logs no time is in none.

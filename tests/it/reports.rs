@@ -233,8 +233,9 @@ fn goodput_counts_requests_meeting_every_target_over_the_log_span() {
     assert_eq!(g["share"], 0.5);
     // Span: first start (end 10 s - 100 ms TTFT - 100 ms decode = 9.8 s) to last end (100 s).
     assert_eq!(g["span_s"], 90.2);
-    assert_eq!(g["requests_per_s"], round3(5.0 / 90.2));
-    assert_eq!(g["output_tokens_per_s"], round3(55.0 / 90.2));
+    // To 6 significant digits: 5 / 90.2 = 0.05543237..., 55 / 90.2 = 0.60975609...
+    assert_eq!(g["requests_per_s"], 0.0554324);
+    assert_eq!(g["output_tokens_per_s"], 0.609756);
     assert_eq!(g["targets"]["ttft_ms"], 500.0);
     let table = String::from_utf8(run_ok(
         &args(&["summary", "--explain", "--goodput", "tpot=50ms,ttft=500ms"]),
@@ -1009,7 +1010,8 @@ fn requests_without_times_are_left_out_of_rates_over_the_span() {
         j["groups"][0]["goodput"].clone()
     };
     let (a, b) = (group0(&[lab]), group0(&[lab, vllm]));
-    assert_eq!(a["requests_per_s"], round3(93.0 / 2770.0));
+    // 93 good requests over the lab log's 2770.803 s, to 6 significant digits.
+    assert_eq!(a["requests_per_s"], 0.0335643);
     assert_eq!(b["met"], 293, "the 200 without times meet the target too");
     assert_eq!(b["met_without_times"], 200);
     assert!(a.get("met_without_times").is_none(), "{a}");
