@@ -567,41 +567,43 @@ mod tests {
 
     #[test]
     fn a_root_that_stops_in_the_first_line_is_named_where_it_stops() {
-        let lead = "--root";
-        assert_eq!(
-            root_says("requests[*]", r#"{"id":1,"data":{"requests":[]}}"#).unwrap(),
-            format!(
-                "{lead} requests[*] stops in the first JSON line: the line has no `requests`; its keys: data, id"
-            )
-        );
-        assert_eq!(
-            root_says("data.requests[*]", r#"{"data":{"requests":[]}}"#).unwrap(),
-            format!(
-                "{lead} data.requests[*] stops in the first JSON line: `data.requests` is an empty list"
-            )
-        );
-        assert_eq!(
-            root_says("data.requests.t0", r#"{"data":{"requests":[{"t0":1}]}}"#).unwrap(),
-            format!(
-                "{lead} data.requests.t0 stops in the first JSON line: `data.requests` is a list, not an object (`[*]` walks a list)"
-            )
-        );
-        assert_eq!(
-            root_says("data[*]", r#"{"data":"x"}"#).unwrap(),
-            format!("{lead} data[*] stops in the first JSON line: `data` is a string, not a list")
-        );
-        assert_eq!(
-            root_says("data[2]", r#"{"data":[{}, {}]}"#).unwrap(),
-            format!(
-                "{lead} data[2] stops in the first JSON line: `data` is a list of 2 with no element [2]"
-            )
-        );
-        assert_eq!(
-            root_says("data[*]", r#"{"data":[1, 2]}"#).unwrap(),
-            format!(
-                "{lead} data[*] stops in the first JSON line: `data[*]` is a number, not an object"
-            )
-        );
+        for (root, line, why) in [
+            (
+                "requests[*]",
+                r#"{"id":1,"data":{"requests":[]}}"#,
+                "the line has no `requests`; its keys: data, id",
+            ),
+            (
+                "data.requests[*]",
+                r#"{"data":{"requests":[]}}"#,
+                "`data.requests` is an empty list",
+            ),
+            (
+                "data.requests.t0",
+                r#"{"data":{"requests":[{"t0":1}]}}"#,
+                "`data.requests` is a list, not an object (`[*]` walks a list)",
+            ),
+            (
+                "data[*]",
+                r#"{"data":"x"}"#,
+                "`data` is a string, not a list",
+            ),
+            (
+                "data[2]",
+                r#"{"data":[{}, {}]}"#,
+                "`data` is a list of 2 with no element [2]",
+            ),
+            (
+                "data[*]",
+                r#"{"data":[1, 2]}"#,
+                "`data[*]` is a number, not an object",
+            ),
+        ] {
+            assert_eq!(
+                root_says(root, line).as_deref(),
+                Some(format!("--root {root} stops in the first JSON line: {why}").as_str())
+            );
+        }
         // The path finds an object: the formats, not the path, are what failed.
         assert_eq!(root_says("data[*]", r#"{"data":[{"t":1}]}"#), None);
         assert_eq!(root_says("data[-1]", r#"{"data":[1, {"t":1}]}"#), None);
