@@ -340,7 +340,7 @@ fn stdin_file_sample() -> Option<Box<dyn Read + Send>> {
 /// Standard input from a pipe (`--format inferred` only): read up to [`SAMPLE_LINES`] lines,
 /// [`SAMPLE_BYTES`] or its end, kept for the run to read again.
 fn stdin_pipe_sample() -> Option<Box<dyn Read + Send>> {
-    let raw = pipe_sample(&mut crate::input::source::Stdin::default());
+    let raw = pipe_sample(&mut crate::input::source::Stdin::default(), 0);
     crate::input::source::replay_on_stdin(raw.clone());
     crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
 }
@@ -393,16 +393,38 @@ impl Read for PipeHead {
 /// standard input, kept with the open descriptor for the run to read again.
 fn path_pipe_sample(path: &std::path::Path) -> Option<Box<dyn Read + Send>> {
     let mut file = std::fs::File::open(path).ok()?;
-    let raw = pipe_sample(&mut file);
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+    let raw = pipe_sample(&mut file, fd);
     crate::input::source::hold(path.to_path_buf(), raw.clone(), file);
     crate::input::source::decompress(io::BufReader::new(io::Cursor::new(raw))).ok()
 }
 
-/// Up to [`SAMPLE_LINES`] lines, [`SAMPLE_BYTES`] or the end of `r`.
-fn pipe_sample(r: &mut impl Read) -> Vec<u8> {
+/// How long the sample of a pipe under `--format inferred` waits for more bytes once it has a
+/// line ([`pipe_sample`]).
+const TRICKLE_WAIT_MS: i32 = 500;
+
+/// Up to [`SAMPLE_LINES`] lines, [`SAMPLE_BYTES`] or the end of `r` (a pipe, descriptor
+/// `fd`): once a whole line is in, a pipe that stays silent for [`TRICKLE_WAIT_MS`] ends the
+/// sample, so that the lines of a live `tail -F` that writes a few are read (and, on Ctrl-C,
+/// reported) rather than held until the sample is full.
+fn pipe_sample(r: &mut impl Read, fd: i32) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut buf = vec![0u8; 64 * 1024];
     while raw.len() < SAMPLE_BYTES && memchr::memchr_iter(b'\n', &raw).count() < SAMPLE_LINES {
+        #[cfg(target_os = "linux")]
+        if memchr::memchr(b'\n', &raw).is_some() {
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: `p` is one valid pollfd that lives across the call, and its count is 1.
+            if unsafe { libc::poll(&raw mut p, 1, TRICKLE_WAIT_MS) } == 0 {
+                break;
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = fd;
         match r.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => raw.extend_from_slice(&buf[..n]),

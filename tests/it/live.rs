@@ -505,3 +505,25 @@ fn a_window_has_its_own_reasons_and_slowest_with_ids() {
     let (code, _, _) = live.finish();
     assert_eq!(code, Some(0));
 }
+
+/// `--format inferred` on a pipe that stays open (a `tail -F` that wrote a few lines): the
+/// sample ends once the pipe is silent for a moment, and the lines come out enriched without
+/// waiting for the sample to fill (they were held, and lost on Ctrl-C).
+#[test]
+fn inferred_on_a_live_pipe_enriches_the_lines_written_so_far() {
+    let log = "{\"ts\":\"2026-11-30T10:00:01.200Z\",\"request_id\":\"a1\",\"ttfb_ms\":180,\"duration_ms\":1200}\n\
+               {\"ts\":\"2026-11-30T10:00:02.900Z\",\"request_id\":\"a2\",\"ttfb_ms\":250,\"duration_ms\":2100}\n\
+               {\"ts\":\"2026-11-30T10:00:03.000Z\",\"request_id\":\"a3\",\"ttfb_ms\":150,\"duration_ms\":900}\n";
+    let mut live = Live::start(&["--format", "inferred"]);
+    live.write(log.as_bytes());
+    for id in ["a1", "a2", "a3"] {
+        let got = live.next_line();
+        assert!(
+            got.contains(&format!("\"request_id\":\"{id}\"")) && got.contains("\"ttft_ms\":"),
+            "{got}"
+        );
+    }
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!((code, rest.as_str()), (Some(0), ""));
+}
