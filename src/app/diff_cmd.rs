@@ -162,6 +162,12 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
         inputs: vec![source.clone()],
         ..config.clone()
     };
+    // The `inferred` format of this side's log, learned from it alone.
+    let one = if one.infer == crate::cli::config::Infer::Off {
+        one
+    } else {
+        crate::app::infer::prepare(&one)
+    };
     let (cov, summary) = crate::app::summary_cmd::collect(&one, &dc.summary)?;
     if cov.requests == 0 {
         crate::diag!("tokentime: {}: {}", name, crate::summary::NO_REQUESTS);

@@ -106,7 +106,7 @@ fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Err
     // The `inferred` format is decided here, on the calling thread, before any line is counted.
     let inferred;
     let config = if config.infer == crate::cli::config::Infer::Off
-        || matches!(config.command, Command::Guess)
+        || matches!(config.command, Command::Guess | Command::Diff(_))
     {
         config
     } else {

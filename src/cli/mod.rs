@@ -1085,8 +1085,13 @@ fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError
     let (formats, infer) = selected_formats(&c)?;
     let notices = crate::format::map_notices(&c.maps);
     let infer = match command {
-        Command::Enrich(_) | Command::Summary(_) | Command::Report(_) | Command::Guess => infer,
-        Command::Merge(_) | Command::Formats(_) | Command::Diff(_) => Infer::Off,
+        // diff infers for each side it reads as a log, on its own.
+        Command::Enrich(_)
+        | Command::Summary(_)
+        | Command::Report(_)
+        | Command::Guess
+        | Command::Diff(_) => infer,
+        Command::Merge(_) | Command::Formats(_) => Infer::Off,
     };
     let inputs = sources(c.files)?;
     if matches!(command, Command::Summary(_) | Command::Report(_)) {

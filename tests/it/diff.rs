@@ -436,3 +436,37 @@ fn a_group_as_large_as_a_group_of_fewer_keys_is_not_compared_again() {
         doc["same_as"]
     );
 }
+
+/// An in-house log no built-in format reads is read by diff as by summary: each side gets the
+/// format `inferred`, learned from its own lines.
+#[test]
+fn diff_reads_in_house_logs_with_the_inferred_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = |name: &str, ttft0: u64| {
+        let lines: Vec<String> = (0..20)
+            .map(|i| {
+                format!(
+                    "{{\"request_id\":\"r{i}\",\"ttft_ms\":{},\"e2e_ms\":{}}}\n",
+                    ttft0 + i,
+                    2000 + i
+                )
+            })
+            .collect();
+        write(dir.path(), name, &lines)
+    };
+    let (a, b) = (log("a.jsonl", 100), log("b.jsonl", 300));
+    let (code, doc) = diff_json(&a, &b, &["--quantiles", "50"]);
+    assert_eq!(code, 0);
+    let row = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "ttft_ms")
+        .unwrap_or_else(|| panic!("{doc}"));
+    // Medians of 100..119 and 300..319.
+    assert_eq!(
+        (&row["a"]["value"], &row["b"]["value"]),
+        (&109.5.into(), &309.5.into()),
+        "{row}"
+    );
+}
