@@ -376,6 +376,7 @@ pub struct UnitOff {
 /// assert_eq!(cache_class(Some(1235), Some(40), 0.5), Some(CacheClass::Partial));
 /// assert_eq!(cache_class(Some(56), Some(0), 0.5), Some(CacheClass::Miss));
 /// assert_eq!(cache_class(Some(56), None, 0.5), None);
+/// assert_eq!(cache_class(Some(1000), Some(1500), 0.5), None);
 /// ```
 pub(crate) fn cache_class(
     input: Option<u64>,
@@ -386,7 +387,9 @@ pub(crate) fn cache_class(
     if cached == 0 {
         return Some(CacheClass::Miss);
     }
-    let input = input.filter(|&i| i > 0)?;
+    // More cached than prompt tokens: the two counts are not of the same prompt (an input
+    // count that leaves the cached ones out, as Anthropic's does): no share to tell.
+    let input = input.filter(|&i| i > 0 && cached <= i)?;
     if cached as f64 / input as f64 >= hit_ratio {
         Some(CacheClass::Hit)
     } else {
@@ -1474,6 +1477,12 @@ mod doc_examples {
         );
         assert_eq!(cache_class(Some(56), Some(0), 0.5), Some(CacheClass::Miss));
         assert_eq!(cache_class(Some(56), None, 0.5), None);
+        // More cached than prompt tokens: counts of two different things, no share.
+        assert_eq!(cache_class(Some(1000), Some(1500), 0.5), None);
+        assert_eq!(
+            cache_class(Some(1000), Some(1000), 0.5),
+            Some(CacheClass::Hit)
+        );
     }
 
     #[test]
