@@ -1109,6 +1109,13 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         &["request_id", "requestId", "req_id", "reqId", "id"],
     );
     let model_paths = root_key(sample, &["model", "model_id", "model_name"]);
+    // A time to the first byte is a gateway's (or a client's) measure of the first chunk:
+    // from its own arrival, not the server's (the Prometheus families tell them apart).
+    let ttfb = fields
+        .iter()
+        .find(|r| r.field == Field::Ttft)
+        .and_then(|r| r.paths.first()?.last())
+        .is_some_and(|k| matches!(strip_unit(&snake(k)).0, "ttfb" | "time_to_first_byte"));
     let (markers, error_markers) =
         crate::format::request_markers(&fields, &[&id_paths, &model_paths], &error_when);
     Some(FormatSpec {
@@ -1123,7 +1130,11 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         error_when,
         cancelled_when,
         reason_paths,
-        arrival_origin: Origin::Arrival,
+        arrival_origin: if ttfb {
+            Origin::Gateway
+        } else {
+            Origin::Arrival
+        },
         ttft_doc,
         cache_doc,
         fields,
@@ -1514,6 +1525,9 @@ mod tests {
         assert_eq!(unit_of(&g, "e2e"), Some(Unit::Ms));
         assert!(spec.fallback);
         assert_eq!(spec.name, "inferred");
+        // A time to first byte is a gateway's: its durations are from the gateway's arrival.
+        assert_eq!(spec.arrival_origin, Origin::Arrival);
+        assert_eq!(g.spec.unwrap().arrival_origin, Origin::Gateway);
     }
 
     #[test]

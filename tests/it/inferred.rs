@@ -771,6 +771,28 @@ fn requests_held_in_lists_are_inferred_from_the_lists() {
     }
 }
 
+/// A gateway's time to first byte (`ttfb_ms`) is measured from the gateway's arrival: in
+/// Prometheus its TTFT and E2E are the client families', none the server's.
+#[test]
+fn a_time_to_first_byte_is_exported_as_the_clients() {
+    let text = String::from_utf8(run_ok(
+        &["summary", "--format", "inferred", "-o", "prometheus"],
+        GATEWAY.as_bytes(),
+    ))
+    .unwrap();
+    assert!(
+        text.contains("gen_ai_client_operation_time_to_first_chunk_seconds_count{gen_ai_request_model=\"m1\",cache=\"miss\"} 2"),
+        "{text}"
+    );
+    assert!(
+        !text.lines().any(|l| {
+            l.starts_with("gen_ai_server_time_to_first_token_seconds_count{")
+                || l.starts_with("gen_ai_server_request_duration_seconds_count{")
+        }),
+        "{text}"
+    );
+}
+
 /// A `--root` that finds nothing is named where it stops in the first JSON line, with the keys
 /// there, in a summary, in enrich and in `formats --guess`.
 #[test]
