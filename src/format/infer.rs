@@ -294,7 +294,10 @@ fn instant_field(stem: &str) -> Option<Field> {
     match s {
         "start" | "started" | "arrival" | "arrived" | "received" => Some(Field::Arrival),
         "end" | "ended" | "last_token" => Some(Field::End),
-        "finished" if stem.starts_with("request_") => Some(Field::End),
+        // Not vLLM's `finished_time`, when the engine retired the request after its last token.
+        "finished" | "completed" if stem.ends_with("_at") || stem.starts_with("request_") => {
+            Some(Field::End)
+        }
         "first_token" => Some(Field::FirstToken),
         "scheduled" | "first_scheduled" => Some(Field::Scheduled),
         _ => None,
@@ -1505,6 +1508,23 @@ mod tests {
 
     fn unit_of(i: &Inference, what: &str) -> Option<Unit> {
         i.mapped.iter().find(|m| m.what == what).map(|m| m.unit)
+    }
+
+    #[test]
+    fn an_end_goes_by_many_names() {
+        for key in [
+            "end_time",
+            "endedAt",
+            "finished_at",
+            "completedAt",
+            "request_finished_ts",
+        ] {
+            assert!(
+                matches!(classify_key(key), Some((Target::Field(k), _)) if k == FieldKey::of(Field::End)),
+                "{key}"
+            );
+        }
+        assert_eq!(classify_key("finished_time"), None);
     }
 
     #[test]
