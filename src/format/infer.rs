@@ -1098,6 +1098,13 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
             path_of(Field::FirstToken),
             path_of(Field::Arrival)
         )
+    } else if has(Field::Queue) && has(Field::Prefill) {
+        // The durations' rule: the wait for the first token is the queue's and the prefill's.
+        format!(
+            "inferred: {} + {} (queue + prefill)",
+            path_of(Field::Queue),
+            path_of(Field::Prefill)
+        )
     } else {
         "inferred: none found (TTFT null, not_logged)".into()
     };
@@ -1508,6 +1515,18 @@ mod tests {
 
     fn unit_of(i: &Inference, what: &str) -> Option<Unit> {
         i.mapped.iter().find(|m| m.what == what).map(|m| m.unit)
+    }
+
+    #[test]
+    fn a_ttft_of_queue_and_prefill_is_documented_as_such() {
+        let i = inf(&[
+            r#"{"queue_ms":10.0,"prefill_ms":165.6,"decode_ms":0.0,"num_output_tokens":1}"#,
+            r#"{"queue_ms":12.0,"prefill_ms":100.5,"decode_ms":50.0,"num_output_tokens":3}"#,
+        ]);
+        assert_eq!(
+            i.spec.unwrap().ttft_doc,
+            "inferred: queue_ms + prefill_ms (queue + prefill)"
+        );
     }
 
     #[test]
