@@ -19,7 +19,7 @@ pub enum Unit {
     EpochUs,
     /// Epoch nanoseconds (OTLP `startTimeUnixNano`, often a decimal string).
     EpochNs,
-    /// RFC 3339 string with 0-9 fractional digits and any offset.
+    /// RFC 3339 string with any fractional digits (read to the nanosecond) and any offset.
     Rfc3339,
     /// A timestamp in any of the above: strings are RFC 3339 or decimal, numbers are scaled by
     /// magnitude (below 1e11 seconds, below 1e14 ms, below 1e17 us, else ns).
@@ -722,7 +722,8 @@ impl Mantissa {
     }
 }
 
-/// Parses RFC 3339 (`2025-03-14T10:02:11.482917Z`, `...+05:30`, 0-9 fractional digits; `t`,
+/// Parses RFC 3339 (`2025-03-14T10:02:11.482917Z`, `...+05:30`, any fractional digits, read
+/// to the nanosecond; `t`,
 /// `z` and a space separator accepted) to epoch nanoseconds. A time with no offset at all
 /// (`2025-03-14 10:02:11.4`, as Python's `str(datetime)` writes) is taken as UTC.
 ///
@@ -730,6 +731,7 @@ impl Mantissa {
 /// use tokentime::units::parse_rfc3339;
 /// assert_eq!(parse_rfc3339("1970-01-01T00:00:01.5Z"), Some(1_500_000_000));
 /// assert_eq!(parse_rfc3339("1970-01-01T01:00:00+01:00"), Some(0));
+/// assert_eq!(parse_rfc3339("1970-01-01T00:00:01.123456789999Z"), Some(1_123_456_789));
 /// // Not a date or an offset RFC 3339 allows: the field is unparseable.
 /// assert_eq!(parse_rfc3339("2025-02-29T00:00:00Z"), None);
 /// assert_eq!(parse_rfc3339("2024-02-29T00:00:00Z"), Some(1_709_164_800_000_000_000));
@@ -738,7 +740,7 @@ impl Mantissa {
 ///
 /// # Errors
 /// `None` when `s` is not such a time: wrong shape, a day the month does not have, an hour,
-/// minute or offset out of range, more than 9 fractional digits, or an instant beyond
+/// minute or offset out of range, or an instant beyond
 /// `i64` nanoseconds (about the years 1678-2262).
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
     let (secs, frac_ns) = rfc3339_parts(s)?;
@@ -791,7 +793,8 @@ fn rfc3339_parts(s: &str) -> Option<(i64, i64)> {
             scale /= 10;
             i += 1;
         }
-        if i == start || i - start > 9 {
+        // Past the 9th digit (RFC 3339 sets no limit), below a nanosecond: dropped.
+        if i == start {
             return None;
         }
     }
@@ -1022,11 +1025,14 @@ mod tests {
         );
         assert_eq!(parse_rfc3339("2025-03-14T05:30:00+05:30"), Some(base));
         assert_eq!(parse_rfc3339("2025-03-13T23:00:00-01:00"), Some(base));
+        // RFC 3339 sets no limit to the fraction: past the 9th digit, below a nanosecond,
+        // the digits are dropped.
         assert_eq!(
-            parse_rfc3339("2025-03-14T00:00:00.1234567890Z"),
-            None,
+            parse_rfc3339("2025-03-14T00:00:00.1234567899Z"),
+            Some(base + 123_456_789),
             "10 digits"
         );
+        assert_eq!(parse_rfc3339("2025-03-14T00:00:00.Z"), None);
         assert_eq!(parse_rfc3339("2025-03-14"), None);
         assert_eq!(
             parse_rfc3339("2025-03-14 00:00:00.5"),
