@@ -585,7 +585,7 @@ impl InputCheck {
 
     /// Nothing known yet; `--map`'s paths and the `--root` path are kept for
     /// [`Worker::end_input`].
-    fn mapped(config: &Config) -> InputCheck {
+    fn of(config: &Config) -> InputCheck {
         InputCheck {
             mapped: crate::app::unmapped::Mapped::of(&config.formats, &config.root),
             root: config.root.clone(),
@@ -621,7 +621,7 @@ impl Worker<'static> {
         proc.want_ids(e.rows.is_some());
         Worker {
             proc,
-            input: InputCheck::mapped(config),
+            input: InputCheck::of(config),
             role: Role::Enrich {
                 cov: Coverage::default(),
                 key: e.key.clone(),
@@ -688,7 +688,7 @@ impl<'p> Worker<'p> {
     /// an input that gave no request which of its paths its first JSON line lacks.
     #[must_use]
     pub fn with_map_check(mut self, config: &Config) -> Self {
-        self.input = InputCheck::mapped(config);
+        self.input = InputCheck::of(config);
         self
     }
 
