@@ -448,8 +448,15 @@ pub(crate) fn prepare(config: &Config) -> Config {
             if sample.claimed || sample.values.is_empty() {
                 return out;
             }
-            let (inf, in_lists) = sample.infer(Inference::fit_for_auto);
-            if let Some(mut spec) = inf.spec.clone().filter(|_| inf.fit_for_auto()) {
+            // Lines a fallback claimed without a duration are requests already: an E2E from
+            // their arrival and end instants is enough.
+            let fit = if sample.untimed > 0 {
+                Inference::fit_beside_fallback
+            } else {
+                Inference::fit_for_auto
+            };
+            let (inf, in_lists) = sample.infer(fit);
+            if let Some(mut spec) = inf.spec.clone().filter(|_| fit(&inf)) {
                 if in_lists {
                     crate::diag!(
                         "tokentime: no format recognised {}: read the {} objects in their \

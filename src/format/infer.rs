@@ -94,6 +94,9 @@ pub(crate) struct Inference {
     pub(crate) checks: Vec<String>,
     /// Sample lines with both a TTFT and an E2E, and how many of them have TTFT <= E2E.
     pub(crate) ttft_e2e: (usize, usize),
+    /// Sample lines with both an arrival and an end instant, and how many of them end at or
+    /// after their arrival.
+    pub(crate) spans: (usize, usize),
 }
 
 impl Inference {
@@ -103,6 +106,18 @@ impl Inference {
     pub(crate) fn fit_for_auto(&self) -> bool {
         let (both, ok) = self.ttft_e2e;
         self.spec.is_some() && both >= 2 && (both - ok) * UNREADABLE_SHARE <= both
+    }
+
+    /// Whether `--format auto` may use the format on lines a fallback format claimed without
+    /// one duration (an OpenAI `usage` object beside timing under names of the log's own):
+    /// [`Inference::fit_for_auto`], or an E2E from two clock readings, an arrival and an end,
+    /// which need no unit check (RFC 3339 text, or epoch numbers read by magnitude): on at least
+    /// two sample lines that have both, the end is not before the arrival on every one but at
+    /// most one in [`UNREADABLE_SHARE`].
+    pub(crate) fn fit_beside_fallback(&self) -> bool {
+        let (both, ok) = self.spans;
+        self.fit_for_auto()
+            || (self.spec.is_some() && both >= 2 && (both - ok) * UNREADABLE_SHARE <= both)
     }
 }
 
@@ -1041,6 +1056,13 @@ fn checks(chosen: &[Candidate], inf: &mut Inference) {
         Some(p <= e2e_of(chosen, i)? + TOLERANCE_NS)
     });
     inf.ttft_e2e = ttft_e2e;
+    let spans: Vec<bool> = (0..n)
+        .filter_map(|i| {
+            let at = |f: Field| known(chosen, fk(f), i);
+            Some(at(Field::End)? + TOLERANCE_NS >= at(Field::Arrival)?)
+        })
+        .collect();
+    inf.spans = (spans.len(), spans.iter().filter(|&&b| b).count());
 }
 
 /// A root member of the sample objects that is a string (or number) on some line.

@@ -321,6 +321,52 @@ fn a_usage_object_does_not_hide_the_timing_beside_it() {
     assert_eq!(all["output_tokens"]["count"], 30);
 }
 
+/// A gateway's log with an OpenAI `usage` object and only a start and an end instant (no TTFT
+/// to check an E2E against): the usage fallback claims the lines without a duration, and two
+/// clock readings need no unit check, so the E2E is read from them (before, "no E2E in the
+/// log").
+#[test]
+fn a_usage_object_does_not_hide_a_start_and_an_end() {
+    let lines: String = (0..4)
+        .map(|i| {
+            format!(
+                "{{\"request_id\":\"a{i}\",\"started_at\":\"2026-11-01T10:00:0{i}.000Z\",\"finished_at\":\"2026-11-01T10:00:0{}.500Z\",\"usage\":{{\"prompt_tokens\":100,\"completion_tokens\":50}}}}\n",
+                i + 2
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("gateway.jsonl");
+    std::fs::write(&log, lines).unwrap();
+    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        doc["coverage"]["formats"],
+        serde_json::json!({"inferred": 4}),
+        "{err}"
+    );
+    assert!(err.contains("read no duration from them"), "{err}");
+    // Every request ends 2.5 s after it arrives.
+    let all = &doc["groups"][0]["metrics"];
+    assert_eq!(all["e2e_ms"]["count"], 4);
+    assert_eq!(all["e2e_ms"]["quantiles"]["p50"], 2500.0);
+    assert_eq!(all["ttft_ms"]["count"], 0);
+    // An end before the arrival on every line is no E2E to trust: the fallback keeps them.
+    let swapped: String = std::fs::read_to_string(&log)
+        .unwrap()
+        .replace("started_at", "x")
+        .replace("finished_at", "started_at")
+        .replace("\"x\"", "\"finished_at\"");
+    std::fs::write(&log, swapped).unwrap();
+    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["coverage"]["formats"],
+        serde_json::json!({"openai-usage": 4})
+    );
+}
+
 /// Durations with no unit in their names and no instants to check them against: nothing is
 /// mapped, the summary points at `formats --guess`, and the guess is a commented template naming
 /// the fields, which loads once the user gives each its unit.
