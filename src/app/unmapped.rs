@@ -185,12 +185,11 @@ pub(crate) fn after_run_warnings(
     summary: &mut Summary,
     cov: &crate::classify::Coverage,
 ) -> Vec<String> {
-    let [f] = formats else { return vec![] };
-    if f.name != "custom" {
+    let Some(r) = Reader::of(formats, cov) else {
         return vec![];
-    }
-    let mut said = unit_off(f, cov);
-    for (field, msg) in implausible_medians(f, summary) {
+    };
+    let mut said = unit_off(r, cov);
+    for (field, msg) in implausible_medians(r, summary) {
         if !said.iter().any(|(named, _)| *named == field) {
             said.push((field, msg));
         }
@@ -198,6 +197,48 @@ pub(crate) fn after_run_warnings(
     let mut out: Vec<String> = said.into_iter().map(|(_, msg)| msg).collect();
     out.extend(reason_objects(formats, cov));
     out
+}
+
+/// The format whose units [`after_run_warnings`] checks: `--map`'s, or the `inferred` one when
+/// it read every request (its units come from names, unchecked where the log has no instants).
+#[derive(Clone, Copy)]
+struct Reader<'f> {
+    f: &'f FormatSpec,
+    inferred: bool,
+}
+
+impl<'f> Reader<'f> {
+    fn of(formats: &'f [FormatSpec], cov: &crate::classify::Coverage) -> Option<Self> {
+        if let [f] = formats
+            && f.name == "custom"
+        {
+            return Some(Reader { f, inferred: false });
+        }
+        let f = formats.iter().find(|f| f.name == "inferred")?;
+        let read = cov.formats.get("inferred").copied().unwrap_or(0);
+        (read > 0 && read == cov.requests).then_some(Reader { f, inferred: true })
+    }
+
+    /// `--map ttft=ttft_ms: read as ms`, `the format inferred reads ttft from ttft_ms as ms`.
+    fn read(self, name: &str, path: &str, unit: &str) -> String {
+        if self.inferred {
+            format!("the format `inferred` reads {name} from {path} as {unit}")
+        } else {
+            format!("--map {name}={path}: read as {unit}")
+        }
+    }
+
+    /// How to read `path` in `unit` instead.
+    fn fix(self, name: &str, path: &str, unit: &str) -> String {
+        if self.inferred {
+            format!(
+                "give {name} unit = \"{unit}\" in what `tokentime formats --guess FILE` writes, \
+                 and read with --formats (or --map {name}={path}:{unit} with the other fields)"
+            )
+        } else {
+            format!("--map {name}={path}:{unit}")
+        }
+    }
 }
 
 /// The warning of [`warn_reason_objects`], if any.
@@ -308,7 +349,8 @@ const PLAUSIBLE: [Plausible; 5] = [
 /// latency under 5 ms (seconds read as ms), a TPOT under 0.25 ms; a TTFT over 10 minutes, an
 /// E2E latency over an hour, a TPOT over 10 s (microseconds read as ms). Each with the field
 /// named, once.
-fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, String)> {
+fn implausible_medians(r: Reader, summary: &mut Summary) -> Vec<(Field, String)> {
+    let f = r.f;
     let checks: Vec<(Plausible, Field, String, Unit)> = PLAUSIBLE
         .iter()
         .filter_map(|&check| {
@@ -345,14 +387,14 @@ fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, Str
         out.push((
             field,
             format!(
-                "--map {f}={path}: read as {}, the median {label} is {}, {why}; if the log \
-                 writes {name}, --map {f}={path}:{unit}",
-                read.name(),
+                "{}, the median {label} is {}, {why}; if the log writes {name}, {}",
+                r.read(f, &path, read.name()),
                 if p50 > most {
                     crate::output::compact::duration_text(p50)
                 } else {
                     crate::summary::window::format_duration((p50 * 1e6).round() as i64)
-                }
+                },
+                r.fix(f, &path, unit)
             ),
         ));
     }
@@ -362,8 +404,9 @@ fn implausible_medians(f: &FormatSpec, summary: &mut Summary) -> Vec<(Field, Str
 /// For a duration the `--map` format `f` reads from one path as ms (as s) that is a thousandth
 /// (a thousand times) of what the log's own instants give on some requests, that the log
 /// likely writes it in seconds (in ms). Each with the field named.
-fn unit_off(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, String)> {
+fn unit_off(r: Reader, cov: &crate::classify::Coverage) -> Vec<(Field, String)> {
     use crate::metrics::instants::{END, FIRST_TOKEN, LOGGED_AT, SCHEDULED};
+    let f = r.f;
     let fields: [(u8, &[Field]); 4] = [
         (SCHEDULED, &[Field::Queue]),
         (FIRST_TOKEN, &[Field::Ttft, Field::Prefill]),
@@ -391,24 +434,25 @@ fn unit_off(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, Stri
             out.push((
                 field,
                 format!(
-                    "--map {name}={path}: read as {}, it is {how} what the log's instants give \
-                     on {n} of {} requests; if the log writes {writes}, --map {name}={path}:{}",
-                    unit.name(),
+                    "{}, it is {how} what the log's instants give on {n} of {} requests; if the \
+                     log writes {writes}, {}",
+                    r.read(name, &path, unit.name()),
                     cov.requests,
-                    fix.name()
+                    r.fix(name, &path, fix.name())
                 ),
             ));
         }
     }
-    out.extend(past_e2e(f, cov));
+    out.extend(past_e2e(r, cov));
     out
 }
 
 /// For a TTFT or decode the `--map` format `f` reads from one path that came out ten times or
 /// more the E2E latency the log's instants give (every metric of the request then null,
 /// `out_of_order`), the unit a thousandth of the one given. Each with the field named.
-fn past_e2e(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, String)> {
+fn past_e2e(r: Reader, cov: &crate::classify::Coverage) -> Vec<(Field, String)> {
     use crate::metrics::instants::{END, FIRST_TOKEN};
+    let f = r.f;
     let mut out = vec![];
     for (bit, field) in [(FIRST_TOKEN, Field::Ttft), (END, Field::Decode)] {
         let n = cov.unit_off.past[bit.trailing_zeros() as usize];
@@ -426,17 +470,17 @@ fn past_e2e(f: &FormatSpec, cov: &crate::classify::Coverage) -> Vec<(Field, Stri
         out.push((
             field,
             format!(
-                "--map {name}={path}: read as {}, it is 10 times or more the E2E latency the \
-                 log's instants give on {n} of {} requests, whose metrics are then null \
-                 (out_of_order); if the log writes {}, --map {name}={path}:{}",
-                unit.name(),
+                "{}, it is 10 times or more the E2E latency the log's instants give on {n} of \
+                 {} requests, whose metrics are then null (out_of_order); if the log writes {}, \
+                 {}",
+                r.read(name, &path, unit.name()),
                 cov.requests,
                 match fix {
                     Unit::Us => "microseconds",
                     Unit::Ns => "nanoseconds",
                     _ => "ms",
                 },
-                fix.name()
+                r.fix(name, &path, fix.name())
             ),
         ));
     }

@@ -1080,7 +1080,8 @@ fn prefix_regex(prefix: Option<&str>) -> Result<Option<regex::bytes::Regex>, Con
         .transpose()
 }
 
-fn resolve_common(c: Common, mut command: Command) -> Result<Config, ConfigError> {
+fn resolve_common(mut c: Common, mut command: Command) -> Result<Config, ConfigError> {
+    c.maps = crate::format::split_maps(&c.maps);
     check_common(&c)?;
     let (formats, infer) = selected_formats(&c)?;
     let notices = crate::format::map_notices(&c.maps);

@@ -779,7 +779,8 @@ fn names<T: Copy, const N: usize>(
 /// and [`Unit::ALL`] (so the list cannot drift from what [`custom`] reads).
 pub(crate) fn map_help() -> String {
     format!(
-        "Custom format field: NAME=PATH[:UNIT], repeatable (e.g. arrival=req.t0:epoch_s). \
+        "Custom format field: NAME=PATH[:UNIT], repeatable or comma-separated (e.g. \
+         arrival=req.t0:epoch_s,end=req.t2:epoch_s). \
          Names: {} (instants; logged_at is when the line was written, taken as the end where \
          no end is logged); {} (durations; itl is an array of token gaps); {} (counts); id, \
          model, stream; reason (why a failed request failed: a string or a number). Units: {} \
@@ -908,6 +909,32 @@ pub(crate) fn map_notice(maps: &[String]) -> Option<String> {
         "--map {}: no unit given, read as ms (add :s, :us, :ns or :duration where the log writes another unit; :ms silences this)",
         bare.join(", ")
     ))
+}
+
+/// `--map` values as one entry each: a value may list several, `ttft=t:s,e2e=latency:s`, cut at
+/// each comma that a name `--map` takes and `=` follow (a comma elsewhere, in a path or a
+/// condition's value, stays).
+pub(crate) fn split_maps(maps: &[String]) -> Vec<String> {
+    let named = |rest: &str| {
+        rest.split_once('=').is_some_and(|(name, after)| {
+            !after.starts_with('=')
+                && (Field::from_name(name).is_some()
+                    || WHEN.contains(&name)
+                    || ["id", "model", "reason", "stream", "records"].contains(&name))
+        })
+    };
+    let mut out = Vec::with_capacity(maps.len());
+    for m in maps {
+        let mut start = 0;
+        for (i, _) in m.match_indices(',') {
+            if named(&m[i + 1..]) {
+                out.push(m[start..i].to_owned());
+                start = i + 1;
+            }
+        }
+        out.push(m[start..].to_owned());
+    }
+    out
 }
 
 /// Builds the custom format of `--map NAME=PATH[:UNIT]` entries.
@@ -1872,6 +1899,22 @@ mod tests {
             custom(&["logged_at=t:s".into()]).unwrap_err(),
             "--map logged_at=t:s: logged_at is an instant and needs a timestamp unit (epoch_s, epoch_ms, epoch_us, epoch_ns, rfc3339, epoch), not s"
         );
+    }
+
+    #[test]
+    fn map_values_may_list_several_entries() {
+        let split = |v: &[&str]| split_maps(&v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            split(&["ttft=t:s,e2e=latency:s", "model=m"]),
+            ["ttft=t:s", "e2e=latency:s", "model=m"]
+        );
+        // A comma in a path or a condition's value, or before no name --map takes, stays.
+        assert_eq!(split(&["ttft=a,b"]), ["ttft=a,b"]);
+        assert_eq!(
+            split(&["error_when=status==\"a,b\",records=items[*]"]),
+            ["error_when=status==\"a,b\"", "records=items[*]"]
+        );
+        assert_eq!(split(&["error_when=x,ttft==1"]), ["error_when=x,ttft==1"]);
     }
 
     #[test]

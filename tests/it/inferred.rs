@@ -367,6 +367,56 @@ fn a_usage_object_does_not_hide_a_start_and_an_end() {
     );
 }
 
+/// A log that writes seconds in fields named `_ms`, with no instants to check them against:
+/// the inferred format reads them as the names say, and after the run stderr says the medians
+/// are shorter than any LLM request, and how to read them in seconds. `--map` with its fields
+/// in one comma-separated value reads them so.
+#[test]
+fn seconds_under_a_name_in_ms_are_called_out() {
+    let lines: String = (0..40)
+        .map(|i| {
+            format!(
+                "{{\"req_id\":\"r{i}\",\"ttft_ms\":0.{},\"latency_ms\":{}.5,\"prompt_tokens\":100,\"completion_tokens\":50}}\n",
+                300 + i,
+                2 + i % 9
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("log.jsonl");
+    std::fs::write(&log, lines).unwrap();
+    let log = log.to_str().unwrap();
+    let out = run(&["summary", log], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "the format `inferred` reads ttft from ttft_ms as ms, the median TTFT is 319.5us, \
+             shorter than any LLM request waits; if the log writes seconds, give ttft unit = \"s\""
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("the format `inferred` reads e2e from latency_ms as ms"),
+        "{err}"
+    );
+    let out = run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--map",
+            "ttft=ttft_ms:s,e2e=latency_ms:s,output_tokens=completion_tokens",
+            log,
+        ],
+        b"",
+    );
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let all = &doc["groups"][0]["metrics"];
+    // TTFT 300 .. 339 ms.
+    assert_eq!(all["ttft_ms"]["quantiles"]["p50"], 319.5);
+    assert_eq!(all["output_tokens"]["count"], 40);
+}
+
 /// Durations with no unit in their names and no instants to check them against: nothing is
 /// mapped, the summary points at `formats --guess`, and the guess is a commented template naming
 /// the fields, which loads once the user gives each its unit.
