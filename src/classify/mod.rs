@@ -896,15 +896,16 @@ impl Processor {
         kind
     }
 
-    /// A Docker json-file record whose `log` holds (a piece of) a JSON object: Docker splits
-    /// lines over 16 KiB into records whose `log` does not end in a newline.
+    /// A Docker json-file record: its `log` holds a line of text or (a piece of) a JSON
+    /// object: Docker splits lines over 16 KiB into records whose `log` does not end in a
+    /// newline.
     fn docker(&mut self, stream: usize, text: String) -> Kind {
         if self.defer_split(stream, text.ends_with('\n')) {
             return Kind::Deferred;
         }
         if !text.ends_with('\n') {
             if self.partials[stream].is_empty() && !text.trim_start().starts_with('{') {
-                return Kind::NoTiming;
+                return Kind::NonJson;
             }
             return self.hold(stream, text.as_bytes());
         }
@@ -917,9 +918,10 @@ impl Processor {
         inner.append(&mut self.partials[stream]);
         let held = inner.len();
         inner.extend_from_slice(last);
+        // What the record holds is the line, read as a CRI line's text is: plain text is
+        // non-JSON, a malformed object invalid.
         let kind = if inner.first() == Some(&b'{') {
             match self.process_object(&inner) {
-                Kind::NonJson | Kind::Invalid(_) => Kind::NoTiming,
                 Kind::Deferred if held > 0 => {
                     let pieces = inner[..held].to_vec();
                     self.inner = inner;
@@ -928,7 +930,7 @@ impl Processor {
                 k => k,
             }
         } else {
-            Kind::NoTiming
+            Kind::NonJson
         };
         self.inner = inner;
         kind

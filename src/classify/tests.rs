@@ -231,9 +231,14 @@ fn docker_record_is_unwrapped() {
     let bare = one(&mut p, VLLM);
     let r = one(&mut p, &docker(&format!("{VLLM}\n"), "stdout"));
     assert_eq!(r, bare);
-    // A record of a text line holds no request.
+    // A record of a text line is a line of text, as a CRI line's is; one of a malformed object
+    // is invalid.
     let text = docker("server started on :8000\n", "stderr");
-    assert!(matches!(p.process(text.as_bytes()), Kind::NoTiming));
+    assert!(matches!(p.process(text.as_bytes()), Kind::NonJson));
+    let broken = docker("{\"model\": \n", "stdout");
+    assert!(matches!(p.process(broken.as_bytes()), Kind::Invalid(_)));
+    let cri = "2025-03-14T10:02:11.482917Z stderr F server started on :8000";
+    assert!(matches!(p.process(cri.as_bytes()), Kind::NonJson));
 }
 
 #[test]
