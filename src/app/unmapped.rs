@@ -172,6 +172,30 @@ pub(crate) fn warn_after_run(
     for msg in after_run_warnings(formats, summary, cov) {
         crate::diag!("tokentime: {msg}");
     }
+    for msg in generic_errors(cov) {
+        crate::diag!("tokentime: {msg}");
+    }
+}
+
+/// What stderr says of no-timing lines that are the error record of a format the run read
+/// requests of, which counts such records only when forced (Ollama's bare `{"error": ...}`).
+pub(crate) fn generic_errors(cov: &crate::classify::Coverage) -> Vec<String> {
+    cov.generic_errors
+        .iter()
+        .filter(|(name, _)| cov.formats.get(*name).is_some_and(|&n| n > 0))
+        .map(|(name, &n)| {
+            let (lines, are) = if n == 1 {
+                ("1 no-timing line is".to_owned(), "it")
+            } else {
+                (format!("{n} no-timing lines are"), "each")
+            };
+            format!(
+                "{lines} shaped as an error record of {name}, whose requests this input holds: \
+                 too generic to count as a failure under --format auto; --format {name} counts \
+                 {are} as a failed request"
+            )
+        })
+        .collect()
 }
 
 /// What a run's summary shows of a `--map` that reads its log wrong: a duration in the wrong

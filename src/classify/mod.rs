@@ -423,6 +423,9 @@ pub struct Coverage {
     pub reason_keys: Vec<String>,
     /// Inputs stderr named for what they are instead of JSON (a text log, UTF-16, binary).
     pub inputs_named: u64,
+    /// No-timing lines that are the error record of a format whose error records count only
+    /// when it is forced (Ollama's bare `{"error": ...}`), by format name (said on stderr).
+    pub generic_errors: BTreeMap<String, u64>,
 }
 
 /// Requests whose logged duration is a thousandth (`small`) or a thousand times (`large`) of
@@ -506,6 +509,9 @@ impl Coverage {
         }
         for (k, v) in &other.formats {
             *self.formats.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.generic_errors {
+            *self.generic_errors.entry(k.clone()).or_default() += v;
         }
         self.unit_off.merge(&other.unit_off);
         self.reason_objects += other.reason_objects;
@@ -596,6 +602,9 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
+    /// The format whose forced-only error record the last no-timing line is
+    /// ([`Coverage::generic_errors`]).
+    generic_error: Option<usize>,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
     input_name: String,
@@ -733,6 +742,7 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
+            generic_error: None,
             by_buf: ByBuf::default(),
             input_name: String::new(),
             joins: Joins {
@@ -817,6 +827,7 @@ impl Processor {
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.outside_window = 0;
+        self.generic_error = None;
         self.requests.clear();
         self.gaps.clear();
         self.by_buf.clear();
@@ -1117,6 +1128,7 @@ impl Processor {
     /// Classifies `line` (its slots extracted) as one record: by the formats, no walk.
     fn classify_one(&mut self, line: &[u8]) -> Kind {
         let Some(d) = self.formats.detect(line, &self.slots, self.hint) else {
+            self.generic_error = self.formats.generic_error(line, &self.slots);
             return Kind::NoTiming;
         };
         self.hint = d.format;
@@ -1711,7 +1723,13 @@ impl Processor {
         match kind {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,
-            Kind::NoTiming => cov.no_timing += 1,
+            Kind::NoTiming => {
+                cov.no_timing += 1;
+                if let Some(i) = self.generic_error {
+                    let name = &self.formats.spec(i).name;
+                    *cov.generic_errors.entry(name.clone()).or_default() += 1;
+                }
+            }
             // Counted here, not at `finish`: in a chunk worker the pieces of a split line are
             // read by whichever thread holds them, whose counters are merged as they are.
             Kind::Part => cov.joined_lines += 1,

@@ -626,8 +626,13 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
     if f.fallback {
         let _ = writeln!(s, "  fallback: tried only after every other format");
     }
+    let error_record = if f.errors_only_when_forced {
+        format!("error record (with --format {} only: too generic for auto)", f.name)
+    } else {
+        "error record".to_owned()
+    };
     for (what, cs, sep) in [
-        ("error record", &f.error_markers, " and "),
+        (error_record.as_str(), &f.error_markers, " and "),
         ("error when", &f.error_when, " or "),
         ("cancelled when", &f.cancelled_when, " or "),
         ("response cache when", &f.response_cache_when, " or "),
@@ -639,9 +644,15 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
     if let Some(c) = &f.streamed_when {
         let _ = writeln!(s, "  streamed when: {c}");
     }
-    if !f.reason_paths.is_empty() {
-        let p: Vec<String> = f.reason_paths.iter().map(|p| path_str(p)).collect();
-        let _ = writeln!(s, "  error reason: {}", p.join(" | "));
+    for (what, paths) in [
+        ("error reason", &f.reason_paths),
+        ("request id", &f.id_paths),
+        ("model", &f.model_paths),
+    ] {
+        if !paths.is_empty() {
+            let p: Vec<String> = paths.iter().map(|p| path_str(p)).collect();
+            let _ = writeln!(s, "  {what}: {}", p.join(" | "));
+        }
     }
     match &f.records {
         Some(RecordSource::Each(patterns)) => {
@@ -1464,6 +1475,10 @@ struct CompiledFormat {
     markers: Vec<CCond>,
     skip_when: Vec<Vec<CCond>>,
     error_markers: Vec<CCond>,
+    /// The error markers of a format whose error records count only when it is forced
+    /// ([`FormatSpec::errors_only_when_forced`]), when it is not: a line they hold stays no
+    /// timing, and is counted as one that `--format NAME` would count as a failure.
+    generic_errors: Vec<CCond>,
     error_when: Vec<CCond>,
     cancelled_when: Vec<CCond>,
     response_cache_when: Vec<CCond>,
@@ -1535,6 +1550,11 @@ impl Formats {
                         Vec::new()
                     } else {
                         c.conds(&s.error_markers)
+                    },
+                    generic_errors: if s.errors_only_when_forced && specs.len() > 1 {
+                        c.conds(&s.error_markers)
+                    } else {
+                        Vec::new()
                     },
                     error_when: c.conds(&s.error_when),
                     cancelled_when: c.conds(&s.cancelled_when),
@@ -1621,6 +1641,15 @@ impl Formats {
             t.first_token = None;
         }
         t
+    }
+
+    /// The first format whose error records count only when it is forced, and is not, whose
+    /// error markers hold on this line (a no-timing line `--format NAME` would count as a
+    /// failed request).
+    pub fn generic_error(&self, line: &[u8], slots: &Slots) -> Option<usize> {
+        self.compiled.iter().position(|f| {
+            !f.generic_errors.is_empty() && f.generic_errors.iter().all(|c| c.holds(line, slots))
+        })
     }
 
     /// True when the line markers of format `i` hold on this line.

@@ -221,3 +221,31 @@ fn cases_in_expected_files()
     }
     seen
 }
+
+/// Ollama's bare `{"error": ...}` is too generic to claim a line under auto: it stays no
+/// timing, and stderr says that `--format ollama` counts it as a failed request (which it
+/// does).
+#[test]
+fn an_ollama_error_under_auto_is_named_not_counted() {
+    let log = testdata().join("samples/ollama.jsonl");
+    let log = log.to_str().unwrap();
+    let out = run(&["summary", "-o", "json", log], b"");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["coverage"]["no_timing"], 1);
+    assert_eq!(doc["coverage"]["errors"], 0);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "tokentime: 1 no-timing line is shaped as an error record of ollama, whose requests \
+             this input holds: too generic to count as a failure under --format auto; --format \
+             ollama counts it as a failed request"
+        ),
+        "{err}"
+    );
+    let forced = run_ok(&["summary", "-o", "json", "-f", "ollama", log], b"");
+    let doc: Value = serde_json::from_slice(&forced).unwrap();
+    assert_eq!(doc["coverage"]["errors"], 1);
+    // Without an Ollama request in the input, nothing is said.
+    let out = run(&["summary"], b"{\"error\":\"boom\"}\n");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("shaped as"));
+}
