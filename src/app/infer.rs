@@ -42,6 +42,9 @@ struct SampleSink<'a> {
     claimed: bool,
     /// Lines a format claimed with no duration at all.
     untimed: usize,
+    /// Of those, the lines a fallback format claimed as answered requests (an OpenAI `usage`
+    /// object in a gateway's own log), not failures.
+    untimed_answers: usize,
     stop: &'a AtomicBool,
     /// The input being read, and the first line read that starts like a JSON object with the
     /// name of its input (to say where `--root` stops when it finds nothing).
@@ -81,7 +84,14 @@ impl Sink for SampleSink<'_> {
                 // A line a format claims without one duration (a fallback that reads only an
                 // OpenAI `usage` object from a line that also logs its timing under names of
                 // its own): still in the sample, so the inferred reader can go first.
-                Kind::Requests if p.requests().iter().all(untimed) => self.untimed += 1,
+                Kind::Requests if p.requests().iter().all(untimed) => {
+                    self.untimed += 1;
+                    let answer = |r: &crate::classify::Request| {
+                        p.format_spec(r.format).fallback
+                            && r.metrics.outcome == crate::metrics::Outcome::Ok
+                    };
+                    self.untimed_answers += usize::from(p.requests().iter().all(answer));
+                }
                 Kind::Requests | Kind::Part | Kind::Deferred => {
                     self.claimed = true;
                     return Ok(());
@@ -199,6 +209,8 @@ struct Sample {
     claimed: bool,
     /// How many lines a format claimed without a duration.
     untimed: usize,
+    /// Of those, how many a fallback claimed as answered requests.
+    untimed_answers: usize,
     /// The first line read that starts like a JSON object, with its input's name.
     first: Option<(String, Vec<u8>)>,
 }
@@ -245,6 +257,7 @@ fn sample(config: &Config, auto: bool) -> Sample {
         bytes: 0,
         claimed: false,
         untimed: 0,
+        untimed_answers: 0,
         stop: &stop,
         name: String::new(),
         first: None,
@@ -311,6 +324,7 @@ fn sample(config: &Config, auto: bool) -> Sample {
         listed: sink.listed,
         claimed: sink.claimed,
         untimed: sink.untimed,
+        untimed_answers: sink.untimed_answers,
         first: sink.first,
     }
 }
@@ -448,9 +462,14 @@ pub(crate) fn prepare(config: &Config) -> Config {
             if sample.claimed || sample.values.is_empty() {
                 return out;
             }
-            // Lines a fallback claimed without a duration are requests already: an E2E from
+            // Lines a fallback claimed as answered requests without a duration (half the
+            // sample at least, and no failure among them) are requests already: an E2E from
             // their arrival and end instants is enough.
-            let fit = if sample.untimed > 0 {
+            let answers = sample.untimed_answers;
+            let fit = if answers > 0
+                && answers == sample.untimed
+                && answers * 2 >= sample.values.len()
+            {
                 Inference::fit_beside_fallback
             } else {
                 Inference::fit_for_auto

@@ -297,8 +297,9 @@ impl ByBuf {
 
 /// A `--by` key: a JSON path, or one of the names tokentime gives a request (`$format`, the
 /// format's name; `$model`, the model wherever its format logs it; `$file`, the name of the
-/// input it was read from). The path `model` is the `model` member where a line has one and
-/// else `$model` (Bedrock's `modelId`, a benchmark result's run-level `model_id`).
+/// input it was read from). The path `model` is `$model` where the format logs one (Bedrock's
+/// `modelId`, a benchmark result's run-level `model_id`, the model a request asked for where a
+/// gateway logs the one it answered with too) and else the `model` member.
 #[derive(Debug, Clone, Copy)]
 enum ByKey {
     Slot(usize),
@@ -343,7 +344,7 @@ fn read_by(
             ByKey::Slot(s) => push_raw(out, slots.raw(line, s)),
             ByKey::SlotOrModel(s) => push_raw(
                 out,
-                slots.raw(line, s).or_else(|| formats.model(f, line, slots)),
+                formats.model(f, line, slots).or_else(|| slots.raw(line, s)),
             ),
             ByKey::Format => out.push(Some(name)),
             ByKey::Model => push_raw(out, formats.model(f, line, slots)),

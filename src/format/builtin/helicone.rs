@@ -32,7 +32,9 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::OutputTokens, Unit::Count, &["completion_tokens"]),
         ],
         id_paths: paths(&["request_id"]),
-        model_paths: paths(&["model", "response_model", "request_model"]),
+        // The model asked for first: a failed request has no response model, and grouped by the
+        // dated one it answered with, it would sit apart from its model's answered requests.
+        model_paths: paths(&["request_model", "model", "response_model"]),
         reason_paths: vec![crate::format::p("response_status")],
         ..FormatSpec::default()
     }

@@ -54,8 +54,9 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         id_paths: paths(&["request.id"]),
         model_paths: {
-            let mut m: Vec<Vec<String>> = ai("meta.response_model").iter().map(|s| path(s)).collect();
-            m.extend(ai("meta.request_model").iter().map(|s| path(s)));
+            // The model asked for first, as a failed request has no response model.
+            let mut m: Vec<Vec<String>> = ai("meta.request_model").iter().map(|s| path(s)).collect();
+            m.extend(ai("meta.response_model").iter().map(|s| path(s)));
             m
         },
         reason_paths: vec![crate::format::p("response.status")],

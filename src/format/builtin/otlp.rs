@@ -55,9 +55,10 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         error_when: vec![Cond::Equals(p("status.code"), "2".into())],
         id_paths: vec![vec!["attributes".into(), "gen_ai.response.id".into()], p("spanId")],
+        // The model asked for first, as a failed request has no response model.
         model_paths: vec![
-            vec!["attributes".into(), "gen_ai.response.model".into()],
             vec!["attributes".into(), "gen_ai.request.model".into()],
+            vec!["attributes".into(), "gen_ai.response.model".into()],
         ],
         reason_paths: vec![vec!["attributes".into(), "error.type".into()], crate::format::p("status.message")],
         ..FormatSpec::default()
