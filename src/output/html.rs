@@ -135,13 +135,27 @@ pub(crate) fn page(p: &Page) -> String {
         escape(&inputs)
     );
     let s = p.summary;
+    // The requests and errors of the group of all requests, as the tables count them: those
+    // set aside as duplicates are not in it (said after the lines read).
+    let all = s
+        .pointer("/groups")
+        .and_then(Json::as_array)
+        .and_then(|g| g.iter().position(|g| g["key"].as_object().is_some_and(|k| k.is_empty())))
+        .map_or("/coverage".to_owned(), |i| format!("/groups/{i}"));
+    let duplicates = match s.pointer("/coverage/duplicates").and_then(Json::as_u64) {
+        Some(n) if n > 0 => format!(
+            ", duplicates set aside {}",
+            num("span", "summary", "/coverage/duplicates", s)
+        ),
+        _ => String::new(),
+    };
     let _ = write!(
         h,
         "<header>\n<h1>tokentime report</h1>\n<p class=\"inputs\">{}</p>\n\
-         <p>requests {}, errors {}, lines read {}</p>\n</header>\n",
+         <p>requests {}, errors {}, lines read {}{duplicates}</p>\n</header>\n",
         escape(&inputs),
-        num("span", "summary", "/coverage/requests", s),
-        num("span", "summary", "/coverage/errors", s),
+        num("span", "summary", &format!("{all}/requests"), s),
+        num("span", "summary", &format!("{all}/errors"), s),
         num("span", "summary", "/coverage/lines", s),
     );
     charts_section(&mut h, p);
@@ -580,7 +594,13 @@ fn diff_section(h: &mut String, d: &Json) {
             num("td", "diff", &format!("/rows/{i}/b/value"), d),
             num("td", "diff", &format!("/rows/{i}/change_ms"), d),
             num("td", "diff", &format!("/rows/{i}/change_pct"), d),
-            escape(verdict),
+            // As the text diff words it: overlapping intervals cannot tell a change, however
+            // large, from noise (not "the same").
+            escape(if verdict == "same" {
+                "within noise"
+            } else {
+                verdict
+            }),
         );
     }
     let _ = writeln!(

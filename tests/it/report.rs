@@ -236,6 +236,17 @@ fn baseline_comparison_is_the_diffs() {
         }
     }
     assert!(page.contains("<table id=\"diff\">"));
+    // A row whose intervals overlap is "within noise", as the text diff says (its JSON
+    // verdict `same` would read as "no change" on a page).
+    let same = diff["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "same")
+        .count();
+    assert!(same > 0);
+    assert_eq!(page.matches("\">within noise</td>").count(), same);
+    assert!(!page.contains("\">same</td>"));
 }
 
 #[test]
@@ -381,4 +392,26 @@ fn an_empty_input_gets_no_advice_about_formats() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stderr, "");
     assert!(page.exists());
+}
+
+/// The page's header counts the requests and errors the tables count: a log read twice has
+/// its copies set aside as duplicates, and the header says so (Helicone's sample: 4 requests,
+/// 1 error; read twice, 8 lines).
+#[test]
+fn report_header_counts_what_the_tables_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("twice.jsonl");
+    let once = std::fs::read(root().join("testdata/samples/helicone.jsonl")).unwrap();
+    std::fs::write(&log, [once.clone(), once].concat()).unwrap();
+    let (code, page) = report(&[log.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let header = Regex::new(r"<p>requests .*</p>").unwrap();
+    let text = Regex::new("<[^>]*>")
+        .unwrap()
+        .replace_all(header.find(&page).unwrap().as_str(), "")
+        .into_owned();
+    assert_eq!(
+        text,
+        "requests 4, errors 1, lines read 8, duplicates set aside 4"
+    );
 }
