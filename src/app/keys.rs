@@ -245,21 +245,28 @@ pub(crate) fn warn_absent_by(
         return;
     }
     let groups = summary.groups();
-    for (name, _) in by {
+    for (name, path) in by {
+        // The path as given, and the key's name where it differs (`cache` is `by_cache`).
+        let given = crate::format::path_str(path);
+        let shown = if given == *name {
+            given.clone()
+        } else {
+            format!("{given} (named {name})")
+        };
         let had = groups
             .iter()
             .any(|(k, _)| k.iter().any(|(n, v)| n == name && v.is_some()));
         if had {
             continue;
         }
-        if sample.keys.contains(name.as_str()) {
+        if sample.keys.contains(given.as_str()) {
             crate::diag!(
-                "tokentime: --by {name}: no request had a value there, only null ({})",
+                "tokentime: --by {shown}: no request had a value there, only null ({})",
                 all_in(requests, name)
             );
             continue;
         }
-        let close = sample.close_to(name);
+        let close = sample.close_to(&given);
         let hint = if close.is_empty() {
             format!(
                 "requests have keys such as: {}",
@@ -272,7 +279,7 @@ pub(crate) fn warn_absent_by(
             )
         };
         crate::diag!(
-            "tokentime: --by {name}: no request had this path ({}); {hint}",
+            "tokentime: --by {shown}: no request had this path ({}); {hint}",
             all_in(requests, name)
         );
     }

@@ -732,7 +732,9 @@ impl ReportArgs {
         if metrics.is_some() && self.output != SummaryOutput::Table {
             return Err(ConfigError::Flag {
                 flag: "metrics",
-                message: "chooses the rows of the text table; the other outputs have every metric"
+                message: "works only with the text table (no -o): the other outputs have a row or \
+                          column of every metric; drop --metrics, or pick the metrics from the \
+                          output (a CSV column, a JSON member)"
                     .to_owned(),
             });
         }

@@ -663,6 +663,17 @@ fn a_by_key_named_cache_is_renamed() {
     );
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("named by_cache"));
+    // A log without the path names it as given, and finds the keys close to it.
+    let helicone = testdata().join("samples/helicone.jsonl");
+    let absent = run(&["summary", "--by", "cache", helicone.to_str().unwrap()], b"");
+    let err = String::from_utf8_lossy(&absent.stderr);
+    assert!(
+        err.contains(
+            "--by cache (named by_cache): no request had this path (all 4 requests are in \
+             by_cache=unknown); close matches among the requests' keys: cache_enabled"
+        ),
+        "{err}"
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let scrape = prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap();
     let mut seen = std::collections::HashSet::new();

@@ -141,6 +141,16 @@ fn metrics_choose_the_rows_of_both_tables() {
         err.contains("--metrics: unknown metric \"latency\" (known: ttft, tpot, itl, e2e, queue, prefill, decode, input_tokens, cached_tokens, output_tokens, ttfot)"),
         "{err}"
     );
+    // With another output it is refused, and the message says so and what to do.
+    let out = run(&["summary", "-o", "csv", "--metrics", "e2e"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--metrics: works only with the text table (no -o)")
+            && err.contains("drop --metrics"),
+        "{err}"
+    );
 }
 
 #[test]
