@@ -49,17 +49,18 @@ pub(crate) fn looks(head: &[u8]) -> Looks {
         return Looks::Utf16;
     }
     if head.contains(&0) {
-        // Every other byte NUL: ASCII in UTF-16, little- or big-endian.
+        // Every other byte NUL and the bytes between them text: ASCII in UTF-16, little- or
+        // big-endian (a binary file's runs of NULs have no text between them).
         let pairs = head.len() / 2;
-        let nul_at = |odd: usize| {
-            head.iter()
-                .skip(odd)
-                .step_by(2)
-                .filter(|&&b| b == 0)
-                .count()
+        let count_at = |odd: usize, test: fn(&u8) -> bool| {
+            head.iter().skip(odd).step_by(2).filter(|b| test(b)).count()
         };
-        let most = nul_at(0).max(nul_at(1));
-        return if pairs >= 2 && most * 10 >= pairs * 9 {
+        let text = |b: &u8| b.is_ascii_graphic() || matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+        let nul = |b: &u8| *b == 0;
+        let utf16 = [(0, 1), (1, 0)].into_iter().any(|(nuls, chars)| {
+            count_at(nuls, nul) * 10 >= pairs * 9 && count_at(chars, text) * 10 >= pairs * 9
+        });
+        return if pairs >= 2 && utf16 {
             Looks::Utf16
         } else {
             Looks::Binary
@@ -148,6 +149,11 @@ mod tests {
         assert_eq!(looks(b"hello \xc3"), Looks::Text);
         assert_eq!(looks(b"caf\xe9\n"), Looks::NotUtf8);
         assert_eq!(looks(b"\x7fELF\x02\x01\x01\x00\x00\x00"), Looks::Binary);
+        // An executable's head: mostly NULs, with no text between them.
+        let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
+        elf.resize(3000, 0);
+        elf[40] = 0x40;
+        assert_eq!(looks(&elf), Looks::Binary);
         assert_eq!(looks(b"\xff\xfe{\x00"), Looks::Utf16);
         assert_eq!(looks(b"{\x00\"\x00a\x00\"\x00"), Looks::Utf16);
         assert_eq!(looks(b""), Looks::Text);
