@@ -318,8 +318,15 @@ impl<R: BufRead> Read for Gzip<R> {
                     "bytes other than zeros after the zero padding that follows the last \
                      gzip member",
                 ));
+            } else if head[0] != 0x1f || head.get(1).is_some_and(|&b| b != 0x8b) {
+                // What gzip(1) calls trailing garbage: every line before it was read.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "bytes after the last gzip member that start no other member (trailing \
+                     garbage; the lines before them were read)",
+                ));
             } else {
-                // Another member; `GzDecoder` reports a bad header (trailing garbage).
+                // Another member; `GzDecoder` reports a bad header.
                 *self = Gzip::new(r);
             }
         }
