@@ -25,6 +25,9 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::OutputTokens, Unit::Count, &["completion_tokens"]),
         ],
         id_paths: paths(&["id"]),
+        // Why an aborted request that never got a token (an error, per the rule) ended:
+        // `Abort in waiting queue`, a client's disconnect.
+        reason_paths: paths(&["finish_reason.message"]),
         ..FormatSpec::default()
     }
 }

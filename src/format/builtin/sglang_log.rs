@@ -37,6 +37,7 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         cancelled_when: vec![Cond::Equals(p("out.meta_info.finish_reason.type"), "\"abort\"".into())],
         id_paths: vec![p("rid")],
+        reason_paths: vec![p("out.meta_info.finish_reason.message")],
         ..FormatSpec::default()
     }
 }
