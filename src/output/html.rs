@@ -547,9 +547,10 @@ fn slo_section(h: &mut String, s: &Json) {
             h.push_str("</tr>\n");
         }
         h.push_str(
-            "</table>\n<p class=\"def\">Goodput: the requests that met every target (a request \
-             missing a metric a target needs is unknown), and the rates of those requests and \
-             their output tokens over the log's time span.</p>\n",
+            "</table>\n<p class=\"def\">Goodput: the requests that met every target (a failed \
+             request is not good; one missing a metric a target needs is unknown, but a \
+             one-token answer meets a TPOT target: it had no decode to be late), and the rates \
+             of those requests and their output tokens over the log's time span.</p>\n",
         );
     }
 }
