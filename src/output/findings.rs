@@ -416,6 +416,20 @@ fn inflight_text(i: &Inflight) -> String {
             i.rows[a].label,
             i.rows[b].label
         ));
+    } else if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends())
+        && (slope < 0.0) != (i.medians[b] < i.medians[a])
+    {
+        // The fit over every bucket and its two ends point opposite ways (a small first
+        // bucket below the rest, say): no trend is said, only that the two disagree.
+        s.push_str(&format!(
+            "tpot_ms moves no one way with requests in flight: the fit over the buckets {} {} ms \
+             per extra request, while the p50 is {:.1}x from {} to {} in flight; read the rows",
+            if slope >= 0.0 { "grows" } else { "falls" },
+            fmt_cell(slope.abs()),
+            i.medians[b] / i.medians[a],
+            i.rows[a].label,
+            i.rows[b].label
+        ));
     } else if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends()) {
         let (first, last) = (i.medians[a], i.medians[b]);
         s.push_str(&format!(
