@@ -108,9 +108,17 @@ pub(crate) fn write_windows(
 pub(crate) fn say_unplaced(b: &Buckets, windows: bool) {
     if b.unplaced > 0 {
         crate::diag!(
-            "tokentime: {} without an end time {} in no --bucket window{}",
+            "tokentime: {} without an end time {} in no --bucket window{}{}",
             crate::output::summary::plural(b.unplaced, "request"),
             if b.unplaced == 1 { "is" } else { "are" },
+            match b.unplaced_errors {
+                0 => String::new(),
+                n if n == b.unplaced => format!(
+                    " (all failed: {} in no window's errors column)",
+                    if n == 1 { "it is" } else { "they are" }
+                ),
+                n => format!(" ({n} of them failed: in no window's errors column)"),
+            },
             if windows {
                 ""
             } else {

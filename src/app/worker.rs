@@ -376,6 +376,8 @@ fn add_to_window(
     }
     if let Some(win) = b.window(r.end_ns, template) {
         win.add_request(r, gaps, by);
+    } else if r.metrics.outcome == crate::metrics::Outcome::Error {
+        b.unplaced_errors += 1;
     }
     crate::app::buckets::render_complete(b, &role.style, ready);
 }

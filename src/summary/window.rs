@@ -145,6 +145,8 @@ pub struct Buckets {
     pub windows: BTreeMap<i64, Summary>,
     /// Requests without an end instant, left out of every window.
     pub unplaced: u64,
+    /// Of those, the failed ones (a failure is often logged with no time at all).
+    pub unplaced_errors: u64,
     /// How long after a window's end requests may still end in it (ns), when streaming.
     pub grace: i64,
     /// Whether complete windows are taken out as the input goes ([`Buckets::take_complete`]);
@@ -165,6 +167,7 @@ impl Buckets {
             width: width.max(1),
             windows: BTreeMap::new(),
             unplaced: 0,
+            unplaced_errors: 0,
             grace: 0,
             streaming: false,
             high: None,
@@ -238,6 +241,7 @@ impl Buckets {
                 .merge(s);
         }
         self.unplaced += other.unplaced;
+        self.unplaced_errors += other.unplaced_errors;
         self.late += other.late;
         self.grace = self.grace.max(other.grace);
         self.high = self.high.max(other.high);

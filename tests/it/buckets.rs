@@ -203,3 +203,21 @@ fn several_inputs_add_up_in_each_window_whatever_their_order() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Requests without an end time are in no window, and stderr says how many, and how many of
+/// them failed (a failure logged with no time is in no window's errors column): the analysis
+/// log's 29 errors are vLLM error bodies with no time.
+#[test]
+fn failures_in_no_window_are_said() {
+    let log = testdata().join("analysis/queue-growth.jsonl.gz");
+    let out = run(&["summary", "--bucket", "1m", log.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "tokentime: 29 requests without an end time are in no --bucket window (all failed: \
+             they are in no window's errors column)"
+        ),
+        "{err}"
+    );
+}
