@@ -559,11 +559,27 @@ pub(crate) fn bounded_key(v: &str) -> std::borrow::Cow<'_, str> {
 pub(crate) type GroupKey = Vec<(String, Option<String>)>;
 
 /// A group key as text: its `key=value` pairs joined by a space (`model=x cache=hit`; a value
-/// the log does not give is `unknown`).
+/// the log does not give is `unknown`). A control character in a name or value (a newline in
+/// a model name) is written escaped, `\n`, so that a label stays on its line.
 pub(crate) fn key_text<'a>(pairs: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> String {
+    let shown = |s: &str| -> String {
+        if s.chars().any(char::is_control) {
+            s.chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        } else {
+            s.to_owned()
+        }
+    };
     pairs
         .into_iter()
-        .map(|(k, v)| format!("{k}={}", v.unwrap_or("unknown")))
+        .map(|(k, v)| format!("{}={}", shown(k), shown(v.unwrap_or("unknown"))))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -1478,6 +1494,16 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A control character in a group's name or value is escaped in its label.
+    #[test]
+    fn labels_stay_on_one_line() {
+        assert_eq!(
+            key_text([("model", Some("a\nb\tc")), ("cache", None)]),
+            "model=a\\nb\\tc cache=unknown"
+        );
+        assert_eq!(key_text([("model", Some("é x"))]), "model=é x");
+    }
 
     /// What a run of no request advises follows what its lines were, then how its formats were
     /// chosen.
