@@ -106,27 +106,35 @@ pub(crate) fn write_windows(
 /// Says on stderr how many requests are in no window (no end time), if any; `windows`: whether
 /// the run had a window at all.
 pub(crate) fn say_unplaced(b: &Buckets, windows: bool) {
-    if b.unplaced > 0 {
-        crate::diag!(
-            "tokentime: {} without an end time {} in no --bucket window{}{}",
-            crate::output::summary::plural(b.unplaced, "request"),
-            if b.unplaced == 1 { "is" } else { "are" },
-            match b.unplaced_errors {
-                0 => String::new(),
-                n if n == b.unplaced => format!(
-                    " (all failed: {} in no window's errors column)",
-                    if n == 1 { "it is" } else { "they are" }
-                ),
-                n => format!(" ({n} of them failed: in no window's errors column)"),
-            },
-            if windows {
-                ""
-            } else {
-                " (the log gives durations but no time of day a request ended at: its summary \
-                 without --bucket has them)"
-            }
+    if b.unplaced == 0 {
+        return;
+    }
+    let mut why: Vec<String> = vec![];
+    if !windows {
+        why.push(
+            "the log gives durations but no time of day a request ended at: its summary without \
+             --bucket has them"
+                .to_owned(),
         );
     }
+    match b.unplaced_errors {
+        0 => {}
+        n if n == b.unplaced => why.push(format!(
+            "{} failed: in no window's errors column",
+            if n == 1 { "it" } else { "all" }
+        )),
+        n => why.push(format!("{n} of them failed: in no window's errors column")),
+    }
+    crate::diag!(
+        "tokentime: {} without an end time {} in no --bucket window{}",
+        crate::output::summary::plural(b.unplaced, "request"),
+        if b.unplaced == 1 { "is" } else { "are" },
+        if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", why.join("; "))
+        }
+    );
 }
 
 /// Takes out the windows of `b` that are complete and renders them into `ready`.

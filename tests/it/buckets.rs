@@ -215,8 +215,8 @@ fn failures_in_no_window_are_said() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "tokentime: 29 requests without an end time are in no --bucket window (all failed: \
-             they are in no window's errors column)"
+            "tokentime: 29 requests without an end time are in no --bucket window (all failed: in \
+             no window's errors column)"
         ),
         "{err}"
     );
