@@ -99,14 +99,29 @@ fn shown_reason(r: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// How the headline names a slow request: its id, its start and end around `…` when long.
-fn label(id: &str) -> String {
+fn label(id: &str, end: usize) -> String {
     let n = id.chars().count();
-    if n > MAX_ID_CHARS {
+    if n > MAX_ID_CHARS.max(ID_END_CHARS + end + 1) {
         let start: String = id.chars().take(ID_END_CHARS).collect();
-        let end: String = id.chars().skip(n - ID_END_CHARS).collect();
+        let end: String = id.chars().skip(n - end).collect();
         return format!("{start}…{end}");
     }
     id.to_owned()
+}
+
+/// The labels of `ids`, each shortened ([`label`]) with as many end characters as keep two
+/// different ids from looking the same (`chatcm…d7e8f9` twice for two requests).
+fn labels(ids: &[&str]) -> Vec<String> {
+    let mut end = ID_END_CHARS;
+    loop {
+        let out: Vec<String> = ids.iter().map(|id| label(id, end)).collect();
+        let clash = (0..out.len())
+            .any(|i| (0..i).any(|j| out[i] == out[j] && ids[i] != ids[j]));
+        if !clash || out.iter().zip(ids).all(|(l, id)| l == id) {
+            return out;
+        }
+        end += ID_END_CHARS;
+    }
 }
 
 /// `slowest: ID (26.4s), ID (3251.7ms), ...` by E2E latency (`TTFT 3.2s` where only TTFT is
@@ -122,6 +137,8 @@ fn slowest_of(top: &Top, width: usize, whole_ids: bool) -> Option<String> {
     if slowest.is_empty() {
         return None;
     }
+    let ids: Vec<&str> = slowest.iter().filter_map(|s| s.id.as_deref()).collect();
+    let mut short = labels(&ids).into_iter();
     let items: Vec<String> = slowest
         .iter()
         .map(|s: &Slow| {
@@ -132,7 +149,7 @@ fn slowest_of(top: &Top, width: usize, whole_ids: bool) -> Option<String> {
             );
             match &s.id {
                 Some(id) if whole_ids => format!("{id} ({took})"),
-                Some(id) => format!("{} ({took})", label(id)),
+                Some(_) => format!("{} ({took})", short.next().unwrap_or_default()),
                 None => took,
             }
         })
@@ -159,6 +176,21 @@ pub(crate) fn errors_json(top: &Top, errors: u64, requests: u64) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two ids that share their first and last six characters get longer ends.
+    #[test]
+    fn short_ids_stay_apart() {
+        let a = "chatcmpl-0000000000aaaaaaaaad7e8f9";
+        let b = "chatcmpl-0000000000bbbbbbbbbd7e8f9";
+        assert_eq!(labels(&[a]), ["chatcm…d7e8f9"]);
+        assert_eq!(
+            labels(&[a, b]),
+            ["chatcm…aaaaaad7e8f9", "chatcm…bbbbbbd7e8f9"]
+        );
+        // The same id twice is one request, and short ids stay whole.
+        assert_eq!(labels(&[a, a]), ["chatcm…d7e8f9", "chatcm…d7e8f9"]);
+        assert_eq!(labels(&["r1", "r2"]), ["r1", "r2"]);
+    }
 
     #[test]
     fn items_fit_the_width() {
