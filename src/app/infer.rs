@@ -466,14 +466,12 @@ pub(crate) fn prepare(config: &Config) -> Config {
             // sample at least, and no failure among them) are requests already: an E2E from
             // their arrival and end instants is enough.
             let answers = sample.untimed_answers;
-            let fit = if answers > 0
-                && answers == sample.untimed
-                && answers * 2 >= sample.values.len()
-            {
-                Inference::fit_beside_fallback
-            } else {
-                Inference::fit_for_auto
-            };
+            let fit =
+                if answers > 0 && answers == sample.untimed && answers * 2 >= sample.values.len() {
+                    Inference::fit_beside_fallback
+                } else {
+                    Inference::fit_for_auto
+                };
             let (inf, in_lists) = sample.infer(fit);
             if let Some(mut spec) = inf.spec.clone().filter(|_| fit(&inf)) {
                 if in_lists {

@@ -615,19 +615,15 @@ pub(crate) fn logged_value(
     })
 }
 
-/// Describes a format for `tokentime formats`: what it is, how a line is recognized, which
-/// outcome rules apply, its TTFT origin and cache signal, and each field with its unit and
-/// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).
-pub(crate) fn describe(f: &FormatSpec) -> String {
+/// The outcome rules of [`describe`]: error records, error, cancellation and response-cache
+/// conditions, and when a response was streamed.
+fn describe_outcomes(f: &FormatSpec, s: &mut String) {
     use std::fmt::Write as _;
-    let mut s = String::new();
-    let _ = writeln!(s, "{}: {}", f.name, f.about);
-    let _ = writeln!(s, "  detected by: {}", conds(&f.markers, " and "));
-    if f.fallback {
-        let _ = writeln!(s, "  fallback: tried only after every other format");
-    }
     let error_record = if f.errors_only_when_forced {
-        format!("error record (with --format {} only: too generic for auto)", f.name)
+        format!(
+            "error record (with --format {} only: too generic for auto)",
+            f.name
+        )
     } else {
         "error record".to_owned()
     };
@@ -644,6 +640,20 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
     if let Some(c) = &f.streamed_when {
         let _ = writeln!(s, "  streamed when: {c}");
     }
+}
+
+/// Describes a format for `tokentime formats`: what it is, how a line is recognized, which
+/// outcome rules apply, its TTFT origin and cache signal, and each field with its unit and
+/// paths (`a | b` alternatives, `a + b` sums, `floor(a / b)`, `a - b`).
+pub(crate) fn describe(f: &FormatSpec) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(s, "{}: {}", f.name, f.about);
+    let _ = writeln!(s, "  detected by: {}", conds(&f.markers, " and "));
+    if f.fallback {
+        let _ = writeln!(s, "  fallback: tried only after every other format");
+    }
+    describe_outcomes(f, &mut s);
     for (what, paths) in [
         ("error reason", &f.reason_paths),
         ("request id", &f.id_paths),

@@ -140,7 +140,10 @@ pub(crate) fn page(p: &Page) -> String {
     let all = s
         .pointer("/groups")
         .and_then(Json::as_array)
-        .and_then(|g| g.iter().position(|g| g["key"].as_object().is_some_and(|k| k.is_empty())))
+        .and_then(|g| {
+            g.iter()
+                .position(|g| g["key"].as_object().is_some_and(|k| k.is_empty()))
+        })
         .map_or("/coverage".to_owned(), |i| format!("/groups/{i}"));
     let duplicates = match s.pointer("/coverage/duplicates").and_then(Json::as_u64) {
         Some(n) if n > 0 => format!(

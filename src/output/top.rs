@@ -115,8 +115,7 @@ fn labels(ids: &[&str]) -> Vec<String> {
     let mut end = ID_END_CHARS;
     loop {
         let out: Vec<String> = ids.iter().map(|id| label(id, end)).collect();
-        let clash = (0..out.len())
-            .any(|i| (0..i).any(|j| out[i] == out[j] && ids[i] != ids[j]));
+        let clash = (0..out.len()).any(|i| (0..i).any(|j| out[i] == out[j] && ids[i] != ids[j]));
         if !clash || out.iter().zip(ids).all(|(l, id)| l == id) {
             return out;
         }

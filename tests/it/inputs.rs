@@ -359,11 +359,19 @@ fn zero_padding_after_the_last_gzip_member_is_ignored() {
     let mut cases: Vec<(&str, Vec<u8>, &str)> = vec![];
     let mut garbage = gz.clone();
     garbage.extend(b"this is not a gzip member\n");
-    cases.push(("garbage", garbage, "start no other member (trailing garbage"));
+    cases.push((
+        "garbage",
+        garbage,
+        "start no other member (trailing garbage",
+    ));
     // Shorter than a member's header: the same words, not "unexpected end of file".
     let mut short = gz.clone();
     short.extend(b"garbage\n");
-    cases.push(("short garbage", short, "start no other member (trailing garbage"));
+    cases.push((
+        "short garbage",
+        short,
+        "start no other member (trailing garbage",
+    ));
     let mut zeros_then_garbage = gz.clone();
     zeros_then_garbage.extend(vec![0; 40_000]);
     zeros_then_garbage.extend(b"garbage");

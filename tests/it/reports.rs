@@ -665,7 +665,10 @@ fn a_by_key_named_cache_is_renamed() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("named by_cache"));
     // A log without the path names it as given, and finds the keys close to it.
     let helicone = testdata().join("samples/helicone.jsonl");
-    let absent = run(&["summary", "--by", "cache", helicone.to_str().unwrap()], b"");
+    let absent = run(
+        &["summary", "--by", "cache", helicone.to_str().unwrap()],
+        b"",
+    );
     let err = String::from_utf8_lossy(&absent.stderr);
     assert!(
         err.contains(

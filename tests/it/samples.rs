@@ -258,7 +258,14 @@ fn by_model_keeps_a_models_failures_in_its_group() {
     for sample in ["helicone.jsonl", "otel_genai_otlp.jsonl"] {
         let log = testdata().join("samples").join(sample);
         let out = run_ok(
-            &["summary", "-o", "json", "--by", "model", log.to_str().unwrap()],
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--by",
+                "model",
+                log.to_str().unwrap(),
+            ],
             b"",
         );
         let doc: Value = serde_json::from_slice(&out).unwrap();
