@@ -743,7 +743,14 @@ mod tests {
             inflight_text(&inflight(-0.0004)),
             "tpot_ms is flat with requests in flight (under 0.001 ms per extra request); p50 1.0x from 1 to 2 in flight"
         );
-        assert!(inflight_text(&inflight(-0.002)).starts_with("tpot_ms falls 0.002 ms"));
+        let mut falling = inflight(-0.002);
+        falling.medians.reverse();
+        assert!(inflight_text(&falling).starts_with("tpot_ms falls 0.002 ms"));
         assert!(inflight_text(&inflight(0.01)).starts_with("tpot_ms grows 0.01 ms"));
+        // A fit that falls while the p50 of its ends rises reads no trend.
+        assert!(inflight_text(&inflight(-0.002)).starts_with(
+            "tpot_ms moves no one way with requests in flight: the fit over the buckets \
+                 falls 0.002 ms per extra request, while the p50 is 1.0x from 1 to 2 in flight"
+        ));
     }
 }

@@ -58,8 +58,8 @@ const REASONS: [(&str, &str, &str); 17] = [
         "BadRequestError",
     ),
     ("formats/nim.jsonl", "vllm", "BadRequestError"),
-    // An error with no reason field in its format: a reason of null.
-    ("samples/sglang.jsonl", "sglang", ""),
+    // An abort before the first token (an error by the rule), with its message.
+    ("samples/sglang.jsonl", "sglang", "Abort in waiting queue"),
 ];
 
 /// The `(format, error_reason)` of every failed request of `input`, enriched.
