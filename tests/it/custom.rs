@@ -40,28 +40,43 @@ fn map_defines_a_format() {
 
 #[test]
 fn summary_groups_by_a_json_path() {
-    let path = testdata().join("lab/litellm.jsonl");
-    let out = run_ok(
-        &[
-            "summary",
-            "-o",
-            "json",
-            "--by",
-            "model",
-            path.to_str().unwrap(),
-        ],
-        b"",
-    );
-    let s: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    let by_model: Vec<_> = s["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|g| g["key"].as_object().unwrap().keys().eq(["model"].iter()))
-        .collect();
-    assert_eq!(by_model.len(), 1);
-    assert_eq!(by_model[0]["key"]["model"], "smollm2-135m-instruct-q4_1");
-    assert_eq!(by_model[0]["requests"], 293);
+    // A gateway logs the model a request asked for and the dated one that answered; a failed
+    // request has only the first. `--by model` groups by the one asked for, so a model's
+    // failures are in its group: Helicone's sample has 3 `gpt-4o-mini` requests, one a 429.
+    for (input, model, requests, errors) in [
+        ("lab/litellm.jsonl", "smollm2-135m-instruct-q4_1", 293, 9),
+        ("samples/helicone.jsonl", "gpt-4o-mini", 3, 1),
+        ("samples/otel_genai_otlp.jsonl", "gpt-4o-mini", 3, 1),
+    ] {
+        let path = testdata().join(input);
+        let out = run_ok(
+            &[
+                "summary",
+                "-o",
+                "json",
+                "--by",
+                "model",
+                path.to_str().unwrap(),
+            ],
+            b"",
+        );
+        let s: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let by_model: Vec<_> = s["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["key"].as_object().unwrap().keys().eq(["model"].iter()))
+            .filter(|g| {
+                g["key"]["model"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with(model))
+            })
+            .collect();
+        assert_eq!(by_model.len(), 1, "{input}");
+        assert_eq!(by_model[0]["key"]["model"], model, "{input}");
+        assert_eq!(by_model[0]["requests"], requests, "{input}");
+        assert_eq!(by_model[0]["errors"], errors, "{input}");
+    }
 }
 
 /// `--formats FILE` (TOML or JSON) defines formats with the built-in tables' power: markers,

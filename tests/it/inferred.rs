@@ -285,6 +285,17 @@ fn guess_writes_a_formats_file_that_reproduces_the_run() {
     assert_eq!(forced, inferred);
 }
 
+/// `summary -o json` of a file holding `lines`, and its stderr. A file: on a pipe, auto
+/// detection reads no sample ahead (the output stays live).
+fn gateway_summary(lines: &str) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("gateway.jsonl");
+    std::fs::write(&log, lines).unwrap();
+    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (doc, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 /// A gateway's own log with an OpenAI `usage` object and its timing under names of its own: the
 /// usage fallback reads no duration from it, so the inferred reader goes first (before, every
 /// latency was `not_logged`, silently).
@@ -301,13 +312,7 @@ fn a_usage_object_does_not_hide_the_timing_beside_it() {
             )
         })
         .collect();
-    // A file: on a pipe, auto detection reads no sample ahead (the output stays live).
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("gateway.jsonl");
-    std::fs::write(&log, lines).unwrap();
-    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (doc, err) = gateway_summary(&lines);
     assert_eq!(
         doc["coverage"]["formats"],
         serde_json::json!({"inferred": 30}),
@@ -335,12 +340,7 @@ fn a_usage_object_does_not_hide_a_start_and_an_end() {
             )
         })
         .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("gateway.jsonl");
-    std::fs::write(&log, lines).unwrap();
-    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (doc, err) = gateway_summary(&lines);
     assert_eq!(
         doc["coverage"]["formats"],
         serde_json::json!({"inferred": 4}),
@@ -353,14 +353,11 @@ fn a_usage_object_does_not_hide_a_start_and_an_end() {
     assert_eq!(all["e2e_ms"]["quantiles"]["p50"], 2500.0);
     assert_eq!(all["ttft_ms"]["count"], 0);
     // An end before the arrival on every line is no E2E to trust: the fallback keeps them.
-    let swapped: String = std::fs::read_to_string(&log)
-        .unwrap()
+    let swapped: String = lines
         .replace("started_at", "x")
         .replace("finished_at", "started_at")
         .replace("\"x\"", "\"finished_at\"");
-    std::fs::write(&log, swapped).unwrap();
-    let out = run(&["summary", "-o", "json", log.to_str().unwrap()], b"");
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (doc, _) = gateway_summary(&swapped);
     assert_eq!(
         doc["coverage"]["formats"],
         serde_json::json!({"openai-usage": 4})
