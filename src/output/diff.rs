@@ -186,7 +186,9 @@ fn side_cell(s: &Side) -> String {
 
 fn row_cells(r: &Row) -> [String; 7] {
     let verdict = match r.verdict.as_str() {
-        v @ ("not enough samples" | "no values") => format!("n/a ({v})"),
+        // Short enough for an 80-column row of five-digit values.
+        "not enough samples" => "n/a (too few)".to_owned(),
+        "no values" => "n/a (no values)".to_owned(),
         // Overlapping intervals: the change may be large, but the samples cannot tell it from
         // noise (not "the same").
         "same" => "within noise".to_owned(),
