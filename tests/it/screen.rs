@@ -555,3 +555,21 @@ fn the_headline_marks_estimates() {
         "{explained}"
     );
 }
+
+/// `diff` fits 80 columns: the lab log's first 59 lines against its last 88, whose rows hold
+/// five- and six-digit values and the verdict of too few samples.
+#[test]
+fn diff_fits_80_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    std::fs::write(&a, lines[..59].join("\n") + "\n").unwrap();
+    std::fs::write(&b, lines[lines.len() - 88..].join("\n") + "\n").unwrap();
+    let out = stdout_with_columns(
+        &["diff", a.to_str().unwrap(), b.to_str().unwrap()],
+        Some("80"),
+    );
+    assert!(out.contains("n/a (too few)"), "{out}");
+    assert!(widest(&out) <= 80, "{out}");
+}
