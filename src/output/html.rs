@@ -387,7 +387,10 @@ fn queue_prefill(h: &mut String, s: &Json) {
     let missing: Vec<String> = ["queue_ms", "prefill_ms"]
         .iter()
         .filter(|m| bins(g, m).is_empty())
-        .map(|m| format!("{m} has no values ({})", nulls_text(g, m)))
+        .map(|m| match nulls_text(g, m) {
+            n if n.is_empty() => format!("{m} has no values"),
+            n => format!("{m} has no values ({n})"),
+        })
         .collect();
     figure(
         h,
@@ -469,7 +472,11 @@ fn over_time(h: &mut String, p: &Page, metric: &str, id: &str, name: &str) {
         &format!(
             "{} of all requests per window of {} of log time (by request end), as <code>summary --bucket {}</code> \
              writes them.",
-            qs.join(" and "),
+            if qs.is_empty() {
+                "p50 and p99".to_owned()
+            } else {
+                qs.join(" and ")
+            },
             escape(p.bucket),
             escape(p.bucket)
         ),

@@ -255,6 +255,10 @@ fn a_log_without_requests_still_gets_a_page() {
     assert_eq!(code, 0);
     check_offline(&page);
     assert!(page.contains("no TTFT values"));
+    // Empty states read whole: no empty brackets, no caption that starts mid-sentence.
+    assert!(page.contains("queue_ms has no values;"), "{page}");
+    assert!(!page.contains(" ()"));
+    assert!(!page.contains("<figcaption> "));
     let (_, json, _) = tokentime(&["summary", "--hist", "-o", "json", "testdata/lab/README.md"]);
     let summary: Value = serde_json::from_slice(&json).unwrap();
     check_cells(&page, &[("summary", &summary)]);
