@@ -397,7 +397,8 @@ pub(crate) fn compact_lines(
     if hidden > 0 {
         l.lines.push(String::new());
         l.prose(&format!(
-            "{hidden} more groups, with fewer requests: --explain or -o json lists every group"
+            "{} more, with fewer requests: --explain or -o json lists every group",
+            crate::output::summary::plural(hidden as u64, "group")
         ));
     }
     l.lines.push(String::new());

@@ -630,13 +630,18 @@ fn percentiles_section(h: &mut String, s: &Json) {
             .find_map(|m| g["metrics"][m]["quantiles"].as_object())
             .map(|q| q.keys().cloned().collect())
             .unwrap_or_default();
+        let word = |k: &str, one: &'static str, many: &'static str| {
+            if g[k].as_u64() == Some(1) { one } else { many }
+        };
         let _ = write!(
             h,
-            "<h3>{}: {} requests, {} errors</h3>\n<table class=\"percentiles\">\n<tr><th>metric</th>\
+            "<h3>{}: {} {}, {} {}</h3>\n<table class=\"percentiles\">\n<tr><th>metric</th>\
              <th class=\"n\">count</th><th class=\"n\">min</th>",
             escape(&label(&g["key"])),
             num("span", "summary", &format!("/groups/{i}/requests"), s),
+            word("requests", "request", "requests"),
             num("span", "summary", &format!("/groups/{i}/errors"), s),
+            word("errors", "error", "errors"),
         );
         for q in &qs {
             let _ = write!(h, "<th class=\"n\">{}</th>", escape(q));

@@ -418,4 +418,19 @@ fn report_header_counts_what_the_tables_count() {
         text,
         "requests 4, errors 1, lines read 8, duplicates set aside 4"
     );
+    // Group headings count in words that agree with their numbers.
+    let tags = Regex::new("<[^>]*>").unwrap();
+    let headings: Vec<String> = Regex::new("<h3>.*?</h3>")
+        .unwrap()
+        .find_iter(&page)
+        .map(|m| tags.replace_all(m.as_str(), "").into_owned())
+        .collect();
+    assert!(
+        headings.contains(&"all requests: 4 requests, 1 error".to_owned()),
+        "{headings:?}"
+    );
+    assert!(
+        headings.contains(&"cache=hit: 1 request, 0 errors".to_owned()),
+        "{headings:?}"
+    );
 }
