@@ -184,15 +184,16 @@ pub(crate) fn generic_errors(cov: &crate::classify::Coverage) -> Vec<String> {
         .iter()
         .filter(|(name, _)| cov.formats.get(*name).is_some_and(|&n| n > 0))
         .map(|(name, &n)| {
-            let (lines, are) = if n == 1 {
-                ("1 no-timing line is".to_owned(), "it")
+            let (is, it) = if n == 1 {
+                ("is", "it")
             } else {
-                (format!("{n} no-timing lines are"), "each")
+                ("are", "each")
             };
             format!(
-                "{lines} shaped as an error record of {name}, whose requests this input holds: \
+                "{} {is} shaped as an error record of {name}, whose requests this input holds: \
                  too generic to count as a failure under --format auto; --format {name} counts \
-                 {are} as a failed request"
+                 {it} as a failed request",
+                crate::output::summary::plural(n, "no-timing line")
             )
         })
         .collect()

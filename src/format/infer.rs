@@ -104,8 +104,7 @@ impl Inference {
     /// at least two sample lines that have both, TTFT <= E2E holds on every one but at most one
     /// in [`UNREADABLE_SHARE`] (a log's own impossible values: an E2E of `-5`, null on its line).
     pub(crate) fn fit_for_auto(&self) -> bool {
-        let (both, ok) = self.ttft_e2e;
-        self.spec.is_some() && both >= 2 && (both - ok) * UNREADABLE_SHARE <= both
+        self.spec.is_some() && holds_on_most(self.ttft_e2e)
     }
 
     /// Whether `--format auto` may use the format on lines a fallback format claimed without
@@ -115,10 +114,19 @@ impl Inference {
     /// two sample lines that have both, the end is not before the arrival on every one but at
     /// most one in [`UNREADABLE_SHARE`].
     pub(crate) fn fit_beside_fallback(&self) -> bool {
-        let (both, ok) = self.spans;
-        self.fit_for_auto()
-            || (self.spec.is_some() && both >= 2 && (both - ok) * UNREADABLE_SHARE <= both)
+        self.fit_for_auto() || (self.spec.is_some() && holds_on_most(self.spans))
     }
+}
+
+/// Whether a check made on `lines` sample lines and holding on `held` of them backs a mapping:
+/// two lines at least, and it fails on at most one in [`UNREADABLE_SHARE`].
+fn holds_on_most((lines, held): (usize, usize)) -> bool {
+    lines >= 2 && (lines - held) * UNREADABLE_SHARE <= lines
+}
+
+/// How many of `results` there are, and how many hold.
+fn tally(results: &[bool]) -> (usize, usize) {
+    (results.len(), results.iter().filter(|&&b| b).count())
 }
 
 /// One leaf of a sample object: its raw JSON text, and the unit of a `{value, unit}` object.
@@ -1027,9 +1035,8 @@ fn checks(chosen: &[Candidate], inf: &mut Inference) {
     let mut count = |name: &str, test: &dyn Fn(usize) -> Option<bool>| {
         let results: Vec<bool> = (0..n).filter_map(test).collect();
         if !results.is_empty() {
-            let ok = results.iter().filter(|&&b| b).count();
-            inf.checks
-                .push(format!("{name}: {ok} of {} lines", results.len()));
+            let (lines, ok) = tally(&results);
+            inf.checks.push(format!("{name}: {ok} of {lines} lines"));
         }
     };
     let get = |t: Target, i: usize| known(chosen, t, i);
@@ -1039,7 +1046,7 @@ fn checks(chosen: &[Candidate], inf: &mut Inference) {
     let both: Vec<bool> = (0..n)
         .filter_map(|i| Some(ttft_of(i)? <= e2e_of(chosen, i)? + TOLERANCE_NS))
         .collect();
-    let ttft_e2e = (both.len(), both.iter().filter(|&&b| b).count());
+    let ttft_e2e = tally(&both);
     count("ttft <= e2e", &|i| {
         Some(ttft_of(i)? <= e2e_of(chosen, i)? + TOLERANCE_NS)
     });
@@ -1062,7 +1069,7 @@ fn checks(chosen: &[Candidate], inf: &mut Inference) {
             Some(at(Field::End)? + TOLERANCE_NS >= at(Field::Arrival)?)
         })
         .collect();
-    inf.spans = (spans.len(), spans.iter().filter(|&&b| b).count());
+    inf.spans = tally(&spans);
 }
 
 /// A root member of the sample objects that is a string (or number) on some line.
