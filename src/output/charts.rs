@@ -77,44 +77,132 @@ fn tick(v: f64) -> String {
     format!("{s}{suffix}")
 }
 
-/// A log axis's labels over `lo..hi`: only its 1-2-5 values (`10`, `20`, `50`, `100`, ...),
-/// with 1 alone from a span of three decades on, so that they never crowd; every tick
-/// plotters places keeps its mark. Where fewer than two such values fall in the range, every
-/// tick is labelled.
-fn log_tick(lo: f64, hi: f64) -> impl Fn(&f64) -> String {
-    let (a, b) = (
-        lo.max(f64::MIN_POSITIVE).log10(),
-        hi.max(f64::MIN_POSITIVE).log10(),
-    );
-    let mantissas: &[f64] = if b - a >= 3.0 {
-        &[1.0]
-    } else {
-        &[1.0, 2.0, 5.0]
+/// The ticks of a log axis over `lo..hi`, each one labelled: its 1-2-5 values (`10`, `20`,
+/// `50`, `100`, ...), or its powers of ten alone where there would be more than seven, so that
+/// they never crowd; where fewer than two of those fall in the range, at least three evenly
+/// spaced round values (`12`, `14`, `16`), so that a short span is read as well.
+fn log_keys(lo: f64, hi: f64) -> Vec<f64> {
+    let within = |mantissas: &[f64]| {
+        let mut keys = vec![];
+        let mut e = lo.log10().floor() as i32;
+        while 10f64.powi(e) <= hi {
+            for &m in mantissas {
+                let v = m * 10f64.powi(e);
+                if v >= lo && v <= hi {
+                    keys.push(v);
+                }
+            }
+            e += 1;
+        }
+        keys
     };
-    let on = move |v: f64| {
-        let e = v.log10().floor();
-        let m = v / 10f64.powf(e);
-        mantissas.iter().any(|&x| (m - x).abs() < 1e-6 * x)
-            || mantissas.contains(&1.0) && (m - 10.0).abs() < 1e-5
-    };
-    let mut count = 0;
-    let mut e = a.floor() as i32;
-    while f64::from(e) <= b.ceil() && count < 2 {
-        for &m in mantissas {
-            let v = m * 10f64.powi(e);
-            if v >= lo && v <= hi {
-                count += 1;
+    let mut keys = within(&[1.0, 2.0, 5.0]);
+    if keys.len() > 7 {
+        keys = within(&[1.0]);
+    }
+    if keys.len() >= 2 {
+        return keys;
+    }
+    let mut e = hi.log10().floor() as i32;
+    while e > -12 {
+        for m in [5.0, 2.0, 1.0] {
+            let step = m * 10f64.powi(e);
+            let (first, last) = ((lo / step).ceil(), (hi / step).floor());
+            if last - first >= 2.0 {
+                return (first as i64..=last as i64)
+                    .map(|i| i as f64 * step)
+                    .collect();
             }
         }
-        e += 1;
+        e -= 1;
     }
-    let every = count < 2;
-    move |v: &f64| {
-        if every || on(*v) {
-            tick(*v)
+    keys
+}
+
+/// Steps of a time axis, in seconds, as a clock reads them: 1 s to 30 s, 1 min to 30 min, 1 h to
+/// 12 h, days, weeks, months (of 30 days) and years (of 365).
+const TIME_STEPS: [f64; 25] = [
+    1.0,
+    2.0,
+    5.0,
+    10.0,
+    15.0,
+    30.0,
+    60.0,
+    120.0,
+    300.0,
+    600.0,
+    900.0,
+    1800.0,
+    3600.0,
+    7200.0,
+    10_800.0,
+    21_600.0,
+    43_200.0,
+    86_400.0,
+    172_800.0,
+    604_800.0,
+    1_209_600.0,
+    2_592_000.0,
+    7_776_000.0,
+    15_552_000.0,
+    31_536_000.0,
+];
+
+/// The ticks of a time axis over `x0..x1` (seconds since the epoch, UTC): the multiples of the
+/// shortest clock step, from `min_step` on, that puts at most six in the range; and their labels, as precise as the
+/// step, so that no two read the same: `14:05:30` below a minute, `14:05` below a day
+/// (`12-03 14:05` when the range crosses a day), `12-03` from a day on.
+fn time_keys(x0: f64, x1: f64, min_step: f64) -> (Vec<f64>, impl Fn(&f64) -> String) {
+    let step = TIME_STEPS
+        .into_iter()
+        .find(|&s| s >= min_step && (x1 / s).floor() - (x0 / s).ceil() < 6.0)
+        .unwrap_or(TIME_STEPS[TIME_STEPS.len() - 1]);
+    let keys: Vec<f64> = ((x0 / step).ceil() as i64..=(x1 / step).floor() as i64)
+        .map(|i| i as f64 * step)
+        .collect();
+    let day = |x: f64| (x / 86_400.0).floor();
+    let one_day = day(x0) == day(x1);
+    let label = move |x: &f64| {
+        let t = crate::summary::window::rfc3339_ms((x * 1e9) as i64);
+        let part = if step < 60.0 {
+            t.get(11..19)
+        } else if step < 86_400.0 && one_day {
+            t.get(11..16)
+        } else if step < 86_400.0 {
+            t.get(5..16)
         } else {
-            String::new()
+            t.get(5..10)
+        };
+        part.unwrap_or("").replace('T', " ")
+    };
+    (keys, label)
+}
+
+/// A linear axis with the ticks given (plotters' own `with_key_points` gives one no labels).
+struct Ticked {
+    linear: plotters::coord::types::RangedCoordf64,
+    keys: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type ValueType = f64;
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.linear.map(value, limit)
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            vec![]
+        } else {
+            self.keys.clone()
         }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.linear.range()
     }
 }
 
@@ -192,7 +280,10 @@ pub(crate) fn histogram(
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(48)
-            .build_cartesian_2d((lo..hi).log_scale(), 0.0..ymax)?;
+            .build_cartesian_2d(
+                (lo..hi).log_scale().with_key_points(log_keys(lo, hi)),
+                0.0..ymax,
+            )?;
         chart
             .configure_mesh()
             .x_desc(x_desc)
@@ -292,14 +383,15 @@ pub(crate) fn bars(
     })
 }
 
-/// Lines over log time on a logarithmic y axis (`chart-ttft-time`, `chart-tpot-time`); `label`
-/// names an x value (a window's start in seconds since the epoch).
+/// Lines over log time (x: a window's start in seconds since the epoch; ticks `width` seconds
+/// apart at least, a window's width) on a logarithmic y axis (`chart-ttft-time`,
+/// `chart-tpot-time`).
 pub(crate) fn lines(
     id: &str,
     title: &str,
     y_desc: &str,
     series: &[Line],
-    label: &dyn Fn(f64) -> String,
+    width: f64,
 ) -> Option<String> {
     let xs = || series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let ys = || {
@@ -324,19 +416,28 @@ pub(crate) fn lines(
     } else {
         (x0 - 30.0, x1 + 30.0)
     };
+    let (ylo, yhi) = (y0 / 1.5, y1 * 1.5);
+    let (times, label) = time_keys(x0, x1, width);
     svg(id, title, |root| {
+        // Room on the right for half the label of a tick at the last window.
         let mut chart = ChartBuilder::on(root)
             .margin(12)
+            .margin_right(32)
             .x_label_area_size(40)
             .y_label_area_size(56)
-            .build_cartesian_2d(x0..x1, (y0 / 1.5..y1 * 1.5).log_scale())?;
+            .build_cartesian_2d(
+                Ticked {
+                    linear: (x0..x1).into(),
+                    keys: times,
+                },
+                (ylo..yhi).log_scale().with_key_points(log_keys(ylo, yhi)),
+            )?;
         chart
             .configure_mesh()
             .x_desc("log time (UTC, window start)")
             .y_desc(y_desc)
-            .x_labels(6)
-            .x_label_formatter(&|v| label(*v))
-            .y_label_formatter(&log_tick(y0 / 1.5, y1 * 1.5))
+            .x_label_formatter(&label)
+            .y_label_formatter(&|v| tick(*v))
             .label_style(("sans-serif", 13))
             .axis_desc_style(("sans-serif", 13))
             .light_line_style(WHITE)
@@ -401,10 +502,7 @@ mod tests {
                 label: "p50".to_owned(),
                 points,
             };
-            let svg = lines("c", "t", "TPOT (ms, log scale)", &[line], &|v| {
-                format!("t{v:.0}")
-            })
-            .unwrap();
+            let svg = lines("c", "t", "TPOT (ms, log scale)", &[line], 60.0).unwrap();
             let labels = numbers(&svg);
             assert!(
                 !labels.is_empty() && labels.len() <= 8,
@@ -420,6 +518,57 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_short_log_span_still_gets_several_labels() {
+        assert_eq!(
+            log_keys(11.0, 24.0),
+            [12.0, 14.0, 16.0, 18.0, 20.0, 22.0, 24.0]
+        );
+        assert_eq!(log_keys(13.0, 120.0), [20.0, 50.0, 100.0]);
+        assert_eq!(
+            log_keys(0.5, 20_000.0),
+            [1.0, 10.0, 100.0, 1000.0, 10_000.0]
+        );
+    }
+
+    #[test]
+    fn time_ticks_never_read_the_same() {
+        let t0 = 1_767_225_600.0; // 2026-01-01T00:00:00Z
+        for (span, min_step, want) in [
+            (120.0, 60.0, vec!["00:00", "00:01", "00:02"]),
+            (
+                120.0,
+                10.0,
+                vec!["00:00:00", "00:00:30", "00:01:00", "00:01:30", "00:02:00"],
+            ),
+            (
+                3.0 * 86_400.0,
+                3600.0,
+                vec!["01-01", "01-02", "01-03", "01-04"],
+            ),
+            (
+                7200.0,
+                60.0,
+                vec!["00:00", "00:30", "01:00", "01:30", "02:00"],
+            ),
+            (
+                86_400.0,
+                3600.0,
+                vec![
+                    "01-01 00:00",
+                    "01-01 06:00",
+                    "01-01 12:00",
+                    "01-01 18:00",
+                    "01-02 00:00",
+                ],
+            ),
+        ] {
+            let (keys, label) = time_keys(t0, t0 + span, min_step);
+            let got: Vec<String> = keys.iter().map(&label).collect();
+            assert_eq!(got, want, "{span} s from {min_step} s");
         }
     }
 }

@@ -241,16 +241,18 @@ fn nulls_text(g: &Json, metric: &str) -> String {
 fn charts_section(h: &mut String, p: &Page) {
     let s = p.summary;
     h.push_str("<h2 id=\"charts\">Charts</h2>\n<div class=\"grid\">\n");
-    // TTFT by cache class: the groups keyed by the cache and every --by key, if any (those
-    // keyed by the cache alone hold the same requests again: stacked, each would count twice).
+    // TTFT by cache class: the groups keyed by the cache alone, each request once whatever the
+    // --by keys (a series per cache class and model would be five times as many bars of the
+    // same colours); where there are none, those keyed by the cache and every --by key.
     let keys = |g: &Json| g["key"].as_object().map_or(0, serde_json::Map::len);
-    let finest = groups(s)
-        .filter(|(_, g)| g["key"].get("cache").is_some())
-        .map(|(_, g)| keys(g))
-        .max()
-        .unwrap_or(0);
-    let by_cache: Vec<(String, &Json)> = groups(s)
-        .filter(|(_, g)| g["key"].get("cache").is_some() && keys(g) == finest)
+    let cached = || groups(s).filter(|(_, g)| g["key"].get("cache").is_some());
+    let level = if cached().any(|(_, g)| keys(g) == 1) {
+        1
+    } else {
+        cached().map(|(_, g)| keys(g)).max().unwrap_or(0)
+    };
+    let by_cache: Vec<(String, &Json)> = cached()
+        .filter(|(_, g)| keys(g) == level)
         .map(|(_, g)| (label(&g["key"]), g))
         .collect();
     let series: Vec<Bins> = by_cache
@@ -447,17 +449,6 @@ fn over_time(h: &mut String, p: &Page, metric: &str, id: &str, name: &str) {
             }
         })
         .collect();
-    let span = all.last().zip(all.first()).map_or(0.0, |(l, f)| {
-        l["start_ns"].as_f64().unwrap_or(0.0) - f["start_ns"].as_f64().unwrap_or(0.0)
-    });
-    let label = move |x: f64| {
-        let t = crate::summary::window::rfc3339_ms((x * 1e9) as i64);
-        if span < 86_400e9 {
-            t.get(11..16).unwrap_or("").to_owned()
-        } else {
-            t.get(5..16).unwrap_or("").replace('T', " ")
-        }
-    };
     figure(
         h,
         &format!("{name} p50 and p99 over log time"),
@@ -466,7 +457,7 @@ fn over_time(h: &mut String, p: &Page, metric: &str, id: &str, name: &str) {
             &format!("{name} over log time"),
             &format!("{name} (ms, log scale)"),
             &series,
-            &label,
+            width,
         ),
         &format!("no {name} values in any window"),
         &format!(
