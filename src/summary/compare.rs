@@ -12,7 +12,7 @@
 
 use crate::metrics::Metric;
 use crate::summary::digest::{COMPRESSION, Digest};
-use crate::summary::{GroupKey, OTHER, Summary, quantile_name};
+use crate::summary::{GroupKey, GroupStats, OTHER, Summary, quantile_name};
 
 /// The report's family-wise false-alarm rate: the chance that two samples of one
 /// distribution get any verdict other than `same` or `n/a`.
@@ -200,8 +200,8 @@ pub(crate) fn compare(a: &mut Summary, b: &mut Summary, qs: &[f64]) -> Compariso
     for &(i, j) in &pairs {
         for m in compared_metrics() {
             for &q in qs {
-                let a = side(&mut ga[i].1.metrics[m.index()].digest, q, gamma);
-                let b = side(&mut gb[j].1.metrics[m.index()].digest, q, gamma);
+                let a = side(&mut ga[i].1, m, q, gamma);
+                let b = side(&mut gb[j].1, m, q, gamma);
                 // A metric neither run has (queue time of a gateway log): no row.
                 if a.count == 0 && b.count == 0 {
                     continue;
@@ -270,33 +270,49 @@ fn verdict(a: &Side, b: &Side) -> Verdict {
     }
 }
 
-/// One side: the quantile and its interval at two-sided level `1 - gamma`.
-fn side(d: &mut Digest, q: f64, gamma: f64) -> Side {
-    let n = d.count();
+/// One side: the quantile of metric `m` in group `g` and its interval at two-sided level `1 -
+/// gamma`. The interval counts the group's independent draws: a value a request (ITL: the
+/// requests with gaps, since the gaps of one request move together, each request one draw;
+/// the ranks found for them are read at the same share of all the gaps).
+fn side(g: &mut GroupStats, m: Metric, q: f64, gamma: f64) -> Side {
+    let stats = &mut g.metrics[m.index()];
+    let n = stats.digest.count();
     if n == 0 {
         return Side::default();
     }
+    let draws = if m == Metric::Itl {
+        let without: u64 = stats.nulls.iter().map(|(_, c)| c).sum();
+        g.requests.saturating_sub(without).clamp(1, n)
+    } else {
+        n
+    };
+    let d = &mut stats.digest;
     let exact = d.is_exact();
     let value = d.quantile(q);
-    let (lo, hi) = order_statistic_ranks(n, q, gamma);
+    let (lo, hi) = order_statistic_ranks(draws, q, gamma);
     let slack = if exact { 0.0 } else { rank_error(q) };
+    let share = |k: u64| {
+        if draws <= 1 {
+            0.0
+        } else {
+            (k - 1) as f64 / (draws - 1) as f64
+        }
+    };
     Side {
         value,
         count: n,
         exact,
-        low: lo.and_then(|k| value_at(d, k, -slack)),
-        high: hi.and_then(|k| value_at(d, k, slack)),
+        low: lo.and_then(|k| value_at(d, share(k) - slack)),
+        high: hi.and_then(|k| value_at(d, share(k) + slack)),
     }
 }
 
-/// The value of order statistic `k` (1-based) of `d`'s values, its rank (as a fraction of
-/// `n - 1`) moved by `widen` (a t-digest's rank error); `None` when that leaves `0..=1`.
-fn value_at(d: &mut Digest, k: u64, widen: f64) -> Option<f64> {
-    let n = d.count();
-    if n <= 1 {
+/// The value at rank share `r` of `d`'s values (0 the smallest, 1 the largest, moved by a
+/// t-digest's rank error); `None` when that leaves `0..=1`.
+fn value_at(d: &mut Digest, r: f64) -> Option<f64> {
+    if d.count() <= 1 {
         return d.quantile(0.0);
     }
-    let r = (k - 1) as f64 / (n - 1) as f64 + widen;
     if !(0.0..=1.0).contains(&r) {
         return None;
     }
@@ -593,6 +609,28 @@ fn holds(g: &FailIf, r: &Row) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 1000 token gaps from 10 requests (100 each) are 10 draws: the p50's 95% interval is
+    /// order statistics 2 and 9 of 10 (P(Bin(10, 0.5) <= 1) = 0.0107, P(<= 8) = 0.989), read at
+    /// the same shares (1/9 and 8/9) of the gaps 1..=1000: 112 and 889. TPOT's 1000 values
+    /// from 1000 requests keep their own ranks (469 and 532).
+    #[test]
+    fn token_gaps_count_one_draw_a_request() {
+        let mut g = GroupStats::default();
+        for v in 1..=1000 {
+            g.metrics[Metric::Itl.index()].digest.add(f64::from(v));
+            g.metrics[Metric::Tpot.index()].digest.add(f64::from(v));
+        }
+        g.requests = 10;
+        let itl = side(&mut g, Metric::Itl, 0.5, 0.05);
+        assert_eq!(
+            (itl.low, itl.high, itl.count),
+            (Some(112.0), Some(889.0), 1000)
+        );
+        g.requests = 1000;
+        let tpot = side(&mut g, Metric::Tpot, 0.5, 0.05);
+        assert_eq!((tpot.low, tpot.high), (Some(469.0), Some(532.0)));
+    }
 
     #[test]
     fn order_statistic_ranks_by_hand() {
