@@ -1126,6 +1126,19 @@ impl Summary {
         all
     }
 
+    /// The TTFT origins of all requests (the overall group's, without merging its digests).
+    pub(crate) fn ttft_origins(&self) -> OriginCounts {
+        let mut all = OriginCounts::default();
+        for g in self
+            .groups
+            .iter()
+            .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
+        {
+            all.merge(&g.stats.ttft_origins);
+        }
+        all
+    }
+
     /// The overall group's time span ([`Summary::overall`]'s), without merging the groups'
     /// digests: a report asks for it apart from the groups.
     /// The requests with times of the whole log (the all-requests group, or its cache groups

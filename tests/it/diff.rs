@@ -470,3 +470,36 @@ fn diff_reads_in_house_logs_with_the_inferred_format() {
         "{row}"
     );
 }
+
+/// A server's TTFT (llama.cpp's `prompt_ms`, from `scheduled`) against a gateway's (LiteLLM's,
+/// from `gateway`): diff says the rows compare different waits; two logs of one kind, nothing.
+#[test]
+fn ttfts_from_different_instants_are_named() {
+    let lab = testdata().join("lab");
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("server.digest");
+    let out = run(
+        &[
+            "summary",
+            "--root",
+            "response",
+            "--save-digest",
+            s(&server),
+            lab.join("llamacpp_timings.jsonl").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let gateway = lab.join("litellm.jsonl");
+    let stderr = |a: &Path, b: &Path| {
+        let out = run(&["diff", "--quantiles", "50", s(a), s(b)], b"");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let mixed = stderr(&server, &gateway);
+    assert!(
+        mixed.contains("A's TTFTs run from `scheduled` (284), B's from `gateway` (177): their TTFT rows compare different waits"),
+        "{mixed}"
+    );
+    assert!(!stderr(&gateway, &gateway).contains("different waits"));
+}
