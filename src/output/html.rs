@@ -491,6 +491,13 @@ fn slo_section(h: &mut String, s: &Json) {
         for (i, v) in slos.iter().enumerate() {
             let at = |k: &str| format!("/slos/{i}/{k}");
             let met = v["met"].as_bool() == Some(true);
+            let verdict = if met {
+                "met"
+            } else if v["not_judged"].is_string() {
+                "not judged"
+            } else {
+                "BROKEN"
+            };
             let _ = writeln!(
                 h,
                 "<tr><td>{}</td><td>{}</td>{}{}{}<td class=\"{}\">{}</td></tr>",
@@ -500,7 +507,7 @@ fn slo_section(h: &mut String, s: &Json) {
                 num("td", "summary", &at("bound"), s),
                 num("td", "summary", &at("count"), s),
                 if met { "met" } else { "broken" },
-                if met { "met" } else { "BROKEN" },
+                verdict,
             );
         }
         h.push_str("</table>\n");

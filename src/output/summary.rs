@@ -651,7 +651,8 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
 }
 
 /// The `slos` member of the JSON summary: each SLO's text, metric, quantile, bound, group, the
-/// value found (ms, 3 decimals) and whether it was met.
+/// value found (ms, 3 decimals), whether it was met, and why it was not judged (null when it
+/// was).
 pub(crate) fn slos_json(verdicts: &[Verdict]) -> Json {
     verdicts
         .iter()
@@ -672,6 +673,7 @@ pub(crate) fn slos_json(verdicts: &[Verdict]) -> Json {
                 "count": v.count,
                 "exact": v.exact,
                 "met": v.met,
+                "not_judged": v.unjudged,
             })
         })
         .collect()

@@ -200,8 +200,8 @@ pub(crate) fn compare(a: &mut Summary, b: &mut Summary, qs: &[f64]) -> Compariso
     for &(i, j) in &pairs {
         for m in compared_metrics() {
             for &q in qs {
-                let a = side(&mut ga[i].1, m, q, gamma);
-                let b = side(&mut gb[j].1, m, q, gamma);
+                let a = side(ga[i].1, m, q, gamma);
+                let b = side(gb[j].1, m, q, gamma);
                 // A metric neither run has (queue time of a gateway log): no row.
                 if a.count == 0 && b.count == 0 {
                     continue;

@@ -158,9 +158,11 @@ pub(crate) struct Verdict {
     /// True when the value is exact, false when it is a t-digest estimate (past
     /// `--exact-limit` values).
     pub exact: bool,
-    /// When no request was in the SLO's group (a value mistyped, or one the log does not
-    /// have): the values its keys had (`model values: a, b`). The SLO is not judged.
-    pub unmatched: Option<String>,
+    /// Why the SLO is not judged, when it is not: no request was in its group (a value
+    /// mistyped, or one the log does not have; with the values its keys had, `model values: a,
+    /// b`), or the log records its metric for none of the group's requests (every null
+    /// `not_logged`: a queue time from a gateway).
+    pub unjudged: Option<String>,
 }
 
 /// How the SLOs of a run came out, worst last: the exit status follows it.
@@ -170,7 +172,8 @@ pub(crate) enum Status {
     Held,
     /// An SLO was broken (exit status 3).
     Broken,
-    /// An SLO's group matched no request: it could not be judged (exit status 2).
+    /// An SLO's group matched no request, or its metric is not in the log: it could not be
+    /// judged (exit status 2).
     Unjudged,
 }
 
@@ -178,7 +181,7 @@ pub(crate) enum Status {
 pub(crate) fn status(verdicts: &[Verdict]) -> Status {
     verdicts
         .iter()
-        .map(|v| match (&v.unmatched, v.met) {
+        .map(|v| match (&v.unjudged, v.met) {
             (Some(_), _) => Status::Unjudged,
             (None, false) => Status::Broken,
             (None, true) => Status::Held,
@@ -197,12 +200,8 @@ impl Verdict {
         };
         let q = quantile_name(self.slo.quantile);
         let bound = crate::number::round3(self.slo.bound);
-        if let Some(seen) = &self.unmatched {
-            return format!(
-                "SLO {} not judged: no request was in group {} ({seen})",
-                self.slo.text,
-                group_label(&self.slo.group, "all requests")
-            );
+        if let Some(why) = &self.unjudged {
+            return format!("SLO {} not judged: {why}", self.slo.text);
         }
         match self.value {
             None => format!(
@@ -212,12 +211,29 @@ impl Verdict {
                 group_label(&self.slo.group, "all requests")
             ),
             Some(v) => format!(
-                "SLO {} {}: {q} {}{}{unit} {} {bound}{unit} ({} values{})",
+                "SLO {} {}: {q} {}{}{unit} {} {bound}{unit}{} ({} values{})",
                 self.slo.text,
                 if self.met { "met" } else { "BROKEN" },
                 if self.exact { "" } else { "~" },
                 crate::number::fixed3(v),
                 if self.met { "<=" } else { ">" },
+                if self.met {
+                    String::new()
+                } else {
+                    let over = crate::number::round3(v) - bound;
+                    // As many digits as tell it: +14283%, +43.8%, +0.065%.
+                    let p = over / bound * 100.0;
+                    let pct = if bound <= 0.0 {
+                        String::new()
+                    } else if p >= 100.0 {
+                        format!(", +{p:.0}%")
+                    } else if p >= 1.0 {
+                        format!(", +{p:.1}%")
+                    } else {
+                        format!(", +{}%", crate::number::fixed3(p))
+                    };
+                    format!(", over by {}{unit}{pct}", crate::number::fixed3(over))
+                },
                 self.count,
                 if self.exact {
                     String::new()
@@ -242,22 +258,58 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
     slos.iter()
         .map(|slo| {
             let found = groups.iter_mut().find(|(k, _)| same_group(k, &slo.group));
-            let (value, count, exact, matched) = match found {
+            let label = group_label(&slo.group, "all requests");
+            let missing = found.is_none() && !slo.group.is_empty();
+            let (value, count, exact, mut unjudged) = match found {
                 Some((_, g)) => {
-                    let d = &mut g.metrics[slo.metric.index()].digest;
-                    (d.quantile(slo.quantile), d.count(), d.is_exact(), true)
+                    let stats = &mut g.metrics[slo.metric.index()];
+                    // Not logged for any request that could have a value (those that failed,
+                    // were cancelled or answered from a response cache have none anyway).
+                    let not_logged = stats.nulls.iter().any(|(r, _)| r == NullReason::NotLogged)
+                        && stats.nulls.iter().all(|(r, _)| {
+                            matches!(
+                                r,
+                                NullReason::NotLogged
+                                    | NullReason::Error
+                                    | NullReason::Cancelled
+                                    | NullReason::ResponseCache
+                            )
+                        });
+                    let nulls: Vec<String> = stats
+                        .nulls
+                        .iter()
+                        .map(|(r, n)| format!("{} {n}", r.as_str()))
+                        .collect();
+                    let d = &mut stats.digest;
+                    let unjudged = (d.count() == 0 && not_logged).then(|| {
+                        format!(
+                            "no request in group {label} logged {} ({}): the log cannot show it",
+                            slo.metric.json_name(),
+                            nulls.join(", ")
+                        )
+                    });
+                    (d.quantile(slo.quantile), d.count(), d.is_exact(), unjudged)
                 }
                 // The all-requests group always is: no requests is no values, not no group.
-                None => (None, 0, true, slo.group.is_empty()),
+                None => (None, 0, true, None),
             };
-            let keys: Vec<&GroupKey> = groups.iter().map(|(k, _)| k).collect();
+            if missing {
+                let keys: Vec<&GroupKey> = groups.iter().map(|(k, _)| k).collect();
+                unjudged = Some(format!(
+                    "no request was in group {label} ({})",
+                    values_seen(&slo.group, &keys)
+                ));
+            }
             Verdict {
                 slo: slo.clone(),
                 value,
                 count,
-                met: value.is_some_and(|v| crate::number::round3(v) <= slo.bound),
+                // Compared as printed, to the microsecond (a bound copied from a report's
+                // 143.80068917976584 is met by its own p99, printed 143.801).
+                met: value
+                    .is_some_and(|v| crate::number::round3(v) <= crate::number::round3(slo.bound)),
                 exact,
-                unmatched: (!matched).then(|| values_seen(&slo.group, &keys)),
+                unjudged,
             }
         })
         .collect()

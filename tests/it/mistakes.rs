@@ -161,6 +161,50 @@ fn slo_group_no_request_was_in() {
     );
     assert_eq!(code, Some(3), "{err}");
     assert!(err.contains("BROKEN: no ttft_ms values"), "{err}");
+    // A metric the log records for none of the group's requests (LiteLLM has no queue time)
+    // cannot be judged: exit 2, not 3.
+    let (code, _, err) = outcome(&["summary", "--slo", "queue:p99<=1s", &log], b"");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "SLO queue:p99<=1s not judged: no request in group all requests logged queue_ms \
+             (not_logged 3, error 1, response_cache 1): the log cannot show it"
+        ),
+        "{err}"
+    );
+    let out = run(
+        &["summary", "-o", "json", "--slo", "queue:p99<=1s", &log],
+        b"",
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["slos"][0]["met"], false);
+    assert!(
+        doc["slos"][0]["not_judged"]
+            .as_str()
+            .is_some_and(|w| w.contains("logged queue_ms")),
+        "{doc}"
+    );
+}
+
+/// A bound copied from a producer's report (vLLM's own `p99_ttft_ms`, 143.80068917976584) is
+/// met by the same p99, printed 143.801: compared to the microsecond, as printed. A bound under
+/// it says by how much it is missed.
+#[test]
+fn an_slo_is_judged_as_printed() {
+    let file = testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json");
+    let file = file.to_str().unwrap();
+    let (code, _, err) = outcome(
+        &["summary", "--slo", "ttft:p99<=143.80068917976584ms", file],
+        b"",
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("met: p99 143.801 ms <= 143.801 ms"), "{err}");
+    let (code, _, err) = outcome(&["summary", "--slo", "ttft:p99<=100ms", file], b"");
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains("BROKEN: p99 143.801 ms > 100 ms, over by 43.801 ms, +43.8% (200 values)"),
+        "{err}"
+    );
 }
 
 /// An unknown metric in `--slo` or `--fail-if` lists the known ones.
