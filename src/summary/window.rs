@@ -158,6 +158,11 @@ pub struct Buckets {
     pub taken_before: Option<i64>,
     /// Requests that ended in a window already taken out.
     pub late: u64,
+    /// Whether the last request placed was late: its window, and those of the late requests
+    /// before it, are held until a request on time is read (or the end of input), so that a
+    /// run of late requests (a file read after a later one) makes a line per window, not one
+    /// per request.
+    last_late: bool,
 }
 
 impl Buckets {
@@ -173,6 +178,7 @@ impl Buckets {
             high: None,
             taken_before: None,
             late: 0,
+            last_late: false,
         }
     }
 
@@ -191,7 +197,8 @@ impl Buckets {
             return None;
         };
         let start = end.div_euclid(self.width) * self.width;
-        if self.taken_before.is_some_and(|t| start < t) {
+        self.last_late = self.taken_before.is_some_and(|t| start < t);
+        if self.last_late {
             self.late += 1;
         }
         self.high = Some(self.high.map_or(end, |h| h.max(end)));
@@ -210,7 +217,8 @@ impl Buckets {
 
     /// When streaming, takes out the windows that are complete (every window whose end is
     /// `grace` or more before the latest end read), earliest first, each with whether it is a
-    /// repeat ([`Buckets::is_repeat`]). Nothing when not streaming.
+    /// repeat ([`Buckets::is_repeat`]); the repeats only once a request on time has been read
+    /// after them. Nothing when not streaming.
     pub fn take_complete(&mut self) -> Vec<(i64, Summary, bool)> {
         let (true, Some(high)) = (self.streaming, self.high) else {
             return Vec::new();
@@ -222,8 +230,14 @@ impl Buckets {
             _ => return Vec::new(),
         }
         let cut = last.saturating_add(1);
-        let keep = self.windows.split_off(&cut);
-        let done = std::mem::replace(&mut self.windows, keep);
+        // Held: the repeats, while the last request read was late.
+        let from = match (self.last_late, self.taken_before) {
+            (true, Some(t)) => t.min(cut),
+            _ => i64::MIN,
+        };
+        let mut done = self.windows.split_off(&from);
+        let keep = done.split_off(&cut);
+        self.windows.extend(keep);
         let out = done
             .into_iter()
             .map(|(s, w)| (s, w, self.is_repeat(s)))

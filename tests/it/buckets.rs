@@ -65,6 +65,50 @@ fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_co
     assert_eq!(rest[0]["start"], "2026-01-01T00:03:00.000Z");
 }
 
+/// A run of late requests (a file read after a later one) is written once per window, when a
+/// request on time follows (or at the end of input), not once per request.
+#[test]
+fn late_requests_in_a_row_make_one_line_per_window() {
+    let input = [
+        line(0, T0 + 5.0),
+        line(1, T0 + 1200.0),
+        line(2, T0 + 30.0),
+        line(3, T0 + 40.0),
+        line(4, T0 + 70.0),
+        line(5, T0 + 1210.0),
+        line(6, T0 + 50.0),
+    ]
+    .concat();
+    let out = run(
+        &["summary", "-o", "json", "--bucket", "1m"],
+        input.as_bytes(),
+    );
+    assert!(out.status.success());
+    let lines: Vec<(String, u64, bool)> = overall(&out.stdout)
+        .iter()
+        .map(|w| {
+            (
+                w["start"].as_str().unwrap()[11..16].to_owned(),
+                w["requests"].as_u64().unwrap(),
+                w["late"] == true,
+            )
+        })
+        .collect();
+    let want = [
+        ("00:00", 1, false),
+        ("00:00", 2, true),
+        ("00:01", 1, true),
+        ("00:00", 1, true),
+        ("00:20", 2, false),
+    ];
+    assert_eq!(
+        lines,
+        want.map(|(s, n, l)| (s.to_owned(), n, l)),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 #[test]
 fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
     // Minute 0 twice; a request ending at 00:20 closes it (grace 10 min); then one more request
