@@ -477,6 +477,13 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
         (None, Some(i)) => (false, i),
         _ => return Err(err("one '>' or '<'")),
     };
+    if body[at + 1..].starts_with('=') {
+        return Err(err(&format!(
+            "'{}=' is no comparison here: '{}' alone fires on a change beyond noise larger than the amount",
+            &body[at..=at],
+            &body[at..=at]
+        )));
+    }
     let (name, amount) = (&body[..at], body[at + 1..].trim());
     let (metric, q) = name
         .trim()
@@ -689,6 +696,8 @@ mod tests {
         ] {
             assert!(parse_fail_if(bad).is_err(), "{bad}");
         }
+        let e = parse_fail_if("ttft.p50>=+10%").unwrap_err();
+        assert!(e.contains("'>=' is no comparison here: '>' alone"), "{e}");
         assert_eq!(
             split_fail_if("ttft.p99>+10%@model=a,cache=hit,tpot.p50>+5ms"),
             vec!["ttft.p99>+10%@model=a,cache=hit", "tpot.p50>+5ms"]
