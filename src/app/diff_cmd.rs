@@ -176,8 +176,10 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
         crate::app::infer::prepare(&one)
     };
     let (cov, summary) = crate::app::summary_cmd::collect(&one, &dc.summary)?;
-    if cov.requests == 0 {
-        crate::diag!("tokentime: {}: {}", name, crate::summary::NO_REQUESTS);
+    if cov.lines == 0 && cov.read_errors == 0 {
+        crate::diag!("tokentime: {name}: empty (no line)");
+    } else if cov.requests == 0 {
+        crate::diag!("tokentime: {name}: {}", summary.no_requests(&cov));
     }
     Ok(Side {
         run: Run {

@@ -24,6 +24,9 @@ pub(crate) struct Run {
 
 /// The method, in one sentence (table footer and JSON).
 pub(crate) fn method(c: &Comparison) -> String {
+    if c.comparisons == 0 {
+        return "nothing compared: no group has values of a metric in both runs".to_owned();
+    }
     format!(
         "beyond noise: the two runs' order-statistic confidence intervals of the quantile do not overlap; \
          {}% family-wise over {} comparisons (each interval {}%), t-digest estimates widened by their rank error",

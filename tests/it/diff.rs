@@ -503,3 +503,24 @@ fn ttfts_from_different_instants_are_named() {
     );
     assert!(!stderr(&gateway, &gateway).contains("different waits"));
 }
+
+/// An empty side is called empty, and a table with nothing compared says so (not "over 0
+/// comparisons").
+#[test]
+fn an_empty_side_compares_nothing_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.jsonl", &[]);
+    let lab = testdata().join("lab/litellm.jsonl");
+    let out = run(&["diff", s(&lab), s(&empty)], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(stderr.contains("empty.jsonl: empty (no line)"), "{stderr}");
+    assert!(
+        stdout.contains("nothing compared: no group has values of a metric in both runs"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("over 0 comparisons"), "{stdout}");
+}
