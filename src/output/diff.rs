@@ -260,6 +260,20 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
         })).collect::<Vec<_>>(),
         "fail_if": gates.iter().map(|g| json!({
             "condition": g.gate.text,
+            "metric": g.gate.metric.json_name(),
+            "quantile": quantile_name(g.gate.quantile),
+            "group": key_json(&g.gate.group),
+            "threshold_pct": match g.gate.amount {
+                crate::summary::compare::Amount::Pct(v) => json!(v),
+                crate::summary::compare::Amount::Ms(_) => Json::Null,
+            },
+            "threshold_ms": match g.gate.amount {
+                crate::summary::compare::Amount::Ms(v) => json!(v),
+                crate::summary::compare::Amount::Pct(_) => Json::Null,
+            },
+            "judged_on": g.row.as_ref().map(|r| key_json(&r.group)),
+            "a": num(g.row.as_ref().and_then(|r| r.a.value)),
+            "b": num(g.row.as_ref().and_then(|r| r.b.value)),
             "holds": g.holds,
             "verdict": g.row.as_ref().map(|r| r.verdict.as_str()),
             "change_ms": num(g.row.as_ref().and_then(|r| r.change_ms)),

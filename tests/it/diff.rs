@@ -88,6 +88,28 @@ fn concurrency_8_is_worse_than_concurrency_1_in_ttft_and_tpot() {
     // The other way round: better.
     let (_, doc) = diff_json(&b, &a, &[]);
     assert!(verdicts(&doc, "ttft_ms").iter().any(|v| v == "better"));
+    // A gate's JSON carries what it was read as, for a script: no parsing of its text.
+    let (code, doc) = diff_json(&a, &b, &["--fail-if", "tpot.p50>+5ms"]);
+    assert_eq!(code, 3);
+    let g = &doc["fail_if"][0];
+    let row = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "tpot_ms" && r["quantile"] == "p50")
+        .unwrap();
+    assert_eq!(
+        (
+            &g["metric"],
+            &g["quantile"],
+            &g["threshold_ms"],
+            &g["threshold_pct"]
+        ),
+        (&"tpot_ms".into(), &"p50".into(), &5.0.into(), &Value::Null)
+    );
+    assert_eq!((&g["a"], &g["b"]), (&row["a"]["value"], &row["b"]["value"]));
+    assert_eq!(g["judged_on"], serde_json::json!({}));
+    assert_eq!(g["holds"], true);
 }
 
 #[test]
