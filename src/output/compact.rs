@@ -1313,34 +1313,65 @@ pub(crate) struct WindowTable {
     by: bool,
     /// Window starts to the millisecond (a width that is no whole number of seconds).
     ms: bool,
+    /// Window starts to the minute (a width of whole minutes).
+    minutes: bool,
+    /// Fitted to a narrow terminal: window starts without the year and the zone (`11-29
+    /// 15:05`), `reqs` and `errs`, one space between columns.
+    narrow: bool,
 }
 
 impl WindowTable {
     pub(crate) fn new(style: &TableStyle, by: bool, width_ns: i64) -> Self {
+        let metrics = style
+            .metrics
+            .clone()
+            .unwrap_or_else(|| DEFAULT_WINDOW_METRICS.to_vec());
+        let ms = width_ns % 1_000_000_000 != 0;
+        // The line without a group: the start, requests, errors, a p50 and a p99 a metric.
+        let full = if ms { 24 } else { 20 } + 10 + 8 + 20 * metrics.len();
         WindowTable {
-            metrics: style
-                .metrics
-                .clone()
-                .unwrap_or_else(|| DEFAULT_WINDOW_METRICS.to_vec()),
+            narrow: full > style.width,
+            metrics,
             by,
-            ms: width_ns % 1_000_000_000 != 0,
+            ms,
+            minutes: width_ns % 60_000_000_000 == 0,
         }
     }
 
     fn start(&self, ns: i64) -> String {
-        if self.ms {
-            rfc3339_ms(ns)
-        } else {
-            rfc3339_s(ns)
+        match (self.narrow, self.ms) {
+            (false, true) => rfc3339_ms(ns),
+            (false, false) => rfc3339_s(ns),
+            (true, _) => {
+                let t = rfc3339_ms(ns).replace('T', " ");
+                let end = match (self.ms, self.minutes) {
+                    (true, _) => 23,
+                    (false, true) => 16,
+                    (false, false) => 19,
+                };
+                t[5..end].to_owned()
+            }
         }
     }
 
     fn line(&self, cells: &[String], group: &str, late: bool) -> String {
-        let w0 = if self.ms { 24 } else { 20 };
+        let w0 = match (self.narrow, self.ms, self.minutes) {
+            (false, true, _) => 24,
+            (false, false, _) => 20,
+            (true, true, _) => 18,
+            (true, false, true) => 11,
+            (true, false, false) => 14,
+        };
         let mut line = format!("{:<w0$}", cells[0]);
+        let sep = if self.narrow { " " } else { "  " };
         for (k, c) in cells[1..].iter().enumerate() {
-            let w = if k == 1 { 6 } else { 8 };
-            line.push_str(&format!("  {c:>w$}"));
+            let w = match (self.narrow, k) {
+                (true, 0) => 5,
+                (true, 1) => 4,
+                (false, 1) => 6,
+                _ => 8,
+            };
+            line.push_str(&format!("{sep}{c:>w$}"));
         }
         if self.by {
             line.push_str("  ");
@@ -1354,11 +1385,12 @@ impl WindowTable {
 
     /// The header line.
     pub(crate) fn header(&self) -> String {
-        let mut cells = vec![
-            "window".to_owned(),
-            "requests".to_owned(),
-            "errors".to_owned(),
-        ];
+        let (requests, errors) = if self.narrow {
+            ("reqs", "errs")
+        } else {
+            ("requests", "errors")
+        };
+        let mut cells = vec!["window".to_owned(), requests.to_owned(), errors.to_owned()];
         for &m in &self.metrics {
             for q in ["p50", "p99"] {
                 cells.push(format!("{} {q}", short_name(m)));

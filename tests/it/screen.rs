@@ -573,3 +573,28 @@ fn diff_fits_80_columns() {
     assert!(out.contains("n/a (too few)"), "{out}");
     assert!(widest(&out) <= 80, "{out}");
 }
+
+/// The `--bucket` table fits an 80-column terminal: window starts without the year and the
+/// zone, `reqs` and `errs`; at the default width (a pipe), the full layout.
+#[test]
+fn the_bucket_table_fits_80_columns() {
+    let args = ["summary", "--bucket", "5m", "testdata/lab/litellm.jsonl"];
+    let narrow = stdout_with_columns(&args, Some("80"));
+    assert!(widest(&narrow) <= 80, "wider than 80 columns:\n{narrow}");
+    let lines: Vec<&str> = narrow.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "window       reqs errs ttft p50 ttft p99 tpot p50 tpot p99  e2e p50  e2e p99",
+            "11-29 15:05     4    0    17.2s    29.9s   29.758   37.505    19.1s    30.5s",
+        ]
+    );
+    let wide = stdout_with_columns(&args, None);
+    assert!(
+        wide.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("2026-11-29T15:05:00Z         4"),
+        "{wide}"
+    );
+}
