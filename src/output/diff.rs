@@ -274,6 +274,7 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
             "judged_on": g.row.as_ref().map(|r| key_json(&r.group)),
             "a": num(g.row.as_ref().and_then(|r| r.a.value)),
             "b": num(g.row.as_ref().and_then(|r| r.b.value)),
+            "values_needed": g.needed,
             "holds": g.holds,
             "verdict": g.row.as_ref().map(|r| r.verdict.as_str()),
             "change_ms": num(g.row.as_ref().and_then(|r| r.change_ms)),
@@ -310,7 +311,20 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
             } else {
                 "does not hold"
             };
-            format!("--fail-if {text} {state}: {what}")
+            let needed = g.needed.map_or_else(String::new, |n| {
+                format!(
+                    " (its {} needs {n} {} a side at this level, A has {}, B {}; --fail-unjudged fails a gate not judged)",
+                    quantile_name(g.gate.quantile),
+                    if g.gate.metric == crate::metrics::Metric::Itl {
+                        "requests with token gaps"
+                    } else {
+                        "values"
+                    },
+                    r.a.count,
+                    r.b.count
+                )
+            });
+            format!("--fail-if {text} {state}: {what}{needed}")
         }
     }
 }

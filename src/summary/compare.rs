@@ -567,6 +567,29 @@ pub(crate) struct GateResult {
     pub row: Option<Row>,
     /// True when the change passes the threshold and is beyond noise in its direction.
     pub holds: bool,
+    /// When its row has too few values to judge: how many a side would do, at the report's
+    /// interval level (ITL: requests with gaps).
+    pub needed: Option<u64>,
+}
+
+/// The fewest values (independent draws) whose `q`-quantile gets an interval with both ends at
+/// two-sided level `1 - gamma` ([`order_statistic_ranks`]).
+pub(crate) fn values_needed(q: f64, gamma: f64) -> u64 {
+    let ok = |n: u64| {
+        let (l, u) = order_statistic_ranks(n, q, gamma);
+        l.is_some() && u.is_some()
+    };
+    let mut hi = 2;
+    while !ok(hi) && hi < 1 << 40 {
+        hi *= 2;
+    }
+    let mut lo = hi / 2;
+    // The fewest in (lo, hi]: lo fails (or is 1), hi holds.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) { hi = mid } else { lo = mid }
+    }
+    hi
 }
 
 /// Judges the gates on a comparison.
@@ -591,10 +614,15 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
                 })
                 .cloned();
             let holds = row.as_ref().is_some_and(|r| holds(g, r));
+            let needed = row
+                .as_ref()
+                .filter(|r| r.verdict == Verdict::NotEnoughSamples)
+                .map(|_| values_needed(g.quantile, 1.0 - c.level));
             GateResult {
                 gate: g.clone(),
                 row,
                 holds,
+                needed,
             }
         })
         .collect()
@@ -637,6 +665,14 @@ mod tests {
         g.requests = 1000;
         let tpot = side(&mut g, Metric::Tpot, 0.5, 0.05);
         assert_eq!((tpot.low, tpot.high), (Some(469.0), Some(532.0)));
+    }
+
+    /// A p99 gets an upper end once 0.99^n <= gamma / 2: n >= ln(0.0005) / ln(0.99) = 756.3
+    /// at gamma 0.001 (25 comparisons); a p50 at 95% once 0.5^n <= 0.025: n >= 5.3.
+    #[test]
+    fn values_needed_by_hand() {
+        assert_eq!(values_needed(0.99, 0.001), 757);
+        assert_eq!(values_needed(0.5, 0.05), 6);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! files read as the logs they were saved from.
 
 use crate::common::{run, testdata};
+use regex::Regex;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -270,6 +271,12 @@ fn fail_if_exit_codes() {
     let (c0, err) = code(&a, &b, &["ttft.p90>+1%"]);
     assert_eq!(c0, 0);
     assert!(err.contains("not judged"), "{err}");
+    assert!(
+        Regex::new(r"not enough samples \(its p90 needs \d+ values a side at this level, A has 10, B 10; --fail-unjudged fails a gate not judged\)")
+            .unwrap()
+            .is_match(&err),
+        "{err}"
+    );
     // ... unless --fail-unjudged: exit 2, said on stderr; a gate that holds still wins (3).
     let (c2, err) = code(&a, &b, &["ttft.p90>+1%", "--fail-unjudged"]);
     assert_eq!(c2, 2, "{err}");
