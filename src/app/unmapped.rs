@@ -175,6 +175,20 @@ pub(crate) fn warn_after_run(
     for msg in generic_errors(cov) {
         crate::diag!("tokentime: {msg}");
     }
+    if cov.duplicates > 0 && cov.behind_horizon > 0 {
+        crate::diag!(
+            "tokentime: {} set aside as copies, but {} ended more than --join-timeout before the \
+             latest end read before {}: too far back to be told from a copy (a file repeated \
+             whole?); a longer --join-timeout widens the horizon",
+            crate::output::summary::plural(cov.duplicates, "request"),
+            crate::output::summary::plural(cov.behind_horizon, "request"),
+            if cov.behind_horizon == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        );
+    }
 }
 
 /// What stderr says of no-timing lines that are the error record of a format the run read

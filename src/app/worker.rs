@@ -342,6 +342,8 @@ fn is_copy(seen: Option<&mut Seen>, r: &Request, p: &mut Tally) -> bool {
     let copy = seen.seen_before(key, r.end_ns);
     if copy {
         p.count(|c| c.duplicates += 1);
+    } else if seen.behind {
+        p.count(|c| c.behind_horizon += 1);
     }
     copy
 }
@@ -1248,12 +1250,15 @@ impl<'p> Worker<'p> {
             {
                 seen.prefetch(*k);
             }
-            if let (Some(seen), Some(key)) = (seen.as_deref_mut(), e.key)
-                && seen.seen_before(key, e.end)
-            {
-                p.count(|c| c.duplicates += 1);
-                copies.push((first + i) as u32);
-                continue;
+            if let (Some(seen), Some(key)) = (seen.as_deref_mut(), e.key) {
+                if seen.seen_before(key, e.end) {
+                    p.count(|c| c.duplicates += 1);
+                    copies.push((first + i) as u32);
+                    continue;
+                }
+                if seen.behind {
+                    p.count(|c| c.behind_horizon += 1);
+                }
             }
             if let (Some(s), Inflight::Apart(sw, side)) = (&e.sweep, &mut *inflight) {
                 let decode = s.decode.as_ref().map(|(d, cache, by, tpot)| {

@@ -202,6 +202,9 @@ pub(crate) struct Seen {
     horizon_ns: i64,
     max: usize,
     latest_ns: i64,
+    /// Whether the last request asked about ended before the horizon (`--join-timeout` before
+    /// the latest end read): a copy of it read that long after would not be told.
+    pub(crate) behind: bool,
 }
 
 impl Seen {
@@ -221,6 +224,7 @@ impl Seen {
             horizon_ns,
             max,
             latest_ns: i64::MIN,
+            behind: false,
         }
     }
 
@@ -253,6 +257,7 @@ impl Seen {
         let end_ns = end_ns.unwrap_or(self.latest_ns);
         self.latest_ns = self.latest_ns.max(end_ns);
         let cutoff = self.latest_ns.saturating_sub(self.horizon_ns);
+        self.behind = end_ns < cutoff;
         while self.len > 0 {
             if self.ends[self.head] >= cutoff && self.len < self.max {
                 break;

@@ -420,6 +420,10 @@ pub struct Coverage {
     /// Failed requests whose reason path held an object ([`Request::reason_object`]; said on
     /// stderr for `--map`, in no output).
     pub reason_objects: u64,
+    /// Requests with an id that ended more than `--join-timeout` before the latest end read
+    /// before them: too far back to be told from a copy (said on stderr when copies were set
+    /// aside; in no output).
+    pub behind_horizon: u64,
     /// The keys of the first such object.
     pub reason_keys: Vec<String>,
     /// Inputs stderr named for what they are instead of JSON (a text log, UTF-16, binary).
@@ -516,6 +520,7 @@ impl Coverage {
         }
         self.unit_off.merge(&other.unit_off);
         self.reason_objects += other.reason_objects;
+        self.behind_horizon += other.behind_horizon;
         self.inputs_named += other.inputs_named;
         if self.reason_keys.is_empty() {
             self.reason_keys.clone_from(&other.reason_keys);

@@ -722,6 +722,20 @@ fn one_id_with_other_timings_is_another_request() {
             s["coverage"]
         )
     });
+    // Copies set aside, and a request too far back to be told from one: stderr says both.
+    let both = format!(
+        "{late}{}\n",
+        line("1741947732.0", 9).replace("\"l1\"", "\"l2\"")
+    );
+    let out = run(&["summary", "--format", "litellm"], both.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    f.check(
+        err.contains(
+            "1 request set aside as copies, but 1 request ended more than --join-timeout \
+             before the latest end read before it: too far back to be told from a copy",
+        ),
+        || format!("no note of the horizon: {err}"),
+    );
     f.done();
 }
 
