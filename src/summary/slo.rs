@@ -263,13 +263,19 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
             let (value, count, exact, mut unjudged) = match found {
                 Some((_, g)) => {
                     let stats = &mut g.metrics[slo.metric.index()];
-                    // Not logged for any request that could have a value (those that failed,
-                    // were cancelled or answered from a response cache have none anyway).
-                    let not_logged = stats.nulls.iter().any(|(r, _)| r == NullReason::NotLogged)
-                        && stats.nulls.iter().all(|(r, _)| {
+                    // The log shows the metric for none of the group's requests: not logged, or
+                    // not streamed (no first token seen), for every request that could have a
+                    // value (one that failed, was cancelled, answered from a response cache or
+                    // gave one token has none anyway).
+                    let not_logged =
+                        stats.nulls.iter().any(|(r, _)| {
+                            matches!(r, NullReason::NotLogged | NullReason::NotStreamed)
+                        }) && stats.nulls.iter().all(|(r, _)| {
                             matches!(
                                 r,
                                 NullReason::NotLogged
+                                    | NullReason::NotStreamed
+                                    | NullReason::OneToken
                                     | NullReason::Error
                                     | NullReason::Cancelled
                                     | NullReason::ResponseCache
@@ -283,7 +289,7 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
                     let d = &mut stats.digest;
                     let unjudged = (d.count() == 0 && not_logged).then(|| {
                         format!(
-                            "no request in group {label} logged {} ({}): the log cannot show it",
+                            "the log shows {} for no request in group {label} ({})",
                             slo.metric.json_name(),
                             nulls.join(", ")
                         )
