@@ -154,6 +154,12 @@ pub(crate) fn output_height() -> usize {
 }
 
 /// A metric's name in `--metrics`: its JSON name without `_ms` (`ttft`, `input_tokens`).
+/// The width of a `--bucket` table's column of metric `m`: its values' (8), or its header's
+/// (`prefill p50`).
+fn metric_width(m: Metric) -> usize {
+    (short_name(m).len() + 4).max(8)
+}
+
 fn short_name(m: Metric) -> &'static str {
     let n = m.json_name();
     n.strip_suffix("_ms").unwrap_or(n)
@@ -1327,8 +1333,15 @@ impl WindowTable {
             .clone()
             .unwrap_or_else(|| DEFAULT_WINDOW_METRICS.to_vec());
         let ms = width_ns % 1_000_000_000 != 0;
-        // The line without a group: the start, requests, errors, a p50 and a p99 a metric.
-        let full = if ms { 24 } else { 20 } + 10 + 8 + 20 * metrics.len();
+        // The line without a group: the start, requests, errors, a p50 and a p99 a metric (as
+        // wide as its name: `prefill p50`).
+        let full = if ms { 24 } else { 20 }
+            + 10
+            + 8
+            + metrics
+                .iter()
+                .map(|&m| 2 * (2 + metric_width(m)))
+                .sum::<usize>();
         WindowTable {
             narrow: full > style.width,
             metrics,
@@ -1368,8 +1381,9 @@ impl WindowTable {
             let w = match (self.narrow, k) {
                 (true, 0) => 5,
                 (true, 1) => 4,
+                (false, 0) => 8,
                 (false, 1) => 6,
-                _ => 8,
+                (_, k) => metric_width(self.metrics[(k - 2) / 2]),
             };
             line.push_str(&format!("{sep}{c:>w$}"));
         }
