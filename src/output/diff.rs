@@ -299,8 +299,12 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                 match r.verdict.as_str() {
                     v @ ("worse" | "better") => format!("{v} beyond noise"),
                     // Past the threshold, maybe, but not a change the samples can tell.
-                    "same" =>
-                        "within noise: these samples cannot tell it from no change".to_owned(),
+                    "same" => format!(
+                        "within noise: these samples cannot tell it from no change at the level of \
+                         this report's {} comparisons (fewer --quantiles or --by keys narrow the \
+                         intervals)",
+                        g.comparisons
+                    ),
                     v => v.to_owned(),
                 }
             );

@@ -459,7 +459,13 @@ fn over_time(h: &mut String, p: &Page, metric: &str, id: &str, name: &str) {
             &series,
             width,
         ),
-        &format!("no {name} values in any window"),
+        &if all.is_empty() {
+            "no window: no request has a time it ended at to place it in one (a benchmark's \
+             result file of durations)"
+                .to_owned()
+        } else {
+            format!("no {name} values in any window")
+        },
         &format!(
             "{} of all requests per window of {} of log time (by request end), as <code>summary --bucket {}</code> \
              writes them.",

@@ -570,6 +570,8 @@ pub(crate) struct GateResult {
     /// When its row has too few values to judge: how many a side would do, at the report's
     /// interval level (ITL: requests with gaps).
     pub needed: Option<u64>,
+    /// The comparisons of the report its row's interval is corrected for.
+    pub comparisons: usize,
 }
 
 /// The fewest values (independent draws) whose `q`-quantile gets an interval with both ends at
@@ -623,6 +625,7 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
                 row,
                 holds,
                 needed,
+                comparisons: c.comparisons,
             }
         })
         .collect()

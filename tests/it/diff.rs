@@ -264,7 +264,7 @@ fn fail_if_exit_codes() {
     let (c0, err) = code(&a, &c, &["ttft.p50>+1%"]);
     assert_eq!(c0, 0);
     assert!(
-        err.contains("does not hold: +4.785% (+5.0 ms), within noise: these samples cannot tell it from no change"),
+        err.contains("does not hold: +4.785% (+5.0 ms), within noise: these samples cannot tell it from no change at the level of this report's"),
         "{err}"
     );
     // Too few values: not judged, exit 0.

@@ -430,3 +430,15 @@ fn report_header_counts_what_the_tables_count() {
         "{headings:?}"
     );
 }
+
+/// A benchmark's result file of durations has no time a request ended at: the charts over log
+/// time say so, not that there were no TTFT values.
+#[test]
+fn charts_over_time_say_why_a_file_of_durations_has_no_window() {
+    let (_, page) = report(&["testdata/realdata/vllm083-llama70b-tp8-qps1/result.json"]);
+    assert!(
+        page.contains("no window: no request has a time it ended at to place it in one"),
+        "no reason for the empty chart"
+    );
+    assert!(!page.contains("no TTFT values in any window"));
+}
