@@ -275,6 +275,7 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
             "a": num(g.row.as_ref().and_then(|r| r.a.value)),
             "b": num(g.row.as_ref().and_then(|r| r.b.value)),
             "values_needed": g.needed,
+            "missing": g.missing,
             "holds": g.holds,
             "verdict": g.row.as_ref().map(|r| r.verdict.as_str()),
             "change_ms": num(g.row.as_ref().and_then(|r| r.change_ms)),
@@ -289,7 +290,10 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
     let text = &g.gate.text;
     match &g.row {
         None => format!(
-            "--fail-if {text}: cannot be judged: no such group, metric and quantile in both runs"
+            "--fail-if {text}: cannot be judged: {}",
+            g.missing
+                .as_deref()
+                .unwrap_or("no such group, metric and quantile in both runs")
         ),
         Some(r) => {
             let what = format!(

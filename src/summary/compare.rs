@@ -572,6 +572,8 @@ pub(crate) struct GateResult {
     pub needed: Option<u64>,
     /// The comparisons of the report its row's interval is corrected for.
     pub comparisons: usize,
+    /// Without a row: what of it the runs lack (its group, or its metric in that group).
+    pub missing: Option<String>,
 }
 
 /// The fewest values (independent draws) whose `q`-quantile gets an interval with both ends at
@@ -620,15 +622,35 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
                 .as_ref()
                 .filter(|r| r.verdict == Verdict::NotEnoughSamples)
                 .map(|_| values_needed(g.quantile, 1.0 - c.level));
+            let missing = row.is_none().then(|| missing(g, &want, c));
             GateResult {
                 gate: g.clone(),
                 row,
                 holds,
                 needed,
                 comparisons: c.comparisons,
+                missing,
             }
         })
         .collect()
+}
+
+/// What the runs lack of gate `g`'s row (its group `want`, sorted, or its metric there).
+fn missing(g: &FailIf, want: &GroupKey, c: &Comparison) -> String {
+    let label = crate::summary::group_label(&g.group, "all requests");
+    let only = |keys: &[GroupKey]| keys.iter().any(|k| sorted(k) == *want);
+    if only(&c.only_in_a) {
+        format!("group {label} is only in A")
+    } else if only(&c.only_in_b) {
+        format!("group {label} is only in B")
+    } else if !c.rows.iter().any(|r| sorted(&r.group) == *want) {
+        format!("no request of either run is in group {label}")
+    } else {
+        format!(
+            "neither run has {} values in group {label}",
+            g.metric.json_name()
+        )
+    }
 }
 
 fn holds(g: &FailIf, r: &Row) -> bool {

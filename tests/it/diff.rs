@@ -315,10 +315,14 @@ fn fail_if_exit_codes() {
         // a usage error rather than a gate that passes for ever.
         (
             "ttft.p50>+1%@cache=miss",
-            "--fail-if ttft.p50>+1%@cache=miss: cannot be judged",
+            "--fail-if ttft.p50>+1%@cache=miss: cannot be judged: no request of either run is \
+             in group cache=miss",
         ),
         // A metric neither run logged.
-        ("queue.p50>+1%", "cannot be judged"),
+        (
+            "queue.p50>+1%",
+            "cannot be judged: neither run has queue_ms values in group all requests",
+        ),
     ] {
         let (c2, err) = code(&a, &b, &[gate]);
         assert_eq!(c2, 2, "{gate}");
