@@ -324,9 +324,12 @@ mod tests {
         let done: Vec<(i64, bool)> = b.take_complete().iter().map(|w| (w.0, w.2)).collect();
         assert_eq!(done, [(0, false)]);
         assert_eq!(b.windows.keys().copied().collect::<Vec<_>>(), [60]);
-        // A request in the window taken is late: the window is made anew, a repeat.
+        // A request in the window taken is late: the window is made anew, a repeat, held
+        // until a request on time is read.
         b.window(Some(59), &t);
         assert_eq!(b.late, 1);
+        assert!(b.take_complete().is_empty());
+        b.window(Some(91), &t);
         let done: Vec<(i64, bool)> = b.take_complete().iter().map(|w| (w.0, w.2)).collect();
         assert_eq!(done, [(0, true)]);
         // Not streaming: everything held.
