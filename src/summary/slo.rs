@@ -160,8 +160,8 @@ pub(crate) struct Verdict {
     pub exact: bool,
     /// Why the SLO is not judged, when it is not: no request was in its group (a value
     /// mistyped, or one the log does not have; with the values its keys had, `model values: a,
-    /// b`), or the log records its metric for none of the group's requests (every null
-    /// `not_logged`: a queue time from a gateway).
+    /// b`), or the log shows its metric for none of the group's requests (not logged or not
+    /// streamed: a queue time from a gateway, a TTFT of non-streamed calls).
     pub unjudged: Option<String>,
 }
 
