@@ -35,12 +35,8 @@ pub(crate) fn baseline_json(
 ) -> Result<serde_json::Value, Error> {
     let mut a = read_side(config, dc, baseline)?;
     check_line_up(&a, &b)?;
-    if let Some(note) = origin_note(&a, &b) {
-        crate::diag!(
-            "tokentime: {}",
-            note.replacen("A's", "the baseline's", 1)
-                .replacen("B's", "the report's", 1)
-        );
+    if let Some(note) = origin_note(&a, &b, ["the baseline", "the report"]) {
+        crate::diag!("tokentime: {note}");
     }
     for (label, s) in [("baseline", &a), ("report", &b)] {
         if s.cov.partial() {
@@ -75,7 +71,7 @@ pub(crate) fn run_diff(
     };
     check_line_up(&a, &b)?;
     // What `--map` read wrong, said once for the two sides read as logs.
-    let mut said: Vec<String> = origin_note(&a, &b).into_iter().collect();
+    let mut said: Vec<String> = origin_note(&a, &b, ["A", "B"]).into_iter().collect();
     for s in [&mut a, &mut b].into_iter().filter(|s| !s.run.digest_file) {
         for msg in crate::app::unmapped::after_run_warnings(&config.formats, &mut s.summary, &s.cov)
         {
@@ -230,34 +226,37 @@ fn is_digest_file(path: &Path) -> bool {
             .is_some_and(|v| digest_file::is_schema(&v["schema"]))
 }
 
-/// The two sides' groups must mean the same: the same `--by` keys and cache-hit ratio.
-/// When A's TTFTs and B's run from different instants (a server's `scheduled` against a
-/// gateway's start), a line saying so: their TTFT rows compare different waits.
-fn origin_note(a: &Side, b: &Side) -> Option<String> {
-    let text = |s: &Side| {
+/// When the TTFTs of sides `a` and `b` (called `names`: `A` and `B`) run from different
+/// instants (a server's `scheduled` against a gateway's start), a line saying so: their TTFT
+/// rows compare different waits.
+fn origin_note(a: &Side, b: &Side, names: [&str; 2]) -> Option<String> {
+    let origins = |s: &Side| {
         s.summary
             .ttft_origins()
             .iter()
             .filter(|&(_, n)| n > 0)
             .collect::<Vec<_>>()
     };
-    let (x, y) = (text(a), text(b));
-    let names = |v: &[(&'static str, u64)]| v.iter().map(|p| p.0).collect::<Vec<_>>();
+    let (x, y) = (origins(a), origins(b));
     let said = |v: &[(&str, u64)]| {
         v.iter()
             .map(|(o, n)| format!("`{o}` ({n})"))
             .collect::<Vec<_>>()
             .join(" and ")
     };
-    (!x.is_empty() && !y.is_empty() && names(&x) != names(&y)).then(|| {
+    let differ = !x.iter().map(|p| p.0).eq(y.iter().map(|p| p.0));
+    (!x.is_empty() && !y.is_empty() && differ).then(|| {
         format!(
-            "A's TTFTs run from {}, B's from {}: their TTFT rows compare different waits (one from `scheduled` leaves the queue out, one from `gateway` adds the gateway and the network)",
+            "{}'s TTFTs run from {}, {}'s from {}: their TTFT rows compare different waits (one from `scheduled` leaves the queue out, one from `gateway` adds the gateway and the network)",
+            names[0],
             said(&x),
+            names[1],
             said(&y)
         )
     })
 }
 
+/// The two sides' groups must mean the same: the same `--by` keys and cache-hit ratio.
 fn check_line_up(a: &Side, b: &Side) -> Result<(), Error> {
     if a.summary.by() != b.summary.by() {
         return Err(Error::Config(format!(

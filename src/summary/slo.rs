@@ -281,19 +281,19 @@ pub(crate) fn evaluate(slos: &[Slo], summary: &mut Summary) -> Vec<Verdict> {
                                     | NullReason::ResponseCache
                             )
                         });
-                    let nulls: Vec<String> = stats
-                        .nulls
-                        .iter()
-                        .map(|(r, n)| format!("{} {n}", r.as_str()))
-                        .collect();
-                    let d = &mut stats.digest;
-                    let unjudged = (d.count() == 0 && not_logged).then(|| {
+                    let unjudged = (stats.digest.count() == 0 && not_logged).then(|| {
+                        let nulls: Vec<String> = stats
+                            .nulls
+                            .iter()
+                            .map(|(r, n)| format!("{} {n}", r.as_str()))
+                            .collect();
                         format!(
                             "the log shows {} for no request in group {label} ({})",
                             slo.metric.json_name(),
                             nulls.join(", ")
                         )
                     });
+                    let d = &mut stats.digest;
                     (d.quantile(slo.quantile), d.count(), d.is_exact(), unjudged)
                 }
                 // The all-requests group always is: no requests is no values, not no group.
