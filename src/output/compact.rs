@@ -227,9 +227,12 @@ pub(crate) fn duration_text(ms: f64) -> String {
     }
 }
 
-/// A token count: whole from 10 up, else [`fmt_cell`].
+/// A token count: whole when it is whole or from 10 up, else [`fmt_cell`].
 fn count_cell(v: f64) -> String {
-    if v.abs() >= 10.0 {
+    // A whole count reads as one (`5`, not `5.0`); a quantile between two counts keeps its
+    // decimals below 10 (`4.5`).
+    if v.abs() >= 10.0 || v.fract() == 0.0 {
+        let v = v + 0.0;
         format!("{v:.0}")
     } else {
         fmt_cell(v)
@@ -1651,6 +1654,16 @@ mod tests {
         assert_eq!(duration_cell(49.703), "49.703");
         assert_eq!(duration_text(3251.7), "3251.7ms");
         assert_eq!(duration_text(60_600.0), "60.6s");
+    }
+
+    #[test]
+    fn token_counts_read_whole_and_keep_the_decimals_of_a_quantile_between_two() {
+        assert_eq!(count_cell(5.0), "5");
+        assert_eq!(count_cell(0.0), "0");
+        assert_eq!(count_cell(-0.0), "0");
+        assert_eq!(count_cell(4.5), "4.5");
+        assert_eq!(count_cell(1.25), "1.25");
+        assert_eq!(count_cell(123.4), "123");
     }
 
     #[test]
