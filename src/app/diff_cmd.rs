@@ -169,7 +169,7 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
     let one = if one.infer == crate::cli::config::Infer::Off {
         one
     } else {
-        crate::app::infer::prepare(&one)
+        crate::app::infer::prepare(&one, &format!("{name}: "))
     };
     let (cov, summary) = crate::app::summary_cmd::collect(&one, &dc.summary)?;
     if cov.lines == 0 && cov.read_errors == 0 {

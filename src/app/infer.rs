@@ -451,8 +451,8 @@ fn pipe_sample(r: &mut impl Read, fd: i32) -> Vec<u8> {
 /// under auto, the formats in use plus the inferred one (a fallback, tried after every other)
 /// when no format in use claimed a line of the sample and the inferred one is fit for it
 /// ([`Inference::fit_for_auto`]: a TTFT and an E2E that agree). What was inferred is said once
-/// on stderr.
-pub(crate) fn prepare(config: &Config) -> Config {
+/// on stderr, after `about` (`a.jsonl: `, naming a side of `diff`; empty for one run).
+pub(crate) fn prepare(config: &Config, about: &str) -> Config {
     let mut out = config.clone();
     out.infer = Infer::Off;
     match config.infer {
@@ -476,7 +476,7 @@ pub(crate) fn prepare(config: &Config) -> Config {
             if let Some(mut spec) = inf.spec.clone().filter(|_| fit(&inf)) {
                 if in_lists {
                     crate::diag!(
-                        "tokentime: no format recognised {}: read the {} objects in their \
+                        "tokentime: {about}no format recognised {}: read the {} objects in their \
                          lists with the format `inferred` (tokentime formats --guess FILE writes it \
                          as a formats file to edit)",
                         first_objects(sample.values.len()),
@@ -487,7 +487,7 @@ pub(crate) fn prepare(config: &Config) -> Config {
                     spec.fallback = false;
                 } else if sample.untimed > 0 {
                     crate::diag!(
-                        "tokentime: the formats that recognised the first {} JSON objects read no \
+                        "tokentime: {about}the formats that recognised the first {} JSON objects read no \
                          duration from them, which log their timing under names of their own: read \
                          with the format `inferred` first (tokentime formats --guess FILE writes it \
                          as a formats file to edit)",
@@ -497,13 +497,13 @@ pub(crate) fn prepare(config: &Config) -> Config {
                     spec.fallback = false;
                 } else {
                     crate::diag!(
-                        "tokentime: no format recognised any of the first {} JSON objects: read \
+                        "tokentime: {about}no format recognised any of the first {} JSON objects: read \
                          with the format `inferred` (tokentime formats --guess FILE writes it as a \
                          formats file to edit)",
                         inf.lines
                     );
                 }
-                say(&inf);
+                say(&inf, about);
                 out.formats.push(spec);
             } else {
                 // Why the durations a reader needs were not read: a unit two checks allow.
@@ -515,7 +515,7 @@ pub(crate) fn prepare(config: &Config) -> Config {
                     .collect();
                 if !why.is_empty() {
                     crate::diag!(
-                        "tokentime: no format recognised any of the first {} JSON objects, and \
+                        "tokentime: {about}no format recognised any of the first {} JSON objects, and \
                          the format `inferred` could not read their timing: {}",
                         inf.lines,
                         why.join("; ")
@@ -524,7 +524,7 @@ pub(crate) fn prepare(config: &Config) -> Config {
                     // One line short of a check of the TTFT against the E2E: a one-line
                     // sample (a pipe's first read, a file of one request).
                     crate::diag!(
-                        "tokentime: no format recognised {}, and the format `inferred` is used \
+                        "tokentime: {about}no format recognised {}, and the format `inferred` is used \
                          unasked only when two sample lines or more have both a TTFT and an E2E \
                          to check ({} here): --format inferred reads with it anyway",
                         first_objects(inf.lines),
@@ -535,7 +535,7 @@ pub(crate) fn prepare(config: &Config) -> Config {
         }
         Infer::Forced => {
             let (inf, _) = sample(config, false).infer(|inf| inf.spec.is_some());
-            say(&inf);
+            say(&inf, about);
             out.formats = inf.spec.into_iter().collect();
         }
     }
@@ -550,10 +550,10 @@ fn first_objects(n: usize) -> String {
     }
 }
 
-/// Says what was inferred on stderr.
-fn say(inf: &Inference) {
+/// Says what was inferred on stderr (of the input `about` names, when it is not empty: `a.jsonl: `).
+fn say(inf: &Inference, about: &str) {
     for line in summary(inf) {
-        crate::diag!("tokentime: inferred: {line}");
+        crate::diag!("tokentime: {about}inferred: {line}");
     }
 }
 

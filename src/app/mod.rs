@@ -110,7 +110,7 @@ fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Err
     {
         config
     } else {
-        inferred = infer::prepare(config);
+        inferred = infer::prepare(config, "");
         &inferred
     };
     match &config.command {

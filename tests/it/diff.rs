@@ -502,6 +502,15 @@ fn diff_reads_in_house_logs_with_the_inferred_format() {
         (&109.5.into(), &309.5.into()),
         "{row}"
     );
+    // What was inferred is said for each side, under its name.
+    let out = run(&["diff", s(&a), s(&b)], b"");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    for side in ["a.jsonl", "b.jsonl"] {
+        assert!(
+            stderr.contains(&format!("{side}: inferred: mapped from 20 sample lines")),
+            "{stderr}"
+        );
+    }
 }
 
 /// A server's TTFT (llama.cpp's `prompt_ms`, from `scheduled`) against a gateway's (LiteLLM's,
