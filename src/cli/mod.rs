@@ -1072,6 +1072,58 @@ fn once_each(inputs: &[Source]) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// Says on stderr which FILEs hold the same bytes as one before them (a log copied under
+/// another name, `app.log` and `app.log.bak`): copies in two FILEs are not matched, so the
+/// requests of both are counted. Only files of one size are compared, by their first and last
+/// 64 KiB.
+fn warn_same_bytes(inputs: &[Source]) {
+    const EDGE: u64 = 64 * 1024;
+    let files: Vec<(&std::path::Path, u64)> = inputs
+        .iter()
+        .filter_map(|s| match s {
+            Source::Path(p) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file() && m.len() > 0)
+                .map(|m| (p.as_path(), m.len())),
+            Source::Stdin => None,
+        })
+        .collect();
+    let edges = |path: &std::path::Path, len: u64| -> Option<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = std::fs::File::open(path).ok()?;
+        let mut out = Vec::new();
+        (&mut f).take(EDGE).read_to_end(&mut out).ok()?;
+        if len > EDGE {
+            f.seek(SeekFrom::Start(len.saturating_sub(EDGE).max(EDGE)))
+                .ok()?;
+            f.take(EDGE).read_to_end(&mut out).ok()?;
+        }
+        Some(out)
+    };
+    let mut read: Vec<Option<Vec<u8>>> = vec![None; files.len()];
+    for (j, &(b, len)) in files.iter().enumerate() {
+        let Some(i) = (0..j).find(|&i| {
+            files[i].1 == len && {
+                if read[i].is_none() {
+                    read[i] = edges(files[i].0, files[i].1);
+                }
+                if read[j].is_none() {
+                    read[j] = edges(b, len);
+                }
+                read[i].is_some() && read[i] == read[j]
+            }
+        }) else {
+            continue;
+        };
+        crate::diag!(
+            "tokentime: {} holds the same bytes as {}: its requests are counted again (copies in \
+             two FILEs are not matched); give it once",
+            crate::input::shown_path(b),
+            crate::input::shown_path(files[i].0)
+        );
+    }
+}
+
 /// `--prefix REGEX`, anchored at the start of the line.
 fn prefix_regex(prefix: Option<&str>) -> Result<Option<regex::bytes::Regex>, ConfigError> {
     prefix
@@ -1099,6 +1151,7 @@ fn resolve_common(mut c: Common, mut command: Command) -> Result<Config, ConfigE
     let inputs = sources(c.files)?;
     if matches!(command, Command::Summary(_) | Command::Report(_)) {
         once_each(&inputs)?;
+        warn_same_bytes(&inputs);
     }
     let prefix = prefix_regex(c.prefix.as_deref())?;
     // The one duration parser of every flag (`d` included, as docs/live-and-windows.md lists).

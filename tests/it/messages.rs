@@ -132,6 +132,47 @@ fn summary_refuses_standard_input_that_is_a_file_named_too() {
     assert!(piped.status.success());
 }
 
+/// A log copied under another name and given beside it (`app.log app.log.bak`): its copies
+/// are not matched across FILEs, so stderr names the two; a log of the same size with one
+/// byte changed is not named.
+#[test]
+fn summary_names_a_file_that_holds_the_same_bytes_as_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let (a, b, c) = (
+        dir.path().join("a.jsonl"),
+        dir.path().join("b.jsonl"),
+        dir.path().join("c.jsonl"),
+    );
+    std::fs::write(&a, &log).unwrap();
+    std::fs::write(&b, &log).unwrap();
+    // The same size, the last digit changed.
+    let mut other = log.clone();
+    let at = other.len() - 1 - other.iter().rev().position(u8::is_ascii_digit).unwrap();
+    other[at] = if other[at] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&c, &other).unwrap();
+    let p = |p: &std::path::Path| p.to_str().unwrap().to_owned();
+    let out = run(&["summary", "-o", "json", &p(&a), &p(&c), &p(&b)], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("the same bytes"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [format!(
+            "tokentime: {} holds the same bytes as {}: its requests are counted again (copies in \
+             two FILEs are not matched); give it once",
+            b.display(),
+            a.display()
+        )],
+        "{err}"
+    );
+    // Counted: 293 requests a file.
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["coverage"]["requests"], 3 * 293, "{}", doc["coverage"]);
+}
+
 /// `merge d.json d.json` (a glob that matches a digest twice, or a link to it) would count
 /// every request twice: refused, naming both.
 #[test]
