@@ -654,7 +654,7 @@ impl<'a> Watch<'a> {
                 }
                 if b.late > 0 {
                     crate::diag!(
-                        "tokentime: {} ended in --bucket windows already written (over --bucket-grace {} behind the latest end read): written again with only them, marked \"late\": true",
+                        "tokentime: {} ended in --bucket windows already complete (over --bucket-grace {} behind the latest end read): their windows are written with only them (a second line where one was written before), marked \"late\": true",
                         crate::output::summary::plural(b.late, "request"),
                         format_duration(b.grace)
                     );

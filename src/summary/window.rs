@@ -135,8 +135,9 @@ pub(crate) fn rfc3339_ms(ns: i64) -> String {
 /// Read as one stream ([`Buckets::streaming`]), a window is complete once a request has been
 /// read that ended `grace` or more after the window's end: [`Buckets::take_complete`] takes it
 /// out, so memory holds only the windows within `grace` of the latest end read. A request that
-/// ends in a window already taken is late: its window is made anew and taken again (a second
-/// line for the same window, marked), never dropped.
+/// ends in a window already complete is late: its window is made anew and taken again (a
+/// second line for the same window, marked; the only line, marked, when none was written for
+/// it), never dropped.
 #[derive(Debug, Clone)]
 pub struct Buckets {
     /// Width in ns.
@@ -197,9 +198,22 @@ impl Buckets {
             return None;
         };
         let start = end.div_euclid(self.width) * self.width;
-        self.last_late = self.taken_before.is_some_and(|t| start < t);
+        // Complete before this request: every window whose end is `grace` or more before the
+        // latest end read, taken out or not (a request read after later ones may be the first
+        // of its window, which was never written: it is late all the same, its window a line
+        // of late requests, not one that looks complete).
+        let complete = self.high.filter(|_| self.streaming).map(|h| {
+            h.saturating_sub(self.grace)
+                .saturating_sub(self.width)
+                .saturating_add(1)
+        });
+        self.last_late =
+            self.taken_before.is_some_and(|t| start < t) || complete.is_some_and(|c| start < c);
         if self.last_late {
             self.late += 1;
+            // Marks its window a repeat (every window before `complete` was taken out, or is
+            // one held as a repeat).
+            self.taken_before = self.taken_before.max(complete);
         }
         self.high = Some(self.high.map_or(end, |h| h.max(end)));
         Some(

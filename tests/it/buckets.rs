@@ -141,7 +141,7 @@ fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "1 request ended in --bucket windows already written (over --bucket-grace 10m"
+            "1 request ended in --bucket windows already complete (over --bucket-grace 10m"
         ),
         "{err}"
     );
@@ -162,6 +162,47 @@ fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
     assert_eq!(windows.len(), 2);
     assert_eq!(windows[0]["requests"], 2);
     assert!(windows.iter().all(|w| w.get("late").is_none()));
+}
+
+/// A log read after a later one (`(tail day2; head day1) |`): the first request of a window
+/// that was complete before any of its requests came is late too, not a one-request line
+/// that looks complete before a late line for the same window.
+#[test]
+fn the_first_request_of_a_window_already_complete_is_late_too() {
+    let input = [
+        line(0, T0 + 1800.0),
+        line(1, T0 + 1810.0),
+        line(2, T0 + 5.0),
+        line(3, T0 + 10.0),
+        line(4, T0 + 65.0),
+    ]
+    .concat();
+    let out = run(
+        &["summary", "-o", "json", "--bucket", "1m"],
+        input.as_bytes(),
+    );
+    assert!(out.status.success());
+    let windows: Vec<(String, u64, bool)> = overall(&out.stdout)
+        .iter()
+        .map(|w| {
+            (
+                w["start"].as_str().unwrap().to_owned(),
+                w["requests"].as_u64().unwrap(),
+                w["late"] == true,
+            )
+        })
+        .collect();
+    let want = [
+        ("2026-01-01T00:00:00.000Z", 2, true),
+        ("2026-01-01T00:01:00.000Z", 1, true),
+        ("2026-01-01T00:30:00.000Z", 2, false),
+    ];
+    assert_eq!(windows, want.map(|(s, n, l)| (s.to_owned(), n, l)));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("3 requests ended in --bucket windows already complete"),
+        "{err}"
+    );
 }
 
 #[test]
