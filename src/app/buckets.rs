@@ -62,11 +62,18 @@ impl WindowStyle {
         start: i64,
         width: i64,
         summary: &mut Summary,
-        repeat: bool,
+        (repeat, partial): (bool, Option<&str>),
     ) -> io::Result<()> {
         match &self.table {
-            Some(t) => t.write_window(out, start, summary, repeat),
-            None => write_window(out, start, width, summary, &self.quantiles, repeat),
+            Some(t) => t.write_window(out, start, summary, (repeat, partial)),
+            None => write_window(
+                out,
+                start,
+                width,
+                summary,
+                &self.quantiles,
+                (repeat, partial),
+            ),
         }
     }
 }
@@ -81,7 +88,8 @@ pub(crate) fn write_all(
     let (width, taken_before) = (b.width, b.taken_before);
     for (&start, summary) in &mut b.windows {
         let repeat = taken_before.is_some_and(|t| start < t);
-        style.write(out, start, width, summary, repeat)?;
+        let partial = b.partial.get(&start).map(String::as_str);
+        style.write(out, start, width, summary, (repeat, partial))?;
     }
     Ok(())
 }
@@ -141,21 +149,29 @@ pub(crate) fn say_unplaced(b: &Buckets, windows: bool) {
 pub(crate) fn render_complete(b: &mut Buckets, style: &WindowStyle, ready: &mut Vec<u8>) {
     let width = b.width;
     for (start, mut summary, repeat) in b.take_complete() {
+        let partial = b.partial.remove(&start);
         // Writing to a Vec cannot fail.
-        let _ = style.write(ready, start, width, &mut summary, repeat);
+        let _ = style.write(
+            ready,
+            start,
+            width,
+            &mut summary,
+            (repeat, partial.as_deref()),
+        );
     }
 }
 
 /// One JSON line per group of the window that starts at `start` (`tokentime.bucket/v1`);
 /// `repeat` marks the lines of a window written before (`"late": true`: requests that ended
-/// in it after it was written).
+/// in it after it was written); `partial` says why a window misses requests its input held
+/// (`"partial": "day5.jsonl.gz not read to its end"`).
 fn write_window(
     out: &mut impl Write,
     start: i64,
     width: i64,
     summary: &mut Summary,
     quantiles: &[f64],
-    repeat: bool,
+    (repeat, partial): (bool, Option<&str>),
 ) -> io::Result<()> {
     let targets = summary.targets().cloned();
     for (key, g) in summary.groups() {
@@ -173,6 +189,9 @@ fn write_window(
         doc["width_s"] = json!(width as f64 / 1e9);
         if repeat {
             doc["late"] = json!(true);
+        }
+        if let Some(why) = partial {
+            doc["partial"] = json!(why);
         }
         serde_json::to_writer(&mut *out, &doc)?;
         out.write_all(b"\n")?;

@@ -92,6 +92,14 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     driver::read(&reading, source, &mut sink).map_err(Error::Output)?;
     if sink.failed {
         sh.input_failed.fetch_add(1, Ordering::Relaxed);
+        // The requests after those read would have ended in the window of the last one read
+        // and after: that window says so.
+        if let Some(b) = &mut lock(&sh.parts[i]).buckets {
+            b.mark_latest(&format!(
+                "{} not read to its end",
+                crate::input::shown_name(&name)
+            ));
+        }
     }
     Ok(())
 }
@@ -627,6 +635,10 @@ impl<'a> Watch<'a> {
         fin.cov.interrupted = u64::from(self.interrupted);
         if self.interrupted {
             crate::diag!("tokentime: interrupted; summary of the input read so far");
+            // No window still held was complete.
+            if let Some(b) = &mut fin.buckets {
+                b.mark_held("interrupted");
+            }
         }
         if self.ticks > 0 && config.stdout_is_terminal && sc.report.output == SummaryOutput::Table {
             out.write_all(b"\x1b[H\x1b[2J").map_err(Error::Output)?;

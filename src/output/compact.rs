@@ -1370,7 +1370,7 @@ impl WindowTable {
         }
     }
 
-    fn line(&self, cells: &[String], group: &str, late: bool) -> String {
+    fn line(&self, cells: &[String], group: &str, mark: &str) -> String {
         let w0 = match (self.narrow, self.ms, self.minutes) {
             (false, true, _) => 24,
             (false, false, _) => 20,
@@ -1394,8 +1394,9 @@ impl WindowTable {
             line.push_str("  ");
             line.push_str(group);
         }
-        if late {
-            line.push_str("  (late)");
+        if !mark.is_empty() {
+            line.push_str("  ");
+            line.push_str(mark);
         }
         line.trim_end().to_owned()
     }
@@ -1413,11 +1414,12 @@ impl WindowTable {
                 cells.push(format!("{} {q}", short_name(m)));
             }
         }
-        self.line(&cells, "group", false)
+        self.line(&cells, "group", "")
     }
 
     /// Writes the rows of the window that starts at `start`: all requests and each `--by`
-    /// group (the cache classes are in `-o json`); `late` marks a window written before.
+    /// group (the cache classes are in `-o json`); `late` marks a window written before,
+    /// `partial` one that misses requests its input held.
     ///
     /// # Errors
     /// The writer's.
@@ -1426,8 +1428,14 @@ impl WindowTable {
         out: &mut impl Write,
         start: i64,
         summary: &mut Summary,
-        late: bool,
+        (late, partial): (bool, Option<&str>),
     ) -> io::Result<()> {
+        let mark = match (late, partial.is_some()) {
+            (false, false) => "",
+            (true, false) => "(late)",
+            (false, true) => "(partial)",
+            (true, true) => "(late, partial)",
+        };
         for (key, g) in summary.groups() {
             if key.iter().any(|(k, _)| k == "cache") {
                 continue;
@@ -1446,7 +1454,7 @@ impl WindowTable {
             writeln!(
                 out,
                 "{}",
-                self.line(&cells, &group_label(&key, "all"), late)
+                self.line(&cells, &group_label(&key, "all"), mark)
             )?;
         }
         Ok(())

@@ -159,6 +159,9 @@ pub struct Buckets {
     pub taken_before: Option<i64>,
     /// Requests that ended in a window already taken out.
     pub late: u64,
+    /// Windows that miss requests the input held, by start: why (`day5.jsonl.gz not read to
+    /// its end`, `interrupted`), written with the window (`"partial"`, `(partial)`).
+    pub partial: BTreeMap<i64, String>,
     /// Whether the last request placed was late: its window, and those of the late requests
     /// before it, are held until a request on time is read (or the end of input), so that a
     /// run of late requests (a file read after a later one) makes a line per window, not one
@@ -179,6 +182,7 @@ impl Buckets {
             high: None,
             taken_before: None,
             late: 0,
+            partial: BTreeMap::new(),
             last_late: false,
         }
     }
@@ -221,6 +225,33 @@ impl Buckets {
                 .entry(start)
                 .or_insert_with(|| template.clone()),
         )
+    }
+
+    /// Marks the window of the latest end read as missing requests, for `why` (an input that
+    /// stopped early: the requests after those read would have ended there and after).
+    pub fn mark_latest(&mut self, why: &str) {
+        if let Some(h) = self.high {
+            self.mark(h.div_euclid(self.width) * self.width, why);
+        }
+    }
+
+    /// Marks every window held as missing requests, for `why` (a run interrupted: none of
+    /// them was complete).
+    pub fn mark_held(&mut self, why: &str) {
+        let held: Vec<i64> = self.windows.keys().copied().collect();
+        for start in held {
+            self.mark(start, why);
+        }
+    }
+
+    fn mark(&mut self, start: i64, why: &str) {
+        let reasons = self.partial.entry(start).or_default();
+        if !reasons.split("; ").any(|r| r == why) {
+            if !reasons.is_empty() {
+                reasons.push_str("; ");
+            }
+            reasons.push_str(why);
+        }
     }
 
     /// Whether the window starting at `start` was taken out before (a line written for it
@@ -271,6 +302,11 @@ impl Buckets {
         self.unplaced += other.unplaced;
         self.unplaced_errors += other.unplaced_errors;
         self.late += other.late;
+        for (&start, why) in &other.partial {
+            for r in why.split("; ") {
+                self.mark(start, r);
+            }
+        }
         self.grace = self.grace.max(other.grace);
         self.high = self.high.max(other.high);
         self.taken_before = self.taken_before.max(other.taken_before);

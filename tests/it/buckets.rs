@@ -205,6 +205,59 @@ fn the_first_request_of_a_window_already_complete_is_late_too() {
     );
 }
 
+/// Daily files, one of them a `.gz` cut short: the window where its requests stop misses
+/// those after them, and says so (`"partial"`, `(partial)`); the other days do not.
+#[test]
+fn the_window_where_an_input_stopped_early_is_marked_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = |d: usize| -> String {
+        (0..40)
+            .map(|i| line(d * 100 + i, T0 + 86_400.0 * d as f64 + 600.0 * i as f64))
+            .collect()
+    };
+    let (d0, d1, d2) = (
+        dir.path().join("d0.jsonl"),
+        dir.path().join("d1.jsonl.gz"),
+        dir.path().join("d2.jsonl"),
+    );
+    std::fs::write(&d0, day(0)).unwrap();
+    crate::common::write_cut_gzip(&d1, day(1).as_bytes());
+    std::fs::write(&d2, day(2)).unwrap();
+    let args = |o: &'static str| {
+        ["summary", "-o", o, "--bucket", "1d"]
+            .into_iter()
+            .map(str::to_owned)
+            .chain([&d0, &d1, &d2].map(|p| p.to_str().unwrap().to_owned()))
+            .collect::<Vec<String>>()
+    };
+    let json = args("json");
+    let out = run(&json.iter().map(String::as_str).collect::<Vec<_>>(), b"");
+    assert_eq!(out.status.code(), Some(2), "a read error");
+    let windows: Vec<(u64, Option<String>)> = overall(&out.stdout)
+        .iter()
+        .map(|w| {
+            (
+                w["requests"].as_u64().unwrap(),
+                w["partial"].as_str().map(str::to_owned),
+            )
+        })
+        .collect();
+    assert_eq!(windows.len(), 3, "{windows:?}");
+    assert_eq!(windows[0], (40, None));
+    assert!(windows[1].0 < 40, "{windows:?}");
+    assert_eq!(
+        windows[1].1.as_deref(),
+        Some(format!("{} not read to its end", d1.display()).as_str())
+    );
+    assert_eq!(windows[2], (40, None));
+    let table = args("table");
+    let out = run(&table.iter().map(String::as_str).collect::<Vec<_>>(), b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let marked: Vec<&str> = text.lines().filter(|l| l.ends_with("(partial)")).collect();
+    assert_eq!(marked.len(), 1, "{text}");
+    assert!(marked[0].starts_with("2026-01-02T00:00:00Z"), "{text}");
+}
+
 #[test]
 fn streamed_windows_are_the_same_on_one_thread_and_on_two_and_from_a_pipe() {
     // 4,000 requests over ~3 days, out of order by up to 15 min (some beyond the grace).

@@ -416,6 +416,29 @@ fn sigint_during_a_live_summary_prints_the_final_summary_and_exits_0() {
     assert!(err.contains("interrupted"), "{err}");
 }
 
+/// Interrupted, a `--bucket` run writes the windows it still held, each marked: none of them
+/// was complete.
+#[test]
+fn sigint_marks_the_windows_still_held_partial() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--bucket", "1m", "-o", "json"]);
+    live.write(&lines.concat());
+    std::thread::sleep(Duration::from_millis(500));
+    live.signal("-INT");
+    let (code, rest, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    let windows: Vec<serde_json::Value> = rest
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|w: &serde_json::Value| w["schema"] == "tokentime.bucket/v1")
+        .collect();
+    assert!(!windows.is_empty(), "{rest}");
+    assert!(
+        windows.iter().all(|w| w["partial"] == "interrupted"),
+        "{rest}"
+    );
+}
+
 #[test]
 fn sigterm_without_every_prints_the_final_table_and_judges_slos() {
     let lines = sample_lines();
