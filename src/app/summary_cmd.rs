@@ -624,6 +624,16 @@ impl<'a> Watch<'a> {
     fn finish(mut self, out: &mut impl Write) -> Result<ExitCode, Error> {
         let (sh, config, sc) = (self.sh, &self.sh.config, &self.sh.sc);
         self.progress.finish(sh.bytes.load(Ordering::Relaxed));
+        // With `--window`, the Prometheus and OpenMetrics renderings end with the last window,
+        // as each interval's document was (a textfile collector serves the last one written
+        // after the run: whole-run values there would read as one window's).
+        let last_window = match &mut self.sliding {
+            Some(sl) if sc.report.output.exposition() => {
+                let (c, s) = take_slices(sh, &mut self.total, self.folded);
+                Some(sl.push(c, s))
+            }
+            _ => None,
+        };
         // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
         let mut fin = self.total;
         for p in &sh.parts[self.folded..] {
@@ -674,13 +684,31 @@ impl<'a> Watch<'a> {
                 crate::app::buckets::say_unplaced(b, windows);
                 report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, Some(b))?.0
             }
-            None => report(
-                out,
-                &sc.report,
-                &fin.cov,
-                &mut fin.summary,
-                sc.every.is_some(),
-            )?,
+            None => match last_window {
+                Some((cov, mut window)) => {
+                    // SLOs are judged on the whole run, as without `--window`.
+                    let (broken, _) =
+                        report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, None)?;
+                    if !sc.report.digest_to_stdout() {
+                        let q = &sc.report.quantiles;
+                        match sc.report.output {
+                            SummaryOutput::Openmetrics => {
+                                write_openmetrics(out, &cov, &mut window, q, &[])
+                            }
+                            _ => render::write_prometheus(out, &cov, &mut window, q, &[]),
+                        }
+                        .map_err(Error::Output)?;
+                    }
+                    broken
+                }
+                None => report(
+                    out,
+                    &sc.report,
+                    &fin.cov,
+                    &mut fin.summary,
+                    sc.every.is_some(),
+                )?,
+            },
         };
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();

@@ -439,6 +439,51 @@ fn sigint_marks_the_windows_still_held_partial() {
     );
 }
 
+/// `--every --window -o prometheus --out FILE`, stopped: the file a textfile collector keeps
+/// serving holds the last window, as every interval's did, not the whole run's counts.
+#[test]
+fn a_stopped_windowed_exporter_leaves_its_last_window_in_the_textfile() {
+    let dir = tempfile::tempdir().unwrap();
+    let prom = dir.path().join("t.prom");
+    let lines = sample_lines();
+    let mut live = Live::start(&[
+        "summary",
+        "--every",
+        "100ms",
+        "--window",
+        "300ms",
+        "-o",
+        "prometheus",
+        "--out",
+        prom.to_str().unwrap(),
+    ]);
+    live.write(&lines.concat());
+    let requests = || {
+        std::fs::read_to_string(&prom)
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("tokentime_requests ").map(str::to_owned))
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while requests().as_deref() != Some("5") {
+        assert!(std::time::Instant::now() < deadline, "{:?}", requests());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Nothing more comes: the window moves past the 5 requests.
+    while requests().as_deref() != Some("0") {
+        assert!(std::time::Instant::now() < deadline, "{:?}", requests());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    live.signal("-TERM");
+    let (code, _, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        requests().as_deref(),
+        Some("0"),
+        "the last window, not the run's 5"
+    );
+}
+
 #[test]
 fn sigterm_without_every_prints_the_final_table_and_judges_slos() {
     let lines = sample_lines();
