@@ -1043,8 +1043,8 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
 /// windows and all). Returns how the SLOs came out.
 ///
 /// # Errors
-/// A `--bucket` other than the files' width, a rendering windows do not have, output that
-/// cannot be written.
+/// A `--bucket` that is not a multiple of the files' width, a rendering windows do not have,
+/// output that cannot be written.
 fn merge_windows(
     out: &mut impl Write,
     mc: &MergeConfig,
@@ -1052,15 +1052,24 @@ fn merge_windows(
     summary: &mut Summary,
     b: &mut Buckets,
 ) -> Result<slo::Status, Error> {
-    let width = format_duration(b.width);
     if let Some(w) = mc.bucket
         && w != b.width
     {
-        return Err(Error::Config(format!(
-            "--bucket {}: the digest files were saved with --bucket {width}: their windows cannot be cut again",
-            format_duration(w)
-        )));
+        // Windows of a multiple of the files' width hold whole saved windows: added up.
+        match b.widened(w, &summary.empty_like()) {
+            Some(wide) => *b = wide,
+            None => {
+                return Err(Error::Config(format!(
+                    "--bucket {}: the digest files were saved with --bucket {}: their windows can be added up into windows of a multiple of that width (--bucket {}, {}, ...), not cut again",
+                    format_duration(w),
+                    format_duration(b.width),
+                    format_duration(b.width * 2),
+                    format_duration(b.width * 10),
+                )));
+            }
+        }
     }
+    let width = format_duration(b.width);
     crate::cli::check_bucket_report(&mc.report).map_err(|e| {
         Error::Config(format!(
             "the digest files hold --bucket {width} windows: {e}"

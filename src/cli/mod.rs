@@ -300,8 +300,8 @@ struct MergeArgs {
     #[arg(long)]
     allow_partial: bool,
     /// The width of the windows of digest files saved with `summary --bucket` (their own when
-    /// not given; files of another width are refused): one line per window and group, as
-    /// that summary prints them.
+    /// not given, or a multiple of it: the saved windows added up, 1h windows into 1d): one
+    /// line per window and group, as that summary prints them.
     #[arg(long, value_name = "DURATION")]
     bucket: Option<String>,
     #[command(flatten)]
@@ -343,8 +343,9 @@ struct SummaryArgs {
         conflicts_with = "bucket"
     )]
     window: Option<String>,
-    /// Cut the input into windows of log time (by request end, aligned on the epoch) and
-    /// print one JSON line per window and group, e.g. --bucket 5m.
+    /// Cut the input into windows of log time (by request end, aligned on the epoch, UTC)
+    /// and print a row per window and group (a table; a JSON line each with -o json), e.g.
+    /// --bucket 5m.
     #[arg(long, value_name = "DURATION")]
     bucket: Option<String>,
     /// With --bucket, reading one input: a window is written as soon as a request has ended

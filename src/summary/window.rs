@@ -291,6 +291,32 @@ impl Buckets {
         out
     }
 
+    /// These windows cut again `width` ns wide, a multiple of their own: each falls whole in
+    /// one of the wider windows (both are aligned on the epoch), which adds up the ones it
+    /// holds. `None` for a width that is not a multiple.
+    pub fn widened(&self, width: i64, template: &Summary) -> Option<Buckets> {
+        if width <= 0 || width % self.width != 0 {
+            return None;
+        }
+        let mut out = Buckets::new(width);
+        for (start, s) in &self.windows {
+            out.windows
+                .entry(start.div_euclid(width) * width)
+                .or_insert_with(|| template.clone())
+                .merge(s);
+        }
+        for (start, why) in &self.partial {
+            for r in why.split("; ") {
+                out.mark(start.div_euclid(width) * width, r);
+            }
+        }
+        out.unplaced = self.unplaced;
+        out.unplaced_errors = self.unplaced_errors;
+        out.late = self.late;
+        out.high = self.high;
+        Some(out)
+    }
+
     /// Adds every window of `other` (same width) to these.
     pub fn merge(&mut self, other: &Buckets, template: &Summary) {
         for (start, s) in &other.windows {

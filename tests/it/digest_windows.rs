@@ -120,6 +120,65 @@ fn one_input_saving_its_digest_prints_the_same_windows() {
     );
 }
 
+/// Hourly digests rolled up into days (here: minutes into 10 minutes): `merge --bucket` of a
+/// multiple of the saved width adds up the saved windows, the lines `summary --bucket` of that
+/// width prints over the logs, partitions and all.
+#[test]
+fn merge_adds_up_saved_windows_into_wider_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = std::fs::read(testdata().join("lab/litellm.jsonl")).unwrap();
+    let log = String::from_utf8(lab).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let (pa, pb) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    std::fs::write(&pa, a.join("\n") + "\n").unwrap();
+    std::fs::write(&pb, b.join("\n") + "\n").unwrap();
+    let mut digests = vec![];
+    for p in [&pa, &pb] {
+        let d = p.with_extension("digest");
+        run_ok(
+            &[
+                "summary",
+                "--bucket",
+                "1m",
+                "--save-digest",
+                d.to_str().unwrap(),
+                p.to_str().unwrap(),
+            ],
+            b"",
+        );
+        digests.push(d.display().to_string());
+    }
+    for out in ["table", "json"] {
+        let merged = run_ok(
+            &[
+                "merge",
+                "--bucket",
+                "10m",
+                "-o",
+                out,
+                &digests[0],
+                &digests[1],
+            ],
+            b"",
+        );
+        let direct = run_ok(
+            &[
+                "summary",
+                "--bucket",
+                "10m",
+                "-o",
+                out,
+                pa.to_str().unwrap(),
+                pb.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(text(&merged), text(&direct), "-o {out}");
+        assert!(text(&merged).lines().count() > 3, "{}", text(&merged));
+    }
+}
+
 #[test]
 fn merge_refuses_windows_that_do_not_line_up() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,8 +200,13 @@ fn merge_refuses_windows_that_do_not_line_up() {
     );
     for (args, says) in [
         (
-            vec!["merge", "--bucket", "5m", &m1],
-            "--bucket 5m: the digest files were saved with --bucket 1m",
+            vec!["merge", "--bucket", "90s", &m1],
+            "--bucket 90s: the digest files were saved with --bucket 1m: their windows can be \
+             added up into windows of a multiple of that width (--bucket 2m, 10m, ...), not cut again",
+        ),
+        (
+            vec!["merge", "--bucket", "30s", &m1],
+            "--bucket 30s: the digest files were saved with --bucket 1m",
         ),
         (
             vec!["merge", &m1, &s10],
