@@ -263,13 +263,29 @@ fn pct(x: f64) -> String {
 }
 
 /// A rate: 3 significant digits or so.
+/// A rate of `what` per second, in the unit of time that puts it at 0.1 or more: `12.3
+/// requests/s`, `0.96 requests/min` (2 requests over 2 minutes), `58 requests/h`, `0.95 output
+/// tokens/day`; a month of archives is not `0.00 requests/s`.
+fn per_time(per_s: f64, what: &str) -> String {
+    let (x, unit) = [(1.0, "s"), (60.0, "min"), (3600.0, "h"), (86_400.0, "day")]
+        .into_iter()
+        .map(|(k, u)| (per_s * k, u))
+        .find(|&(x, _)| x >= 0.1 || x <= 0.0 || !x.is_finite())
+        .unwrap_or((per_s * 86_400.0, "day"));
+    format!("{} {what}/{unit}", rate(x))
+}
+
 fn rate(x: f64) -> String {
     if x >= 100.0 {
         format!("{x:.0}")
     } else if x >= 10.0 {
         format!("{x:.1}")
-    } else {
+    } else if x >= 0.1 || x <= 0.0 || !x.is_finite() {
         format!("{x:.2}")
+    } else {
+        // Two significant digits: a month of 8,000 requests is 0.0033 requests/s, not 0.00.
+        let digits = ((-x.log10()).ceil() as usize + 1).min(9);
+        format!("{x:.digits$}")
     }
 }
 
@@ -569,8 +585,8 @@ pub(crate) fn span_line(g: &mut GroupStats) -> String {
                     of => of,
                 };
                 first.push_str(&format!(
-                    "{of} {} requests/s{}",
-                    rate(timed as f64 / secs),
+                    "{of} {}{}",
+                    per_time(timed as f64 / secs, "requests"),
                     tokens_rate(g, out_tokens / secs)
                 ));
             }
@@ -610,7 +626,7 @@ fn tokens_rate(g: &GroupStats, per_s: f64) -> String {
     if !g.output_tokens_logged() {
         String::new()
     } else {
-        format!(", {} output tokens/s", rate(per_s))
+        format!(", {}", per_time(per_s, "output tokens"))
     }
 }
 
@@ -628,9 +644,9 @@ fn runs_rates(g: &mut GroupStats) -> Option<(u64, String, String)> {
         n => format!("{n} runs of {} in all", span_text(t.ns)),
     };
     let requests = if t.completed < t.requests {
-        format!("{} completed requests/s", rate(t.completed as f64 / secs))
+        per_time(t.completed as f64 / secs, "completed requests")
     } else {
-        format!("{} requests/s", rate(t.requests as f64 / secs))
+        per_time(t.requests as f64 / secs, "requests")
     };
     let tokens = tokens_rate(g, t.output_tokens as f64 / secs);
     Some((t.requests, of, format!("{requests}{tokens}")))
@@ -1662,6 +1678,30 @@ mod tests {
         assert_eq!(duration_cell(49.703), "49.703");
         assert_eq!(duration_text(3251.7), "3251.7ms");
         assert_eq!(duration_text(60_600.0), "60.6s");
+    }
+
+    #[test]
+    fn a_low_rate_is_read_per_minute_hour_or_day() {
+        assert_eq!(per_time(0.19, "requests"), "0.19 requests/s");
+        assert_eq!(per_time(2.0 / 126.0, "requests"), "0.95 requests/min");
+        assert_eq!(
+            per_time(8_000.0 / (28.0 * 86_400.0), "requests"),
+            "0.20 requests/min"
+        );
+        assert_eq!(
+            per_time(300.0 / (28.0 * 86_400.0), "requests"),
+            "0.45 requests/h"
+        );
+        assert_eq!(
+            per_time(220.0 / (239.0 * 86_400.0), "output tokens"),
+            "0.92 output tokens/day"
+        );
+        assert_eq!(per_time(0.0, "requests"), "0.00 requests/s");
+        assert_eq!(rate(0.0033), "0.0033");
+        assert_eq!(rate(0.05), "0.050");
+        assert_eq!(rate(0.19), "0.19");
+        assert_eq!(rate(0.0), "0.00");
+        assert_eq!(rate(12.34), "12.3");
     }
 
     #[test]

@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, VecDeque};
 /// A message when the text is not a positive number with one of those units.
 pub(crate) fn parse_flag_duration(s: &str) -> Result<i64, String> {
     let t = s.trim();
-    let bad = || format!("{s:?} is not a duration (a number and a unit: 800ms, 10s, 5m, 1h, 1d)");
+    let bad =
+        || format!("{s:?} is not a duration (a number and a unit: 800ms, 10s, 5m, 1h, 1d, 1w)");
     // Past `i64::MAX` ns (106751 days and some hours) a duration used to be clamped to it.
     let too_long = || format!("{s:?} is longer than the longest duration, 106751d");
     let scaled = |num: &str, ns: f64| -> Result<i64, String> {
@@ -37,7 +38,9 @@ pub(crate) fn parse_flag_duration(s: &str) -> Result<i64, String> {
         }
         Ok(v as i64)
     };
-    let ns = if let Some(n) = t.strip_suffix('d') {
+    let ns = if let Some(n) = t.strip_suffix('w') {
+        scaled(n, 604_800e9)?
+    } else if let Some(n) = t.strip_suffix('d') {
         scaled(n, 86_400e9)?
     } else if let Some(n) = t.strip_suffix('h') {
         scaled(n, 3_600e9)?
@@ -128,9 +131,29 @@ pub(crate) fn rfc3339_ms(ns: i64) -> String {
     )
 }
 
+/// The start of the window `width` ns wide that instant `t` (epoch ns) falls in: windows of
+/// whole weeks start on Monday 00:00 UTC, as ISO 8601 weeks do; others on multiples of the
+/// width since the Unix epoch (a Thursday), so that a `1h` window starts on the hour, a `1d`
+/// one at midnight UTC.
+pub(crate) fn window_start(t: i64, width: i64) -> i64 {
+    let from = window_origin(width);
+    t.saturating_sub(from).div_euclid(width) * width + from
+}
+
+/// The instant windows `width` ns wide are aligned on: 1970-01-05T00:00:00Z, the first Monday,
+/// for whole weeks; the epoch for others.
+fn window_origin(width: i64) -> i64 {
+    const WEEK: i64 = 604_800_000_000_000;
+    if width % WEEK == 0 {
+        4 * 86_400_000_000_000
+    } else {
+        0
+    }
+}
+
 /// Requests cut into windows of log time by their end instant (`--bucket`): one [`Summary`]
 /// per window, windows aligned on multiples of the width since the Unix epoch (a `1m` bucket
-/// starts on the minute, UTC).
+/// starts on the minute, UTC; weeks on Monday: [`window_start`]).
 ///
 /// Read as one stream ([`Buckets::streaming`]), a window is complete once a request has been
 /// read that ended `grace` or more after the window's end: [`Buckets::take_complete`] takes it
@@ -201,7 +224,7 @@ impl Buckets {
             self.unplaced += 1;
             return None;
         };
-        let start = end.div_euclid(self.width) * self.width;
+        let start = window_start(end, self.width);
         // Complete before this request: every window whose end is `grace` or more before the
         // latest end read, taken out or not (a request read after later ones may be the first
         // of its window, which was never written: it is late all the same, its window a line
@@ -231,7 +254,7 @@ impl Buckets {
     /// stopped early: the requests after those read would have ended there and after).
     pub fn mark_latest(&mut self, why: &str) {
         if let Some(h) = self.high {
-            self.mark(h.div_euclid(self.width) * self.width, why);
+            self.mark(window_start(h, self.width), why);
         }
     }
 
@@ -295,19 +318,22 @@ impl Buckets {
     /// one of the wider windows (both are aligned on the epoch), which adds up the ones it
     /// holds. `None` for a width that is not a multiple.
     pub fn widened(&self, width: i64, template: &Summary) -> Option<Buckets> {
-        if width <= 0 || width % self.width != 0 {
+        // Each wider window starts where one of these does (3-day windows do not fall whole in
+        // weeks that start on Monday).
+        let aligned = (window_origin(width) - window_origin(self.width)) % self.width == 0;
+        if width <= 0 || width % self.width != 0 || !aligned {
             return None;
         }
         let mut out = Buckets::new(width);
         for (start, s) in &self.windows {
             out.windows
-                .entry(start.div_euclid(width) * width)
+                .entry(window_start(*start, width))
                 .or_insert_with(|| template.clone())
                 .merge(s);
         }
         for (start, why) in &self.partial {
             for r in why.split("; ") {
-                out.mark(start.div_euclid(width) * width, r);
+                out.mark(window_start(*start, width), r);
             }
         }
         out.unplaced = self.unplaced;
@@ -387,6 +413,27 @@ impl Sliding {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// By hand: 2026-12-05T12:00:00Z is in epoch day 20792, a Saturday: 20792 - 4 = 20788 = 7 *
+    /// 2969 + 5 days after the first Monday (day 4), so its week started on Monday 2026-11-30
+    /// (day 20787); 20788 = 14 * 1484 + 12, so its 2-week window started on Monday 2026-11-23
+    /// (day 4 + 14 * 1484 = 20780); a day starts at midnight, an hour on the hour.
+    #[test]
+    fn weeks_start_on_monday_and_other_widths_on_the_epoch() {
+        const DAY: i64 = 86_400_000_000_000;
+        let t = 20_792 * DAY + 12 * 3_600_000_000_000;
+        assert_eq!(window_start(t, 7 * DAY), 20_787 * DAY);
+        assert_eq!(window_start(t, 14 * DAY), 20_780 * DAY);
+        assert_eq!(window_start(t, DAY), 20_792 * DAY);
+        assert_eq!(window_start(t, 3_600_000_000_000), t);
+        assert_eq!(parse_flag_duration("1w"), Ok(7 * DAY));
+        // Days add up into weeks; 3-day windows do not fall whole in Monday weeks.
+        let tpl = Summary::new(vec![], 10, 10);
+        let mut days = Buckets::new(DAY);
+        days.window(Some(t), &tpl);
+        assert!(days.widened(7 * DAY, &tpl).is_some());
+        assert!(Buckets::new(3 * DAY).widened(21 * DAY, &tpl).is_none());
+    }
 
     #[test]
     fn a_window_is_complete_once_a_request_ends_grace_after_its_end() {
