@@ -118,14 +118,14 @@ med() {
         if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Medians over `runs` runs of the shell command $1 (output to /dev/null; its stderr must be
-# empty or redirected, as `time` writes there too): wall seconds and CPU
+# Medians over `runs` runs of the shell command $1 (its output and stderr to /dev/null: a
+# warning of the command's must not mix with what `time` writes): wall seconds and CPU
 # seconds (user + system, all threads). On a busy machine wall time exceeds CPU time for a
 # one-thread command: it waited for a core.
 median_time() {
     local cmd="$1" walls=() cpus=() out
     for _ in $(seq "$runs"); do
-        out=$( { TIMEFORMAT='%R %U %S'; time bash -c "$cmd" > /dev/null; } 2>&1 )
+        out=$( { TIMEFORMAT='%R %U %S'; time bash -c "$cmd" > /dev/null 2>&1; } 2>&1 )
         walls+=("$(echo "$out" | awk '{ print $1 }')")
         cpus+=("$(echo "$out" | awk '{ print $2 + $3 }')")
     done
@@ -150,7 +150,7 @@ interleaved() {
                     IFS='|' read -r -a args <<< "${cmds[$i]#peer|}"
                     out=$( { TIMEFORMAT='%R %U %S'; time "$venv/bin/python" "$root/benches/peers.py" "${args[@]}" > /dev/null 2> "$err"; } 2>&1 )
                     ins[${ids[$i]}]+="$(awk '/^inside/ { print $2 }' "$err") " ;;
-                *) out=$( { TIMEFORMAT='%R %U %S'; time bash -c "${cmds[$i]}" > /dev/null; } 2>&1 ) ;;
+                *) out=$( { TIMEFORMAT='%R %U %S'; time bash -c "${cmds[$i]}" > /dev/null 2>&1; } 2>&1 ) ;;
             esac
             walls[${ids[$i]}]+="$(echo "$out" | awk '{ print $1 }') "
             cpus[${ids[$i]}]+="$(echo "$out" | awk '{ print $2 + $3 }') "
@@ -171,7 +171,7 @@ peak_rss() {
     if [ -x /usr/bin/time ] && /usr/bin/time -f %M true 2> /dev/null; then
         local out
         out=$(mktemp)
-        /usr/bin/time -f %M -o "$out" "$@" > /dev/null
+        /usr/bin/time -f %M -o "$out" "$@" > /dev/null 2>&1
         awk '{ printf "%.1f", $1 / 1024 }' "$out"
         rm -f "$out"
     else
