@@ -262,7 +262,6 @@ fn pct(x: f64) -> String {
     format!("{p:.digits$}%")
 }
 
-/// A rate: 3 significant digits or so.
 /// A rate of `what` per second, in the unit of time that puts it at 0.1 or more: `12.3
 /// requests/s`, `0.96 requests/min` (2 requests over 2 minutes), `58 requests/h`, `0.95 output
 /// tokens/day`; a month of archives is not `0.00 requests/s`.
@@ -275,6 +274,7 @@ fn per_time(per_s: f64, what: &str) -> String {
     format!("{} {what}/{unit}", rate(x))
 }
 
+/// A rate: 3 significant digits or so (two below 0.1).
 fn rate(x: f64) -> String {
     if x >= 100.0 {
         format!("{x:.0}")

@@ -28,7 +28,13 @@ pub(super) fn save(head: &mut Map<String, Json>, b: &mut Buckets) {
         .map(|(start, summary)| {
             let mut groups = SavedGroups(summary.raw_groups());
             let groups: Vec<Json> = (0..groups.count()).map(|i| groups.group(i)).collect();
-            json!({"start_ns": start, "groups": groups})
+            let mut w = json!({"start_ns": start, "groups": groups});
+            // Why the window misses requests (an input not read to its end, a run
+            // interrupted): a merge marks it as the summary did.
+            if let Some(why) = b.partial.get(start) {
+                w["partial"] = json!(why);
+            }
+            w
         })
         .collect();
     head.insert("windows".into(), Json::Array(windows));
@@ -61,10 +67,16 @@ pub(super) fn load(
     {
         let start = w["start_ns"]
             .as_i64()
-            .filter(|s| s.rem_euclid(width) == 0)
+            .filter(|&s| crate::summary::window::window_start(s, width) == s)
             .ok_or_else(|| {
-                format!("window {i}: \"start_ns\" must be a multiple of bucket.width_ns")
+                format!(
+                    "window {i}: \"start_ns\" must be a window's start: a multiple of \
+                     bucket.width_ns (from the first Monday, 1970-01-05, for whole weeks)"
+                )
             })?;
+        if let Some(why) = w["partial"].as_str() {
+            b.partial.insert(start, why.to_owned());
+        }
         let groups = w["groups"]
             .as_array()
             .ok_or_else(|| format!("window {i}: \"groups\" must be an array"))?;

@@ -67,6 +67,21 @@ fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_co
 
 /// A run of late requests (a file read after a later one) is written once per window, when a
 /// request on time follows (or at the end of input), not once per request.
+/// The all-requests lines of `--bucket -o json` output: each window's start (`HH:MM`), its
+/// requests, and whether it is marked late.
+fn window_rows(out: &[u8]) -> Vec<(String, u64, bool)> {
+    overall(out)
+        .iter()
+        .map(|w| {
+            (
+                w["start"].as_str().unwrap()[11..16].to_owned(),
+                w["requests"].as_u64().unwrap(),
+                w["late"] == true,
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn late_requests_in_a_row_make_one_line_per_window() {
     let input = [
@@ -84,16 +99,7 @@ fn late_requests_in_a_row_make_one_line_per_window() {
         input.as_bytes(),
     );
     assert!(out.status.success());
-    let lines: Vec<(String, u64, bool)> = overall(&out.stdout)
-        .iter()
-        .map(|w| {
-            (
-                w["start"].as_str().unwrap()[11..16].to_owned(),
-                w["requests"].as_u64().unwrap(),
-                w["late"] == true,
-            )
-        })
-        .collect();
+    let lines = window_rows(&out.stdout);
     let want = [
         ("00:00", 1, false),
         ("00:00", 2, true),
@@ -182,21 +188,8 @@ fn the_first_request_of_a_window_already_complete_is_late_too() {
         input.as_bytes(),
     );
     assert!(out.status.success());
-    let windows: Vec<(String, u64, bool)> = overall(&out.stdout)
-        .iter()
-        .map(|w| {
-            (
-                w["start"].as_str().unwrap().to_owned(),
-                w["requests"].as_u64().unwrap(),
-                w["late"] == true,
-            )
-        })
-        .collect();
-    let want = [
-        ("2026-01-01T00:00:00.000Z", 2, true),
-        ("2026-01-01T00:01:00.000Z", 1, true),
-        ("2026-01-01T00:30:00.000Z", 2, false),
-    ];
+    let windows = window_rows(&out.stdout);
+    let want = [("00:00", 2, true), ("00:01", 1, true), ("00:30", 2, false)];
     assert_eq!(windows, want.map(|(s, n, l)| (s.to_owned(), n, l)));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -256,6 +249,53 @@ fn the_window_where_an_input_stopped_early_is_marked_partial() {
     let marked: Vec<&str> = text.lines().filter(|l| l.ends_with("(partial)")).collect();
     assert_eq!(marked.len(), 1, "{text}");
     assert!(marked[0].starts_with("2026-01-02T00:00:00Z"), "{text}");
+    // Hourly digests of each day, merged into days: the same lines, the mark kept.
+    let mut digests = vec![];
+    for p in [&d0, &d1, &d2] {
+        let d = p.with_extension("digest");
+        let (p, d_shown) = (p.to_str().unwrap(), d.to_str().unwrap());
+        run(
+            &["summary", "--bucket", "1h", "--save-digest", d_shown, p],
+            b"",
+        );
+        digests.push(d_shown.to_owned());
+    }
+    let mut merge = vec!["merge", "--allow-partial", "--bucket", "1d"];
+    merge.extend(digests.iter().map(String::as_str));
+    let merged = run(&merge, b"");
+    assert_eq!(String::from_utf8_lossy(&merged.stdout), text);
+}
+
+/// Weeks start on Monday (2026-01-01 is a Thursday: its week from 2025-12-29), in a digest
+/// file too: saved and merged back, the same line.
+#[test]
+fn weekly_windows_start_on_monday_and_go_through_a_digest_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input: String = (0..10).map(|i| line(i, T0 + 86_400.0 * i as f64)).collect();
+    let log = dir.path().join("log.jsonl");
+    std::fs::write(&log, &input).unwrap();
+    let (log, d) = (log.to_str().unwrap(), dir.path().join("w.digest"));
+    let direct = run_ok(&["summary", "--bucket", "1w", "-o", "json", log], b"");
+    let weeks = window_rows(&direct);
+    let all = overall(&direct);
+    assert_eq!(all.len(), 2);
+    assert_eq!(all[0]["start"], "2025-12-29T00:00:00.000Z");
+    assert_eq!(all[1]["start"], "2026-01-05T00:00:00.000Z");
+    // Thursday to Sunday, then Monday to Saturday.
+    assert_eq!((weeks[0].1, weeks[1].1), (4, 6));
+    run_ok(
+        &[
+            "summary",
+            "--bucket",
+            "1w",
+            "--save-digest",
+            d.to_str().unwrap(),
+            log,
+        ],
+        b"",
+    );
+    let merged = run_ok(&["merge", "-o", "json", d.to_str().unwrap()], b"");
+    assert_eq!(merged, direct);
 }
 
 #[test]
