@@ -82,24 +82,26 @@ fn window_rows(out: &[u8]) -> Vec<(String, u64, bool)> {
         .collect()
 }
 
-#[test]
-fn late_requests_in_a_row_make_one_line_per_window() {
-    let input = [
-        line(0, T0 + 5.0),
-        line(1, T0 + 1200.0),
-        line(2, T0 + 30.0),
-        line(3, T0 + 40.0),
-        line(4, T0 + 70.0),
-        line(5, T0 + 1210.0),
-        line(6, T0 + 50.0),
-    ]
-    .concat();
+/// `summary --bucket 1m -o json` over requests ending these seconds after `T0`, in this
+/// order: [`window_rows`] and stderr.
+fn minute_windows(ends: &[f64]) -> (Vec<(String, u64, bool)>, String) {
+    let input: String = ends
+        .iter()
+        .enumerate()
+        .map(|(i, e)| line(i, T0 + e))
+        .collect();
     let out = run(
         &["summary", "-o", "json", "--bucket", "1m"],
         input.as_bytes(),
     );
     assert!(out.status.success());
-    let lines = window_rows(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (window_rows(&out.stdout), err)
+}
+
+#[test]
+fn late_requests_in_a_row_make_one_line_per_window() {
+    let (lines, _) = minute_windows(&[5.0, 1200.0, 30.0, 40.0, 70.0, 1210.0, 50.0]);
     let want = [
         ("00:00", 1, false),
         ("00:00", 2, true),
@@ -107,12 +109,7 @@ fn late_requests_in_a_row_make_one_line_per_window() {
         ("00:00", 1, true),
         ("00:20", 2, false),
     ];
-    assert_eq!(
-        lines,
-        want.map(|(s, n, l)| (s.to_owned(), n, l)),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_eq!(lines, want.map(|(s, n, l)| (s.to_owned(), n, l)));
 }
 
 #[test]
@@ -175,23 +172,9 @@ fn a_request_later_than_the_grace_is_written_again_in_its_window_marked_late() {
 /// that looks complete before a late line for the same window.
 #[test]
 fn the_first_request_of_a_window_already_complete_is_late_too() {
-    let input = [
-        line(0, T0 + 1800.0),
-        line(1, T0 + 1810.0),
-        line(2, T0 + 5.0),
-        line(3, T0 + 10.0),
-        line(4, T0 + 65.0),
-    ]
-    .concat();
-    let out = run(
-        &["summary", "-o", "json", "--bucket", "1m"],
-        input.as_bytes(),
-    );
-    assert!(out.status.success());
-    let windows = window_rows(&out.stdout);
+    let (windows, err) = minute_windows(&[1800.0, 1810.0, 5.0, 10.0, 65.0]);
     let want = [("00:00", 2, true), ("00:01", 1, true), ("00:30", 2, false)];
     assert_eq!(windows, want.map(|(s, n, l)| (s.to_owned(), n, l)));
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("3 requests ended in --bucket windows already complete"),
         "{err}"
