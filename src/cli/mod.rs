@@ -1075,8 +1075,8 @@ fn once_each(inputs: &[Source]) -> Result<(), ConfigError> {
 
 /// Says on stderr which FILEs hold the same bytes as one before them (a log copied under
 /// another name, `app.log` and `app.log.bak`): copies in two FILEs are not matched, so the
-/// requests of both are counted. Only files of one size are compared, by their first and last
-/// 64 KiB.
+/// requests of both are counted. Only files of one size are compared, by a hash of their first
+/// and last 64 KiB.
 fn warn_same_bytes(inputs: &[Source]) {
     const EDGE: u64 = 64 * 1024;
     let files: Vec<(&std::path::Path, u64)> = inputs
@@ -1089,7 +1089,9 @@ fn warn_same_bytes(inputs: &[Source]) {
             Source::Stdin => None,
         })
         .collect();
-    let edges = |path: &std::path::Path, len: u64| -> Option<Vec<u8>> {
+    // A hash of the edges (not the bytes: many files of one size would hold 128 KiB each).
+    let edges = |path: &std::path::Path, len: u64| -> Option<u64> {
+        use std::hash::{Hash, Hasher};
         use std::io::{Read, Seek, SeekFrom};
         let mut f = std::fs::File::open(path).ok()?;
         let mut out = Vec::new();
@@ -1099,9 +1101,11 @@ fn warn_same_bytes(inputs: &[Source]) {
                 .ok()?;
             f.take(EDGE).read_to_end(&mut out).ok()?;
         }
-        Some(out)
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        out.hash(&mut h);
+        Some(h.finish())
     };
-    let mut read: Vec<Option<Vec<u8>>> = vec![None; files.len()];
+    let mut read: Vec<Option<u64>> = vec![None; files.len()];
     for (j, &(b, len)) in files.iter().enumerate() {
         let Some(i) = (0..j).find(|&i| {
             files[i].1 == len && {
