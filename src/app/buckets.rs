@@ -88,8 +88,8 @@ pub(crate) fn write_all(
     let (width, taken_before) = (b.width, b.taken_before);
     for (&start, summary) in &mut b.windows {
         let repeat = taken_before.is_some_and(|t| start < t);
-        let partial = b.partial.get(&start).map(String::as_str);
-        style.write(out, start, width, summary, (repeat, partial))?;
+        let partial = b.partial.get(&start).map(|r| r.join("; "));
+        style.write(out, start, width, summary, (repeat, partial.as_deref()))?;
     }
     Ok(())
 }
@@ -149,7 +149,7 @@ pub(crate) fn say_unplaced(b: &Buckets, windows: bool) {
 pub(crate) fn render_complete(b: &mut Buckets, style: &WindowStyle, ready: &mut Vec<u8>) {
     let width = b.width;
     for (start, mut summary, repeat) in b.take_complete() {
-        let partial = b.partial.remove(&start);
+        let partial = b.partial.remove(&start).map(|r| r.join("; "));
         // Writing to a Vec cannot fail.
         let _ = style.write(
             ready,

@@ -685,22 +685,7 @@ impl<'a> Watch<'a> {
                 report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, Some(b))?.0
             }
             None => match last_window {
-                Some((cov, mut window)) => {
-                    // SLOs are judged on the whole run, as without `--window`.
-                    let (broken, _) =
-                        report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, None)?;
-                    if !sc.report.digest_to_stdout() {
-                        let q = &sc.report.quantiles;
-                        match sc.report.output {
-                            SummaryOutput::Openmetrics => {
-                                write_openmetrics(out, &cov, &mut window, q, &[])
-                            }
-                            _ => render::write_prometheus(out, &cov, &mut window, q, &[]),
-                        }
-                        .map_err(Error::Output)?;
-                    }
-                    broken
-                }
+                Some(window) => report_last_window(out, &sc.report, &mut fin, window)?,
                 None => report(
                     out,
                     &sc.report,
@@ -870,6 +855,40 @@ fn write_tick(
     }
 }
 
+/// The final report of `--every --window` in a Prometheus or OpenMetrics rendering: the SLOs
+/// judged (and the digest saved) on the whole run `fin`, as without `--window`; the document,
+/// the last window's `(cov, summary)`, as each interval's was.
+fn report_last_window(
+    out: &mut impl Write,
+    rc: &ReportConfig,
+    fin: &mut Tally,
+    (cov, mut window): (Coverage, Summary),
+) -> Result<slo::Status, Error> {
+    let (broken, _) = report_slos_and_digest(out, rc, &fin.cov, &mut fin.summary, None)?;
+    if !rc.digest_to_stdout() {
+        write_exposition(out, rc.output, &cov, &mut window, &rc.quantiles, &[])
+            .map_err(Error::Output)?;
+    }
+    Ok(broken)
+}
+
+/// Writes the summary in the rendering `output` names of the two
+/// ([`SummaryOutput::exposition`]): OpenMetrics, else Prometheus.
+fn write_exposition(
+    out: &mut impl Write,
+    output: SummaryOutput,
+    cov: &Coverage,
+    summary: &mut Summary,
+    q: &[f64],
+    verdicts: &[slo::Verdict],
+) -> io::Result<()> {
+    if output == SummaryOutput::Openmetrics {
+        write_openmetrics(out, cov, summary, q, verdicts)
+    } else {
+        render::write_prometheus(out, cov, summary, q, verdicts)
+    }
+}
+
 /// Writes the summary in the OpenMetrics text format.
 fn write_openmetrics(
     out: &mut impl Write,
@@ -971,8 +990,9 @@ pub(crate) fn report(
         }
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
-        SummaryOutput::Prometheus => render::write_prometheus(out, cov, summary, q, &verdicts),
-        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &verdicts),
+        SummaryOutput::Prometheus | SummaryOutput::Openmetrics => {
+            write_exposition(out, rc.output, cov, summary, q, &verdicts)
+        }
     };
     w.map_err(Error::Output)?;
     Ok(broken)

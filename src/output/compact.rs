@@ -153,13 +153,13 @@ pub(crate) fn output_height() -> usize {
         .max(5)
 }
 
-/// A metric's name in `--metrics`: its JSON name without `_ms` (`ttft`, `input_tokens`).
 /// The width of a `--bucket` table's column of metric `m`: its values' (8), or its header's
 /// (`prefill p50`).
 fn metric_width(m: Metric) -> usize {
     (short_name(m).len() + 4).max(8)
 }
 
+/// A metric's name in `--metrics`: its JSON name without `_ms` (`ttft`, `input_tokens`).
 fn short_name(m: Metric) -> &'static str {
     let n = m.json_name();
     n.strip_suffix("_ms").unwrap_or(n)

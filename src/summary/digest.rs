@@ -523,19 +523,15 @@ fn merge_sorted(td: &TDigest, values: &[f64]) -> TDigest {
     let (mut i, mut j) = (0, 0);
     let mut next = || -> Option<(f64, f64)> {
         match (centroids.get(i), values.get(j)) {
-            (Some(c), Some(&v)) if c.mean() >= v => {
-                j += 1;
-                Some((v, 1.0))
-            }
-            (Some(c), _) => {
+            (Some(c), v) if v.is_none_or(|&v| c.mean() < v) => {
                 i += 1;
                 Some((c.mean(), c.weight()))
             }
-            (None, Some(&v)) => {
+            (_, Some(&v)) => {
                 j += 1;
                 Some((v, 1.0))
             }
-            (None, None) => None,
+            _ => None,
         }
     };
     let Some((mut mean, mut weight)) = next() else {

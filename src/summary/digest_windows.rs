@@ -31,8 +31,8 @@ pub(super) fn save(head: &mut Map<String, Json>, b: &mut Buckets) {
             let mut w = json!({"start_ns": start, "groups": groups});
             // Why the window misses requests (an input not read to its end, a run
             // interrupted): a merge marks it as the summary did.
-            if let Some(why) = b.partial.get(start) {
-                w["partial"] = json!(why);
+            if let Some(reasons) = b.partial.get(start) {
+                w["partial"] = json!(reasons);
             }
             w
         })
@@ -74,8 +74,13 @@ pub(super) fn load(
                      bucket.width_ns (from the first Monday, 1970-01-05, for whole weeks)"
                 )
             })?;
-        if let Some(why) = w["partial"].as_str() {
-            b.partial.insert(start, why.to_owned());
+        if let Some(reasons) = w["partial"].as_array() {
+            for r in reasons {
+                let r = r.as_str().ok_or_else(|| {
+                    format!("window {i}: \"partial\" must be a list of reasons (strings)")
+                })?;
+                b.mark(start, r);
+            }
         }
         let groups = w["groups"]
             .as_array()

@@ -182,9 +182,10 @@ pub struct Buckets {
     pub taken_before: Option<i64>,
     /// Requests that ended in a window already taken out.
     pub late: u64,
-    /// Windows that miss requests the input held, by start: why (`day5.jsonl.gz not read to
-    /// its end`, `interrupted`), written with the window (`"partial"`, `(partial)`).
-    pub partial: BTreeMap<i64, String>,
+    /// Windows that miss requests the input held, by start: why, each reason once
+    /// (`day5.jsonl.gz not read to its end`, `interrupted`), written with the window, joined
+    /// by `; ` (`"partial"`, `(partial)`).
+    pub partial: BTreeMap<i64, Vec<String>>,
     /// Whether the last request placed was late: its window, and those of the late requests
     /// before it, are held until a request on time is read (or the end of input), so that a
     /// run of late requests (a file read after a later one) makes a line per window, not one
@@ -229,11 +230,7 @@ impl Buckets {
         // latest end read, taken out or not (a request read after later ones may be the first
         // of its window, which was never written: it is late all the same, its window a line
         // of late requests, not one that looks complete).
-        let complete = self.high.filter(|_| self.streaming).map(|h| {
-            h.saturating_sub(self.grace)
-                .saturating_sub(self.width)
-                .saturating_add(1)
-        });
+        let complete = self.complete_before();
         self.last_late =
             self.taken_before.is_some_and(|t| start < t) || complete.is_some_and(|c| start < c);
         if self.last_late {
@@ -247,6 +244,17 @@ impl Buckets {
             self.windows
                 .entry(start)
                 .or_insert_with(|| template.clone()),
+        )
+    }
+
+    /// When streaming, the first window start that is not complete: every window before it
+    /// ended `grace` or more before the latest end read (`start + width + grace <= high`).
+    fn complete_before(&self) -> Option<i64> {
+        let high = self.high.filter(|_| self.streaming)?;
+        Some(
+            high.saturating_sub(self.grace)
+                .saturating_sub(self.width)
+                .saturating_add(1),
         )
     }
 
@@ -267,13 +275,11 @@ impl Buckets {
         }
     }
 
-    fn mark(&mut self, start: i64, why: &str) {
+    /// Adds `why` to the reasons window `start` misses requests for (once).
+    pub(crate) fn mark(&mut self, start: i64, why: &str) {
         let reasons = self.partial.entry(start).or_default();
-        if !reasons.split("; ").any(|r| r == why) {
-            if !reasons.is_empty() {
-                reasons.push_str("; ");
-            }
-            reasons.push_str(why);
+        if !reasons.iter().any(|r| r == why) {
+            reasons.push(why.to_owned());
         }
     }
 
@@ -288,16 +294,13 @@ impl Buckets {
     /// repeat ([`Buckets::is_repeat`]); the repeats only once a request on time has been read
     /// after them. Nothing when not streaming.
     pub fn take_complete(&mut self) -> Vec<(i64, Summary, bool)> {
-        let (true, Some(high)) = (self.streaming, self.high) else {
+        let Some(cut) = self.complete_before() else {
             return Vec::new();
         };
-        // Complete: start + width + grace <= high.
-        let last = high.saturating_sub(self.grace).saturating_sub(self.width);
         match self.windows.first_key_value() {
-            Some((first, _)) if *first <= last => {}
+            Some((first, _)) if *first < cut => {}
             _ => return Vec::new(),
         }
-        let cut = last.saturating_add(1);
         // Held: the repeats, while the last request read was late.
         let from = match (self.last_late, self.taken_before) {
             (true, Some(t)) => t.min(cut),
@@ -315,8 +318,8 @@ impl Buckets {
     }
 
     /// These windows cut again `width` ns wide, a multiple of their own: each falls whole in
-    /// one of the wider windows (both are aligned on the epoch), which adds up the ones it
-    /// holds. `None` for a width that is not a multiple.
+    /// one of the wider windows (which start where one of these does: [`window_origin`]), which
+    /// adds up the ones it holds. `None` for a width that is not such a multiple.
     pub fn widened(&self, width: i64, template: &Summary) -> Option<Buckets> {
         // Each wider window starts where one of these does (3-day windows do not fall whole in
         // weeks that start on Monday).
@@ -331,8 +334,8 @@ impl Buckets {
                 .or_insert_with(|| template.clone())
                 .merge(s);
         }
-        for (start, why) in &self.partial {
-            for r in why.split("; ") {
+        for (start, reasons) in &self.partial {
+            for r in reasons {
                 out.mark(window_start(*start, width), r);
             }
         }
@@ -354,8 +357,8 @@ impl Buckets {
         self.unplaced += other.unplaced;
         self.unplaced_errors += other.unplaced_errors;
         self.late += other.late;
-        for (&start, why) in &other.partial {
-            for r in why.split("; ") {
+        for (&start, reasons) in &other.partial {
+            for r in reasons {
                 self.mark(start, r);
             }
         }
