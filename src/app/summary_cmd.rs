@@ -272,7 +272,7 @@ fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
                 if n == 1 && sc.report.save_digest.is_none() {
                     part.buckets = sc
                         .bucket
-                        .map(|w| Buckets::new(w).streaming(sc.bucket_grace));
+                        .map(|w| Buckets::new(w).cut_by(sc.range).streaming(sc.bucket_grace));
                 }
                 Mutex::new(part)
             })

@@ -49,7 +49,7 @@ impl Tally {
             slice: sc
                 .window
                 .map(|_| (Coverage::default(), template.empty_like())),
-            buckets: sc.bucket.map(Buckets::new),
+            buckets: sc.bucket.map(|w| Buckets::new(w).cut_by(sc.range)),
             ready: Vec::new(),
             // With `--by` keys or `--map` paths to check against the log's.
             keys: crate::app::keys::KeySample::new(!sc.by.is_empty() || template.mapped()),
@@ -671,6 +671,7 @@ impl<'p> Worker<'p> {
         // A summary reads the original fields of an enriched line like any other: no key.
         let mut proc = processor(config, None, &by);
         proc.set_dedupe(!sc.keep_duplicates, !sc.keep_duplicates);
+        proc.set_range(sc.range);
         proc.want_slowest(true);
         if sc.window.is_some() {
             proc.want_every_id();
@@ -928,8 +929,9 @@ impl<'p> Worker<'p> {
                     p.keys.add_line(content, proc.record_root());
                     for (k, r) in proc.requests().iter().enumerate() {
                         // A client's view of a request whose server's view is on the line:
-                        // counted as a duplicate by `proc.count`.
-                        if r.duplicate {
+                        // counted as a duplicate by `proc.count`; one outside `--since` and
+                        // `--until`, as outside.
+                        if r.duplicate || r.outside {
                             continue;
                         }
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];

@@ -681,6 +681,7 @@ mod tests {
             reason_object: false,
             timeless: false,
             run: None,
+            outside: false,
             key: None,
         }
     }

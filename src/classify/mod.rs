@@ -185,6 +185,9 @@ pub struct Request {
     /// The run it belongs to, when its line gives the run's duration (a benchmark result's
     /// `duration`: [`crate::format::FormatSpec::run_seconds`]).
     pub run: Option<Run>,
+    /// It ended outside `--since`/`--until` (or has no end instant while they are given): a
+    /// summary counts it in [`Coverage::outside_range`] only.
+    pub outside: bool,
 }
 
 /// A benchmark run whose result file gives its duration: the time its requests' rates run
@@ -402,6 +405,9 @@ pub struct Coverage {
     /// Records of a benchmark's result file outside its measurement window (warm-up,
     /// cool-down: `record_window`), not requests.
     pub outside_window: u64,
+    /// Requests that ended outside `--since`/`--until`, or have no end instant while they are
+    /// given (summary only): not counted as requests.
+    pub outside_range: u64,
     /// Multi-line requests dropped after `--join-timeout` of log time without a new line.
     pub join_timed_out: u64,
     /// Multi-line requests (and split lines) still incomplete at the end of the input.
@@ -468,11 +474,11 @@ impl UnitOffCounts {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 24] {
+            fn counters(&self) -> [u64; 25] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 24] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 25] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -504,6 +510,7 @@ coverage_counters!(
     interrupted: "interrupted",
     duplicates: "duplicates",
     outside_window: "outside_window",
+    outside_range: "outside_range",
 );
 
 impl Coverage {
@@ -608,6 +615,8 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
+    /// `--since`/`--until`: requests that ended outside are marked [`Request::outside`].
+    range: crate::metrics::TimeRange,
     /// The format whose forced-only error record the last no-timing line is
     /// ([`Coverage::generic_errors`]).
     generic_error: Option<usize>,
@@ -748,6 +757,7 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
+            range: crate::metrics::TimeRange::default(),
             generic_error: None,
             by_buf: ByBuf::default(),
             input_name: String::new(),
@@ -779,6 +789,11 @@ impl Processor {
     pub fn set_dedupe(&mut self, views: bool, keys: bool) {
         self.views = views;
         self.keys = keys;
+    }
+
+    /// Marks the requests that ended outside `range` ([`Request::outside`]).
+    pub fn set_range(&mut self, range: crate::metrics::TimeRange) {
+        self.range = range;
     }
 
     /// Reads lines with the serde_json reference parser ([`PathSet::extract_reference`])
@@ -1384,6 +1399,7 @@ impl Processor {
             key: None,
             timeless: self.timeless[format],
             run: None,
+            outside: !self.range.holds(end_ns),
         });
     }
 
@@ -1743,6 +1759,10 @@ impl Processor {
             Kind::AlreadyEnriched => cov.already_enriched += 1,
             Kind::Requests => {
                 for r in &self.requests {
+                    if r.outside {
+                        cov.outside_range += 1;
+                        continue;
+                    }
                     cov.requests += 1;
                     match r.metrics.outcome {
                         Outcome::Error => cov.errors += 1,

@@ -158,7 +158,11 @@ pub struct SummaryConfig {
     pub out: Option<PathBuf>,
     /// `--keep-duplicates`: count every copy of a record and both views of a request.
     pub keep_duplicates: bool,
+    /// `--since`, `--until`: only the requests that ended in this span of log time.
+    pub range: TimeRange,
 }
+
+pub(crate) use crate::metrics::TimeRange;
 
 /// `tokentime merge` options.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ pub use hints::args_hint;
 use crate::analysis::AnalysisConfig;
 use crate::cli::config::{
     Command, Config, DiffConfig, DiffOutput, EnrichConfig, HtmlConfig, Infer, MergeConfig,
-    ReportConfig, SummaryConfig, SummaryOutput,
+    ReportConfig, SummaryConfig, SummaryOutput, TimeRange,
 };
 use crate::format::{FormatSpec, builtins, custom, map_help, parse_path};
 use crate::input::source::Source;
@@ -104,6 +104,8 @@ struct HtmlArgs {
     /// beyond.
     #[arg(long, default_value_t = crate::summary::digest::EXACT_LIMIT, value_name = "N")]
     exact_limit: usize,
+    #[command(flatten)]
+    range: RangeArgs,
 }
 
 #[derive(Debug, Args)]
@@ -371,6 +373,52 @@ struct SummaryArgs {
     /// fall in their formats' groups.
     #[arg(long)]
     keep_duplicates: bool,
+    #[command(flatten)]
+    range: RangeArgs,
+}
+
+/// `--since` and `--until`: the requests that ended in a span of log time.
+#[derive(Debug, Args)]
+struct RangeArgs {
+    /// Only the requests that ended at or after TIME: a date (2026-11-01, midnight UTC), an
+    /// RFC 3339 time (2026-11-01T10:30:00Z, with an offset, or without one for UTC; seconds may
+    /// be left out), or Unix seconds. The others are counted as outside.
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+    /// Only the requests that ended before TIME (as --since).
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
+}
+
+impl RangeArgs {
+    fn resolve(&self) -> Result<TimeRange, ConfigError> {
+        let at = |flag: &'static str, v: &Option<String>| -> Result<Option<i64>, ConfigError> {
+            v.as_deref()
+                .map(|t| {
+                    crate::format::units::parse_flag_instant(t).ok_or_else(|| ConfigError::Flag {
+                        flag,
+                        message: format!(
+                            "{t:?} is not a time: give a date (2026-11-01), an RFC 3339 time (2026-11-01T10:30:00Z, or +02:00 for an offset) or Unix seconds"
+                        ),
+                    })
+                })
+                .transpose()
+        };
+        let range = TimeRange {
+            since: at("since", &self.since)?,
+            until: at("until", &self.until)?,
+        };
+        if let (Some(s), Some(u)) = (range.since, range.until)
+            && s >= u
+        {
+            return Err(ConfigError::Parse(format!(
+                "--since {} is not before --until {}: no request could be in between",
+                self.since.as_deref().unwrap_or_default(),
+                self.until.as_deref().unwrap_or_default()
+            )));
+        }
+        Ok(range)
+    }
 }
 
 /// Parses command-line arguments (the first is the program name) into a [`Config`], as the
@@ -549,6 +597,7 @@ impl SummaryArgs {
                 jobs,
                 out: self.out,
                 keep_duplicates: self.keep_duplicates,
+                range: self.range.resolve()?,
             }),
         )
     }
@@ -616,6 +665,7 @@ impl DiffArgs {
                     jobs,
                     out: None,
                     keep_duplicates: false,
+                    range: TimeRange::default(),
                 },
                 fail_if,
                 fail_unjudged: self.fail_unjudged,
@@ -686,6 +736,7 @@ impl HtmlArgs {
                     jobs,
                     keep_duplicates: false,
                     out: None,
+                    range: self.range.resolve()?,
                 },
                 output: self.output,
                 baseline: self.baseline,

@@ -818,6 +818,47 @@ fn rfc3339_parts(s: &str) -> Option<(i64, i64)> {
     Some((secs, frac_ns))
 }
 
+/// A time given on the command line (`--since`, `--until`), epoch ns: a date (`2026-11-01`,
+/// midnight UTC), an RFC 3339 time (with a `T` or a space; an offset, `Z`, or none for UTC;
+/// the seconds may be left out: `2026-11-01T10:30Z`), or Unix seconds (`1787334732`, a
+/// fraction allowed). `None` for anything else.
+pub(crate) fn parse_flag_instant(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    let text = if b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
+        format!("{s}T00:00:00Z")
+    } else if b.len() >= 16 && b[13] == b':' && b.get(16) != Some(&b':') && s.is_char_boundary(16) {
+        // Hours and minutes: the seconds are 00.
+        format!("{}:00{}", &s[..16], &s[16..])
+    } else {
+        s.to_owned()
+    };
+    if let Some((secs, frac_ns)) = rfc3339_parts(&text) {
+        return secs.checked_mul(1_000_000_000)?.checked_add(frac_ns);
+    }
+    if !b.first()?.is_ascii_digit() {
+        return None;
+    }
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if !int.bytes().all(|c| c.is_ascii_digit())
+        || !frac.bytes().all(|c| c.is_ascii_digit())
+        || (s.contains('.') && frac.is_empty())
+        || int.len() > 12
+    {
+        return None;
+    }
+    let mut frac_ns = 0i64;
+    let mut scale = 100_000_000i64;
+    for c in frac.bytes().take(9) {
+        frac_ns += i64::from(c - b'0') * scale;
+        scale /= 10;
+    }
+    int.parse::<i64>()
+        .ok()?
+        .checked_mul(1_000_000_000)?
+        .checked_add(frac_ns)
+}
+
 /// Days in month `m` (1-12) of year `y` (proleptic Gregorian: RFC 3339 section 5.7).
 fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
@@ -1008,6 +1049,38 @@ mod tests {
             decode_ns("\"1741946531018273536\"", Unit::EpochNs),
             Some(1_741_946_531_018_273_536)
         );
+    }
+
+    #[test]
+    fn times_on_the_command_line() {
+        const NS: i64 = 1_000_000_000;
+        let day = 1_793_491_200 * NS; // 2026-11-01T00:00:00Z
+        for (text, want) in [
+            ("2026-11-01", Some(day)),
+            ("2026-11-01T00:00:00Z", Some(day)),
+            ("2026-11-01 00:00:00", Some(day)),
+            ("2026-11-01T10:30Z", Some(day + 37_800 * NS)),
+            ("2026-11-01T10:30", Some(day + 37_800 * NS)),
+            ("2026-11-01T12:30+02:00", Some(day + 37_800 * NS)),
+            (
+                "2026-11-01T10:30:00.25Z",
+                Some(day + 37_800 * NS + 250_000_000),
+            ),
+            ("1793491200", Some(day)),
+            ("1793491200.5", Some(day + 500_000_000)),
+            (" 2026-11-01 ", Some(day)),
+            ("2026-11-31", None),
+            ("2026-11-01T25:00Z", None),
+            ("yesterday", None),
+            ("-5", None),
+            ("12.", None),
+            ("1e9", None),
+            ("", None),
+            ("2026-11-01T1é:00", None),
+            ("99999999999999999999", None),
+        ] {
+            assert_eq!(parse_flag_instant(text), want, "{text:?}");
+        }
     }
 
     #[test]

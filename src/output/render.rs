@@ -364,6 +364,19 @@ fn write_count_gauges(
             cov.outside_window
         )?;
     }
+    if cov.outside_range > 0 {
+        // Only a summary given --since or --until has the series.
+        gauge(
+            out,
+            "tokentime_requests_outside_range",
+            "Requests that ended outside --since/--until (or have no end instant): not counted.",
+        )?;
+        writeln!(
+            out,
+            "tokentime_requests_outside_range {}",
+            cov.outside_range
+        )?;
+    }
     Ok(())
 }
 

@@ -400,7 +400,7 @@ pub(crate) fn coverage_issues(cov: &Coverage) -> Vec<(&'static str, u64)> {
 }
 
 /// The coverage counts the table's first line shows only when nonzero.
-fn rare_counts(cov: &Coverage) -> [(&'static str, u64); 15] {
+fn rare_counts(cov: &Coverage) -> [(&'static str, u64); 16] {
     [
         ("too long", cov.too_long),
         ("cancelled", cov.cancelled),
@@ -412,6 +412,7 @@ fn rare_counts(cov: &Coverage) -> [(&'static str, u64); 15] {
         ("logged vs derived durations", cov.duration_mismatch),
         ("duplicates set aside", cov.duplicates),
         ("records outside the measurement window", cov.outside_window),
+        ("outside --since/--until", cov.outside_range),
         ("inputs not read to their end", cov.read_errors),
         ("multi-line requests unfinished", cov.join_unfinished),
         ("evicted", cov.join_evicted),

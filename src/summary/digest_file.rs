@@ -694,6 +694,7 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
     cov.duration_mismatch = opt(&c["anomalies"]["duration_mismatch"]);
     cov.duplicates = opt(&c["duplicates"]);
     cov.outside_window = opt(&c["outside_window"]);
+    cov.outside_range = opt(&c["outside_range"]);
     cov.read_errors = opt(&c["read_errors"]);
     let j = &c["joins"];
     cov.joined_lines = opt(&j["joined_lines"]);

@@ -1369,6 +1369,14 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
                 in two?)"
             .into();
     }
+    if cov.outside_range > 0 {
+        return format!(
+            "no request ended between --since and --until: the {} request{} read ended outside \
+             them, or log no end instant (a benchmark's result file without times)",
+            cov.outside_range,
+            if cov.outside_range == 1 { "" } else { "s" }
+        );
+    }
     match choice {
         FormatChoice::Auto => NO_REQUESTS.into(),
         FormatChoice::Mapped => NO_REQUESTS_MAPPED.into(),
@@ -1500,6 +1508,9 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
     }
     if cov.outside_window > 0 {
         c["outside_window"] = json!(cov.outside_window);
+    }
+    if cov.outside_range > 0 {
+        c["outside_range"] = json!(cov.outside_range);
     }
     c
 }

@@ -5,6 +5,7 @@
 //! wall-time slices make up a sliding window. Holds [`Summary`] values but never reads input
 //! or writes output.
 
+use crate::metrics::TimeRange;
 use crate::summary::Summary;
 use std::collections::{BTreeMap, VecDeque};
 
@@ -191,6 +192,8 @@ pub struct Buckets {
     /// run of late requests (a file read after a later one) makes a line per window, not one
     /// per request.
     last_late: bool,
+    /// `--since`/`--until`: a window they cut is marked partial when made.
+    cut: TimeRange,
 }
 
 impl Buckets {
@@ -208,6 +211,30 @@ impl Buckets {
             late: 0,
             partial: BTreeMap::new(),
             last_late: false,
+            cut: TimeRange::default(),
+        }
+    }
+
+    /// The same, holding the requests that ended in `range` only (`--since`, `--until`): the
+    /// windows its ends fall inside of are marked partial (`cut by --since ...`).
+    #[must_use]
+    pub fn cut_by(mut self, range: TimeRange) -> Self {
+        self.cut = range;
+        self
+    }
+
+    /// Marks window `start` partial where `--since` or `--until` falls inside it.
+    #[cold]
+    fn mark_cut(&mut self, start: i64) {
+        let end = start.saturating_add(self.width);
+        for (flag, at) in [("since", self.cut.since), ("until", self.cut.until)] {
+            if let Some(t) = at.filter(|&t| start < t && t < end) {
+                let shown = rfc3339_ms(t);
+                let shown = shown
+                    .strip_suffix(".000Z")
+                    .map_or(shown.clone(), |s| format!("{s}Z"));
+                self.mark(start, &format!("cut by --{flag} {shown}"));
+            }
         }
     }
 
@@ -240,6 +267,9 @@ impl Buckets {
             self.taken_before = self.taken_before.max(complete);
         }
         self.high = Some(self.high.map_or(end, |h| h.max(end)));
+        if self.cut.is_set() && !self.windows.contains_key(&start) {
+            self.mark_cut(start);
+        }
         Some(
             self.windows
                 .entry(start)

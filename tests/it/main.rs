@@ -31,6 +31,7 @@ mod parser;
 mod partial_runs;
 mod pitfalls;
 mod prometheus;
+mod range;
 mod readme;
 mod realdata;
 mod realdata_loadtest;
