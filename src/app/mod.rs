@@ -14,6 +14,7 @@ pub(crate) mod infer;
 pub(crate) mod keys;
 pub(crate) mod not_json;
 pub(crate) mod out_file;
+pub(crate) mod overlaps;
 pub(crate) mod parallel;
 pub(crate) mod report_cmd;
 pub(crate) mod summary_cmd;

@@ -60,6 +60,22 @@ struct Shared {
     diags: Mutex<Diagnostics>,
     /// Inputs that failed (to open, or while being read).
     input_failed: AtomicU64,
+    /// With several inputs whose copies are set aside: each keeps the identities of its
+    /// requests below this bound, so that those two inputs both hold are told
+    /// ([`crate::app::overlaps`]); and how many times the share kept was halved.
+    sample: Option<(u64, u32)>,
+}
+
+/// The bytes of the inputs that are files (standard input counts none).
+fn input_bytes(config: &Config) -> u64 {
+    config
+        .inputs
+        .iter()
+        .filter_map(|s| match s {
+            Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Source::Stdin => None,
+        })
+        .sum()
 }
 
 /// Reads input `i` into its part. An input that cannot be read is reported on stderr and
@@ -69,6 +85,9 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     let name = source.name();
     let mut worker = Worker::shared(&sh.proto, &sh.sc, sh.template.clone(), &sh.parts[i])
         .with_map_check(&sh.config);
+    if let Some((bound, _)) = sh.sample {
+        worker.sample_keys(bound);
+    }
     let mut report = |line: u64, why: Option<&str>| match why {
         Some(why) => lock(&sh.diags).report(&name, line, why),
         None => lock(&sh.diags).hide(),
@@ -284,6 +303,8 @@ fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
         bytes: Arc::new(AtomicU64::new(0)),
         diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
         input_failed: AtomicU64::new(0),
+        sample: (n > 1 && !sc.keep_duplicates)
+            .then(|| crate::app::overlaps::sample_bound(input_bytes(config))),
     });
     (sh, jobs)
 }
@@ -426,6 +447,8 @@ struct Watch<'a> {
     window_wait_ms: u64,
     /// The `--bucket` table's header, until it is written (before the first window).
     window_header: Option<String>,
+    /// The requests the inputs folded so far share ([`Shared::sample`]).
+    overlaps: Option<crate::app::overlaps::Overlaps>,
 }
 
 /// How long the thread that prints waits for news, at the most (ms).
@@ -438,14 +461,7 @@ const BUSY_WAIT_MS: u64 = 2;
 impl<'a> Watch<'a> {
     fn new(sh: &'a Shared) -> Self {
         let (config, sc) = (&sh.config, &sh.sc);
-        let total_bytes: u64 = config
-            .inputs
-            .iter()
-            .filter_map(|s| match s {
-                Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-                Source::Stdin => None,
-            })
-            .sum();
+        let total_bytes = input_bytes(config);
         let progress = Progress {
             enabled: sc.progress.is_some() && total_bytes > 0,
             total: total_bytes,
@@ -477,6 +493,9 @@ impl<'a> Watch<'a> {
                 .bucket
                 .and_then(|_| crate::app::buckets::WindowStyle::of(sc).table)
                 .map(|t| t.header()),
+            overlaps: sh
+                .sample
+                .map(|(_, shift)| crate::app::overlaps::Overlaps::new(shift)),
         }
     }
 
@@ -580,6 +599,9 @@ impl<'a> Watch<'a> {
         while self.folded < n && self.done[self.folded] {
             let empty = Tally::new(&sh.template, &sh.sc);
             let p = std::mem::replace(&mut *lock(&sh.parts[self.folded]), empty);
+            if let Some(o) = &mut self.overlaps {
+                o.add(self.folded, &p.key_sample);
+            }
             self.total.absorb(&p, &sh.template);
             self.folded += 1;
         }
@@ -636,8 +658,12 @@ impl<'a> Watch<'a> {
         };
         // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
         let mut fin = self.total;
-        for p in &sh.parts[self.folded..] {
-            fin.absorb(&lock(p), &sh.template);
+        for (i, p) in sh.parts.iter().enumerate().skip(self.folded) {
+            let p = lock(p);
+            if let Some(o) = &mut self.overlaps {
+                o.add(i, &p.key_sample);
+            }
+            fin.absorb(&p, &sh.template);
         }
         // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
         fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
@@ -697,6 +723,12 @@ impl<'a> Watch<'a> {
         };
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();
+        if let Some(o) = &self.overlaps {
+            let name = |i: usize| crate::input::shown_name(&config.inputs[i].name()).into_owned();
+            for w in o.warnings(name) {
+                crate::diag!("tokentime: {w}");
+            }
+        }
         crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
         if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats, &config.root) {
             mapped.warn_unseen(fin.cov.requests, &fin.keys);

@@ -38,6 +38,9 @@ pub struct Tally {
     pub ready: Vec<u8>,
     /// The keys of the first request lines (when there are `--by` keys).
     pub(crate) keys: crate::app::keys::KeySample,
+    /// The identities of a sample of the input's requests, when it was asked for
+    /// ([`Worker::sample_keys`]): set at the end of the input.
+    pub(crate) key_sample: Vec<u64>,
 }
 
 impl Tally {
@@ -53,6 +56,7 @@ impl Tally {
             ready: Vec::new(),
             // With `--by` keys or `--map` paths to check against the log's.
             keys: crate::app::keys::KeySample::new(!sc.by.is_empty() || template.mapped()),
+            key_sample: Vec::new(),
         }
     }
 
@@ -1053,9 +1057,20 @@ impl<'p> Worker<'p> {
                 proc.finish(&mut p.cov);
                 inflight.finish(&mut p);
                 if let Some(s) = seen {
+                    p.key_sample.extend(s.take_sample());
                     s.clear();
                 }
             }
+        }
+    }
+
+    /// Makes this summary worker keep the identities of the requests it counts that are below
+    /// `bound` (a sample of them, to tell requests two inputs both hold): its part has them at
+    /// the end of the input ([`Tally::key_sample`]). Nothing without a seen set
+    /// (`--keep-duplicates`).
+    pub fn sample_keys(&mut self, bound: u64) {
+        if let Role::Summary { seen: Some(s), .. } = &mut self.role {
+            s.sample_below(bound);
         }
     }
 

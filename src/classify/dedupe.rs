@@ -205,7 +205,13 @@ pub(crate) struct Seen {
     /// Whether the last request asked about ended before the horizon (`--join-timeout` before
     /// the latest end read): a copy of it read that long after would not be told.
     pub(crate) behind: bool,
+    /// The keys entered that are below a bound ([`Seen::sample_below`]), at most
+    /// [`SAMPLE_MAX`] of them: what two inputs of one run both counted is told from them.
+    sample: Option<(u64, Vec<u64>)>,
 }
+
+/// The most keys [`Seen::sample_below`] keeps of one input.
+pub(crate) const SAMPLE_MAX: usize = 1 << 18;
 
 impl Seen {
     /// An empty set keeping keys for `horizon_ns` of log time, and at most `max` (at least 1,
@@ -225,7 +231,23 @@ impl Seen {
             max,
             latest_ns: i64::MIN,
             behind: false,
+            sample: None,
         }
+    }
+
+    /// Keeps every key entered from now on that is below `bound` (keys are uniform hashes:
+    /// `bound` sets the share kept), up to [`SAMPLE_MAX`], until [`Seen::take_sample`].
+    pub(crate) fn sample_below(&mut self, bound: u64) {
+        self.sample = Some((bound, Vec::new()));
+    }
+
+    /// The keys kept since [`Seen::sample_below`] (the input's requests that were no copies),
+    /// in the order entered; keeps sampling, from none.
+    pub(crate) fn take_sample(&mut self) -> Vec<u64> {
+        self.sample
+            .as_mut()
+            .map(|(_, keys)| std::mem::take(keys))
+            .unwrap_or_default()
     }
 
     /// The home bucket of a key of `spread`.
@@ -274,6 +296,12 @@ impl Seen {
         let s = spread(key);
         if self.find(key, s) {
             return true;
+        }
+        if let Some((bound, keys)) = &mut self.sample
+            && key < *bound
+            && keys.len() < SAMPLE_MAX
+        {
+            keys.push(key);
         }
         let at = self.wrap(self.head + self.len);
         self.keys[at] = key;

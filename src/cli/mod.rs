@@ -1125,7 +1125,7 @@ fn once_each(inputs: &[Source]) -> Result<(), ConfigError> {
 }
 
 /// Says on stderr which FILEs hold the same bytes as one before them (a log copied under
-/// another name, `app.log` and `app.log.bak`): copies in two FILEs are not matched, so the
+/// another name, `app.log` and `app.log.bak`): copies in two FILEs are not set aside, so the
 /// requests of both are counted. Only files of one size are compared, by a hash of their first
 /// and last 64 KiB.
 fn warn_same_bytes(inputs: &[Source]) {
@@ -1172,8 +1172,8 @@ fn warn_same_bytes(inputs: &[Source]) {
             continue;
         };
         crate::diag!(
-            "tokentime: {} holds the same bytes as {}: its requests are counted again (copies in \
-             two FILEs are not matched); give it once",
+            "tokentime: {} holds the same bytes as {}: its requests are counted again (each FILE \
+             is an input of its own: copies in two are counted in each); give it once",
             crate::input::shown_path(b),
             crate::input::shown_path(files[i].0)
         );

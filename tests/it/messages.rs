@@ -161,8 +161,8 @@ fn summary_names_a_file_that_holds_the_same_bytes_as_another() {
     assert_eq!(
         warnings,
         [format!(
-            "tokentime: {} holds the same bytes as {}: its requests are counted again (copies in \
-             two FILEs are not matched); give it once",
+            "tokentime: {} holds the same bytes as {}: its requests are counted again (each FILE \
+             is an input of its own: copies in two are counted in each); give it once",
             b.display(),
             a.display()
         )],
@@ -171,6 +171,43 @@ fn summary_names_a_file_that_holds_the_same_bytes_as_another() {
     // Counted: 293 requests a file.
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["coverage"]["requests"], 3 * 293, "{}", doc["coverage"]);
+}
+
+/// Two FILEs that both hold some requests (the overlap of two rotated files) are read as
+/// inputs of their own, each counting its requests: stderr names the pair and how many they
+/// share, and how to count them once. Not with `--keep-duplicates`, nor for one input.
+#[test]
+fn requests_two_files_both_hold_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = lab.lines().collect();
+    let (a, b) = (dir.path().join("app.log.1"), dir.path().join("app.log"));
+    std::fs::write(&a, lines[..200].join("\n") + "\n").unwrap();
+    std::fs::write(&b, lines[150..].join("\n") + "\n").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let said = |args: &[&str]| -> Vec<String> {
+        let out = run(args, b"");
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| l.contains("both hold"))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        said(&["summary", a, b]),
+        [format!(
+            "tokentime: {a} and {b} both hold 50 requests alike (id, times and token counts: the \
+             overlap of rotated files, a log exported twice?): each is counted in both; give the \
+             two as one input, oldest first (`cat {a} {b} | tokentime summary`), to count them once"
+        )]
+    );
+    // Read as one input, the 50 are set aside.
+    let cat = format!("{}\n{}\n", lines[..200].join("\n"), lines[150..].join("\n"));
+    let doc: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], cat.as_bytes())).unwrap();
+    assert_eq!(doc["coverage"]["duplicates"], 50);
+    assert!(said(&["summary", "--keep-duplicates", a, b]).is_empty());
+    assert!(said(&["summary", "--threads", "1", a]).is_empty());
 }
 
 /// `merge d.json d.json` (a glob that matches a digest twice, or a link to it) would count
