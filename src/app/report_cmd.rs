@@ -110,7 +110,8 @@ pub(crate) fn run_report(
 }
 
 /// How the baseline is read and compared: as `tokentime diff` with the report's `--by`,
-/// `--quantiles`, `--max-groups` and `--exact-limit`.
+/// `--quantiles`, `--max-groups` and `--exact-limit`; whole (the report's `--since` and
+/// `--until` are its own: a baseline of another span is a digest saved with that span).
 fn diff_config(hc: &HtmlConfig) -> DiffConfig {
     let sc = &hc.summary;
     let mut summary = sc.clone();
@@ -121,6 +122,7 @@ fn diff_config(hc: &HtmlConfig) -> DiffConfig {
     };
     summary.goodput = None;
     summary.bucket = None;
+    summary.range = crate::cli::config::TimeRange::default();
     DiffConfig {
         summary,
         fail_if: vec![],

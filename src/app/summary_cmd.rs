@@ -973,7 +973,15 @@ fn report_slos_and_digest(
         digest_file::save_via(path, cov, summary, windows.take(), open)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
-    let verdicts = slo::evaluate(&rc.slos, summary);
+    let mut verdicts = slo::evaluate(&rc.slos, summary);
+    // No request ended in `--since`/`--until` (a span mistyped, a quiet day): nothing to
+    // judge, as for a group no request was in.
+    if cov.requests == 0 && cov.outside_range > 0 {
+        for v in verdicts.iter_mut().filter(|v| v.value.is_none()) {
+            v.unjudged
+                .get_or_insert_with(|| "no request ended between --since and --until".into());
+        }
+    }
     for v in &verdicts {
         crate::diag!("tokentime: {}", v.line());
     }

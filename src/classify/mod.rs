@@ -185,8 +185,8 @@ pub struct Request {
     /// The run it belongs to, when its line gives the run's duration (a benchmark result's
     /// `duration`: [`crate::format::FormatSpec::run_seconds`]).
     pub run: Option<Run>,
-    /// It ended outside `--since`/`--until` (or has no end instant while they are given): a
-    /// summary counts it in [`Coverage::outside_range`] only.
+    /// It ended outside `--since`/`--until` (without an end instant: it started outside; with
+    /// neither, while they are given): a summary counts it in [`Coverage::outside_range`] only.
     pub outside: bool,
 }
 
@@ -1399,7 +1399,9 @@ impl Processor {
             key: None,
             timeless: self.timeless[format],
             run: None,
-            outside: !self.range.holds(end_ns),
+            // Placed by its end; one that logs none (a failure logged with its start only) by
+            // its start.
+            outside: !self.range.holds(end_ns.or(start_ns)),
         });
     }
 

@@ -383,10 +383,10 @@ struct RangeArgs {
     /// Only the requests that ended at or after TIME: a date (2026-11-01, midnight UTC), an
     /// RFC 3339 time (2026-11-01T10:30:00Z, with an offset, or without one for UTC; seconds may
     /// be left out), or Unix seconds. The others are counted as outside.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     since: Option<String>,
     /// Only the requests that ended before TIME (as --since).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", allow_hyphen_values = true)]
     until: Option<String>,
 }
 
@@ -398,7 +398,7 @@ impl RangeArgs {
                     crate::format::units::parse_flag_instant(t).ok_or_else(|| ConfigError::Flag {
                         flag,
                         message: format!(
-                            "{t:?} is not a time: give a date (2026-11-01), an RFC 3339 time (2026-11-01T10:30:00Z, or +02:00 for an offset) or Unix seconds"
+                            "{t:?} is not a time: give a date (2026-11-01), an RFC 3339 time (2026-11-01T10:30:00Z, or +02:00 for an offset) or Unix seconds (from 2000 to 2200)"
                         ),
                     })
                 })

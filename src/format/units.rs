@@ -821,7 +821,8 @@ fn rfc3339_parts(s: &str) -> Option<(i64, i64)> {
 /// A time given on the command line (`--since`, `--until`), epoch ns: a date (`2026-11-01`,
 /// midnight UTC), an RFC 3339 time (with a `T` or a space; an offset, `Z`, or none for UTC;
 /// the seconds may be left out: `2026-11-01T10:30Z`), or Unix seconds (`1787334732`, a
-/// fraction allowed). `None` for anything else.
+/// fraction allowed) from 2000 to 2200, as the formats' instants must be (a number outside
+/// them is more likely a date written `20261101`, or milliseconds). `None` for anything else.
 pub(crate) fn parse_flag_instant(s: &str) -> Option<i64> {
     let s = s.trim();
     let b = s.as_bytes();
@@ -853,10 +854,12 @@ pub(crate) fn parse_flag_instant(s: &str) -> Option<i64> {
         frac_ns += i64::from(c - b'0') * scale;
         scale /= 10;
     }
-    int.parse::<i64>()
-        .ok()?
-        .checked_mul(1_000_000_000)?
-        .checked_add(frac_ns)
+    let secs = int.parse::<i64>().ok()?;
+    // 2000-01-01 and 2200-01-01.
+    if !(946_684_800..7_258_118_400).contains(&secs) {
+        return None;
+    }
+    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
 }
 
 /// Days in month `m` (1-12) of year `y` (proleptic Gregorian: RFC 3339 section 5.7).
@@ -1078,6 +1081,10 @@ mod tests {
             ("", None),
             ("2026-11-01T1é:00", None),
             ("99999999999999999999", None),
+            ("20261101", None),
+            ("1793491200000", None),
+            ("946684799", None),
+            ("946684800", Some(946_684_800 * NS)),
         ] {
             assert_eq!(parse_flag_instant(text), want, "{text:?}");
         }

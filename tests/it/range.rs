@@ -232,3 +232,31 @@ fn requests_without_an_end_instant_are_outside_and_a_run_of_none_says_why() {
         "{text}"
     );
 }
+
+#[test]
+fn a_failure_with_a_start_only_is_placed_by_it() {
+    // guidellm's errored requests log when they started, not when they ended: a span over the
+    // run keeps its 10 timeouts.
+    let f = testdata().join("realdata/guidellm03-qwen3-0.6b-llmd-sim/benchmarks.json");
+    let f = f.to_str().unwrap();
+    let whole = summary(&[f], "");
+    let span = summary(&["--since", "2025-09-23", "--until", "2025-09-24", f], "");
+    assert_eq!(whole["coverage"]["errors"], 10);
+    assert_eq!(span["coverage"]["errors"], 10);
+    assert_eq!(span["coverage"]["requests"], whole["coverage"]["requests"]);
+    assert!(span["coverage"].get("outside_range").is_none());
+}
+
+#[test]
+fn an_slo_over_an_empty_span_is_not_judged() {
+    let out = run(
+        &["summary", "--slo", "ttft:p99<=60s", "--since", "2026-02-01"],
+        log().as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SLO ttft:p99<=60s not judged: no request ended between --since and --until"),
+        "{err}"
+    );
+}

@@ -208,6 +208,33 @@ fn slos_and_goodput_are_the_summarys() {
     assert!(page.contains(">BROKEN<") && page.contains(">met<"));
 }
 
+/// `--since` and `--until` cut the report's own inputs; a baseline is read whole (the span of
+/// another run is a digest saved with it).
+#[test]
+fn a_span_is_the_reports_not_the_baselines() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let lab = lab.to_str().unwrap();
+    let (code, page) = report(&[
+        "--since",
+        "2026-11-29T15:30Z",
+        "--until",
+        "2026-11-29T15:40Z",
+        "--baseline",
+        lab,
+        lab,
+    ]);
+    assert_eq!(code, 0);
+    let diff: Value = serde_json::from_str(&unescape_json(block(&page, "tokentime-diff"))).unwrap();
+    assert_eq!(diff["a"]["requests"], 293);
+    assert_eq!(diff["b"]["requests"], 64);
+}
+
+fn unescape_json(s: &str) -> String {
+    s.replace("\\u003c", "<")
+        .replace("\\u003e", ">")
+        .replace("\\u0026", "&")
+}
+
 #[test]
 fn baseline_comparison_is_the_diffs() {
     let dir = tempfile::tempdir().unwrap();
