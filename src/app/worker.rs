@@ -268,7 +268,7 @@ impl Applier {
     pub(crate) fn apply(&mut self, chunk: &Pending, copies: &[u32]) {
         let mut copies = copies.iter().peekable();
         for i in 0..chunk.requests.len() {
-            if copies.next_if(|&&c| c as usize == i).is_some() {
+            if copies.next_if(|&&c| c as usize == i).is_some() || chunk.requests[i].outside {
                 continue;
             }
             // As `tally` adds a request of a part without `--bucket` windows, and whose
@@ -282,10 +282,15 @@ impl Verdicts {
     /// Keeps request `r` of the chunk being read until its verdict, and hands on its identity.
     fn push(&mut self, r: &Request, gaps: &[i64], by: ByValues<'_>, note: Option<&Note>) {
         self.current.push(r, gaps, by, note);
+        // One outside `--since`/`--until` is only in flight: not told from copies, not added.
         self.keyed.push(Keyed {
-            key: r.key,
+            key: r.key.filter(|_| !r.outside),
             end: r.end_ns,
-            sweep: sweep_input(r, by),
+            sweep: if r.outside {
+                presence(r)
+            } else {
+                sweep_input(r, by)
+            },
         });
     }
 }
@@ -433,6 +438,16 @@ enum Inflight {
 
 /// Request `r`'s entry into the in-flight sweep as a chunk worker hands it on (`None` without
 /// a start and an end).
+/// Request `r`'s entry into the in-flight sweep as one in flight only, with no decode of its
+/// own to place (one outside `--since`/`--until`: the server had it in flight all the same).
+fn presence(r: &Request) -> Option<SweepInput> {
+    Some(SweepInput {
+        start: r.start_ns?,
+        end: r.end_ns?,
+        decode: None,
+    })
+}
+
 fn sweep_input(r: &Request, by: ByValues<'_>) -> Option<SweepInput> {
     let (Some(start), Some(end)) = (r.start_ns, r.end_ns) else {
         return None;
@@ -487,6 +502,18 @@ impl Inflight {
                 let decode = decode.map(|(d, tpot)| (d, (side.group_ids(cache, by), tpot)));
                 sw.push(start, end, decode);
             }
+        }
+    }
+
+    /// Enters request `r` as in flight only ([`presence`]).
+    fn push_presence(&mut self, r: &Request) {
+        let Some(e) = presence(r) else {
+            return;
+        };
+        match self {
+            Inflight::Sweep(sw) => sw.push(e.start, e.end, None),
+            Inflight::Apart(sw, _) => sw.push(e.start, e.end, None),
+            Inflight::Emit(v) => v.push(e),
         }
     }
 
@@ -933,9 +960,8 @@ impl<'p> Worker<'p> {
                     p.keys.add_line(content, proc.record_root());
                     for (k, r) in proc.requests().iter().enumerate() {
                         // A client's view of a request whose server's view is on the line:
-                        // counted as a duplicate by `proc.count`; one outside `--since` and
-                        // `--until`, as outside.
-                        if r.duplicate || r.outside {
+                        // counted as a duplicate by `proc.count`.
+                        if r.duplicate {
                             continue;
                         }
                         let gaps = &proc.gaps()[r.itl.0 as usize..(r.itl.0 + r.itl.1) as usize];
@@ -951,6 +977,12 @@ impl<'p> Worker<'p> {
                                 by: bounded_owned(by),
                                 note: proc.note(k).cloned().map(Box::new),
                             });
+                            continue;
+                        }
+                        // Outside `--since`/`--until` (counted as outside by `proc.count`):
+                        // in flight only.
+                        if r.outside {
+                            inflight.push_presence(r);
                             continue;
                         }
                         if is_copy(seen.as_deref_mut(), r, p) {
@@ -1308,6 +1340,10 @@ impl<'p> Worker<'p> {
         let mut guard = part.get();
         let p = &mut *guard;
         for e in entries {
+            if e.request.outside {
+                inflight.push_presence(&e.request);
+                continue;
+            }
             if is_copy(seen.as_deref_mut(), &e.request, p) {
                 continue;
             }

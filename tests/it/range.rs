@@ -187,6 +187,20 @@ fn several_threads_and_files_keep_the_same_requests_as_one() {
         b"",
     );
     assert_eq!(one, many);
+    // Chunk workers that hand every request on (--bucket), or tell no copies.
+    for extra in [&["--bucket", "1m"][..], &["--keep-duplicates"][..]] {
+        let run_with = |threads: &[&str]| {
+            run_ok(
+                &[&["summary", "-o", "json", p][..], threads, &span[..], extra].concat(),
+                b"",
+            )
+        };
+        assert_eq!(
+            run_with(&["--threads", "1"]),
+            run_with(&["--threads", "3", "--chunk-bytes", "4096"]),
+            "{extra:?}"
+        );
+    }
     let doc: Value = serde_json::from_slice(&one).unwrap();
     // Ends 0.1 s apart from T0: 50 s to 240 s (exclusive) is requests 500 to 2399.
     assert_eq!(doc["coverage"]["requests"], 1900);
@@ -259,4 +273,34 @@ fn an_slo_over_an_empty_span_is_not_judged() {
         err.contains("SLO ttft:p99<=60s not judged: no request ended between --since and --until"),
         "{err}"
     );
+}
+
+#[test]
+fn requests_outside_the_span_still_count_in_flight() {
+    // Three requests open from 0 to 59 s end before --since (1 min); the one kept decodes
+    // from 50.2 s to 60 s: time-weighted, 1 + 3 * 8.8 / 9.8 requests in flight.
+    let mut input = String::new();
+    for i in 0..3 {
+        input.push_str(&request_at(i, T0, 200.0, T0 + 59.0));
+    }
+    input.push_str(&request_at(9, T0 + 50.0, 200.0, T0 + 60.0));
+    let doc = summary(&["--since", "2026-01-01T00:01Z"], &input);
+    assert_eq!(doc["coverage"]["requests"], 1);
+    let g = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["key"].as_object().unwrap().is_empty())
+        .unwrap();
+    let b = &g["analysis"]["tpot_by_in_flight"]["buckets"][0];
+    assert_eq!(b["mean_in_flight"], 3.694);
+    assert_eq!(b["count"], 1);
+}
+
+/// A LiteLLM line of a request from `start` to `end` (epoch s), TTFT `ttft_ms`.
+fn request_at(id: usize, start: f64, ttft_ms: f64, end: f64) -> String {
+    format!(
+        r#"{{"id":"r{id}","call_type":"acompletion","stream":true,"status":"success","startTime":{start},"completionStartTime":{},"endTime":{end},"prompt_tokens":10,"completion_tokens":11}}"#,
+        start + ttft_ms / 1000.0
+    ) + "\n"
 }
