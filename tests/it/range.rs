@@ -42,14 +42,18 @@ fn summary(args: &[&str], input: &str) -> Value {
     serde_json::from_slice(&run_ok(&all, input.as_bytes())).unwrap()
 }
 
-fn ttft(doc: &Value) -> &Value {
-    let all = doc["groups"]
+/// The all-requests group of a JSON summary.
+fn all_requests(doc: &Value) -> &Value {
+    doc["groups"]
         .as_array()
         .unwrap()
         .iter()
         .find(|g| g["key"].as_object().unwrap().is_empty())
-        .unwrap();
-    &all["metrics"]["ttft_ms"]
+        .unwrap()
+}
+
+fn ttft(doc: &Value) -> &Value {
+    &all_requests(doc)["metrics"]["ttft_ms"]
 }
 
 #[test]
@@ -286,13 +290,7 @@ fn requests_outside_the_span_still_count_in_flight() {
     input.push_str(&request_at(9, T0 + 50.0, 200.0, T0 + 60.0));
     let doc = summary(&["--since", "2026-01-01T00:01Z"], &input);
     assert_eq!(doc["coverage"]["requests"], 1);
-    let g = doc["groups"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["key"].as_object().unwrap().is_empty())
-        .unwrap();
-    let b = &g["analysis"]["tpot_by_in_flight"]["buckets"][0];
+    let b = &all_requests(&doc)["analysis"]["tpot_by_in_flight"]["buckets"][0];
     assert_eq!(b["mean_in_flight"], 3.694);
     assert_eq!(b["count"], 1);
 }
