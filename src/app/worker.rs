@@ -104,6 +104,7 @@ pub(crate) fn template(sc: &SummaryConfig) -> Summary {
     )
     .with_goodput(sc.goodput.clone())
     .with_genai(sc.report.keeps_genai())
+    .with_range(sc.range)
 }
 
 /// Where a summary worker adds its lines: a part of its own, or one shared with the thread

@@ -36,6 +36,9 @@ pub fn to_json<'a>(
     head.insert("schema".into(), json!(SCHEMA));
     head.insert("coverage".into(), coverage_json(cov));
     head.insert("span".into(), span_json(summary));
+    if let Some(r) = summary.range_json() {
+        head.insert("range".into(), r);
+    }
     if let Some(p) = crate::summary::partial_json(cov) {
         head.insert("partial".into(), p);
     }

@@ -60,6 +60,13 @@ pub(crate) fn to_json<'a>(
     if let Some(p) = crate::summary::partial_json(cov) {
         head.insert("partial".into(), p);
     }
+    let r = summary.range();
+    if r.is_set() {
+        head.insert(
+            "range".into(),
+            json!({"since_ns": r.since, "until_ns": r.until}),
+        );
+    }
     // The OpenTelemetry GenAI histograms, for `merge -o prometheus`.
     if let Some(g) = summary.genai() {
         head.insert("genai".into(), g.save_json());
@@ -416,7 +423,8 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         .with_hit_ratio(match &doc["cache_hit_ratio"] {
             Json::Null => None,
             v => Some(v.as_f64().ok_or("\"cache_hit_ratio\" must be a number")?),
-        });
+        })
+        .with_range(load_range(&doc["range"])?);
     // Windows are made before the histograms are kept: a window has none.
     let template = summary.empty_like();
     // Files from before the histograms were saved have none, nor those from before their
@@ -879,6 +887,14 @@ impl Merger {
                 sum.by().join(", ")
             ));
         }
+        if sum.range() != l.summary.range() {
+            crate::diag!(
+                "tokentime: {at}: saved with {}, an earlier file with {}: merged, each with the requests of its own span (spans of one log that overlap count the requests in both twice)",
+                range_text(l.summary.range()),
+                range_text(sum.range())
+            );
+            sum.set_range(crate::metrics::TimeRange::default());
+        }
         match (sum.hit_ratio(), l.summary.hit_ratio()) {
             (Some(a), Some(b)) if a != b => {
                 return Err(format!(
@@ -943,3 +959,38 @@ fn load_top(doc: &Json, summary: &mut Summary) -> Result<(), String> {
 #[cfg(test)]
 #[path = "digest_file_tests.rs"]
 mod tests;
+
+/// A digest file's `range` (`null` or absent in a file saved without `--since`/`--until`, or
+/// before it was saved).
+fn load_range(v: &Json) -> Result<crate::metrics::TimeRange, String> {
+    if v.is_null() {
+        return Ok(crate::metrics::TimeRange::default());
+    }
+    let at = |k: &str| -> Result<Option<i64>, String> {
+        match &v[k] {
+            Json::Null => Ok(None),
+            t => t
+                .as_i64()
+                .map(Some)
+                .ok_or_else(|| format!("\"range.{k}\" must be an integer (ns) or null")),
+        }
+    };
+    Ok(crate::metrics::TimeRange {
+        since: at("since_ns")?,
+        until: at("until_ns")?,
+    })
+}
+
+/// A span as its flags (`--since 2026-11-29T15:30:00.000Z --until ...`), or `no --since or
+/// --until`.
+fn range_text(r: crate::metrics::TimeRange) -> String {
+    let flags: Vec<String> = [("since", r.since), ("until", r.until)]
+        .into_iter()
+        .filter_map(|(f, t)| Some(format!("--{f} {}", crate::summary::window::rfc3339_ms(t?))))
+        .collect();
+    if flags.is_empty() {
+        "no --since or --until".into()
+    } else {
+        flags.join(" ")
+    }
+}

@@ -664,6 +664,9 @@ pub struct Summary {
     /// The `--cache-hit-ratio` its cache classes were made with (saved in digest files, so
     /// that `merge` refuses files whose hit and partial groups mean different things).
     hit_ratio: Option<f64>,
+    /// The `--since`/`--until` span its requests ended in (written in its JSON and digest
+    /// files).
+    range: crate::metrics::TimeRange,
     /// The overall group as reported ([`Summary::groups`], [`Summary::raw_groups`]), made
     /// afresh for each report: see [`Summary::overall`].
     /// `None` until the first report: a `--bucket` window is a summary of its own, and most
@@ -722,6 +725,7 @@ impl Summary {
             exact_limit,
             targets: None,
             hit_ratio: None,
+            range: crate::metrics::TimeRange::default(),
             view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: None,
@@ -759,6 +763,32 @@ impl Summary {
     pub fn with_hit_ratio(mut self, ratio: Option<f64>) -> Self {
         self.hit_ratio = ratio;
         self
+    }
+
+    /// Records the `--since`/`--until` span its requests ended in.
+    #[must_use]
+    pub fn with_range(mut self, range: crate::metrics::TimeRange) -> Self {
+        self.range = range;
+        self
+    }
+
+    /// The span recorded ([`Summary::with_range`]).
+    pub fn range(&self) -> crate::metrics::TimeRange {
+        self.range
+    }
+
+    /// Sets the span recorded (a merge of files of different spans: none).
+    pub fn set_range(&mut self, range: crate::metrics::TimeRange) {
+        self.range = range;
+    }
+
+    /// The span as JSON, `{"since": ..., "until": ...}` (RFC 3339, `null` for an end not
+    /// given); `None` without one.
+    pub(crate) fn range_json(&self) -> Option<Json> {
+        let at = |t: Option<i64>| t.map(crate::summary::window::rfc3339_ms);
+        self.range
+            .is_set()
+            .then(|| json!({"since": at(self.range.since), "until": at(self.range.until)}))
     }
 
     /// Sets the `--cache-hit-ratio` recorded (a merge of files some of which predate it).
@@ -803,6 +833,7 @@ impl Summary {
             exact_limit: self.exact_limit,
             targets: self.targets.clone(),
             hit_ratio: self.hit_ratio,
+            range: self.range,
             view: None,
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),

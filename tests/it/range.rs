@@ -60,6 +60,10 @@ fn ttft(doc: &Value) -> &Value {
 fn since_is_inclusive_and_until_exclusive() {
     let since = format!("{}", T0 + 60.0);
     let doc = summary(&["--since", &since, "--until", "2026-01-01T00:02Z"], &log());
+    assert_eq!(
+        doc["range"],
+        serde_json::json!({"since": "2026-01-01T00:01:00.000Z", "until": "2026-01-01T00:02:00.000Z"})
+    );
     let cov = &doc["coverage"];
     // Ends at 60, 90 and 119.999 s are in [60 s, 120 s).
     assert_eq!(cov["requests"], 3);
@@ -81,6 +85,7 @@ fn since_is_inclusive_and_until_exclusive() {
     assert_eq!(doc["coverage"]["outside_range"], 2);
     // Without either, every request, and no outside count.
     let doc = summary(&[], &log());
+    assert!(doc.get("range").is_none());
     assert_eq!(doc["coverage"]["requests"], 6);
     assert!(doc["coverage"].get("outside_range").is_none());
 }
@@ -229,6 +234,23 @@ fn a_digest_file_keeps_the_count_and_merge_adds_it_up() {
         serde_json::from_slice(&run_ok(&["merge", "-o", "json", &a, &b], b"")).unwrap();
     assert_eq!(doc["coverage"]["requests"], 6);
     assert_eq!(doc["coverage"]["outside_range"], 6);
+    // Their spans differ: merged, said, and the merge has no span of its own.
+    let out = run(&["merge", "-o", "json", &a, &b], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{b}: saved with --since 2026-01-01T00:01:00.000Z, an earlier file with --until 2026-01-01T00:01:00.000Z: merged"
+        )),
+        "{err}"
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc.get("range").is_none());
+    // One span, kept.
+    let doc: Value = serde_json::from_slice(&run_ok(&["merge", "-o", "json", &a], b"")).unwrap();
+    assert_eq!(
+        doc["range"],
+        serde_json::json!({"since": null, "until": "2026-01-01T00:01:00.000Z"})
+    );
 }
 
 #[test]
