@@ -600,7 +600,8 @@ impl<'a> Watch<'a> {
             let empty = Tally::new(&sh.template, &sh.sc);
             let p = std::mem::replace(&mut *lock(&sh.parts[self.folded]), empty);
             if let Some(o) = &mut self.overlaps {
-                o.add(self.folded, &p.key_sample);
+                let start = p.summary.overall_span().map(|s| s.0);
+                o.add(self.folded, &p.key_sample, start);
             }
             self.total.absorb(&p, &sh.template);
             self.folded += 1;
@@ -661,7 +662,7 @@ impl<'a> Watch<'a> {
         for (i, p) in sh.parts.iter().enumerate().skip(self.folded) {
             let p = lock(p);
             if let Some(o) = &mut self.overlaps {
-                o.add(i, &p.key_sample);
+                o.add(i, &p.key_sample, p.summary.overall_span().map(|s| s.0));
             }
             fin.absorb(&p, &sh.template);
         }
@@ -725,7 +726,7 @@ impl<'a> Watch<'a> {
         lock(&sh.diags).finish();
         if let Some(o) = &self.overlaps {
             let name = |i: usize| crate::input::shown_name(&config.inputs[i].name()).into_owned();
-            for w in o.warnings(name) {
+            for w in o.warnings(name, &format_duration(config.join_timeout_ns)) {
                 crate::diag!("tokentime: {w}");
             }
         }

@@ -887,12 +887,16 @@ impl Merger {
                 sum.by().join(", ")
             ));
         }
+        // Spans of one log that share time count the requests in both twice (those of
+        // several hosts do not: said, not refused). The merge has no span of its own.
         if sum.range() != l.summary.range() {
-            crate::diag!(
-                "tokentime: {at}: saved with {}, an earlier file with {}: merged, each with the requests of its own span (spans of one log that overlap count the requests in both twice)",
-                range_text(l.summary.range()),
-                range_text(sum.range())
-            );
+            if overlap(sum.range(), l.summary.range()) {
+                crate::diag!(
+                    "tokentime: {at}: saved with {}, an earlier file with {}: the spans overlap; merged, each with the requests of its own span (spans of one log that overlap count the requests in both twice)",
+                    range_text(l.summary.range()),
+                    range_text(sum.range())
+                );
+            }
             sum.set_range(crate::metrics::TimeRange::default());
         }
         match (sum.hit_ratio(), l.summary.hit_ratio()) {
@@ -979,6 +983,15 @@ fn load_range(v: &Json) -> Result<crate::metrics::TimeRange, String> {
         since: at("since_ns")?,
         until: at("until_ns")?,
     })
+}
+
+/// Whether two spans share an instant (an end not given is open).
+fn overlap(a: crate::metrics::TimeRange, b: crate::metrics::TimeRange) -> bool {
+    let before = |since: Option<i64>, until: Option<i64>| match (since, until) {
+        (Some(s), Some(u)) => s < u,
+        _ => true,
+    };
+    before(a.since, b.until) && before(b.since, a.until)
 }
 
 /// A span as its flags (`--since 2026-11-29T15:30:00.000Z --until ...`), or `no --since or

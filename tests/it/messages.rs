@@ -198,7 +198,8 @@ fn requests_two_files_both_hold_are_named() {
         [format!(
             "tokentime: {a} and {b} both hold 50 requests alike (id, times and token counts: the \
              overlap of rotated files, a log exported twice?): each is counted in both; give the \
-             two as one input, oldest first (`cat {a} {b} | tokentime summary`), to count them once"
+             two as one input, the older first (`cat {a} {b} | tokentime summary`, with a \
+             --join-timeout as long as the overlap when it is over 10m), to count them once"
         )]
     );
     // Read as one input, the 50 are set aside.
@@ -206,6 +207,8 @@ fn requests_two_files_both_hold_are_named() {
     let doc: serde_json::Value =
         serde_json::from_slice(&run_ok(&["summary", "-o", "json"], cat.as_bytes())).unwrap();
     assert_eq!(doc["coverage"]["duplicates"], 50);
+    // Given newest first, the older is still named first.
+    assert_eq!(said(&["summary", b, a]), said(&["summary", a, b]));
     assert!(said(&["summary", "--keep-duplicates", a, b]).is_empty());
     assert!(said(&["summary", "--threads", "1", a]).is_empty());
 }

@@ -234,17 +234,25 @@ fn a_digest_file_keeps_the_count_and_merge_adds_it_up() {
         serde_json::from_slice(&run_ok(&["merge", "-o", "json", &a, &b], b"")).unwrap();
     assert_eq!(doc["coverage"]["requests"], 6);
     assert_eq!(doc["coverage"]["outside_range"], 6);
-    // Their spans differ: merged, said, and the merge has no span of its own.
+    // Their spans differ, one after the other: merged in silence, the merge of no span.
     let out = run(&["merge", "-o", "json", &a, &b], b"");
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains(&format!(
-            "{b}: saved with --since 2026-01-01T00:01:00.000Z, an earlier file with --until 2026-01-01T00:01:00.000Z: merged"
-        )),
-        "{err}"
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc.get("range").is_none());
+    // Spans that overlap: said.
+    let c = save("c.digest.json", ["--since", "2026-01-01T00:00:30Z"]);
+    let out = run(&["merge", "-o", "json", &a, &c], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{c}: saved with --since 2026-01-01T00:00:30.000Z, an earlier file with --until 2026-01-01T00:01:00.000Z: the spans overlap; merged"
+        )),
+        "{err}"
+    );
     // One span, kept.
     let doc: Value = serde_json::from_slice(&run_ok(&["merge", "-o", "json", &a], b"")).unwrap();
     assert_eq!(
