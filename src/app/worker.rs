@@ -437,10 +437,9 @@ enum Inflight {
     Apart(Box<Sweep<(GroupIds, Timing)>>, Box<Summary>),
 }
 
-/// Request `r`'s entry into the in-flight sweep as a chunk worker hands it on (`None` without
-/// a start and an end).
 /// Request `r`'s entry into the in-flight sweep as one in flight only, with no decode of its
-/// own to place (one outside `--since`/`--until`: the server had it in flight all the same).
+/// own to place (one outside `--since`/`--until`: the server had it in flight all the same);
+/// `None` without a start and an end.
 fn presence(r: &Request) -> Option<SweepInput> {
     Some(SweepInput {
         start: r.start_ns?,
@@ -449,11 +448,11 @@ fn presence(r: &Request) -> Option<SweepInput> {
     })
 }
 
+/// Request `r`'s entry into the in-flight sweep as a chunk worker hands it on (`None` without
+/// a start and an end).
 fn sweep_input(r: &Request, by: ByValues<'_>) -> Option<SweepInput> {
-    let (Some(start), Some(end)) = (r.start_ns, r.end_ns) else {
-        return None;
-    };
-    let decode = match (r.metrics.tpot, r.metrics.decode) {
+    let mut entry = presence(r)?;
+    entry.decode = match (r.metrics.tpot, r.metrics.decode) {
         (Ok(tpot), Ok(decode)) => Some((
             crate::number::round(decode) as i64,
             r.metrics.cache,
@@ -462,7 +461,7 @@ fn sweep_input(r: &Request, by: ByValues<'_>) -> Option<SweepInput> {
         )),
         _ => None,
     };
-    Some(SweepInput { start, end, decode })
+    Some(entry)
 }
 
 impl Inflight {

@@ -405,8 +405,9 @@ pub struct Coverage {
     /// Records of a benchmark's result file outside its measurement window (warm-up,
     /// cool-down: `record_window`), not requests.
     pub outside_window: u64,
-    /// Requests that ended outside `--since`/`--until`, or have no end instant while they are
-    /// given (summary only): not counted as requests.
+    /// Requests that ended outside `--since`/`--until` (without an end instant: started
+    /// outside), or log neither instant while they are given (summary only): not counted as
+    /// requests.
     pub outside_range: u64,
     /// Multi-line requests dropped after `--join-timeout` of log time without a new line.
     pub join_timed_out: u64,
