@@ -334,10 +334,7 @@ pub(crate) fn collect_into(
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
     watch.run(&rx, &AtomicBool::new(false), windows)?;
-    let mut fin = watch.total;
-    for p in &sh.parts[watch.folded..] {
-        fin.absorb(&lock(p), &sh.template);
-    }
+    let mut fin = watch.fold_rest();
     fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
     if let Some(b) = &mut fin.buckets {
         windows.write_all(&fin.ready).map_err(Error::Output)?;
@@ -345,6 +342,7 @@ pub(crate) fn collect_into(
         crate::app::buckets::write_all(windows, b, &style).map_err(Error::Output)?;
     }
     lock(&sh.diags).finish();
+    watch.say_shared();
     Ok((fin.cov, fin.summary))
 }
 
@@ -599,12 +597,38 @@ impl<'a> Watch<'a> {
         while self.folded < n && self.done[self.folded] {
             let empty = Tally::new(&sh.template, &sh.sc);
             let p = std::mem::replace(&mut *lock(&sh.parts[self.folded]), empty);
-            if let Some(o) = &mut self.overlaps {
-                let start = p.summary.overall_span().map(|s| s.0);
-                o.add(self.folded, &p.key_sample, start);
-            }
-            self.total.absorb(&p, &sh.template);
+            self.absorb(self.folded, &p);
             self.folded += 1;
+        }
+    }
+
+    /// Adds input `i`'s part to the total (and its sample of identities to those compared).
+    fn absorb(&mut self, i: usize, p: &Tally) {
+        if let Some(o) = &mut self.overlaps {
+            o.add(i, &p.key_sample, p.summary.overall_span().map(|s| s.0));
+        }
+        self.total.absorb(p, &self.sh.template);
+    }
+
+    /// The total, with the inputs not folded yet (those still being read when the run
+    /// stopped) added: taken out, not cloned (a `--bucket` run holds every window).
+    fn fold_rest(&mut self) -> Tally {
+        let sh = self.sh;
+        for (i, p) in sh.parts.iter().enumerate().skip(self.folded) {
+            self.absorb(i, &lock(p));
+        }
+        std::mem::replace(&mut self.total, Tally::new(&sh.template, &sh.sc))
+    }
+
+    /// Says on stderr which two inputs both hold requests ([`crate::app::overlaps`]).
+    fn say_shared(&self) {
+        let Some(o) = &self.overlaps else {
+            return;
+        };
+        let config = &self.sh.config;
+        let name = |i: usize| crate::input::shown_name(&config.inputs[i].name()).into_owned();
+        for w in o.warnings(name, &format_duration(config.join_timeout_ns)) {
+            crate::diag!("tokentime: {w}");
         }
     }
 
@@ -657,15 +681,7 @@ impl<'a> Watch<'a> {
             }
             _ => None,
         };
-        // The last use of `total`: moved, not cloned (a `--bucket` run holds every window).
-        let mut fin = self.total;
-        for (i, p) in sh.parts.iter().enumerate().skip(self.folded) {
-            let p = lock(p);
-            if let Some(o) = &mut self.overlaps {
-                o.add(i, &p.key_sample, p.summary.overall_span().map(|s| s.0));
-            }
-            fin.absorb(&p, &sh.template);
-        }
+        let mut fin = self.fold_rest();
         // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
         fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
         // And that it was stopped before the end of its input (`partial` in the digest file).
@@ -724,12 +740,7 @@ impl<'a> Watch<'a> {
         };
         out.flush().map_err(Error::Output)?;
         lock(&sh.diags).finish();
-        if let Some(o) = &self.overlaps {
-            let name = |i: usize| crate::input::shown_name(&config.inputs[i].name()).into_owned();
-            for w in o.warnings(name, &format_duration(config.join_timeout_ns)) {
-                crate::diag!("tokentime: {w}");
-            }
-        }
+        self.say_shared();
         crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
         if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats, &config.root) {
             mapped.warn_unseen(fin.cov.requests, &fin.keys);

@@ -999,7 +999,7 @@ fn overlap(a: crate::metrics::TimeRange, b: crate::metrics::TimeRange) -> bool {
 fn range_text(r: crate::metrics::TimeRange) -> String {
     let flags: Vec<String> = [("since", r.since), ("until", r.until)]
         .into_iter()
-        .filter_map(|(f, t)| Some(format!("--{f} {}", crate::summary::window::rfc3339_ms(t?))))
+        .filter_map(|(f, t)| Some(format!("--{f} {}", crate::summary::window::flag_time(t?))))
         .collect();
     if flags.is_empty() {
         "no --since or --until".into()

@@ -132,6 +132,16 @@ pub(crate) fn rfc3339_ms(ns: i64) -> String {
     )
 }
 
+/// An instant as `--since` and `--until` are shown (a window they cut, a digest's span):
+/// [`rfc3339_ms`] without the milliseconds when they are 0 (`2026-11-29T15:30:00Z`).
+pub(crate) fn flag_time(ns: i64) -> String {
+    let t = rfc3339_ms(ns);
+    match t.strip_suffix(".000Z") {
+        Some(whole) => format!("{whole}Z"),
+        None => t,
+    }
+}
+
 /// The start of the window `width` ns wide that instant `t` (epoch ns) falls in: windows of
 /// whole weeks start on Monday 00:00 UTC, as ISO 8601 weeks do; others on multiples of the
 /// width since the Unix epoch (a Thursday), so that a `1h` window starts on the hour, a `1d`
@@ -229,11 +239,7 @@ impl Buckets {
         let end = start.saturating_add(self.width);
         for (flag, at) in [("since", self.cut.since), ("until", self.cut.until)] {
             if let Some(t) = at.filter(|&t| start < t && t < end) {
-                let shown = rfc3339_ms(t);
-                let shown = shown
-                    .strip_suffix(".000Z")
-                    .map_or(shown.clone(), |s| format!("{s}Z"));
-                self.mark(start, &format!("cut by --{flag} {shown}"));
+                self.mark(start, &format!("cut by --{flag} {}", flag_time(t)));
             }
         }
     }

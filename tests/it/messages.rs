@@ -207,8 +207,13 @@ fn requests_two_files_both_hold_are_named() {
     let doc: serde_json::Value =
         serde_json::from_slice(&run_ok(&["summary", "-o", "json"], cat.as_bytes())).unwrap();
     assert_eq!(doc["coverage"]["duplicates"], 50);
-    // Given newest first, the older is still named first.
+    // Given newest first, the older is still named first; the HTML report says it too.
     assert_eq!(said(&["summary", b, a]), said(&["summary", a, b]));
+    let page = dir.path().join("page.html");
+    assert_eq!(
+        said(&["report", "-o", page.to_str().unwrap(), a, b]),
+        said(&["summary", a, b])
+    );
     assert!(said(&["summary", "--keep-duplicates", a, b]).is_empty());
     assert!(said(&["summary", "--threads", "1", a]).is_empty());
 }

@@ -249,7 +249,7 @@ fn a_digest_file_keeps_the_count_and_merge_adds_it_up() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(
-            "{c}: saved with --since 2026-01-01T00:00:30.000Z, an earlier file with --until 2026-01-01T00:01:00.000Z: the spans overlap; merged"
+            "{c}: saved with --since 2026-01-01T00:00:30Z, an earlier file with --until 2026-01-01T00:01:00Z: the spans overlap; merged"
         )),
         "{err}"
     );
