@@ -986,12 +986,17 @@ fn report_slos_and_digest(
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
     let mut verdicts = slo::evaluate(&rc.slos, summary);
-    // No request ended in `--since`/`--until` (a span mistyped, a quiet day): nothing to
-    // judge, as for a group no request was in.
-    if cov.requests == 0 && cov.outside_range > 0 {
+    // No request read (an empty file, a log of another format) or none ended in
+    // `--since`/`--until` (a span mistyped, a quiet day): nothing to judge, as for a group no
+    // request was in.
+    if cov.requests == 0 {
+        let why = if cov.outside_range > 0 {
+            "no request ended between --since and --until"
+        } else {
+            "no request was read"
+        };
         for v in verdicts.iter_mut().filter(|v| v.value.is_none()) {
-            v.unjudged
-                .get_or_insert_with(|| "no request ended between --since and --until".into());
+            v.unjudged.get_or_insert_with(|| why.into());
         }
     }
     for v in &verdicts {
@@ -1077,11 +1082,12 @@ pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCo
     }
     let broken = match merged.buckets {
         // Metrics for a scrape are the whole run's: windowed files hold it beside their
-        // windows (a merged digest is not saved here: it would lose the windows).
+        // windows (a merged digest is not saved here unasked: it would lose the windows).
         Some(_)
-            if mc.bucket.is_none()
-                && mc.report.output.exposition()
-                && mc.report.save_digest.is_none() =>
+            if mc.whole_run
+                || (mc.bucket.is_none()
+                    && mc.report.output.exposition()
+                    && mc.report.save_digest.is_none()) =>
         {
             report(out, &mc.report, &cov, &mut summary, false)?
         }

@@ -174,6 +174,8 @@ pub struct MergeConfig {
     pub allow_partial: bool,
     /// `--bucket`: the width of the windows the digest files must hold (ns); `None`: theirs.
     pub bucket: Option<i64>,
+    /// `--whole-run`: the whole run's report from files with windows, in place of them.
+    pub whole_run: bool,
     /// Rendering, SLOs, digest file.
     pub report: ReportConfig,
 }

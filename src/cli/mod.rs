@@ -306,6 +306,10 @@ struct MergeArgs {
     /// line per window and group, as that summary prints them.
     #[arg(long, value_name = "DURATION")]
     bucket: Option<String>,
+    /// With digest files saved with `summary --bucket`: the whole run's summary (as `summary`
+    /// without --bucket prints it over all their inputs) in place of the windows.
+    #[arg(long, conflicts_with = "bucket")]
+    whole_run: bool,
     #[command(flatten)]
     report: ReportArgs,
 }
@@ -524,6 +528,7 @@ impl MergeArgs {
                     self.files
                 },
                 allow_partial: self.allow_partial,
+                whole_run: self.whole_run,
                 report,
             }),
         )

@@ -239,3 +239,45 @@ fn merge_refuses_windows_that_do_not_line_up() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// `merge --whole-run` of digests saved with windows prints the whole run, as `merge` of the
+/// same parts' digests saved without windows does (text and JSON), and saves a digest of the
+/// whole run.
+#[test]
+fn whole_run_of_window_digests_is_the_run_without_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = parts(dir.path(), 3);
+    let (mut windowed, mut plain) = (Vec::new(), Vec::new());
+    for (i, p) in parts.iter().enumerate() {
+        let w = dir.path().join(format!("w{i}.json")).display().to_string();
+        let f = dir.path().join(format!("f{i}.json")).display().to_string();
+        run_ok(&["summary", "--bucket", "10m", "--save-digest", &w, p], b"");
+        run_ok(&["summary", "--save-digest", &f, p], b"");
+        windowed.push(w);
+        plain.push(f);
+    }
+    for output in [&[][..], &["-o", "json"][..], &["--explain"][..]] {
+        let whole = run_ok(
+            &with(&[&["merge", "--whole-run"][..], output].concat(), &windowed),
+            b"",
+        );
+        let expected = run_ok(&with(&[&["merge"][..], output].concat(), &plain), b"");
+        assert_eq!(text(&whole), text(&expected), "{output:?}");
+    }
+    let saved = dir.path().join("whole.json").display().to_string();
+    run_ok(
+        &with(
+            &["merge", "--whole-run", "--save-digest", &saved],
+            &windowed,
+        ),
+        b"",
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "tokentime.digest/v1");
+    // A width asked for is windows, not the whole run.
+    let out = run(
+        &with(&["merge", "--whole-run", "--bucket", "1h"], &windowed),
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -186,6 +186,34 @@ fn slo_group_no_request_was_in() {
     );
 }
 
+/// A run that read no request (an empty file, a log of another format, `--format` naming the
+/// wrong one) judges no SLO: not broken (exit 3, a latency breach a CI gate pages for), but not
+/// judged (exit 2), as a group no request was in, and the line says why.
+#[test]
+fn slo_of_a_run_without_requests_is_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, b"").unwrap();
+    let empty = empty.to_str().unwrap().to_owned();
+    let log = litellm();
+    let runs: [(&[&str], &[u8]); 3] = [
+        (&[&empty], b""),
+        (&[], b"{\"a\":1}\n"),
+        (&["--format", "vllm", &log], b""),
+    ];
+    for (args, stdin) in runs {
+        let mut all = vec!["summary", "--slo", "ttft:p99<=1s"];
+        all.extend_from_slice(args);
+        let (code, _, err) = outcome(&all, stdin);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("tokentime: SLO ttft:p99<=1s not judged: no request was read"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("BROKEN"), "{args:?}: {err}");
+    }
+}
+
 /// A bound copied from a producer's report (vLLM's own `p99_ttft_ms`, 143.80068917976584) is
 /// met by the same p99, printed 143.801: compared to the microsecond, as printed. A bound under
 /// it says by how much it is missed.
