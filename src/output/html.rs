@@ -80,10 +80,59 @@ fn label(key: &Json) -> String {
     }
 }
 
-/// What each metric is, in the words of the spec (milliseconds for durations).
-fn definition(metric: &str) -> &'static str {
+/// What TTFT was measured from, by the origins of a group's values (its `origins` counts):
+/// the server's arrival, a gateway's or client's call start, or the server's schedule (the
+/// queue left out), or a mix of them, counted.
+fn ttft_from(origins: &Json) -> String {
+    let seen: Vec<(&str, u64)> = origins
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_u64().filter(|&n| n > 0)?)))
+        .collect();
+    let words = |origin: &str| match origin {
+        "gateway" => {
+            "the call's start at the gateway or client, network and the server's queue included"
+        }
+        "scheduled" => "scheduled, the server's prefill: its queue time left out",
+        _ => "arrival",
+    };
+    match seen.as_slice() {
+        [] => format!("first token − {}", words("arrival")),
+        [(o, _)] => format!("first token − {}", words(o)),
+        _ => {
+            let short = |o: &str| match o {
+                "gateway" => "a gateway's or client's call start",
+                "scheduled" => "scheduled",
+                _ => "arrival",
+            };
+            let from: Vec<&str> = seen.iter().map(|(o, _)| short(o)).collect();
+            let counts: Vec<String> = seen.iter().map(|(o, n)| format!("{o} {n}")).collect();
+            format!(
+                "first token − {}: mixed origins ({}), compare like with like",
+                from.join(" or "),
+                counts.join(", ")
+            )
+        }
+    }
+}
+
+/// The TTFT origins of a group's metric `mv`, or those of the group of all requests `all`
+/// when it has none (a group of non-streamed calls: its TTFT would be measured as theirs).
+fn origins_of<'a>(mv: &'a Json, all: &'a Json) -> &'a Json {
+    match mv["origins"].as_object() {
+        Some(o) if !o.is_empty() => &mv["origins"],
+        _ => &all["metrics"]["ttft_ms"]["origins"],
+    }
+}
+
+/// What each metric is, in the words of the spec (milliseconds for durations); TTFT as its
+/// values' `origins` say ([`ttft_from`]).
+fn definition(metric: &str, origins: &Json) -> std::borrow::Cow<'static, str> {
+    if metric == "ttft_ms" {
+        return format!("time to first token: {}", ttft_from(origins)).into();
+    }
     match metric {
-        "ttft_ms" => "time to first token: first token − arrival",
         "tpot_ms" => "time per output token: decode ÷ (output tokens − 1)",
         "itl_ms" => {
             "inter-token latency: every gap between consecutive streamed chunks (token times where \
@@ -101,6 +150,7 @@ fn definition(metric: &str) -> &'static str {
         "output_tokens" => "generated tokens per request",
         _ => "",
     }
+    .into()
 }
 
 const STYLE: &str = "
@@ -280,8 +330,9 @@ fn charts_section(h: &mut String, p: &Page) {
         ),
         "no TTFT values",
         &format!(
-            "Requests per bin of time to first token (first token − arrival), stacked by prefix-cache \
-             class (hit when at least the --cache-hit-ratio share of the prompt was cached). {}",
+            "Requests per bin of time to first token ({}), stacked by prefix-cache class (hit \
+             when at least the --cache-hit-ratio share of the prompt was cached). {}",
+            escape(&ttft_from(&all_group(s)["metrics"]["ttft_ms"]["origins"])),
             escape(&missing.join("; "))
         ),
     );
@@ -627,6 +678,7 @@ fn diff_section(h: &mut String, d: &Json) {
 
 fn percentiles_section(h: &mut String, s: &Json) {
     h.push_str("<h2 id=\"percentiles\">Percentiles</h2>\n");
+    let all = all_group(s);
     for (i, g) in groups(s) {
         let metrics = crate::metrics::Metric::ALL.map(crate::metrics::Metric::json_name);
         let qs: Vec<String> = metrics
@@ -698,7 +750,7 @@ fn percentiles_section(h: &mut String, s: &Json) {
             let _ = writeln!(
                 h,
                 "</td><td class=\"def\">{}</td></tr>",
-                escape(definition(m))
+                escape(&definition(m, origins_of(mv, all)))
             );
         }
         h.push_str("</table>\n");

@@ -469,3 +469,43 @@ fn charts_over_time_say_why_a_file_of_durations_has_no_window() {
     );
     assert!(!page.contains("no TTFT values in any window"));
 }
+
+/// The page says what TTFT was measured from, as the values' origins are: a gateway's call
+/// start (LiteLLM), the server's arrival (vLLM), its schedule (llama.cpp's prompt time, the
+/// queue left out), or a mix of them, counted; in the percentile table and under the TTFT
+/// histogram alike.
+#[test]
+fn ttft_is_defined_from_where_it_was_measured() {
+    let cases = [
+        (
+            &[LAB][..],
+            "first token − the call's start at the gateway or client, network and the server's \
+             queue included",
+        ),
+        (
+            &["testdata/samples/vllm_response_metrics.jsonl"][..],
+            "first token − arrival",
+        ),
+        (
+            &["testdata/samples/llamacpp.jsonl"][..],
+            "first token − scheduled, the server's prefill: its queue time left out",
+        ),
+        (
+            &[
+                "testdata/samples/llamacpp.jsonl",
+                "testdata/samples/vllm_response_metrics.jsonl",
+            ][..],
+            "first token − arrival or scheduled: mixed origins (arrival 3, scheduled 4), compare \
+             like with like",
+        ),
+    ];
+    for (inputs, words) in cases {
+        let (_, page) = report(inputs);
+        // The table's definition, and the histogram's caption.
+        assert!(
+            page.contains(&format!("time to first token: {words}"))
+                && page.contains(&format!("time to first token ({words})")),
+            "{inputs:?}: {words}"
+        );
+    }
+}
