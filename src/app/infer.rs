@@ -32,6 +32,9 @@ struct SampleSink<'a> {
     /// The formats in use, to tell claimed lines (auto only).
     claims: Option<Processor>,
     root: &'a [String],
+    /// The member enrich splices into a line (`--key`): its metrics are tokentime's, not the
+    /// log's, and a line read again after enrich is mapped from the log's own fields.
+    key: &'a str,
     values: Vec<Value>,
     /// The objects the sample's records hold in lists, as the document walk tries them
     /// ([`listed`]): by how many lists deep they sit (first, the elements of the outermost
@@ -98,8 +101,11 @@ impl Sink for SampleSink<'_> {
                 }
             }
         }
-        for v in body(content, self.root) {
+        for mut v in body(content, self.root) {
             if self.root.is_empty() {
+                if let Value::Object(m) = &mut v {
+                    m.remove(self.key);
+                }
                 listed(&v, 0, 0, &mut self.listed);
             }
             self.values.push(v);
@@ -251,6 +257,10 @@ fn sample(config: &Config, auto: bool) -> Sample {
     let mut sink = SampleSink {
         claims,
         root: &config.root,
+        key: match &config.command {
+            crate::cli::config::Command::Enrich(e) => &e.key,
+            _ => "tokentime",
+        },
         values: Vec::new(),
         listed: Vec::new(),
         lines: 0,

@@ -304,7 +304,8 @@ fn count_field(stem: &str) -> Option<Field> {
 }
 
 /// An instant's field: `start`, `start_time`, `startedAt`, `request_received_ts`, `end_time`,
-/// `first_token_time`, `last_token_ts`, `arrival_time`, `first_scheduled_time`.
+/// `first_token_time`, `last_token_ts`, `arrival_time`, `first_scheduled_time`, and a client's
+/// `t_send`, `t_first_token`, `t_end`.
 fn instant_field(stem: &str) -> Option<Field> {
     let mut s = stem;
     for suffix in ["_timestamp", "_time", "_ts", "_at"] {
@@ -313,9 +314,12 @@ fn instant_field(stem: &str) -> Option<Field> {
             break;
         }
     }
+    let s = s.strip_prefix("t_").unwrap_or(s);
     let s = s.strip_prefix("request_").unwrap_or(s);
     match s {
         "start" | "started" | "arrival" | "arrived" | "received" => Some(Field::Arrival),
+        // A client's: when it sent the request.
+        "send" | "sent" if stem.starts_with("t_") || stem != s => Some(Field::Arrival),
         "end" | "ended" | "last_token" => Some(Field::End),
         // Not vLLM's `finished_time`, when the engine retired the request after its last token.
         "finished" | "completed" if stem.ends_with("_at") || stem.starts_with("request_") => {
@@ -325,6 +329,17 @@ fn instant_field(stem: &str) -> Option<Field> {
         "scheduled" | "first_scheduled" => Some(Field::Scheduled),
         _ => None,
     }
+}
+
+/// True for the name of a client's send time (`t_send`, `sent_at`, `send_time`), an instant
+/// [`instant_field`] reads as the arrival.
+fn is_send_time(stem: &str) -> bool {
+    let s = ["_timestamp", "_time", "_ts", "_at"]
+        .iter()
+        .find_map(|x| stem.strip_suffix(x))
+        .unwrap_or(stem);
+    let s = s.strip_prefix("t_").unwrap_or(s);
+    matches!(s, "send" | "sent") && instant_field(stem) == Some(Field::Arrival)
 }
 
 /// Collects the leaves of `v` (objects only; arrays are not searched) into `out`, by path.
@@ -1155,6 +1170,12 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         .find(|r| r.field == Field::Ttft)
         .and_then(|r| r.paths.first()?.last())
         .is_some_and(|k| matches!(strip_unit(&snake(k)).0, "ttfb" | "time_to_first_byte"));
+    // So is a time from when a client sent the request (`t_send`, `sent_at`).
+    let sent = fields
+        .iter()
+        .find(|r| r.field == Field::Arrival)
+        .and_then(|r| r.paths.first()?.last())
+        .is_some_and(|k| is_send_time(&snake(k)));
     let (markers, error_markers) =
         crate::format::request_markers(&fields, &[&id_paths, &model_paths], &error_when);
     Some(FormatSpec {
@@ -1169,7 +1190,7 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         error_when,
         cancelled_when,
         reason_paths,
-        arrival_origin: if ttfb {
+        arrival_origin: if ttfb || sent {
             Origin::Gateway
         } else {
             Origin::Arrival
@@ -1275,6 +1296,7 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
         "response_code",
         "response_status",
     ];
+    let mut code_path = None;
     for k in CODES {
         let vs = values(k);
         let code = |v: &Value| match v {
@@ -1294,18 +1316,47 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
         let strings = vs.iter().any(|v| v.is_string());
         let closed = if strings { "\"499\"" } else { "499" };
         cancelled.push(Cond::Equals(path.clone(), closed.into()));
-        return (failed, cancelled, Some(path));
+        code_path = Some(path);
+        break;
     }
     let mut status = None;
     let words = values("status");
-    if words.iter().filter_map(|v| v.as_str()).any(|w| {
+    // A word of an outcome: in `status`, else `outcome` or `result` (a client's own log:
+    // `"outcome": "cancelled"`).
+    let is_outcome = |w: &str| {
         matches!(
             w.to_ascii_lowercase().as_str(),
-            "success" | "succeeded" | "ok" | "completed" | "error" | "failure" | "failed"
+            "success"
+                | "succeeded"
+                | "ok"
+                | "completed"
+                | "error"
+                | "failure"
+                | "failed"
+                | "cancelled"
+                | "canceled"
+                | "timeout"
         )
-    }) {
-        let path = vec!["status".to_owned()];
-        for w in ["error", "fail"] {
+    };
+    let worded = ["status", "outcome", "result"]
+        .into_iter()
+        .find(|k| values(k).iter().filter_map(|v| v.as_str()).any(is_outcome));
+    if let Some(path) = code_path {
+        // An HTTP status, and an outcome in words beside it (a request cancelled mid-stream
+        // had its 200).
+        if let Some(k) = worded {
+            let words = vec![k.to_owned()];
+            for w in ["timeout", "timed_out"] {
+                failed.push(Cond::Contains(words.clone(), w.into()));
+            }
+            cancelled.push(Cond::Contains(words, "cancel".into()));
+        }
+        return (failed, cancelled, Some(path));
+    }
+    if let Some(k) = worded {
+        let path = vec![k.to_owned()];
+        // Timeouts are failures.
+        for w in ["error", "fail", "timeout", "timed_out"] {
             failed.push(Cond::Contains(path.clone(), w.into()));
         }
         cancelled.push(Cond::Contains(path.clone(), "cancel".into()));

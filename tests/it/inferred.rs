@@ -285,6 +285,57 @@ fn guess_writes_a_formats_file_that_reproduces_the_run() {
     assert_eq!(forced, inferred);
 }
 
+/// A client's own log (the lab's truth: `t_send`, `t_first_token`, `t_end` in epoch seconds,
+/// an `http_status` of 200 on every answer and an `outcome` in words): `formats --guess` maps
+/// the three instants, measures TTFT from the client's send (a gateway's or client's origin),
+/// and reads the outcome: 6 requests cancelled mid-stream (their HTTP status 200) keep their
+/// TTFT and leave E2E, 4 timeouts and 5 errors and 1 error in the stream fail. The E2E of the
+/// 284 answers is the client's own, p50 26421.081 ms (numpy's, over `t_end - t_send`).
+#[test]
+fn guess_reads_a_clients_send_time_and_outcome_words() {
+    let f = testdata().join("lab/truth.jsonl");
+    let f = f.to_str().unwrap();
+    let text = String::from_utf8(run_ok(&["formats", "--guess", f], b"")).unwrap();
+    for mapped in [
+        r#"{ field = "arrival", path = "t_send", unit = "epoch" }"#,
+        r#"{ field = "first_token", path = "t_first_token", unit = "epoch" }"#,
+        r#"{ field = "end", path = "t_end", unit = "epoch" }"#,
+        r#"arrival_origin = "gateway""#,
+        r#"{ path = "outcome", contains = "cancel" }"#,
+        r#"{ path = "outcome", contains = "timeout" }"#,
+    ] {
+        assert!(text.contains(mapped), "{mapped}: {text}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("truth.toml");
+    std::fs::write(&file, &text).unwrap();
+    let out = run_ok(
+        &[
+            "summary",
+            "-o",
+            "json",
+            "--formats",
+            file.to_str().unwrap(),
+            "--format",
+            "inferred",
+            f,
+        ],
+        b"",
+    );
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    let cov = &doc["coverage"];
+    assert_eq!(
+        (cov["requests"].as_u64(), cov["errors"].as_u64()),
+        (Some(300), Some(10))
+    );
+    assert_eq!(cov["cancelled"], 6);
+    let m = &doc["groups"][0]["metrics"];
+    assert_eq!(m["ttft_ms"]["count"], 183);
+    assert_eq!(m["ttft_ms"]["origins"]["gateway"], 183);
+    assert_eq!(m["e2e_ms"]["count"], 284);
+    assert_eq!(m["e2e_ms"]["quantiles"]["p50"], 26421.081);
+}
+
 /// `summary -o json` of a file holding `lines`, and its stderr. A file: on a pipe, auto
 /// detection reads no sample ahead (the output stays live).
 fn gateway_summary(lines: &str) -> (Value, String) {
@@ -674,7 +725,7 @@ fn a_gateway_log_gives_its_span_its_failures_and_its_cancellations() {
         .replace(r#""status":499"#, r#""status":"cancelled""#);
     let guess = String::from_utf8(run_ok(&["formats", "--guess", "-"], words.as_bytes())).unwrap();
     for want in [
-        r#"error_when = [{ set = "error_message" }, { set = "error_msg" }, { set = "error" }, { set = "error_code" }, { path = "status", contains = "error" }, { path = "status", contains = "fail" }]"#,
+        r#"error_when = [{ set = "error_message" }, { set = "error_msg" }, { set = "error" }, { set = "error_code" }, { path = "status", contains = "error" }, { path = "status", contains = "fail" }, { path = "status", contains = "timeout" }, { path = "status", contains = "timed_out" }]"#,
         r#"cancelled_when = [{ path = "status", contains = "cancel" }]"#,
         r#"reason = ["error_message", "error_msg", "error", "error_code", "status"]"#,
     ] {
