@@ -134,8 +134,12 @@ fn diff_config(hc: &HtmlConfig) -> DiffConfig {
 /// Writes the page to `path`, or to `out` for `-`.
 fn write_page(path: &std::path::Path, html: &[u8], out: &mut impl Write) -> Result<(), Error> {
     if path.as_os_str() == "-" {
-        out.write_all(html).map_err(Error::Output)?;
-        return out.flush().map_err(Error::Output);
+        // A reader that stops early (`| head`) ends the page, not the run: the SLOs' exit
+        // status still follows, as summary's does.
+        return match out.write_all(html).and_then(|()| out.flush()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            w => w.map_err(Error::Output),
+        };
     }
     std::fs::write(path, html)
         .map_err(|e| Error::Config(format!("-o {}: {e}", crate::input::shown_path(path))))

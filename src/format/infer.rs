@@ -1102,6 +1102,21 @@ fn root_key(sample: &[Value], names: &[&str]) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The first root key (in name order) that ends with one of `suffixes` and holds a string or
+/// a number on a sample line, as a path.
+fn suffixed_key(sample: &[Value], suffixes: &[&str]) -> Vec<Vec<String>> {
+    let keys: std::collections::BTreeSet<&String> = sample
+        .iter()
+        .filter_map(Value::as_object)
+        .flat_map(|m| m.iter())
+        .filter(|(k, v)| {
+            suffixes.iter().any(|x| k.ends_with(x)) && (v.is_string() || v.is_number())
+        })
+        .map(|(k, _)| k)
+        .collect();
+    keys.into_iter().take(1).map(|k| vec![k.clone()]).collect()
+}
+
 /// The format of the mapping; `None` when no time field is mapped.
 fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option<FormatSpec> {
     let timing: Vec<&Candidate> = chosen
@@ -1158,10 +1173,14 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         "none found".into()
     };
     let (error_when, cancelled_when, reason_paths) = outcome_conds(sample);
-    let id_paths = root_key(
+    let mut id_paths = root_key(
         sample,
         &["request_id", "requestId", "req_id", "reqId", "id"],
     );
+    if id_paths.is_empty() {
+        // A client's or tool's own name for it: `lab_req_id`, `client_request_id`.
+        id_paths = suffixed_key(sample, &["_request_id", "_req_id"]);
+    }
     let model_paths = root_key(sample, &["model", "model_id", "model_name"]);
     // A time to the first byte is a gateway's (or a client's) measure of the first chunk:
     // from its own arrival, not the server's (the Prometheus families tell them apart).
@@ -1278,6 +1297,10 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
     (error_when, status_cancelled, reason_paths)
 }
 
+/// What an outcome in words holds when the request failed (timeouts are failures; an
+/// `error_in_stream` came with its HTTP 200).
+const FAILED_WORDS: [&str; 4] = ["error", "fail", "timeout", "timed_out"];
+
 /// The root members that hold a request's outcome, and the conditions they give: (failed,
 /// cancelled). An HTTP status (`status`, `status_code`, ...: integers 100-599 on every sample
 /// line that has one, numbers or strings) fails a request at 400 and above, and 499 (the
@@ -1346,7 +1369,7 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
         // had its 200).
         if let Some(k) = worded {
             let words = vec![k.to_owned()];
-            for w in ["timeout", "timed_out"] {
+            for w in FAILED_WORDS {
                 failed.push(Cond::Contains(words.clone(), w.into()));
             }
             cancelled.push(Cond::Contains(words, "cancel".into()));
@@ -1355,8 +1378,7 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
     }
     if let Some(k) = worded {
         let path = vec![k.to_owned()];
-        // Timeouts are failures.
-        for w in ["error", "fail", "timeout", "timed_out"] {
+        for w in FAILED_WORDS {
             failed.push(Cond::Contains(path.clone(), w.into()));
         }
         cancelled.push(Cond::Contains(path.clone(), "cancel".into()));

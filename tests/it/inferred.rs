@@ -334,6 +334,26 @@ fn guess_reads_a_clients_send_time_and_outcome_words() {
     assert_eq!(m["ttft_ms"]["origins"]["gateway"], 183);
     assert_eq!(m["e2e_ms"]["count"], 284);
     assert_eq!(m["e2e_ms"]["quantiles"]["p50"], 26421.081);
+    // Its ids (`lab_req_id`) name the slowest requests.
+    assert!(text.contains(r#"id = "lab_req_id""#), "{text}");
+    // A failure its outcome alone tells, beside an HTTP 200 (an error in the stream), without
+    // an error text: still one of the 10, its E2E left out.
+    let bare: String = std::fs::read_to_string(f)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            v["error"] = Value::Null;
+            format!("{v}\n")
+        })
+        .collect();
+    let out = run_ok(
+        &["summary", "-o", "json", "--format", "inferred"],
+        bare.as_bytes(),
+    );
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(doc["coverage"]["errors"], 10);
+    assert_eq!(doc["groups"][0]["metrics"]["e2e_ms"]["count"], 284);
 }
 
 /// `summary -o json` of a file holding `lines`, and its stderr. A file: on a pipe, auto

@@ -509,3 +509,26 @@ fn ttft_is_defined_from_where_it_was_measured() {
         );
     }
 }
+
+/// A page written to a pipe its reader closes early (`| head`) keeps the exit status of the
+/// SLOs, as summary's output does: a broken one is 3, whatever happened to the page.
+#[test]
+fn a_broken_slo_is_exit_3_through_a_closed_pipe() {
+    for command in ["report -o -", "summary --explain"] {
+        let cmd = format!(
+            "'{}' {command} --slo 'ttft:p99<=800ms' {LAB} | head -c 1 >/dev/null",
+            env!("CARGO_BIN_EXE_tokentime")
+        );
+        let out = std::process::Command::new("bash")
+            .current_dir(root())
+            .args(["-o", "pipefail", "-c", &cmd])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{command}: {err}");
+        assert!(
+            err.contains("SLO ttft:p99<=800ms BROKEN"),
+            "{command}: {err}"
+        );
+    }
+}
