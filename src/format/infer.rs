@@ -307,19 +307,11 @@ fn count_field(stem: &str) -> Option<Field> {
 /// `first_token_time`, `last_token_ts`, `arrival_time`, `first_scheduled_time`, and a client's
 /// `t_send`, `t_first_token`, `t_end`.
 fn instant_field(stem: &str) -> Option<Field> {
-    let mut s = stem;
-    for suffix in ["_timestamp", "_time", "_ts", "_at"] {
-        if let Some(rest) = s.strip_suffix(suffix) {
-            s = rest;
-            break;
-        }
-    }
-    let s = s.strip_prefix("t_").unwrap_or(s);
-    let s = s.strip_prefix("request_").unwrap_or(s);
+    let s = instant_word(stem);
     match s {
         "start" | "started" | "arrival" | "arrived" | "received" => Some(Field::Arrival),
-        // A client's: when it sent the request.
-        "send" | "sent" if stem.starts_with("t_") || stem != s => Some(Field::Arrival),
+        // A client's, when it sent the request (`t_send`, `sent_at`; not a bare `sent` flag).
+        "send" | "sent" if stem != s => Some(Field::Arrival),
         "end" | "ended" | "last_token" => Some(Field::End),
         // Not vLLM's `finished_time`, when the engine retired the request after its last token.
         "finished" | "completed" if stem.ends_with("_at") || stem.starts_with("request_") => {
@@ -331,15 +323,21 @@ fn instant_field(stem: &str) -> Option<Field> {
     }
 }
 
-/// True for the name of a client's send time (`t_send`, `sent_at`, `send_time`), an instant
-/// [`instant_field`] reads as the arrival.
-fn is_send_time(stem: &str) -> bool {
+/// The word of an instant's name: without its suffix (`_time`, `_ts`, `_at`, `_timestamp`)
+/// and its prefix (`t_`, `request_`): `t_send` is `send`, `request_received_ts` `received`.
+fn instant_word(stem: &str) -> &str {
     let s = ["_timestamp", "_time", "_ts", "_at"]
         .iter()
         .find_map(|x| stem.strip_suffix(x))
         .unwrap_or(stem);
     let s = s.strip_prefix("t_").unwrap_or(s);
-    matches!(s, "send" | "sent") && instant_field(stem) == Some(Field::Arrival)
+    s.strip_prefix("request_").unwrap_or(s)
+}
+
+/// True for the name of a client's send time (`t_send`, `sent_at`, `send_time`), an instant
+/// [`instant_field`] reads as the arrival.
+fn is_send_time(stem: &str) -> bool {
+    matches!(instant_word(stem), "send" | "sent") && instant_field(stem) == Some(Field::Arrival)
 }
 
 /// Collects the leaves of `v` (objects only; arrays are not searched) into `out`, by path.
