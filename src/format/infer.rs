@@ -1206,6 +1206,7 @@ fn build_spec(chosen: &[Candidate], sample: &[Value], inf: &Inference) -> Option
         error_markers,
         error_when,
         cancelled_when,
+        streamed_when: stream_flag(sample),
         reason_paths,
         arrival_origin: if ttfb || sent {
             Origin::Gateway
@@ -1293,6 +1294,17 @@ fn outcome_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Vec<Vec<String>>) {
         .chain(status_path)
         .collect();
     (error_when, status_cancelled, reason_paths)
+}
+
+/// Whether a request was streamed, when the log says so: a root `stream` that is a boolean on
+/// every sample line (a call not streamed shows no first token: its TTFT is `not_streamed`,
+/// not `not_logged`).
+fn stream_flag(sample: &[Value]) -> Option<Cond> {
+    let all_flags = !sample.is_empty()
+        && sample
+            .iter()
+            .all(|v| v.get("stream").is_some_and(Value::is_boolean));
+    all_flags.then(|| Cond::Equals(vec!["stream".to_owned()], "true".into()))
 }
 
 /// What an outcome in words holds when the request failed (timeouts are failures; an
@@ -1451,6 +1463,9 @@ pub(crate) fn to_toml(inf: &Inference) -> String {
     }
     if !f.cancelled_when.is_empty() {
         let _ = writeln!(s, "cancelled_when = [{}]", list(&f.cancelled_when));
+    }
+    if let Some(c) = &f.streamed_when {
+        let _ = writeln!(s, "streamed_when = {}", toml_cond(c));
     }
     let _ = writeln!(s, "arrival_origin = {}", quoted(f.arrival_origin.as_str()));
     let _ = writeln!(s, "ttft_doc = {}", quoted(&f.ttft_doc));

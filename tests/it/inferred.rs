@@ -303,6 +303,7 @@ fn guess_reads_a_clients_send_time_and_outcome_words() {
         r#"arrival_origin = "gateway""#,
         r#"{ path = "outcome", contains = "cancel" }"#,
         r#"{ path = "outcome", contains = "timeout" }"#,
+        r#"streamed_when = { path = "stream", equals = true }"#,
     ] {
         assert!(text.contains(mapped), "{mapped}: {text}");
     }
@@ -332,6 +333,9 @@ fn guess_reads_a_clients_send_time_and_outcome_words() {
     let m = &doc["groups"][0]["metrics"];
     assert_eq!(m["ttft_ms"]["count"], 183);
     assert_eq!(m["ttft_ms"]["origins"]["gateway"], 183);
+    // Its `stream` flag: the 107 calls not streamed have no TTFT because of it.
+    assert_eq!(m["ttft_ms"]["nulls"]["not_streamed"], 107);
+    assert!(m["ttft_ms"]["nulls"].get("not_logged").is_none(), "{m}");
     assert_eq!(m["e2e_ms"]["count"], 284);
     assert_eq!(m["e2e_ms"]["quantiles"]["p50"], 26421.081);
     // Its ids (`lab_req_id`) name the slowest requests.
