@@ -259,7 +259,7 @@ fn sample(config: &Config, auto: bool) -> Sample {
         root: &config.root,
         key: match &config.command {
             crate::cli::config::Command::Enrich(e) => &e.key,
-            _ => "tokentime",
+            _ => crate::cli::config::DEFAULT_KEY,
         },
         values: Vec::new(),
         listed: Vec::new(),

@@ -643,7 +643,7 @@ impl Worker<'static> {
             _ => Worker::enrich(
                 config,
                 &EnrichConfig {
-                    key: "tokentime".into(),
+                    key: crate::cli::config::DEFAULT_KEY.into(),
                     only_requests: true,
                     rows: None,
                 },

@@ -82,6 +82,9 @@ pub enum Command {
     Guess,
 }
 
+/// The member enrich splices its metrics into by default (`--key`).
+pub(crate) const DEFAULT_KEY: &str = "tokentime";
+
 /// Enrich options.
 #[derive(Debug, Clone)]
 pub struct EnrichConfig {

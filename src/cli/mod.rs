@@ -226,7 +226,7 @@ struct EnrichArgs {
     #[command(flatten)]
     common: Common,
     /// Key of the spliced metrics object.
-    #[arg(long, default_value = "tokentime")]
+    #[arg(long, default_value = config::DEFAULT_KEY)]
     key: String,
     /// Drop lines that are not requests (default: pass them through unchanged).
     #[arg(long)]

@@ -1374,18 +1374,8 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
     let worded = ["status", "outcome", "result"]
         .into_iter()
         .find(|k| values(k).iter().filter_map(|v| v.as_str()).any(is_outcome));
-    if let Some(path) = code_path {
-        // An HTTP status, and an outcome in words beside it (a request cancelled mid-stream
-        // had its 200).
-        if let Some(k) = worded {
-            let words = vec![k.to_owned()];
-            for w in FAILED_WORDS {
-                failed.push(Cond::Contains(words.clone(), w.into()));
-            }
-            cancelled.push(Cond::Contains(words, "cancel".into()));
-        }
-        return (failed, cancelled, Some(path));
-    }
+    // An outcome in words fails or cancels a request beside an HTTP status too (a request
+    // cancelled mid-stream had its 200).
     if let Some(k) = worded {
         let path = vec![k.to_owned()];
         for w in FAILED_WORDS {
@@ -1393,6 +1383,9 @@ fn status_conds(sample: &[Value]) -> (Vec<Cond>, Vec<Cond>, Option<Vec<String>>)
         }
         cancelled.push(Cond::Contains(path.clone(), "cancel".into()));
         status = Some(path);
+    }
+    if let Some(path) = code_path {
+        return (failed, cancelled, Some(path));
     }
     if values("success").iter().any(|v| v.is_boolean()) {
         failed.push(Cond::Equals(vec!["success".into()], "false".into()));
