@@ -168,7 +168,7 @@ th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:left;vertical-alig
 th{background:#f6f6f6;font-weight:600}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.def{color:#555;font-size:12px}
-.met{color:#1a7f37;font-weight:600}.broken{color:#c62828;font-weight:600}
+.met{color:#1a7f37;font-weight:600}.broken{color:#c62828;font-weight:600}.unjudged{color:#8a6d00;font-weight:600}
 .worse{color:#c62828}.better{color:#1a7f37}
 footer{color:#666;font-size:12px;margin-top:24px}
 ";
@@ -547,13 +547,10 @@ fn slo_section(h: &mut String, s: &Json) {
         );
         for (i, v) in slos.iter().enumerate() {
             let at = |k: &str| format!("/slos/{i}/{k}");
-            let met = v["met"].as_bool() == Some(true);
-            let verdict = if met {
-                "met"
-            } else if v["not_judged"].is_string() {
-                "not judged"
-            } else {
-                "BROKEN"
+            let (class, verdict) = match v["met"].as_bool() {
+                Some(true) => ("met", "met"),
+                Some(false) => ("broken", "BROKEN"),
+                None => ("unjudged", "not judged"),
             };
             let _ = writeln!(
                 h,
@@ -563,7 +560,7 @@ fn slo_section(h: &mut String, s: &Json) {
                 num("td", "summary", &at("value"), s),
                 num("td", "summary", &at("bound"), s),
                 num("td", "summary", &at("count"), s),
-                if met { "met" } else { "broken" },
+                class,
                 verdict,
             );
         }

@@ -437,17 +437,38 @@ fn write_goodput_gauges(
     Ok(())
 }
 
-/// Writes the `--slo` verdicts as a gauge (nothing without SLOs).
+/// Writes the `--slo` verdicts as gauges (nothing without SLOs): `tokentime_slo_judged` for
+/// each, `tokentime_slo_met` for those judged only, so that an alert on a broken SLO
+/// (`tokentime_slo_met == 0`) does not fire on one the log could not show (a series absent is
+/// no data, as Prometheus reads it).
 fn write_slo_gauges(out: &mut impl Write, verdicts: &[Verdict]) -> io::Result<()> {
     if verdicts.is_empty() {
         return Ok(());
     }
     gauge(
         out,
-        "tokentime_slo_met",
-        "1 when the --slo was met, 0 when broken.",
+        "tokentime_slo_judged",
+        "1 when the --slo was judged, 0 when the log could not show it (no request in its \
+         group, its metric not logged, no request read).",
     )?;
     for v in verdicts {
+        writeln!(
+            out,
+            "tokentime_slo_judged{{slo=\"{}\"}} {}",
+            escape_label(&v.slo.text),
+            u8::from(v.unjudged.is_none())
+        )?;
+    }
+    let judged: Vec<&Verdict> = verdicts.iter().filter(|v| v.unjudged.is_none()).collect();
+    if judged.is_empty() {
+        return Ok(());
+    }
+    gauge(
+        out,
+        "tokentime_slo_met",
+        "1 when the --slo was met, 0 when broken (absent when not judged).",
+    )?;
+    for v in judged {
         writeln!(
             out,
             "tokentime_slo_met{{slo=\"{}\"}} {}",

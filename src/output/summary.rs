@@ -676,7 +676,8 @@ pub(crate) fn slos_json(verdicts: &[Verdict]) -> Json {
                 "value": v.value.map(round3),
                 "count": v.count,
                 "exact": v.exact,
-                "met": v.met,
+                // Neither met nor broken when the log could not show it.
+                "met": v.unjudged.is_none().then_some(v.met),
                 "not_judged": v.unjudged,
             })
         })

@@ -177,13 +177,91 @@ fn slo_group_no_request_was_in() {
         b"",
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["slos"][0]["met"], false);
+    // Neither met nor broken: null, with the reason beside it.
+    assert_eq!(doc["slos"][0]["met"], serde_json::Value::Null);
     assert!(
         doc["slos"][0]["not_judged"]
             .as_str()
             .is_some_and(|w| w.contains("the log shows queue_ms for no request")),
         "{doc}"
     );
+}
+
+/// A not-judged SLO is no broken one to a scraper either: `tokentime_slo_met` (which an alert
+/// on `== 0` watches) has only the SLOs judged, and `tokentime_slo_judged` says which were; the
+/// HTML report marks it apart from a broken one.
+#[test]
+fn a_not_judged_slo_is_no_broken_gauge() {
+    let log = litellm();
+    let args = |o: &'static str| {
+        vec![
+            "summary",
+            "-o",
+            o,
+            "--slo",
+            "ttft:p99<=1ms",
+            "--slo",
+            "queue:p99<=1s",
+            "--slo",
+            "e2e:p50<=1h",
+            "--slo",
+            "ttft:p50<=1s@model=nope",
+            "--by",
+            "model",
+        ]
+    };
+    for o in ["prometheus", "openmetrics"] {
+        let mut a = args(o);
+        a.push(&log);
+        let (code, out, err) = outcome(&a, b"");
+        assert_eq!(code, Some(2), "{err}");
+        let slo: Vec<&str> = out
+            .lines()
+            .filter(|l| l.contains("tokentime_slo"))
+            .collect();
+        let want = [
+            "tokentime_slo_judged{slo=\"ttft:p99<=1ms\"} 1",
+            "tokentime_slo_judged{slo=\"queue:p99<=1s\"} 0",
+            "tokentime_slo_judged{slo=\"e2e:p50<=1h\"} 1",
+            "tokentime_slo_judged{slo=\"ttft:p50<=1s@model=nope\"} 0",
+            "tokentime_slo_met{slo=\"ttft:p99<=1ms\"} 0",
+            "tokentime_slo_met{slo=\"e2e:p50<=1h\"} 1",
+        ];
+        let samples: Vec<&str> = slo
+            .iter()
+            .copied()
+            .filter(|l| !l.starts_with('#'))
+            .collect();
+        assert_eq!(samples, want, "{o}: {out}");
+    }
+    // No SLO judged: no tokentime_slo_met family at all.
+    let (code, out, _) = outcome(
+        &[
+            "summary",
+            "-o",
+            "prometheus",
+            "--slo",
+            "queue:p99<=1s",
+            &log,
+        ],
+        b"",
+    );
+    assert_eq!(code, Some(2));
+    assert!(!out.contains("tokentime_slo_met"), "{out}");
+    assert!(
+        out.contains("tokentime_slo_judged{slo=\"queue:p99<=1s\"} 0"),
+        "{out}"
+    );
+    let mut a = args("json");
+    a[0] = "report";
+    a.splice(1..3, ["-o", "-"]);
+    a.push(&log);
+    let (_, html, err) = outcome(&a, b"");
+    assert!(
+        html.contains("<td class=\"unjudged\">not judged</td>"),
+        "{err}"
+    );
+    assert_eq!(html.matches("<td class=\"broken\">BROKEN</td>").count(), 1);
 }
 
 /// A run that read no request (an empty file, a log of another format, `--format` naming the
