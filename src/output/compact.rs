@@ -1434,7 +1434,7 @@ impl WindowTable {
     }
 
     /// Writes the rows of the window that starts at `start`: all requests and each `--by`
-    /// group (the cache classes are in `-o json`); `late` marks a window written before,
+    /// group but those that are all requests again (the cache classes are in `-o json`); `late` marks a window written before,
     /// `partial` one that misses requests its input held.
     ///
     /// # Errors
@@ -1452,10 +1452,26 @@ impl WindowTable {
             (false, true) => "(partial)",
             (true, true) => "(late, partial)",
         };
-        for (key, g) in summary.groups() {
-            if key.iter().any(|(k, _)| k == "cache") {
-                continue;
-            }
+        let mut groups = summary.groups();
+        groups.retain(|(key, _)| !key.iter().any(|(k, _)| k == "cache"));
+        // A `--by` group that holds every request of the window is the `all` row again: it is
+        // named on that row (`all (model=a)`), not repeated.
+        let all = groups
+            .iter()
+            .find(|(key, _)| key.is_empty())
+            .map_or(0, |(_, g)| g.requests);
+        let same: Vec<String> = groups
+            .iter()
+            .filter(|(key, g)| !key.is_empty() && g.requests == all)
+            .map(|(key, _)| group_label(key, "all"))
+            .collect();
+        groups.retain(|(key, g)| key.is_empty() || g.requests != all);
+        for (key, g) in groups {
+            let label = if key.is_empty() && !same.is_empty() {
+                format!("all ({})", same.join(", "))
+            } else {
+                group_label(&key, "all")
+            };
             let mut cells = vec![
                 self.start(start),
                 g.requests.to_string(),
@@ -1467,11 +1483,7 @@ impl WindowTable {
                     cells.push(v.map_or_else(|| "-".to_owned(), |v| value_cell(m, v)));
                 }
             }
-            writeln!(
-                out,
-                "{}",
-                self.line(&cells, &group_label(&key, "all"), mark)
-            )?;
+            writeln!(out, "{}", self.line(&cells, &label, mark))?;
         }
         Ok(())
     }

@@ -382,3 +382,56 @@ fn failures_in_no_window_are_said() {
         "{err}"
     );
 }
+
+/// A `--by` group that holds every request of its window is not a second, identical row: the
+/// `all` row names it (the plain summary says `the same as all requests`); a window of two
+/// models has its `all` row and one row each. JSON lines keep every group.
+#[test]
+fn a_group_that_is_all_of_its_window_is_named_on_the_all_row() {
+    let model = |id: usize, end: f64, m: &str| {
+        line(id, end).replacen('{', &format!("{{\"model\":\"{m}\","), 1)
+    };
+    let mut log = String::new();
+    for i in 0..3 {
+        log.push_str(&model(i, T0 + 10.0 + i as f64, "a"));
+    }
+    for i in 3..5 {
+        log.push_str(&model(i, T0 + 70.0 + i as f64, "a"));
+    }
+    log.push_str(&model(5, T0 + 80.0, "b"));
+    let out = run(
+        &["summary", "--bucket", "1m", "--by", "model"],
+        log.as_bytes(),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let groups: Vec<(&str, &str)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            (cells[1], l.rsplit("  ").next().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [
+            ("3", "all (model=a)"),
+            ("3", "all"),
+            ("2", "model=a"),
+            ("1", "model=b"),
+        ],
+        "{text}"
+    );
+    let out = run(
+        &["summary", "--bucket", "1m", "--by", "model", "-o", "json"],
+        log.as_bytes(),
+    );
+    let model_a = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice::<Value>(l).unwrap())
+        .filter(|v| v["key"] == serde_json::json!({"model": "a"}))
+        .count();
+    assert_eq!(model_a, 2, "a JSON line for model=a in each window");
+}
