@@ -121,15 +121,7 @@ pub(crate) fn run_diff(
     // `--fail-unjudged`: a gate its samples cannot judge must not pass for one that held.
     let unjudged = gates
         .iter()
-        .filter(|g| {
-            g.row.as_ref().is_some_and(|r| {
-                matches!(
-                    r.verdict,
-                    crate::summary::compare::Verdict::NotEnoughSamples
-                        | crate::summary::compare::Verdict::NoValues
-                )
-            })
-        })
+        .filter(|g| g.row.is_some() && !g.judged)
         .count();
     if dc.fail_unjudged && unjudged > 0 && !gates.iter().any(|g| g.holds) {
         crate::diag!(
@@ -171,6 +163,33 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
     } else {
         crate::app::infer::prepare(&one, &format!("{name}: "))
     };
+    // A digest file on standard input (`cat a.json | tokentime diff - b.json`), as `merge`
+    // reads one: its first line is the whole document.
+    if *source == Source::Stdin {
+        let first = if config.stdin_is_file {
+            is_digest_file(Path::new("/dev/stdin"))
+                .then(|| std::fs::read("/dev/stdin").ok())
+                .flatten()
+        } else {
+            crate::input::source::stdin_first_line(config.max_line_bytes)
+        };
+        if let Some(doc) = first
+            .and_then(|l| serde_json::from_slice::<serde_json::Value>(&l).ok())
+            .filter(|d| digest_file::is_schema(&d["schema"]))
+        {
+            let l =
+                digest_file::from_json(&doc).map_err(|e| Error::Config(format!("{name}: {e}")))?;
+            return Ok(Side {
+                run: Run {
+                    name: "<stdin>".to_owned(),
+                    digest_file: true,
+                    requests: l.coverage.requests,
+                },
+                cov: l.coverage,
+                summary: l.summary,
+            });
+        }
+    }
     let (cov, summary) = crate::app::summary_cmd::collect(&one, &dc.summary)?;
     if cov.lines == 0 && cov.read_errors == 0 {
         crate::diag!("tokentime: {name}: empty (no line)");

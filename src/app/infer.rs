@@ -101,6 +101,10 @@ impl Sink for SampleSink<'_> {
                 }
             }
         }
+        // tokentime's own documents (a digest file, a summary's JSON) are no log to learn.
+        if crate::classify::own_schema(content).is_some() {
+            return Ok(());
+        }
         for mut v in body(content, self.root) {
             if self.root.is_empty() {
                 if let Value::Object(m) = &mut v {

@@ -172,7 +172,7 @@ pub(crate) fn warn_after_run(
     for msg in after_run_warnings(formats, summary, cov) {
         crate::diag!("tokentime: {msg}");
     }
-    for msg in generic_errors(cov) {
+    for msg in generic_errors(cov).into_iter().chain(own_documents(cov)) {
         crate::diag!("tokentime: {msg}");
     }
     if cov.duplicates > 0 && cov.behind_horizon > 0 {
@@ -189,6 +189,40 @@ pub(crate) fn warn_after_run(
             }
         );
     }
+}
+
+/// What stderr says of tokentime's own documents read as input: what each kind is, and what
+/// reads it.
+pub(crate) fn own_documents(cov: &crate::classify::Coverage) -> Vec<String> {
+    cov.own_documents
+        .iter()
+        .map(|(schema, &n)| {
+            let what = match schema.split('/').next().unwrap_or("") {
+                "tokentime.digest" => {
+                    "a digest file, no log: `tokentime merge FILE...` reports digest files, \
+                     `tokentime diff A B` compares two"
+                }
+                "tokentime.summary" => {
+                    "a summary's JSON (-o json): percentiles of requests, not requests; summarise \
+                     the log it was made from, or save a digest file (--save-digest) to merge"
+                }
+                "tokentime.bucket" => {
+                    "--bucket windows' JSON lines: percentiles of requests, not requests; \
+                     summarise the log they were made from, or save a digest file (--save-digest) \
+                     to merge"
+                }
+                "tokentime.diff" => "a comparison's JSON (diff -o json), not requests",
+                _ => "tokentime's own output, not requests",
+            };
+            format!(
+                "{} tokentime's own output ({schema}), left unread: {what}",
+                match n {
+                    1 => "1 JSON object is".to_owned(),
+                    n => format!("{n} JSON objects are"),
+                }
+            )
+        })
+        .collect()
 }
 
 /// What stderr says of no-timing lines that are the error record of a format the run read

@@ -438,6 +438,24 @@ pub struct Coverage {
     /// No-timing lines that are the error record of a format whose error records count only
     /// when it is forced (Ollama's bare `{"error": ...}`), by format name (said on stderr).
     pub generic_errors: BTreeMap<String, u64>,
+    /// No-timing lines that are tokentime's own documents (a digest file, a summary's JSON), by
+    /// their `schema`: never read for requests (said on stderr).
+    pub own_documents: BTreeMap<String, u64>,
+}
+
+/// The `schema` of `line` when it is one of tokentime's own documents (a digest file, a
+/// summary's or a window's JSON: a root member `schema` whose value starts `tokentime.`), which
+/// hold numbers about requests, not requests.
+pub(crate) fn own_schema(line: &[u8]) -> Option<String> {
+    // The other members are skipped unread; a `schema` that is no string is no schema of ours.
+    #[derive(serde::Deserialize)]
+    struct Schema {
+        schema: Option<String>,
+    }
+    // The test, on lines no format read: a quick look for the value first.
+    memchr::memmem::find(line, b"\"tokentime.")?;
+    let schema = serde_json::from_slice::<Schema>(line).ok()?.schema?;
+    schema.starts_with("tokentime.").then_some(schema)
 }
 
 /// Requests whose logged duration is a thousandth (`small`) or a thousand times (`large`) of
@@ -525,6 +543,9 @@ impl Coverage {
         }
         for (k, v) in &other.generic_errors {
             *self.generic_errors.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.own_documents {
+            *self.own_documents.entry(k.clone()).or_default() += v;
         }
         self.unit_off.merge(&other.unit_off);
         self.reason_objects += other.reason_objects;
@@ -621,6 +642,9 @@ pub struct Processor {
     /// The format whose forced-only error record the last no-timing line is
     /// ([`Coverage::generic_errors`]).
     generic_error: Option<usize>,
+    /// The `schema` of the last no-timing line when it is one of tokentime's own documents
+    /// ([`Coverage::own_documents`]).
+    own_document: Option<String>,
     by_buf: ByBuf,
     /// The name of the input being read (`--by '$file'`).
     input_name: String,
@@ -760,6 +784,7 @@ impl Processor {
             outside_window: 0,
             range: crate::metrics::TimeRange::default(),
             generic_error: None,
+            own_document: None,
             by_buf: ByBuf::default(),
             input_name: String::new(),
             joins: Joins {
@@ -850,6 +875,7 @@ impl Processor {
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.outside_window = 0;
         self.generic_error = None;
+        self.own_document = None;
         self.requests.clear();
         self.gaps.clear();
         self.by_buf.clear();
@@ -1079,9 +1105,20 @@ impl Processor {
             return Kind::AlreadyEnriched;
         }
         match self.walk {
-            Walk::Root(_) => return self.walk_line(line).unwrap_or(Kind::NoTiming),
+            Walk::Root(_) => {
+                return match self.own_document(line) {
+                    true => Kind::NoTiming,
+                    false => self.walk_line(line).unwrap_or(Kind::NoTiming),
+                };
+            }
             Walk::Arrays => {}
-            Walk::Off => return self.classify_one(line),
+            Walk::Off => {
+                let kind = self.classify_one(line);
+                if matches!(kind, Kind::NoTiming) {
+                    self.own_document(line);
+                }
+                return kind;
+            }
         }
         self.unclaimed = false;
         match self.classify_one(line) {
@@ -1089,9 +1126,19 @@ impl Processor {
             // export of spans that are no inference requests: health checks, HTTP and database
             // spans) holds no other requests to walk to.
             Kind::NoTiming if self.unclaimed => Kind::NoTiming,
+            // tokentime's own documents hold numbers of requests, not requests: the walk would
+            // read its list of the slowest, or a digest's groups, as records.
+            Kind::NoTiming if self.own_document(line) => Kind::NoTiming,
             Kind::NoTiming => self.walk_line(line).unwrap_or(Kind::NoTiming),
             kind => kind,
         }
+    }
+
+    /// True when `line` is one of tokentime's own documents ([`own_schema`]), noted for
+    /// [`Processor::count`].
+    fn own_document(&mut self, line: &[u8]) -> bool {
+        self.own_document = own_schema(line);
+        self.own_document.is_some()
     }
 
     /// The requests inside `line` (valid JSON), as [`Walk`] says: each object found is
@@ -1753,6 +1800,9 @@ impl Processor {
                 if let Some(i) = self.generic_error {
                     let name = &self.formats.spec(i).name;
                     *cov.generic_errors.entry(name.clone()).or_default() += 1;
+                }
+                if let Some(schema) = &self.own_document {
+                    *cov.own_documents.entry(schema.clone()).or_default() += 1;
                 }
             }
             // Counted here, not at `finish`: in a chunk worker the pieces of a split line are

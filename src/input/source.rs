@@ -159,6 +159,35 @@ fn stdin_head() -> Option<Vec<u8>> {
     STDIN_HEAD.lock().ok()?.take()
 }
 
+/// The first line of standard input (a pipe), at most `max` bytes of it, without its newline:
+/// read after the bytes already read from it, all of which the next [`Source::open`] reads
+/// again. `None` past `max` bytes without a newline, or on a read error (which reading it again
+/// meets).
+pub(crate) fn stdin_first_line(max: usize) -> Option<Vec<u8>> {
+    let mut head = stdin_head().unwrap_or_default();
+    let mut stdin = Stdin::default();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut searched = 0;
+    let end = loop {
+        if let Some(i) = memchr::memchr(b'\n', &head[searched..]) {
+            break Some(searched + i);
+        }
+        searched = head.len();
+        if head.len() > max {
+            break None;
+        }
+        match stdin.read(&mut buf) {
+            Ok(0) => break Some(head.len()),
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break None,
+        }
+    };
+    let line = end.filter(|&e| e <= max).map(|e| head[..e].to_vec());
+    replay_on_stdin(head);
+    line
+}
+
 /// FILE arguments that are not regular files (a named pipe, `<(cmd)`), opened once to read a
 /// sample from, with the bytes read: their next [`Source::open`] reads those bytes and then
 /// the rest from the same descriptor (opening such a path again would find its start gone, or

@@ -277,6 +277,7 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
             "values_needed": g.needed,
             "missing": g.missing,
             "holds": g.holds,
+            "judged": g.judged,
             "verdict": g.row.as_ref().map(|r| r.verdict.as_str()),
             "change_ms": num(g.row.as_ref().and_then(|r| r.change_ms)),
             "change_pct": num(g.row.as_ref().and_then(|r| r.change_pct)),
@@ -309,12 +310,16 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                          intervals)",
                         g.comparisons
                     ),
+                    // Too few values for an interval, but a change short of the threshold
+                    // (or the other way) that no interval could make pass it.
+                    v if g.judged =>
+                        format!("short of the threshold ({v} for an interval, none needed)"),
                     v => v.to_owned(),
                 }
             );
             let state = if g.holds {
                 "HOLDS"
-            } else if matches!(r.verdict.as_str(), "not enough samples" | "no values") {
+            } else if !g.judged {
                 "not judged"
             } else {
                 "does not hold"

@@ -567,6 +567,10 @@ pub(crate) struct GateResult {
     pub row: Option<Row>,
     /// True when the change passes the threshold and is beyond noise in its direction.
     pub holds: bool,
+    /// True when its row tells whether it holds: an interval on both sides, or a change that
+    /// does not pass the threshold at all (no interval can make it hold: a run against itself,
+    /// a change the other way), whatever the samples.
+    pub judged: bool,
     /// When its row has too few values to judge: how many a side would do, at the report's
     /// interval level (ITL: requests with gaps).
     pub needed: Option<u64>,
@@ -618,15 +622,17 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
                 })
                 .cloned();
             let holds = row.as_ref().is_some_and(|r| holds(g, r));
+            let judged = row.as_ref().is_some_and(|r| judged(g, r));
             let needed = row
                 .as_ref()
-                .filter(|r| r.verdict == Verdict::NotEnoughSamples)
+                .filter(|r| r.verdict == Verdict::NotEnoughSamples && !judged)
                 .map(|_| values_needed(g.quantile, 1.0 - c.level));
             let missing = row.is_none().then(|| missing(g, &want, c));
             GateResult {
                 gate: g.clone(),
                 row,
                 holds,
+                judged,
                 needed,
                 comparisons: c.comparisons,
                 missing,
@@ -653,17 +659,32 @@ fn missing(g: &FailIf, want: &GroupKey, c: &Comparison) -> String {
     }
 }
 
+/// The change of row `r` passes gate `g`'s threshold in its direction (unknown: false).
+fn passes(g: &FailIf, r: &Row) -> bool {
+    let change = match g.amount {
+        Amount::Pct(p) => r.change_pct.map(|c| (c, p)),
+        Amount::Ms(ms) => r.change_ms.map(|c| (c, ms)),
+    };
+    change.is_some_and(|(c, t)| if g.up { c > t } else { c < t })
+}
+
+/// Row `r` tells whether gate `g` holds: its intervals were built, or both sides have a value
+/// and their change does not pass the threshold.
+fn judged(g: &FailIf, r: &Row) -> bool {
+    match r.verdict {
+        Verdict::NoValues => false,
+        Verdict::NotEnoughSamples => r.a.value.is_some() && r.b.value.is_some() && !passes(g, r),
+        _ => true,
+    }
+}
+
 fn holds(g: &FailIf, r: &Row) -> bool {
     let beyond = match r.verdict {
         Verdict::Worse => g.up,
         Verdict::Better => !g.up,
         _ => false,
     };
-    let change = match g.amount {
-        Amount::Pct(p) => r.change_pct.map(|c| (c, p)),
-        Amount::Ms(ms) => r.change_ms.map(|c| (c, ms)),
-    };
-    beyond && change.is_some_and(|(c, t)| if g.up { c > t } else { c < t })
+    beyond && passes(g, r)
 }
 
 #[cfg(test)]

@@ -1400,6 +1400,12 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
                 in two?)"
             .into();
     }
+    let own: u64 = cov.own_documents.values().sum();
+    if own > 0 && own == cov.no_timing {
+        return "no line was a request: the input is tokentime's own output (stderr says which, \
+                and what reads it)"
+            .into();
+    }
     if cov.outside_range > 0 {
         return format!(
             "no request ended between --since and --until: the {} request{} read ended outside \

@@ -222,28 +222,32 @@ fn hand_computed_intervals() {
     assert_eq!(row(&doc, "ttft_ms")["verdict"], "not enough samples");
 }
 
+/// `diff X Y --quantiles 50,90` with these `--fail-if` gates (and flags, `--...`): its exit
+/// status and stderr.
+fn gate_code(x: &Path, y: &Path, gates: &[&str]) -> (i32, String) {
+    let mut args: Vec<&str> = vec!["diff", s(x), s(y), "--quantiles", "50,90"];
+    args.extend(MAP);
+    for g in gates {
+        if g.starts_with("--") {
+            args.push(g);
+        } else {
+            args.extend(["--fail-if", g]);
+        }
+    }
+    let out = run(&args, b"");
+    (
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn fail_if_exit_codes() {
     let dir = tempfile::tempdir().unwrap();
     let a = ten(dir.path(), "a.jsonl", 100);
     let b = ten(dir.path(), "b.jsonl", 200);
     let c = ten(dir.path(), "c.jsonl", 105);
-    let code = |x: &Path, y: &Path, gates: &[&str]| {
-        let mut args: Vec<&str> = vec!["diff", s(x), s(y), "--quantiles", "50,90"];
-        args.extend(MAP);
-        for g in gates {
-            if g.starts_with("--") {
-                args.push(g);
-            } else {
-                args.extend(["--fail-if", g]);
-            }
-        }
-        let out = run(&args, b"");
-        (
-            out.status.code().unwrap(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let code = gate_code;
     // +95.7% and +100 ms, beyond noise.
     let (c3, err) = code(&a, &b, &["ttft_ms.p50>+10%"]);
     assert_eq!(c3, 3, "{err}");
@@ -565,4 +569,97 @@ fn an_empty_side_compares_nothing_and_says_so() {
         "{stdout}"
     );
     assert!(!stdout.contains("over 0 comparisons"), "{stdout}");
+}
+
+/// tokentime's own outputs are no logs. A digest file piped into `diff -` is read as one (as
+/// `merge` reads stdin), giving the comparison the file itself gives; a digest file or a
+/// summary's JSON given to `summary` gives no request (not requests made up from its groups
+/// or its list of the slowest), and stderr names it and what reads it.
+#[test]
+fn tokentimes_own_outputs_are_no_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = ten(dir.path(), "a.jsonl", 100);
+    let b = ten(dir.path(), "b.jsonl", 200);
+    let digest = dir.path().join("a.digest.json");
+    let mut args = vec!["summary", "--save-digest", s(&digest), s(&a)];
+    args.extend(MAP);
+    assert!(run(&args, b"").status.success());
+    let mut args = vec!["diff", "-o", "json", "-", s(&b)];
+    args.extend(MAP);
+    let piped = run(&args, &std::fs::read(&digest).unwrap());
+    args[3] = s(&digest);
+    let named = run(&args, b"");
+    assert!(named.status.success());
+    let (mut piped, named): (Value, Value) = (
+        serde_json::from_slice(&piped.stdout).unwrap(),
+        serde_json::from_slice(&named.stdout).unwrap(),
+    );
+    assert_eq!(piped["a"]["input"], "<stdin>");
+    piped["a"]["input"] = named["a"]["input"].clone();
+    assert_eq!(piped, named);
+    assert_eq!(named["a"]["digest_file"], true);
+    assert_eq!(named["a"]["requests"], 10);
+    // A log on standard input is still a log (its first line read twice, once to look).
+    let mut args = vec!["diff", "-o", "json", "-", s(&b)];
+    args.extend(MAP);
+    let log = run(&args, &std::fs::read(&a).unwrap());
+    let log: Value = serde_json::from_slice(&log.stdout).unwrap();
+    assert_eq!(log["a"]["requests"], 10);
+    assert_eq!(log["rows"], named["rows"]);
+
+    let json = dir.path().join("a.summary.json");
+    let mut args = vec!["summary", "-o", "json", s(&a)];
+    args.extend(MAP);
+    std::fs::write(&json, run(&args, b"").stdout).unwrap();
+    for (file, what) in [
+        (
+            &digest,
+            "(tokentime.digest/v1), left unread: a digest file, no log: `tokentime merge FILE...` reports digest files",
+        ),
+        (
+            &json,
+            "(tokentime.summary/v1), left unread: a summary's JSON (-o json): percentiles of requests, not requests",
+        ),
+    ] {
+        let out = run(&["summary", s(file)], b"");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(stdout.starts_with("1 line, no request: no timing 1\nno line was a request: the input is tokentime's own output"), "{stdout}");
+        assert!(
+            stderr.contains(&format!(
+                "tokentime: 1 JSON object is tokentime's own output {what}"
+            )),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("inferred"), "{stderr}");
+    }
+}
+
+/// Too few values for an interval, but a change short of the threshold, or the other way (a
+/// run against itself, B faster): no interval could make the gate hold, so it is judged, and
+/// does not hold, also under --fail-unjudged.
+#[test]
+fn a_gate_short_of_its_threshold_is_judged_however_few_the_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = ten(dir.path(), "a.jsonl", 100);
+    let b = ten(dir.path(), "b.jsonl", 200);
+    for (x, y, gate) in [
+        (&a, &a, "ttft.p90>+1%"),
+        (&b, &a, "ttft.p90>+1%"),
+        (&a, &b, "ttft.p90<-1%"),
+    ] {
+        let (c0, err) = gate_code(x, y, &[gate, "--fail-unjudged"]);
+        assert_eq!(c0, 0, "{err}");
+        assert!(
+            err.contains(&format!("--fail-if {gate} does not hold: "))
+                && err.contains(
+                    "short of the threshold (not enough samples for an interval, none needed)"
+                ),
+            "{err}"
+        );
+    }
+    // Past it: not judged (exit 2 under --fail-unjudged).
+    assert_eq!(gate_code(&a, &b, &["ttft.p90>+1%", "--fail-unjudged"]).0, 2);
 }
