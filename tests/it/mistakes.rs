@@ -711,3 +711,38 @@ fn fail_if_on_p99_9() {
     assert_eq!(code, Some(0), "{err}");
     assert!(!err.contains("unknown metric"), "{err}");
 }
+
+/// A LiteLLM failure logged without its times (a null `endTime`, or `startTime` too) is still a
+/// failed request, not a no-timing line: the error count keeps it, its reason named.
+#[test]
+fn a_litellm_failure_without_its_times_is_still_an_error() {
+    let log = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let mut input = String::new();
+    let mut failures = 0;
+    for line in log.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["status"] == "failure" {
+            failures += 1;
+            v["endTime"] = serde_json::Value::Null;
+            if failures % 2 == 0 {
+                v["startTime"] = serde_json::Value::Null;
+            }
+        }
+        input.push_str(&v.to_string());
+        input.push('\n');
+    }
+    assert_eq!(failures, 9);
+    for format in ["auto", "litellm"] {
+        let out = run(
+            &["summary", "-o", "json", "--format", format],
+            input.as_bytes(),
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cov = &doc["coverage"];
+        assert_eq!(
+            (&cov["requests"], &cov["errors"], &cov["no_timing"]),
+            (&293.into(), &9.into(), &0.into()),
+            "{format}: {cov}"
+        );
+    }
+}

@@ -10,7 +10,8 @@ pub(crate) fn spec() -> FormatSpec {
         name: "litellm".into(),
         about: "LiteLLM StandardLoggingPayload (proxy callbacks, SDK custom loggers)".into(),
         markers: vec![Cond::Present(p("startTime")), Cond::Present(p("endTime")), Cond::Present(p("call_type"))],
-        error_markers: vec![],
+        // A failure logged without its times (a null startTime or endTime) is still one.
+        error_markers: vec![Cond::Present(p("call_type")), Cond::Equals(p("status"), "\"failure\"".into())],
         error_when: vec![Cond::Equals(p("status"), "\"failure\"".into())],
         // A client that disconnects mid-stream is logged as a success whose error_str says so
         // ("Client disconnected the request"); a timeout is a failure.
