@@ -123,16 +123,32 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// SIGINT and SIGTERM set a flag (the run then prints its final summary); a second one ends
-/// the process at once (status 130).
+/// SIGINT, SIGTERM and SIGHUP set a flag (the run then prints its final summary and saves its
+/// digest file: a `tail -F | tokentime summary` whose ssh session or terminal closed keeps its
+/// run); a second one ends the process at once (status 130). A SIGHUP ignored when the run
+/// started (`nohup`) stays ignored.
 fn install_signals() -> io::Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let flag = Arc::new(AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+        if sig == SIGHUP && ignored(sig) {
+            continue;
+        }
         signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&flag))?;
         signal_hook::flag::register(sig, Arc::clone(&flag))?;
     }
     Ok(flag)
+}
+
+/// True when signal `sig` is ignored (as `nohup` leaves SIGHUP).
+fn ignored(sig: i32) -> bool {
+    // SAFETY: a query of the disposition only (no new action), into a zeroed sigaction that
+    // lives across the call.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(sig, std::ptr::null(), &raw mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
 }
 
 /// The progress line on stderr: bytes read of the files' total, and the rate.

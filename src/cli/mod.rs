@@ -30,8 +30,8 @@ use std::path::PathBuf;
 use values::{EnrichOutput, ForArg, Progress};
 
 const AFTER_HELP: &str = "\
-Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after Ctrl-C or \
-SIGTERM ends a summary); 1 with --strict when some lines were invalid or too long; 2 usage, \
+Exit status: 0 ok (also when stdout is closed early, as by `| head`, and after Ctrl-C, \
+SIGTERM or SIGHUP ends a summary); 1 with --strict when some lines were invalid or too long; 2 usage, \
 configuration or I/O error, an --slo whose group no request was in, also a merge of digest \
 files of partial runs (interrupted, or an input not read to its end) without --allow-partial; 3 an --slo was broken (one verdict per \
 SLO on stderr), or a diff --fail-if condition held.

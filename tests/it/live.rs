@@ -595,3 +595,45 @@ fn inferred_on_a_live_pipe_enriches_the_lines_written_so_far() {
     let (code, rest, _) = live.finish();
     assert_eq!((code, rest.as_str()), (Some(0), ""));
 }
+
+/// SIGHUP (the ssh session or terminal of a `tail -F | tokentime summary` closed) ends a summary
+/// as SIGTERM does: the final table, the SLO verdicts. Under `nohup` (SIGHUP ignored when the
+/// run started) it is still ignored.
+#[test]
+fn sighup_ends_a_summary_as_sigterm_does_unless_ignored() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--explain", "--slo", "ttft:p99<=100ms"]);
+    live.write(&lines.concat());
+    std::thread::sleep(Duration::from_millis(500));
+    live.signal("-HUP");
+    let (code, rest, err) = live.finish();
+    assert_eq!(code, Some(3), "a broken SLO decides the status: {err}");
+    assert!(rest.starts_with("lines 5  requests 5"), "{rest}");
+
+    // `trap '' HUP` as nohup does: the shell starts tokentime with SIGHUP ignored.
+    let bin = env!("CARGO_BIN_EXE_tokentime");
+    let mut child = Command::new("bash")
+        .args(["-c", &format!("trap '' HUP; exec {bin} summary")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&lines.concat()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let st = Command::new("kill")
+        .args(["-HUP", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "an ignored SIGHUP ended the run"
+    );
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("5 requests"));
+}
