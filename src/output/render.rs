@@ -394,20 +394,27 @@ fn write_goodput_gauges(
         gl.push(("targets".into(), text.clone()));
         labels(&gl)
     };
-    gauge(
-        out,
-        "tokentime_goodput_ratio",
-        "Share of requests that met every --goodput target, per group.",
-    )?;
-    for (l, g) in groups {
-        if g.requests > 0 {
-            let r = g.goodput.met as f64 / g.requests as f64;
-            writeln!(
-                out,
-                "tokentime_goodput_ratio{} {}",
-                with_targets(l),
-                prom_num(r)
-            )?;
+    // Beside the ratio, the unknown share: a group whose requests are mostly unknown (calls
+    // not streamed have no TTFT) has a low ratio that is no missed target.
+    type Share = fn(&GroupStats) -> u64;
+    let shares: [(&str, &str, Share); 2] = [
+        (
+            "tokentime_goodput_ratio",
+            "Share of requests that met every --goodput target, per group.",
+            |g| g.goodput.met,
+        ),
+        (
+            "tokentime_goodput_unknown_ratio",
+            "Share of requests for which a --goodput target's metric is unknown (not streamed, \
+             not logged): neither good nor missed, per group.",
+            |g| g.goodput.unknown,
+        ),
+    ];
+    for (name, help, part) in shares {
+        gauge(out, name, help)?;
+        for (l, g) in groups.iter().filter(|(_, g)| g.requests > 0) {
+            let r = part(g) as f64 / g.requests as f64;
+            writeln!(out, "{name}{} {}", with_targets(l), prom_num(r))?;
         }
     }
     let Some(s) = span_s.filter(|s| *s > 0.0) else {

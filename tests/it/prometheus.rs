@@ -777,3 +777,50 @@ fn every_with_out_replaces_the_file_whole_while_input_grows() {
         .collect();
     assert_eq!(names, ["tokentime.prom"], "no temporary file left");
 }
+
+/// A group of calls not streamed (the lab gateway's cache hits: no TTFT) has a goodput ratio of
+/// 0 under a TTFT target, which is no missed target: `tokentime_goodput_unknown_ratio` says what
+/// share of each group's requests had a target's metric unknown (16 of the 27 hits, 54 of the
+/// 80 partial ones, as JSON's `unknown` counts; none of the streamed ones).
+#[test]
+fn goodput_unknown_share_is_a_gauge_beside_the_ratio() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let prom = summary(&[
+        "summary",
+        "-o",
+        "prometheus",
+        "--goodput",
+        "ttft=5s,tpot=200ms",
+        lab.to_str().unwrap(),
+    ]);
+    check_exposition(&prom, false);
+    let json = summary(&[
+        "summary",
+        "-o",
+        "json",
+        "--goodput",
+        "ttft=5s,tpot=200ms",
+        lab.to_str().unwrap(),
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for g in doc["groups"].as_array().unwrap() {
+        // A cache class the log does not give is `null` in JSON, `unknown` as a label.
+        let label = match g["key"].get("cache") {
+            Some(c) => format!(
+                "{{cache=\"{}\",targets=\"ttft=5s,tpot=200ms\"}}",
+                c.as_str().unwrap_or("unknown")
+            ),
+            None => "{targets=\"ttft=5s,tpot=200ms\"}".to_owned(),
+        };
+        let share = g["goodput"]["unknown"].as_f64().unwrap() / g["requests"].as_f64().unwrap();
+        let line = prom
+            .lines()
+            .find(|l| l.starts_with(&format!("tokentime_goodput_unknown_ratio{label} ")))
+            .unwrap_or_else(|| panic!("{label}: {prom}"));
+        let v: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!((v - share).abs() < 1e-9, "{line} against {share}");
+    }
+    assert!(prom.contains(
+        "tokentime_goodput_unknown_ratio{cache=\"hit\",targets=\"ttft=5s,tpot=200ms\"} 0.592592593"
+    ));
+}
