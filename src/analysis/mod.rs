@@ -14,7 +14,9 @@ pub(crate) mod modes;
 
 use crate::metrics::sweep::bucket_label;
 use crate::metrics::{Metric, NullReason};
-use crate::summary::accumulators::{Extra, Parts, input_bucket_label, input_bucket_range};
+use crate::summary::accumulators::{
+    Extra, InflightBucket, Parts, input_bucket_label, input_bucket_range,
+};
 use crate::summary::digest::{Digest, Values};
 use crate::summary::{GroupKey, GroupStats, Summary};
 use hist::Histogram;
@@ -157,8 +159,8 @@ pub(crate) struct MultimodalFinding {
     pub share_near_modes: Vec<f64>,
     /// The groupings tried, best first.
     pub splits: Vec<Split>,
-    /// For TTFT: the split by requests in flight during each decode (the buckets of the
-    /// TPOT-under-load table, requests with a TPOT only), apart from `splits`: the table
+    /// For TTFT and TPOT: the split by requests in flight during each decode (the buckets of
+    /// the TPOT-under-load table, requests with a TPOT only), apart from `splits`: the table
     /// reports weigh it with them ([`MultimodalFinding::best_split`]), JSON lists `splits`
     /// alone.
     pub inflight_split: Option<Split>,
@@ -692,19 +694,28 @@ fn splits(
 
 /// The split of `f`'s modes by the in-flight buckets of group `gi` (TTFT only).
 fn inflight_split(g: &mut GroupStats, f: &MultimodalFinding) -> Option<Split> {
-    if f.metric != Metric::Ttft {
-        return None;
+    // TPOT grows with the batch a decode shares: load splits its modes as often as the cache.
+    fn digest(x: &mut InflightBucket, metric: Metric) -> Option<&mut Digest> {
+        match metric {
+            Metric::Ttft => Some(&mut x.ttft),
+            Metric::Tpot => Some(&mut x.tpot),
+            _ => None,
+        }
     }
     let children: Vec<Child> = g
         .extra
         .inflight
         .iter_mut()
-        .filter(|(_, x)| x.ttft.count() > 0)
-        .map(|(&b, x)| {
+        .filter_map(|(&b, x)| {
+            digest(x, f.metric)
+                .filter(|d| d.count() > 0)
+                .map(|d| (b, d))
+        })
+        .map(|(b, d)| {
             (
                 vec!["in_flight".to_owned()],
                 vec![Some(bucket_label(b))],
-                points(&mut x.ttft),
+                points(d),
             )
         })
         .collect();

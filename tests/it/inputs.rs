@@ -86,8 +86,12 @@ fn several_files_summarized_in_parallel_equal_one_stream_of_them() {
                 .remove("tpot_by_in_flight");
             let findings = g["findings"].as_array_mut().unwrap();
             findings.retain(|f| f["kind"] != "tpot_under_load");
-            // TTFT's split by requests in flight, and the words that name it where it is best.
-            for f in findings.iter_mut().filter(|f| f["metric"] == "ttft_ms") {
+            // TTFT's and TPOT's split by requests in flight, and the words that name it where
+            // it is best.
+            for f in findings
+                .iter_mut()
+                .filter(|f| f["metric"] == "ttft_ms" || f["metric"] == "tpot_ms")
+            {
                 let f = f.as_object_mut().unwrap();
                 for k in ["inflight_split", "explained_by", "text"] {
                     f.remove(k);
