@@ -1434,8 +1434,8 @@ impl WindowTable {
     }
 
     /// Writes the rows of the window that starts at `start`: all requests and each `--by`
-    /// group but those that are all requests again (the cache classes are in `-o json`); `late` marks a window written before,
-    /// `partial` one that misses requests its input held.
+    /// group but those that are all requests again (the cache classes are in `-o json`);
+    /// `late` marks a window written before, `partial` one that misses requests its input held.
     ///
     /// # Errors
     /// The writer's.

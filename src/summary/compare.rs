@@ -659,21 +659,26 @@ fn missing(g: &FailIf, want: &GroupKey, c: &Comparison) -> String {
     }
 }
 
-/// The change of row `r` passes gate `g`'s threshold in its direction (unknown: false).
-fn passes(g: &FailIf, r: &Row) -> bool {
-    let change = match g.amount {
-        Amount::Pct(p) => r.change_pct.map(|c| (c, p)),
-        Amount::Ms(ms) => r.change_ms.map(|c| (c, ms)),
+/// Whether the change of row `r` passes gate `g`'s threshold in its direction; `None` when the
+/// change is unknown (a side without a value, a percentage of an A of 0).
+fn passes_threshold(g: &FailIf, r: &Row) -> Option<bool> {
+    let (c, t) = match g.amount {
+        Amount::Pct(p) => (r.change_pct?, p),
+        Amount::Ms(ms) => (r.change_ms?, ms),
     };
-    change.is_some_and(|(c, t)| if g.up { c > t } else { c < t })
+    Some(if g.up { c > t } else { c < t })
 }
 
-/// Row `r` tells whether gate `g` holds: its intervals were built, or both sides have a value
-/// and their change does not pass the threshold.
+fn passes(g: &FailIf, r: &Row) -> bool {
+    passes_threshold(g, r) == Some(true)
+}
+
+/// Row `r` tells whether gate `g` holds: its intervals were built, or its change is known and
+/// does not pass the threshold.
 fn judged(g: &FailIf, r: &Row) -> bool {
     match r.verdict {
         Verdict::NoValues => false,
-        Verdict::NotEnoughSamples => r.a.value.is_some() && r.b.value.is_some() && !passes(g, r),
+        Verdict::NotEnoughSamples => passes_threshold(g, r) == Some(false),
         _ => true,
     }
 }
