@@ -602,7 +602,29 @@ fn inferred_on_a_live_pipe_enriches_the_lines_written_so_far() {
 #[test]
 fn sighup_ends_a_summary_as_sigterm_does_unless_ignored() {
     let lines = sample_lines();
-    let mut live = Live::start(&["summary", "--explain", "--slo", "ttft:p99<=100ms"]);
+    // SIGHUP at its default disposition, also where the tests run under `nohup` (which a child
+    // inherits, and a shell cannot undo).
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tokentime"));
+    cmd.args(["summary", "--explain", "--slo", "ttft:p99<=100ms"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: the closure runs in the child between fork and exec and only calls `signal`,
+    // which is async-signal-safe.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGHUP, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let stdin = child.stdin.take();
+    let out = lines_of(child.stdout.take().unwrap());
+    let mut live = Live {
+        child,
+        stdin,
+        lines: out,
+    };
     live.write(&lines.concat());
     std::thread::sleep(Duration::from_millis(500));
     live.signal("-HUP");
