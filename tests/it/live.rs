@@ -31,8 +31,14 @@ struct Live {
 
 impl Live {
     fn start(args: &[&str]) -> Live {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
-            .args(args)
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tokentime"));
+        cmd.args(args);
+        Live::spawn(cmd)
+    }
+
+    /// Starts `cmd` with its standard streams piped.
+    fn spawn(mut cmd: Command) -> Live {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -605,10 +611,7 @@ fn sighup_ends_a_summary_as_sigterm_does_unless_ignored() {
     // SIGHUP at its default disposition, also where the tests run under `nohup` (which a child
     // inherits, and a shell cannot undo).
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tokentime"));
-    cmd.args(["summary", "--explain", "--slo", "ttft:p99<=100ms"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    cmd.args(["summary", "--explain", "--slo", "ttft:p99<=100ms"]);
     // SAFETY: the closure runs in the child between fork and exec and only calls `signal`,
     // which is async-signal-safe.
     unsafe {
@@ -617,14 +620,7 @@ fn sighup_ends_a_summary_as_sigterm_does_unless_ignored() {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().unwrap();
-    let stdin = child.stdin.take();
-    let out = lines_of(child.stdout.take().unwrap());
-    let mut live = Live {
-        child,
-        stdin,
-        lines: out,
-    };
+    let mut live = Live::spawn(cmd);
     live.write(&lines.concat());
     std::thread::sleep(Duration::from_millis(500));
     live.signal("-HUP");
@@ -632,30 +628,27 @@ fn sighup_ends_a_summary_as_sigterm_does_unless_ignored() {
     assert_eq!(code, Some(3), "a broken SLO decides the status: {err}");
     assert!(rest.starts_with("lines 5  requests 5"), "{rest}");
 
-    // `trap '' HUP` as nohup does: the shell starts tokentime with SIGHUP ignored.
-    let bin = env!("CARGO_BIN_EXE_tokentime");
-    let mut child = Command::new("bash")
-        .args(["-c", &format!("trap '' HUP; exec {bin} summary")])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(&lines.concat()).unwrap();
+    // `trap '' HUP` as nohup does: the shell starts tokentime (by exec, the same process) with
+    // SIGHUP ignored.
+    let mut cmd = Command::new("bash");
+    cmd.args([
+        "-c",
+        &format!(
+            "trap '' HUP; exec {} summary",
+            env!("CARGO_BIN_EXE_tokentime")
+        ),
+    ]);
+    let mut live = Live::spawn(cmd);
+    live.write(&lines.concat());
     std::thread::sleep(Duration::from_millis(500));
-    let st = Command::new("kill")
-        .args(["-HUP", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    live.signal("-HUP");
     std::thread::sleep(Duration::from_millis(300));
     assert!(
-        child.try_wait().unwrap().is_none(),
+        live.child.try_wait().unwrap().is_none(),
         "an ignored SIGHUP ended the run"
     );
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("5 requests"));
+    drop(live.stdin.take());
+    let (code, rest, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert!(rest.contains("5 requests"), "{rest}");
 }
