@@ -196,6 +196,9 @@ fn read_side(config: &Config, dc: &DiffConfig, source: &Source) -> Result<Side, 
     } else if cov.requests == 0 {
         crate::diag!("tokentime: {name}: {}", summary.no_requests(&cov));
     }
+    for msg in crate::app::unmapped::own_documents(&cov) {
+        crate::diag!("tokentime: {name}: {msg}");
+    }
     Ok(Side {
         run: Run {
             name: crate::input::shown_name(&name).into_owned(),
