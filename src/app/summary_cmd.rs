@@ -1183,12 +1183,12 @@ fn merge_windows(
     Ok(report_slos_and_digest(out, rc, cov, summary, Some(b))?.0)
 }
 
-/// Why the run of a digest file was partial: `interrupted by Ctrl-C or SIGTERM; 2 inputs could
+/// Why the run of a digest file was partial: `interrupted by Ctrl-C, SIGTERM or SIGHUP; 2 inputs could
 /// not be read to their end`.
 fn partial_reasons(cov: &Coverage) -> String {
     let mut why = Vec::new();
     if cov.interrupted > 0 {
-        why.push("interrupted by Ctrl-C or SIGTERM".to_owned());
+        why.push("interrupted by Ctrl-C, SIGTERM or SIGHUP".to_owned());
     }
     if cov.read_errors > 0 {
         why.push(format!(
