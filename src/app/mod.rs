@@ -176,6 +176,9 @@ fn run_enrich(
         return Ok(ExitCode::Usage);
     }
     let cov = worker.coverage().cloned().unwrap_or_default();
+    for msg in crate::app::unmapped::own_documents(&cov) {
+        crate::diag!("tokentime: {msg}");
+    }
     if cov.requests == 0 && cov.lines > 0 {
         let choice = crate::app::unmapped::format_choice(config);
         crate::diag!("tokentime: {}", no_requests(&cov, &e.key, &choice));

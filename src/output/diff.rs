@@ -333,8 +333,8 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                     } else {
                         "values"
                     },
-                    r.a.count,
-                    r.b.count
+                    r.a.draws,
+                    r.b.draws
                 )
             });
             format!("--fail-if {text} {state}: {what}{needed}")

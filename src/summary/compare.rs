@@ -57,6 +57,8 @@ pub(crate) struct Side {
     pub value: Option<f64>,
     /// Values it was taken over.
     pub count: u64,
+    /// Independent draws its interval counts: `count`, or for ITL the requests with gaps.
+    pub draws: u64,
     /// Exact quantile (every value, or every distinct value, held).
     pub exact: bool,
     /// Lower end of the interval.
@@ -301,6 +303,7 @@ fn side(g: &mut GroupStats, m: Metric, q: f64, gamma: f64) -> Side {
     Side {
         value,
         count: n,
+        draws,
         exact,
         low: lo.and_then(|k| value_at(d, share(k) - slack)),
         high: hi.and_then(|k| value_at(d, share(k) + slack)),

@@ -634,6 +634,16 @@ fn tokentimes_own_outputs_are_no_logs() {
             "{stderr}"
         );
         assert!(!stderr.contains("inferred"), "{stderr}");
+        // Enrich (no subcommand) passes it through and says what it is.
+        let out = run(&[s(file)], b"");
+        assert_eq!(out.stdout, std::fs::read(file).unwrap());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "tokentime: 1 JSON object is tokentime's own output {what}"
+            )),
+            "{stderr}"
+        );
         // diff says it of a side read as a log too (a digest file named is read as one).
         if *file == digest {
             continue;
@@ -676,4 +686,24 @@ fn a_gate_short_of_its_threshold_is_judged_however_few_the_values() {
     }
     // Past it: not judged (exit 2 under --fail-unjudged).
     assert_eq!(gate_code(&a, &b, &["ttft.p90>+1%", "--fail-unjudged"]).0, 2);
+}
+
+/// An ITL gate's interval counts requests with token gaps, not gaps (the gaps of one request
+/// move together): the line of a gate not judged says how many requests each side has.
+#[test]
+fn an_itl_gate_counts_requests_with_gaps() {
+    let dir = testdata().join("realdata");
+    let a = dir.join("vllm083-llama70b-tp8-qps1/result.json");
+    let b = dir.join("vllm083-llama70b-tp8-qpsinf/result.json");
+    let out = run(&["diff", "--fail-if", "itl.p99>+1%", s(&a), s(&b)], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // 200 requests a run, 14 of them with no gap (one output token or none).
+    assert!(
+        err.contains(
+            "not judged: +1.35% (+0.581 ms), not enough samples (its p99 needs 757 requests \
+             with token gaps a side at this level, A has 186, B 186;"
+        ),
+        "{err}"
+    );
 }
