@@ -1204,10 +1204,11 @@ fn modes_text(f: &MultimodalFinding) -> String {
         .iter()
         .map(|m| format!("{} ({})", duration_text(m.center), pct(m.share)))
         .collect();
+    // "Multimodal" would read as image or audio input in this field: a count of modes.
     let kind = if modes.len() == 2 {
-        "bimodal".to_owned()
+        "is bimodal".to_owned()
     } else {
-        format!("multimodal ({} modes)", modes.len())
+        format!("has {} modes", modes.len())
     };
     let modes = match modes.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -1267,7 +1268,7 @@ fn modes_text(f: &MultimodalFinding) -> String {
             None => String::new(),
         },
     };
-    format!("{name} is {kind}: {modes}{split}")
+    format!("{name} {kind}: {modes}{split}")
 }
 
 /// Which groups of an explaining split the compact line names (their indexes, in order).

@@ -173,18 +173,18 @@ fn multimodal_text(f: &MultimodalFinding) -> String {
         None => String::new(),
     };
     format!(
-        "{name} is multimodal: {} modes at {modes}; {mean}{split}",
+        "{name} has {} modes, at {modes}; {mean}{split}",
         f.modality.modes.len()
     )
 }
 
-/// One line naming a group's multimodal metrics and their modes.
+/// One line naming a group's metrics of several modes and their modes.
 fn multimodal_brief(fs: &[MultimodalFinding]) -> String {
     let parts: Vec<String> = fs
         .iter()
         .map(|f| format!("{} {}", f.metric.json_name(), mode_texts(f).join(" | ")))
         .collect();
-    format!("multimodal: {}", parts.join("; "))
+    format!("several modes: {}", parts.join("; "))
 }
 
 fn write_rows(
