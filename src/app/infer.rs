@@ -389,9 +389,24 @@ struct PipeHead {
     kept: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
 }
 
+/// The most a [`PipeHead`] keeps: past it the sample ends, so that a line longer than
+/// `--max-line-bytes` at the head of a pipe is not held whole to be read again (the run skips
+/// it piece by piece, as it would from a file).
+#[cfg(target_os = "linux")]
+const HEAD_MAX_BYTES: usize = 4 * SAMPLE_BYTES;
+
 #[cfg(target_os = "linux")]
 impl Read for PipeHead {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let room = self
+            .kept
+            .lock()
+            .map_or(0, |k| HEAD_MAX_BYTES.saturating_sub(k.len()));
+        if room == 0 {
+            return Ok(0);
+        }
+        let len = room.min(buf.len());
+        let buf = &mut buf[..len];
         loop {
             let mut fd = libc::pollfd {
                 fd: 0,
