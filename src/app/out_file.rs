@@ -101,6 +101,57 @@ impl Write for ReplaceOnFlush {
     }
 }
 
+/// Standard output that its reader may close (`| head`): past a broken pipe, writes are dropped
+/// and [`ClosedOk::closed`] says so, so that a summary still judges its SLOs (its exit status)
+/// and saves its digest file. A live run stops reading when it sees it closed.
+pub(crate) struct ClosedOk<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> ClosedOk<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        ClosedOk {
+            inner,
+            closed: false,
+        }
+    }
+
+    /// True once a write or flush met a closed pipe.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+
+    /// The result of a write or flush: a broken pipe is success, noted.
+    fn note<T>(&mut self, r: io::Result<T>, done: T) -> io::Result<T> {
+        match r {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(done)
+            }
+            r => r,
+        }
+    }
+}
+
+impl<W: Write> Write for ClosedOk<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let r = self.inner.write(buf);
+        self.note(r, buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let r = self.inner.flush();
+        self.note(r, ())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

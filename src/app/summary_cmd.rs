@@ -20,6 +20,7 @@ use crate::analysis::analyze;
 use crate::app::Diagnostics;
 use crate::app::driver::{self, Documents, Reading, WorkerSink};
 use crate::app::error::{Error, ExitCode};
+use crate::app::out_file::ClosedOk;
 use crate::app::worker::{Tally, Worker};
 use crate::classify::Coverage;
 use crate::cli::config::{Config, MergeConfig, ReportConfig, SummaryConfig, SummaryOutput};
@@ -247,13 +248,15 @@ pub(crate) fn run_summary(
     match &sc.out {
         // Each report (flushed whole) replaces the file: see `out_file`.
         Some(path) => {
-            let mut file = crate::app::out_file::ReplaceOnFlush::new(path.clone());
+            let file = crate::app::out_file::ReplaceOnFlush::new(path.clone());
+            let mut file = ClosedOk::new(file);
             watch.run(&rx, &signals, &mut file)?;
             watch.finish(&mut file)
         }
         None => {
-            watch.run(&rx, &signals, out)?;
-            watch.finish(out)
+            let mut out = ClosedOk::new(out);
+            watch.run(&rx, &signals, &mut out)?;
+            watch.finish(&mut out)
         }
     }
 }
@@ -349,7 +352,11 @@ pub(crate) fn collect_into(
     let (sh, jobs) = start(config, sc);
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
-    watch.run(&rx, &AtomicBool::new(false), windows)?;
+    watch.run(
+        &rx,
+        &AtomicBool::new(false),
+        &mut ClosedOk::new(&mut *windows),
+    )?;
     let mut fin = watch.fold_rest();
     fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
     if let Some(b) = &mut fin.buckets {
@@ -452,6 +459,8 @@ struct Watch<'a> {
     sliding: Option<Sliding>,
     ticks: u64,
     interrupted: bool,
+    /// Standard output was closed while reading (`--every`, `--bucket`): reading stopped.
+    output_closed: bool,
     said_no_requests: bool,
     /// `--bucket` windows are written as they complete.
     streaming: bool,
@@ -498,6 +507,7 @@ impl<'a> Watch<'a> {
             sliding: sc.window.map(|w| Sliding::new(w, sc.every.unwrap_or(w))),
             ticks: 0,
             interrupted: false,
+            output_closed: false,
             said_no_requests: false,
             streaming: sc.bucket.is_some()
                 && config.inputs.len() == 1
@@ -514,11 +524,11 @@ impl<'a> Watch<'a> {
     }
 
     /// Waits for the inputs to be read (or a signal), printing the interval summaries.
-    fn run(
+    fn run<W: Write>(
         &mut self,
         rx: &mpsc::Receiver<(usize, Result<(), Error>)>,
         signals: &AtomicBool,
-        out: &mut impl Write,
+        out: &mut ClosedOk<W>,
     ) -> Result<(), Error> {
         let sh = self.sh;
         while self.finished < self.done.len() {
@@ -567,6 +577,13 @@ impl<'a> Watch<'a> {
             } else {
                 (self.window_wait_ms * 2).min(IDLE_WAIT_MS)
             };
+            // Nobody reads the reports any more (`| head`): stop reading, as a signal would,
+            // and end with the SLOs judged and the digest saved on what was read.
+            if out.closed() {
+                self.output_closed = true;
+                sh.stop.store(true, Ordering::Relaxed);
+                break;
+            }
             self.progress
                 .update(sh.bytes.load(Ordering::Relaxed), false);
         }
@@ -701,9 +718,15 @@ impl<'a> Watch<'a> {
         // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
         fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
         // And that it was stopped before the end of its input (`partial` in the digest file).
-        fin.cov.interrupted = u64::from(self.interrupted);
-        if self.interrupted {
+        fin.cov.interrupted = u64::from(self.interrupted || self.output_closed);
+        if self.output_closed {
+            crate::diag!(
+                "tokentime: standard output closed; stopped reading (SLOs judged, digest saved, on the input read so far)"
+            );
+        } else if self.interrupted {
             crate::diag!("tokentime: interrupted; summary of the input read so far");
+        }
+        if self.interrupted || self.output_closed {
             // No window still held was complete.
             if let Some(b) = &mut fin.buckets {
                 b.mark_held("interrupted");
@@ -1078,6 +1101,8 @@ pub(crate) fn report(
 /// A digest file that cannot be read or does not line up with the first ([`Error::Config`]);
 /// output that cannot be written.
 pub(crate) fn run_merge(mc: &MergeConfig, out: &mut impl Write) -> Result<ExitCode, Error> {
+    // A closed output (`| head`) still gives the SLOs' exit status.
+    let out = &mut ClosedOk::new(out);
     let mut partial = 0usize;
     let merged = digest_file::merge_files(&mc.files, |name, cov| {
         partial += 1;
@@ -1183,12 +1208,12 @@ fn merge_windows(
     Ok(report_slos_and_digest(out, rc, cov, summary, Some(b))?.0)
 }
 
-/// Why the run of a digest file was partial: `interrupted by Ctrl-C, SIGTERM or SIGHUP; 2 inputs could
+/// Why the run of a digest file was partial: `interrupted by Ctrl-C, SIGTERM, SIGHUP or its output closed; 2 inputs could
 /// not be read to their end`.
 fn partial_reasons(cov: &Coverage) -> String {
     let mut why = Vec::new();
     if cov.interrupted > 0 {
-        why.push("interrupted by Ctrl-C, SIGTERM or SIGHUP".to_owned());
+        why.push("interrupted by Ctrl-C, SIGTERM, SIGHUP or its output closed".to_owned());
     }
     if cov.read_errors > 0 {
         why.push(format!(

@@ -415,7 +415,7 @@ pub struct Coverage {
     pub join_unfinished: u64,
     /// Completing lines whose earlier lines were never seen.
     pub join_orphaned: u64,
-    /// Runs ended by Ctrl-C, SIGTERM or SIGHUP before the end of their input (a summary's own: 0 or
+    /// Runs ended by Ctrl-C, SIGTERM, SIGHUP or a closed output before the end of their input (a summary's own: 0 or
     /// 1; a merge's: those of its digest files). Not in the JSON coverage block: a digest file
     /// and a summary say it under `partial`.
     pub interrupted: u64,

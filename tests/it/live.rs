@@ -652,3 +652,65 @@ fn sighup_ends_a_summary_as_sigterm_does_unless_ignored() {
     assert_eq!(code, Some(0), "{err}");
     assert!(rest.contains("5 requests"), "{rest}");
 }
+
+/// A reader that closes the output early (`| head`) still gets the SLOs' exit status: of the
+/// whole input in a batch run whose report overflows the pipe, and in a live run (`--every`),
+/// which stops reading when it finds its output closed and saves its digest as partial.
+#[test]
+fn a_closed_output_keeps_the_slo_verdict() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let slo = "ttft:p99<=1s";
+    // Batch: a report of MBs (a group per request), of which 100 bytes are read.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(["summary", "--by", "id", "-o", "json", "--slo", slo])
+        .arg(&lab)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("SLO {slo} BROKEN")), "{err}");
+
+    // Live: the input stays open; the first interval is read, then the output closed.
+    let dir = tempfile::tempdir().unwrap();
+    let digest = dir.path().join("d.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(["summary", "--every", "1s", "--slo", slo, "--save-digest"])
+        .arg(&digest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let head: Vec<u8> = std::fs::read(&lab)
+        .unwrap()
+        .split_inclusive(|&b| b == b'\n')
+        .take(20)
+        .flatten()
+        .copied()
+        .collect();
+    stdin.write_all(&head).unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("tokentime summary #1 at "), "{first}");
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("tokentime: standard output closed; stopped reading (SLOs judged, digest saved, on the input read so far)"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("SLO {slo} BROKEN")), "{err}");
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&digest).unwrap()).unwrap();
+    assert_eq!(saved["partial"]["interrupted"], true);
+    assert_eq!(saved["coverage"]["requests"], 20, "{saved}");
+}
