@@ -27,12 +27,22 @@ pub(crate) fn method(c: &Comparison) -> String {
     if c.comparisons == 0 {
         return "nothing compared: no group has values of a metric in both runs".to_owned();
     }
+    // Said only where some quantile is a t-digest estimate: every value exact has no rank error.
+    let estimated = c
+        .rows
+        .iter()
+        .any(|r| [&r.a, &r.b].iter().any(|s| s.value.is_some() && !s.exact));
     format!(
         "beyond noise: the two runs' order-statistic confidence intervals of the quantile do not overlap; \
-         {}% family-wise over {} comparisons (each interval {}%), t-digest estimates widened by their rank error",
+         {}% family-wise over {} comparisons (each interval {}%){}",
         round3((1.0 - ALPHA) * 100.0),
         c.comparisons,
-        pct_level(c.level)
+        pct_level(c.level),
+        if estimated {
+            ", t-digest estimates widened by their rank error"
+        } else {
+            ""
+        }
     )
 }
 

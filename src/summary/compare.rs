@@ -517,13 +517,18 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
             ),
         },
     };
-    let v: f64 = num
-        .trim()
+    let num = num.trim();
+    let mut v: f64 = num
         .parse::<f64>()
         .ok()
         .map(|v| v * scale)
         .filter(|v: &f64| v.is_finite())
         .ok_or_else(|| err("the change is not a number"))?;
+    // An unsigned amount takes the comparison's direction: `<10%` is `<-10%`, as `>10%` is
+    // `>+10%`.
+    if !up && !num.starts_with(['+', '-']) {
+        v = -v;
+    }
     if (up && v < 0.0) || (!up && v > 0.0) {
         return Err(err(
             "'>' takes a rise (+N), '<' a fall (-N): a gate fires on a change beyond noise in its direction",
@@ -770,6 +775,15 @@ mod tests {
         assert_eq!(g.amount, Amount::Ms(500.0));
         let g = parse_fail_if("e2e.p50<-2s").unwrap();
         assert_eq!(g.amount, Amount::Ms(-2000.0));
+        // An unsigned amount takes the comparison's direction, both ways.
+        assert_eq!(
+            parse_fail_if("e2e.p50<2s").unwrap().amount,
+            Amount::Ms(-2000.0)
+        );
+        assert_eq!(
+            parse_fail_if("ttft.p50>10%").unwrap().amount,
+            Amount::Pct(10.0)
+        );
         // A quantile with a decimal point (p99.9 is among diff's default quantiles).
         let g = parse_fail_if("ttft.p99.9>+1%").unwrap();
         assert!(g.metric == Metric::Ttft && (g.quantile - 0.999).abs() < 1e-12);

@@ -441,6 +441,19 @@ fn estimates_are_marked_in_the_table() {
         table.contains("~ marks t-digest estimates; beyond noise"),
         "{table}"
     );
+    assert!(
+        table
+            .replace("\n  ", " ")
+            .contains("t-digest estimates widened by their rank error"),
+        "{table}"
+    );
+    // With every value exact there is no rank error to speak of.
+    let lab = testdata().join("lab/litellm.jsonl");
+    let out = run(&["diff", s(&lab), s(&lab)], b"");
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("family-wise over"), "{table}");
+    assert!(!table.contains("rank error"), "{table}");
+    assert!(!table.contains('~'), "{table}");
 }
 
 /// A `--by` key that splits nothing (one model in both runs) makes groups with the same
