@@ -41,6 +41,9 @@ pub enum ConfigError {
     /// `--by ''`.
     #[error("--by needs a path (e.g. --by model)")]
     EmptyBy,
+    /// `--by` given the same key twice.
+    #[error("--by {0} is given twice: each key once (--by model --by user)")]
+    ByTwice(String),
     /// Two `--by` keys that would be one label or column.
     #[error("--by {given}: its name as a label or column, {label}, is that of --by {other}")]
     ByClash {

@@ -342,12 +342,7 @@ struct SummaryArgs {
     every: Option<String>,
     /// With --every: each summary covers the last DURATION of wall time (rounded up to whole
     /// intervals) instead of everything so far. The final summary covers everything.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        requires = "every",
-        conflicts_with = "bucket"
-    )]
+    #[arg(long, value_name = "DURATION", conflicts_with = "bucket")]
     window: Option<String>,
     /// Cut the input into windows of log time (by request end, aligned on the epoch, UTC)
     /// and print a row per window and group (a table; a JSON line each with -o json), e.g.
@@ -594,7 +589,17 @@ impl SummaryArgs {
                 report,
                 goodput: self.goodput.as_deref().map(parse_goodput).transpose()?,
                 every: positive_duration("every", self.every.as_deref())?,
-                window: positive_duration("window", self.window.as_deref())?,
+                window: match (&self.window, &self.every) {
+                    (Some(_), None) => {
+                        return Err(ConfigError::Flag {
+                            flag: "window",
+                            message: "it slides with each interval of --every: give both \
+                                      (--every 10s --window 5m); windows of log time are --bucket"
+                                .into(),
+                        });
+                    }
+                    _ => positive_duration("window", self.window.as_deref())?,
+                },
                 bucket,
                 bucket_grace: parse_flag_duration(&self.bucket_grace)
                     .map_err(ConfigError::flag("bucket-grace"))?,
@@ -895,6 +900,9 @@ fn by_names(by: &[String]) -> Result<Vec<String>, ConfigError> {
             .iter()
             .position(|o| crate::output::render::label_name(o) == label)
         {
+            if by[i] == *b {
+                return Err(ConfigError::ByTwice(b.clone()));
+            }
             return Err(ConfigError::ByClash {
                 given: b.clone(),
                 label,
@@ -1299,6 +1307,15 @@ mod tests {
         assert_eq!(
             error(&["summary", "--by", "a.b", "--by", "a_b"]).to_string(),
             "--by a_b: its name as a label or column, a_b, is that of --by a.b"
+        );
+        assert_eq!(
+            error(&["summary", "--by", "model", "--by", "model"]).to_string(),
+            "--by model is given twice: each key once (--by model --by user)"
+        );
+        assert!(
+            error(&["summary", "--window", "5m"])
+                .to_string()
+                .starts_with("--window: it slides with each interval of --every: give both")
         );
     }
 
