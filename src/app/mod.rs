@@ -179,7 +179,9 @@ fn run_enrich(
     for msg in crate::app::unmapped::own_documents(&cov) {
         crate::diag!("tokentime: {msg}");
     }
-    if cov.requests == 0 && cov.lines > 0 {
+    // Input that is all tokentime's own output is said just above.
+    let own: u64 = cov.own_documents.values().sum();
+    if cov.requests == 0 && cov.lines > 0 && !(own > 0 && own == cov.no_timing) {
         let choice = crate::app::unmapped::format_choice(config);
         crate::diag!("tokentime: {}", no_requests(&cov, &e.key, &choice));
     }

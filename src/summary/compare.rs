@@ -534,8 +534,16 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
             "'>' takes a rise (+N), '<' a fall (-N): a gate fires on a change beyond noise in its direction",
         ));
     }
+    // Echoed as read: an unsigned fall gets its sign (`ttft.p50<10%` is `ttft.p50<-10%`).
+    let text = if !up && !num.starts_with(['+', '-']) {
+        let at = text.find('<').map_or(0, |i| i + 1);
+        let lead = text[at..].len() - text[at..].trim_start().len();
+        format!("{}-{}", &text[..at + lead], &text[at + lead..])
+    } else {
+        text.to_owned()
+    };
     Ok(FailIf {
-        text: text.to_owned(),
+        text,
         metric,
         quantile: pct / 100.0,
         up,
@@ -776,10 +784,9 @@ mod tests {
         let g = parse_fail_if("e2e.p50<-2s").unwrap();
         assert_eq!(g.amount, Amount::Ms(-2000.0));
         // An unsigned amount takes the comparison's direction, both ways.
-        assert_eq!(
-            parse_fail_if("e2e.p50<2s").unwrap().amount,
-            Amount::Ms(-2000.0)
-        );
+        let g = parse_fail_if("e2e.p50<2s@cache=hit").unwrap();
+        assert_eq!(g.amount, Amount::Ms(-2000.0));
+        assert_eq!(g.text, "e2e.p50<-2s@cache=hit");
         assert_eq!(
             parse_fail_if("ttft.p50>10%").unwrap().amount,
             Amount::Pct(10.0)

@@ -647,7 +647,7 @@ fn tokentimes_own_outputs_are_no_logs() {
             "{stderr}"
         );
         assert!(!stderr.contains("inferred"), "{stderr}");
-        // Enrich (no subcommand) passes it through and says what it is.
+        // Enrich (no subcommand) passes it through and says what it is (once).
         let out = run(&[s(file)], b"");
         assert_eq!(out.stdout, std::fs::read(file).unwrap());
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -657,6 +657,7 @@ fn tokentimes_own_outputs_are_no_logs() {
             )),
             "{stderr}"
         );
+        assert!(!stderr.contains("no line was a request"), "{stderr}");
         // diff says it of a side read as a log too (a digest file named is read as one).
         if *file == digest {
             continue;
