@@ -1208,8 +1208,8 @@ fn merge_windows(
     Ok(report_slos_and_digest(out, rc, cov, summary, Some(b))?.0)
 }
 
-/// Why the run of a digest file was partial: `interrupted by Ctrl-C, SIGTERM, SIGHUP or its output closed; 2 inputs could
-/// not be read to their end`.
+/// Why the run of a digest file was partial: `interrupted by Ctrl-C, SIGTERM, SIGHUP or its
+/// output closed; 2 inputs not read to the end (coverage.read_errors)`.
 fn partial_reasons(cov: &Coverage) -> String {
     let mut why = Vec::new();
     if cov.interrupted > 0 {
