@@ -526,7 +526,8 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
         .ok_or_else(|| err("the change is not a number"))?;
     // An unsigned amount takes the comparison's direction: `<10%` is `<-10%`, as `>10%` is
     // `>+10%`.
-    if !up && !num.starts_with(['+', '-']) {
+    let unsigned_fall = !up && !num.starts_with(['+', '-']);
+    if unsigned_fall {
         v = -v;
     }
     if (up && v < 0.0) || (!up && v > 0.0) {
@@ -535,10 +536,10 @@ pub(crate) fn parse_fail_if(text: &str) -> Result<FailIf, String> {
         ));
     }
     // Echoed as read: an unsigned fall gets its sign (`ttft.p50<10%` is `ttft.p50<-10%`).
-    let text = if !up && !num.starts_with(['+', '-']) {
-        let at = text.find('<').map_or(0, |i| i + 1);
-        let lead = text[at..].len() - text[at..].trim_start().len();
-        format!("{}-{}", &text[..at + lead], &text[at + lead..])
+    // (`body` starts `text`: the '<' is at `at` in both.)
+    let text = if unsigned_fall {
+        let num_at = text.len() - text[at + 1..].trim_start().len();
+        format!("{}-{}", &text[..num_at], &text[num_at..])
     } else {
         text.to_owned()
     };
@@ -787,6 +788,7 @@ mod tests {
         let g = parse_fail_if("e2e.p50<2s@cache=hit").unwrap();
         assert_eq!(g.amount, Amount::Ms(-2000.0));
         assert_eq!(g.text, "e2e.p50<-2s@cache=hit");
+        assert_eq!(parse_fail_if("e2e.p50 < 2s").unwrap().text, "e2e.p50 < -2s");
         assert_eq!(
             parse_fail_if("ttft.p50>10%").unwrap().amount,
             Amount::Pct(10.0)
