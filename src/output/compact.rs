@@ -266,12 +266,47 @@ fn pct(x: f64) -> String {
 /// requests/s`, `0.96 requests/min` (2 requests over 2 minutes), `58 requests/h`, `0.95 output
 /// tokens/day`; a month of archives is not `0.00 requests/s`.
 fn per_time(per_s: f64, what: &str) -> String {
-    let (x, unit) = [(1.0, "s"), (60.0, "min"), (3600.0, "h"), (86_400.0, "day")]
+    let (k, unit) = time_unit(per_s);
+    format!("{} {what}/{unit}", rate(per_s * k))
+}
+
+/// The unit of time [`per_time`] writes a rate in: seconds in it, and its name.
+fn time_unit(per_s: f64) -> (f64, &'static str) {
+    [(1.0, "s"), (60.0, "min"), (3600.0, "h"), (86_400.0, "day")]
         .into_iter()
-        .map(|(k, u)| (per_s * k, u))
-        .find(|&(x, _)| x >= 0.1 || x <= 0.0 || !x.is_finite())
-        .unwrap_or((per_s * 86_400.0, "day"));
-    format!("{} {what}/{unit}", rate(x))
+        .find(|&(k, _)| {
+            let x = per_s * k;
+            x >= 0.1 || x <= 0.0 || !x.is_finite()
+        })
+        .unwrap_or((86_400.0, "day"))
+}
+
+/// The seconds of a group's span when the first line gives rates over it (two requests with
+/// times or more, and a span longer than 0).
+fn rated_span_s(g: &GroupStats) -> Option<f64> {
+    let (a, b) = g.span?;
+    let secs = (b - a) as f64 / 1e9;
+    (secs > 0.0 && g.timed_requests() >= 2).then_some(secs)
+}
+
+/// When some requests with times failed or were cancelled: how many of them completed, and
+/// their rate over the span in the unit of the first line's request rate (`284 completed
+/// (0.10 requests/s)`, `(6.2 requests/min)`): a server's load counts every request, a
+/// benchmark's throughput the completed ones. `None` when all completed or no rate is given.
+pub(crate) fn completed_rate(g: &GroupStats) -> Option<String> {
+    let secs = rated_span_s(g)?;
+    let timed = g.timed_requests();
+    let completed = g.timed_completed().filter(|&c| c < timed)?;
+    let (k, unit) = time_unit(timed as f64 / secs);
+    let with_times = if timed < g.requests {
+        " with times"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{completed} completed{with_times} ({} requests/{unit})",
+        rate(completed as f64 / secs * k)
+    ))
 }
 
 /// A rate: 3 significant digits or so (two below 0.1).
@@ -695,6 +730,9 @@ fn errors_line(cov: &Coverage, g: &GroupStats) -> String {
             ", {} answered from a response cache",
             g.response_cache
         ));
+    }
+    if let Some(completed) = completed_rate(g) {
+        s.push_str(&format!(", {completed}"));
     }
     let formats: Vec<String> = cov
         .formats

@@ -129,10 +129,13 @@ fn throughput_json(g: &mut GroupStats, span_s: Option<f64>) -> Json {
         Some(s) if s > 0.0 => json!(crate::number::round_rate(x / s)),
         _ => Json::Null,
     };
+    let completed = g.timed_completed();
     let mut doc = json!({
         "span_s": span_s.map(round3),
         "requests": timed,
         "requests_per_s": rate(timed as f64),
+        "completed": completed,
+        "completed_per_s": completed.map_or(Json::Null, |c| rate(c as f64)),
         "output_tokens_per_s": if g.output_tokens_logged() { rate(tokens) } else { Json::Null },
     });
     // Only when some request's format logged no time: the rates leave it out.
@@ -314,6 +317,9 @@ pub(crate) fn write_table(
                 .digest
                 .sum();
             let mut line = crate::output::compact::span_line(all);
+            if let Some(completed) = crate::output::compact::completed_rate(all) {
+                line.push_str(&format!("; {completed}"));
+            }
             if tokens > 0.0 {
                 line.push_str(&format!("; {tokens:.0} output tokens"));
             }

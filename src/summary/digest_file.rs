@@ -129,6 +129,9 @@ impl MakeGroups for SavedGroups<'_> {
                 "met": g.untimed.met,
                 "met_output_tokens": g.untimed.met_output_tokens,
             });
+            if !g.untimed.failed_unknown {
+                doc["untimed"]["failed"] = json!(g.untimed.failed);
+            }
         }
         // Only where some request came with its benchmark run's duration.
         if !g.runs.0.is_empty() {
@@ -589,6 +592,12 @@ fn group_from_json(g: &Json, runs: &mut RunIds) -> Result<(Key, GroupStats), Str
             output_tokens: u(&t["output_tokens"], "untimed.output_tokens")?,
             met: u(&t["met"], "untimed.met")?,
             met_output_tokens: u(&t["met_output_tokens"], "untimed.met_output_tokens")?,
+            // Kept since the completed requests' rate: a file saved before it does not say.
+            failed: match &t["failed"] {
+                Json::Null => 0,
+                f => u(f, "untimed.failed")?,
+            },
+            failed_unknown: t["failed"].is_null(),
         };
     }
     if !g["runs"].is_null() {
@@ -656,7 +665,12 @@ fn check_counts(st: &GroupStats) -> Result<(), String> {
         }
     }
     let (t, g) = (st.untimed, st.goodput);
-    if t.met > g.met || t.met_output_tokens > g.met_output_tokens || t.met > t.requests {
+    if t.met > g.met
+        || t.met_output_tokens > g.met_output_tokens
+        || t.met > t.requests
+        || t.failed > t.requests
+        || t.failed > st.errors.saturating_add(st.cancelled)
+    {
         return Err("untimed goodput counts are more than the group's".into());
     }
     Ok(())

@@ -221,6 +221,12 @@ pub struct Untimed {
     pub met: u64,
     /// The output tokens of those.
     pub met_output_tokens: u64,
+    /// Those that failed or were cancelled (so that the completed requests with times are
+    /// known).
+    pub failed: u64,
+    /// True when `failed` is not known: a digest file saved before it was kept had some
+    /// requests without times, and their outcome is not in it.
+    pub failed_unknown: bool,
 }
 
 /// One benchmark run's requests in a group ([`GroupStats::runs`]).
@@ -300,6 +306,8 @@ impl Untimed {
         self.output_tokens += o.output_tokens;
         self.met += o.met;
         self.met_output_tokens += o.met_output_tokens;
+        self.failed += o.failed;
+        self.failed_unknown |= o.failed_unknown;
     }
 }
 
@@ -307,6 +315,17 @@ impl GroupStats {
     /// The requests with times (inside the span).
     pub(crate) fn timed_requests(&self) -> u64 {
         self.requests.saturating_sub(self.untimed.requests)
+    }
+
+    /// The requests with times (inside the span) that completed: neither failed (nor were
+    /// cancelled before their first token) nor were cancelled after it. `None` when a digest
+    /// file read back does not say how the requests without times ended.
+    pub(crate) fn timed_completed(&self) -> Option<u64> {
+        if self.untimed.failed_unknown {
+            return None;
+        }
+        let ended_badly = (self.errors + self.cancelled).saturating_sub(self.untimed.failed);
+        Some(self.timed_requests().saturating_sub(ended_badly))
     }
 
     /// The requests with times (inside the span) and their output tokens, as the group's
@@ -456,6 +475,9 @@ impl GroupStats {
         };
         if timeless {
             self.untimed.requests += 1;
+            if m.outcome != Outcome::Ok {
+                self.untimed.failed += 1;
+            }
             if excluded.is_none() {
                 self.untimed.output_tokens += m.output_tokens.unwrap_or(0);
             }

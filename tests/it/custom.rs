@@ -1159,10 +1159,12 @@ fn any_mapped_time_field_makes_a_request() {
     };
     for order in [[ttft, e2e, ts], [e2e, ttft, ts], [ts, ttft, e2e]] {
         let text = mapped(&[&order[..], &["error_when=status>=400"]].concat(), log);
-        // r4 (504, no TTFT) and r7 (429) failed: 2 of 8.
+        // r4 (504, no TTFT) and r7 (429) failed: 2 of 8; 6 completed over 8 s.
         assert!(text.starts_with("8 requests from "), "{order:?}\n{text}");
         assert!(
-            text.contains("\nerrors 2 (25.0%); 8 lines (custom 8)\n"),
+            text.contains(
+                "\nerrors 2 (25.0%), 6 completed (0.75 requests/s); 8 lines (custom 8)\n"
+            ),
             "{order:?}\n{text}"
         );
     }

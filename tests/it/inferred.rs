@@ -1019,10 +1019,11 @@ fn the_json_summary_has_the_span_and_each_groups_rates() {
         doc["span"],
         serde_json::json!({"from": "2026-11-30T10:00:00.000Z", "to": "2026-11-30T10:00:06.000Z", "s": 6.0})
     );
-    // 5 / 6 s and 115 / 6 s, to 6 significant digits.
+    // 5 / 6 s and 115 / 6 s, to 6 significant digits; the 3 completed (a3's 500 failed,
+    // a4's 499 was cancelled), 3 / 6 s.
     assert_eq!(
         doc["groups"][0]["throughput"],
-        serde_json::json!({"span_s": 6.0, "requests": 5, "requests_per_s": 0.833333, "output_tokens_per_s": 19.1667})
+        serde_json::json!({"span_s": 6.0, "requests": 5, "requests_per_s": 0.833333, "completed": 3, "completed_per_s": 0.5, "output_tokens_per_s": 19.1667})
     );
     // The cache-hit group (a5: 100 of 120 cached) over the same span: 1 / 6 s, 30 / 6 s.
     let hit = doc["groups"]

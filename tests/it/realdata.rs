@@ -126,6 +126,15 @@ fn guidellm_reproduces_request_counts_and_ttft_mean_min_max() {
                 "{}: requests in the window",
                 d.display()
             );
+            // The completed requests' rate counts guidellm's successful ones (neither errored
+            // nor incomplete).
+            let all = groups.iter().find(|g| g["key"] == serde_json::json!({}));
+            assert_eq!(
+                all.unwrap()["throughput"]["completed"].as_u64().unwrap(),
+                n,
+                "{}",
+                d.display()
+            );
         }
         let m = &successful["metrics"]["ttft_ms"];
         assert_eq!(m["count"].as_u64().unwrap(), n);

@@ -82,6 +82,17 @@ fn aiperf_reproduces_its_latency_token_and_chunk_gap_statistics() {
         "aiperf",
     );
     assert_eq!(g["ttft_ms"]["nulls"]["error"], 11);
+    // Its Request Throughput, the completed requests over the span of them all, to the 6
+    // significant digits tokentime gives (9.551622...).
+    let t = &s["groups"][0]["throughput"];
+    assert_eq!(
+        t["completed"].as_f64(),
+        theirs["request_count"]["avg"].as_f64()
+    );
+    assert_eq!(t["completed_per_s"], 9.55162);
+    let theirs = theirs["request_throughput"]["avg"].as_f64().unwrap();
+    assert_eq!(format!("{theirs:.5}"), "9.55162");
+    assert_eq!(t["requests_per_s"], 10.7322);
 }
 
 const AIPERF13: &str = "realdata/aiperf013-mock-chat-cancel";
@@ -137,6 +148,22 @@ fn aiperf_current_reproduces_its_statistics_errors_and_cancellations() {
         "aiperf 0.13",
     );
     assert_eq!(g["ttft_ms"]["nulls"]["error"], 23);
+    // Its Request Throughput counts the completed requests (127, `request_count`) over the
+    // profiling phase, which AIPerf 0.13 times on its own clock: 15.2036 s against the 15.1982
+    // s from the first request's start to the last one's end, so the rates agree within 0.04%.
+    let t = &s["groups"][0]["throughput"];
+    assert_eq!(
+        t["completed"].as_f64(),
+        theirs["request_count"]["avg"].as_f64()
+    );
+    let (ours, theirs) = (
+        t["completed_per_s"].as_f64().unwrap(),
+        theirs["request_throughput"]["avg"].as_f64().unwrap(),
+    );
+    assert!(
+        (ours / theirs - 1.0).abs() < 0.0005,
+        "{ours} against {theirs}"
+    );
 }
 
 const GENAI_PERF: &str = "realdata/genai-perf016-mock-chat-stream";

@@ -779,7 +779,9 @@ fn an_input_not_read_to_its_end_is_counted_and_merge_exits_2() {
     assert!(s["coverage"]["requests"].as_u64().unwrap() > 0);
     let table = run(&["summary", trunc], b"");
     assert!(
-        String::from_utf8_lossy(&table.stdout).contains("inputs not read to their end 1"),
+        String::from_utf8_lossy(&table.stdout)
+            .replace("\n  ", " ")
+            .contains("inputs not read to their end 1"),
         "{}",
         String::from_utf8_lossy(&table.stdout)
     );
@@ -1045,6 +1047,67 @@ fn requests_without_times_are_left_out_of_rates_over_the_span() {
     run_ok(&["summary", "--save-digest", d1, lab], b"");
     run_ok(&["summary", "--save-digest", d2, vllm], b"");
     assert_eq!(head(&["merge", d1, d2]), both);
+}
+
+/// The completed requests' rate beside the errors: the lab log's 284 of 293 over its 46m10s
+/// (0.1025 requests/s); read beside a benchmark file whose requests have no times (SGLang's
+/// bench, 7 of its 180 failed), it counts the lab log's alone, in the table, the JSON and a
+/// merge of saved digests. A digest file that does not say how its requests without times
+/// ended (saved before it was kept) gives no completed count rather than a guess.
+#[test]
+fn the_completed_requests_rate_counts_the_requests_with_times() {
+    let lab = testdata().join("lab/litellm.jsonl");
+    let bench = testdata().join("realdata/sglang0523-mock/sglang-bench.jsonl");
+    let (lab, bench) = (lab.to_str().unwrap(), bench.to_str().unwrap());
+    let errors = |args: &[&str]| {
+        let out = String::from_utf8(run_ok(args, b""))
+            .unwrap()
+            .replace("\n  ", " ");
+        out.lines()
+            .find(|l| l.starts_with("errors"))
+            .unwrap()
+            .to_owned()
+    };
+    let alone = errors(&["summary", lab]);
+    assert!(
+        alone.starts_with("errors 9 (3.1%), 284 completed (0.10 requests/s); 293 lines"),
+        "{alone}"
+    );
+    let both = errors(&["summary", lab, bench]);
+    assert!(
+        both.starts_with("errors 16 (3.4%), 284 completed with times (0.10 requests/s); "),
+        "{both}"
+    );
+    let throughput = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.extend(["-o", "json"]);
+        let j: Value = serde_json::from_slice(&run_ok(&args, b"")).unwrap();
+        j["groups"][0]["throughput"].clone()
+    };
+    let t = throughput(&["summary", lab, bench]);
+    assert_eq!(t["requests"], 293);
+    assert_eq!(t["completed"], 284);
+    // 284 / 2770.803 s, to 6 significant digits.
+    assert_eq!(t["completed_per_s"], 0.102497);
+
+    let dir = tempfile::tempdir().unwrap();
+    let (d1, d2) = (dir.path().join("lab.json"), dir.path().join("bench.json"));
+    let (d1, d2) = (d1.to_str().unwrap(), d2.to_str().unwrap());
+    run_ok(&["summary", "--save-digest", d1, lab], b"");
+    run_ok(&["summary", "--save-digest", d2, bench], b"");
+    assert_eq!(errors(&["merge", d1, d2]), both);
+    assert_eq!(throughput(&["merge", d1, d2]), t);
+    // The bench's digest as an older tokentime saved it: no `untimed.failed`.
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(d2).unwrap()).unwrap();
+    for g in doc["groups"].as_array_mut().unwrap() {
+        g["untimed"].as_object_mut().unwrap().remove("failed");
+    }
+    std::fs::write(d2, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let older = errors(&["merge", d1, d2]);
+    assert!(older.starts_with("errors 16 (3.4%); 295 lines"), "{older}");
+    let t = throughput(&["merge", d1, d2]);
+    assert_eq!(t["completed"], Value::Null);
+    assert_eq!(t["completed_per_s"], Value::Null);
 }
 
 /// `--by model` reads the `model` member and, on a line without one, the model where the
