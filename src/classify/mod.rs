@@ -627,6 +627,8 @@ pub struct Processor {
     requests: Vec<Request>,
     gaps: Vec<i64>,
     record_readers: Vec<Option<RecordReader>>,
+    /// Per format: the members copied into its records ([`record_carry`]).
+    record_carry: Vec<Vec<String>>,
     record_buf: Vec<Vec<u8>>,
     /// Where the values the detected format's record reader reads are in each record of
     /// `record_buf`, noted while the records were written.
@@ -708,6 +710,23 @@ fn split_root(root: &[String]) -> (&[String], Walk) {
     }
 }
 
+/// The members copied into each record of a line of format `spec` that lacks them: the
+/// format's own (a run's model), and the first member of each `--by` path that names no `$`
+/// value, so that a path into the group that holds the records (an OTLP export's
+/// `resourceSpans` entry: `--by 'resource.attributes.service\.name'`) or into the line is read
+/// for each record. Only for records found by a pattern.
+fn record_carry(spec: &FormatSpec, by: &[Vec<String>]) -> Vec<String> {
+    let mut carry = spec.record_carry.clone();
+    if matches!(spec.records, Some(crate::format::RecordSource::Each(_))) {
+        for first in by.iter().filter_map(|p| p.first()) {
+            if !first.starts_with('$') && !carry.contains(first) {
+                carry.push(first.clone());
+            }
+        }
+    }
+    carry
+}
+
 impl Processor {
     /// Builds a processor for `specs` (tried in order; the last match first), reading records
     /// at `root` inside each line, recognizing `key` (the enrich key, when enriching: a line
@@ -750,6 +769,9 @@ impl Processor {
             let full: Vec<&str> = root.iter().chain(p).map(String::as_str).collect();
             paths.add(&full)
         });
+        let record_carry = (0..formats.len())
+            .map(|i| record_carry(formats.spec(i), by))
+            .collect();
         let instants = |s: &FormatSpec| s.fields.iter().any(|r| r.field.is_instant());
         let timeless = (0..formats.len())
             .map(|i| {
@@ -777,6 +799,7 @@ impl Processor {
             requests: Vec::new(),
             gaps: Vec::new(),
             record_readers,
+            record_carry,
             record_buf: Vec::new(),
             record_fill: records::Filled::default(),
             record_from: Vec::new(),
@@ -1471,7 +1494,7 @@ impl Processor {
                     line,
                     patterns,
                     spec.record_window.as_ref(),
-                    &spec.record_carry,
+                    &self.record_carry[format],
                     &mut recs,
                     (&reader.paths, &mut self.record_fill),
                 )
@@ -1548,7 +1571,7 @@ impl Processor {
             &value,
             source,
             spec.record_window.as_ref(),
-            &spec.record_carry,
+            &self.record_carry[format],
             recs,
         );
         Ok(run_ns)

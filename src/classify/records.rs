@@ -54,7 +54,10 @@ pub(crate) fn collect(
                 .and_then(|g| g.get(k.as_str()))
                 .or_else(|| carried.iter().find(|(c, _)| *c == k).map(|&(_, v)| v));
             if let Some(v) = v {
-                m.insert(k.clone(), v.clone());
+                // As a record's own member is: OTLP attribute lists become objects.
+                let mut v = kv_list_to_object(v).unwrap_or_else(|| v.clone());
+                normalize_otlp(&mut v);
+                m.insert(k.clone(), v);
             }
         }
     };

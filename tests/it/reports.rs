@@ -1110,6 +1110,58 @@ fn the_completed_requests_rate_counts_the_requests_with_times() {
     assert_eq!(t["completed_per_s"], Value::Null);
 }
 
+/// `--by` reaches an OTLP span's resource: a path whose first member the span lacks is read in
+/// the `resourceSpans` entry that holds it, its attribute list read as an object as the span's
+/// are. The GenAI sample's five spans come from three services (`chat-app` 1, `support-agent`
+/// 2, `rag-service` 2 with the 429); vLLM's three from one; a resource attribute no service
+/// sets leaves every span in the group of `null`.
+#[test]
+fn by_reaches_the_resource_of_an_otlp_span() {
+    let groups = |file: &str, by: &str| -> Vec<(Value, u64, u64)> {
+        let path = testdata().join(file);
+        let out = run_ok(
+            &["summary", "--by", by, "-o", "json", path.to_str().unwrap()],
+            b"",
+        );
+        let doc: Value = serde_json::from_slice(&out).unwrap();
+        let mut v: Vec<(Value, u64, u64)> = doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|g| g["key"].get("cache").is_none() && g["key"] != serde_json::json!({}))
+            .map(|g| {
+                (
+                    g["key"][by].clone(),
+                    g["requests"].as_u64().unwrap(),
+                    g["errors"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        v.sort_by_key(|(k, _, _)| k.to_string());
+        v
+    };
+    let service = r"resource.attributes.service\.name";
+    assert_eq!(
+        groups("samples/otel_genai_otlp.jsonl", service),
+        [
+            ("chat-app".into(), 1, 0),
+            ("rag-service".into(), 2, 1),
+            ("support-agent".into(), 2, 0)
+        ]
+    );
+    assert_eq!(
+        groups("samples/vllm_otlp_traces.jsonl", service),
+        [("vllm-llama-8b".into(), 3, 0)]
+    );
+    assert_eq!(
+        groups(
+            "samples/otel_genai_otlp.jsonl",
+            r"resource.attributes.host\.name"
+        ),
+        [(Value::Null, 5, 1)]
+    );
+}
+
 /// `--by model` reads the `model` member and, on a line without one, the model where the
 /// format logs it: Bedrock's `modelId` (the sample's three records, three models), a vLLM
 /// result's run-level `model_id`; the headline of one request gives no rates.

@@ -87,7 +87,7 @@ pub(crate) fn collect_raw_indexed(
                         if k != "$parent" && last(&ms, k).is_none() {
                             text.push(b',');
                             write_key(&mut text, k);
-                            text.extend_from_slice(v.as_bytes());
+                            write_member(ix, v, &mut text)?;
                         }
                     }
                     text.push(b'}');

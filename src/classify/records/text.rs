@@ -42,7 +42,7 @@ pub(super) fn collect(
     if !carry.is_empty() && text.b.first() == Some(&b'{') {
         for k in carry {
             if let Some(v) = text.last_member(0, k)? {
-                root_carried.push((k.as_str(), text.slice(v, text.skip(v)?)?));
+                root_carried.push((k.as_str(), v));
             }
         }
     }
@@ -869,10 +869,11 @@ type Bounds = (Option<f64>, Option<f64>);
 struct Walk<'a, 'o> {
     text: Text<'a>,
     window: Option<&'o RecordWindow>,
-    /// The members copied into records that lack them: the group's of each name in
-    /// `carry`, else the root's (`root_carried`), for the group `carried_for`.
-    carried: Vec<(&'o str, &'a [u8])>,
-    root_carried: Vec<(&'o str, &'a [u8])>,
+    /// The members copied into records that lack them (where their values start in the
+    /// line): the group's of each name in `carry`, else the root's (`root_carried`), for the
+    /// group `carried_for`. Written as a record's members are (OTLP attribute lists as objects).
+    carried: Vec<(&'o str, usize)>,
+    root_carried: Vec<(&'o str, usize)>,
     carry: &'o [String],
     carried_for: Option<usize>,
     /// Which of `carried` the record being written has.
@@ -1109,7 +1110,7 @@ impl Walk<'_, '_> {
                 _ => None,
             };
             let v = match own {
-                Some(v) => Some(text.slice(v, text.skip(v)?)?),
+                Some(v) => Some(v),
                 None => self
                     .root_carried
                     .iter()
@@ -1255,7 +1256,7 @@ impl Walk<'_, '_> {
                 write_string(out, k);
                 out.push(b':');
                 let at = out.len();
-                out.extend_from_slice(v);
+                text.member(v, out)?;
                 added(out, k, at);
             }
         }
