@@ -601,5 +601,13 @@ pub(crate) fn guess(config: &Config, w: &mut impl Write) -> io::Result<()> {
     {
         writeln!(w, "# {name}: no record to sample: {msg}")?;
     }
+    // A built-in format that reads the records under one member needs no mapping.
+    if config.root.is_empty()
+        && inf.spec.is_none()
+        && let Some((name, line)) = &sample.first
+        && let Some(hint) = crate::app::unmapped::root_hint(&crate::format::builtins(), line)
+    {
+        writeln!(w, "# {name}: {hint}")?;
+    }
     Ok(())
 }

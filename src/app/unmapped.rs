@@ -667,6 +667,44 @@ pub(crate) fn root_message(root: &[String], head: &[u8]) -> Option<String> {
     )))
 }
 
+/// What to say of an input that gave no request, read without `--root`, when its first JSON
+/// line holds a request of one of `formats` as the object at one of its members (a capture
+/// that wraps each server response under `"response"`): `response holds a llamacpp request in
+/// the first JSON line: try --root response`. `None` when no member does.
+pub(crate) fn root_hint(formats: &[FormatSpec], head: &[u8]) -> Option<String> {
+    use serde_json::Value;
+    let line = first_object_line(head)?;
+    let start = line.iter().position(|&b| b == b'{')?;
+    let Value::Object(members) = serde_json::from_slice(&line[start..]).ok()? else {
+        return None;
+    };
+    // The first 16 members that hold an object: each is tried with every format.
+    let objects = members
+        .iter()
+        .filter(|(k, v)| v.is_object() && !k.is_empty());
+    objects.take(16).find_map(|(key, _)| {
+        let root = [key.clone()];
+        let mut p = crate::classify::Processor::new(formats.to_vec(), &root, None, &[], 0.5);
+        if !matches!(p.process(&line[start..]), crate::classify::Kind::Requests) {
+            return None;
+        }
+        let format = &p.format_spec(p.requests().first()?.format).name;
+        // As `--root` reads a path: a dot in a key is escaped, and the shell quotes it.
+        let path = key.replace('.', "\\.");
+        let arg = if path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            path
+        } else {
+            format!("'{path}'")
+        };
+        Some(format!(
+            "`{key}` holds a {format} request in the first JSON line: try --root {arg}"
+        ))
+    })
+}
+
 /// The first line of `head` that starts like a JSON object.
 pub(crate) fn first_object_line(head: &[u8]) -> Option<&[u8]> {
     head.split(|&b| b == b'\n')

@@ -595,8 +595,9 @@ struct InputCheck {
     /// The `--root` path (empty without one), to say where it stops when the input gives no
     /// request.
     root: Vec<String>,
-    /// With `--map` or `--root`: the input's first line that starts like a JSON object (among
-    /// the bytes read ahead).
+    /// The input's first line that starts like a JSON object (among the bytes read ahead): to
+    /// say where `--root` stops, which of `--map`'s paths it lacks, or which member holds a
+    /// request.
     head: Vec<u8>,
     /// Lines, those not JSON objects, and those not JSON objects, invalid or too long,
     /// counted before it.
@@ -784,15 +785,13 @@ impl<'p> Worker<'p> {
         }
     }
 
-    /// The first bytes of the input being read: with `--map` or `--root`, its first line that
-    /// starts like a JSON object is kept.
+    /// The first bytes of the input being read: its first line that starts like a JSON object
+    /// is kept.
     pub(crate) fn input_head(&mut self, head: &[u8]) {
-        if self.input.mapped.is_some() || !self.input.root.is_empty() {
-            self.input.head.clear();
-            self.input.head.extend_from_slice(
-                crate::app::unmapped::first_object_line(head).unwrap_or_default(),
-            );
-        }
+        self.input.head.clear();
+        self.input
+            .head
+            .extend_from_slice(crate::app::unmapped::first_object_line(head).unwrap_or_default());
     }
 
     /// The input being read has ended: when it had lines and none was JSON, says so on
@@ -817,6 +816,17 @@ impl<'p> Worker<'p> {
             && let Some(msg) = self.input.unread_message()
         {
             crate::diag!("tokentime: {msg}");
+        } else if lines > 0
+            && self.requests() == self.input.requests_before
+            && self.input.root.is_empty()
+            && self.input.mapped.is_none()
+            && let Some(hint) =
+                crate::app::unmapped::root_hint(&self.proc.format_specs(), &self.input.head)
+        {
+            crate::diag!(
+                "tokentime: {}: no line was read as a request; {hint}",
+                self.input.name
+            );
         }
         self.input.before = self.line_counts();
         self.input.requests_before = self.requests();

@@ -890,6 +890,13 @@ impl Processor {
     }
 
     /// The spec of format `i`.
+    /// The formats it reads, in the order it was given them.
+    pub fn format_specs(&self) -> Vec<FormatSpec> {
+        (0..self.formats.len())
+            .map(|i| self.formats.spec(i).clone())
+            .collect()
+    }
+
     pub fn format_spec(&self, i: usize) -> &FormatSpec {
         self.formats.spec(i)
     }

@@ -555,7 +555,7 @@ pub(crate) fn parse_fields(s: &str) -> Result<Vec<RowField>, String> {
                     Some(m) => RowField::Metric(m),
                     None => {
                         return Err(format!(
-                            "--fields: unknown field {f:?} (known: {})",
+                            "--fields: unknown field \"{f}\" (known: {})",
                             row_fields()
                         ));
                     }

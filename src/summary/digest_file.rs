@@ -371,7 +371,7 @@ impl Totals {
 /// A message for a file that is not a `tokentime.digest/v1` document or is inconsistent.
 pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     let name = crate::input::shown_path(path);
-    let text = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let text = std::fs::read(path).map_err(|e| open_error(&name, &e))?;
     let doc: Json = serde_json::from_slice(&text).map_err(|e| {
         format!(
             "{name}: not a digest file (one JSON document written by `tokentime summary --save-digest`): {e}"
@@ -758,6 +758,15 @@ pub(crate) struct Merged {
 /// # Errors
 /// A message for an unreadable file, or files saved with different `--by` keys or goodput
 /// targets (their groups do not line up).
+/// Why the file `name` could not be read: a missing one worded as a missing input of `summary`
+/// is.
+fn open_error(name: &str, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!("{name}: no such file"),
+        _ => format!("{name}: {e}"),
+    }
+}
+
 pub(crate) fn merge_files(
     paths: &[std::path::PathBuf],
     mut partial: impl FnMut(&str, &Coverage),
@@ -791,7 +800,7 @@ pub(crate) fn merge_files(
         let reader: Box<dyn std::io::Read> = if stdin {
             Box::new(crate::input::source::Stdin::default())
         } else {
-            Box::new(std::fs::File::open(p).map_err(|e| format!("{name}: {e}"))?)
+            Box::new(std::fs::File::open(p).map_err(|e| open_error(&name, &e))?)
         };
         m.read_stream(&name, reader, &mut partial)?;
     }

@@ -992,6 +992,51 @@ fn a_root_that_finds_nothing_says_where_it_stops() {
     );
 }
 
+/// Without `--root`, an input whose lines hold a request one member down (the lab capture wraps
+/// each llama.cpp response under `"response"`; a key with a dot wrapping a LiteLLM payload) is
+/// named with the `--root` that reads it, in a summary, in enrich and in `formats --guess`; the
+/// same input read with it gives its requests.
+#[test]
+fn a_request_one_member_down_is_named_with_its_root() {
+    let lab = testdata().join("lab/llamacpp_timings.jsonl");
+    let lab = lab.to_str().unwrap();
+    let hint = "no line was read as a request; `response` holds a llamacpp request in the first JSON line: try --root response";
+    for args in [vec!["summary", lab], vec![lab]] {
+        let out = run(&args, b"");
+        assert!(out.status.success(), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains(&format!("tokentime: {lab}: {hint}")),
+            "{args:?}: {err}"
+        );
+    }
+    let guess = String::from_utf8(run_ok(&["formats", "--guess", lab], b"")).unwrap();
+    assert!(
+        guess.contains(&format!("# {lab}: `response` holds a llamacpp")),
+        "{guess}"
+    );
+    let read = String::from_utf8(run_ok(&["summary", "--root", "response", lab], b"")).unwrap();
+    assert!(read.starts_with("289 requests from "), "{read}");
+
+    let wrapped = r#"{"log.payload":{"call_type":"acompletion","stream":true,"status":"success","startTime":1741946531.5,"completionStartTime":1741946531.75,"endTime":1741946533.75,"prompt_tokens":100,"completion_tokens":9,"model":"m"},"at":1}"#;
+    let out = run(&["summary"], wrapped.as_bytes());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(r"`log.payload` holds a litellm request in the first JSON line: try --root 'log\.payload'"),
+        "{err}"
+    );
+    let read = run_ok(&["summary", "--root", r"log\.payload"], wrapped.as_bytes());
+    assert!(String::from_utf8(read).unwrap().starts_with("1 request "));
+    // A line that is a request itself gets no such word.
+    let plain = testdata().join("lab/litellm.jsonl");
+    let out = run(&["summary", plain.to_str().unwrap()], b"");
+    assert!(
+        !String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("try --root")
+    );
+}
+
 /// A list of objects that log `prompt_tokens` but no time a guidellm record has is not taken
 /// for guidellm's records under `--root`: with no time to read, nothing is a request.
 #[test]
