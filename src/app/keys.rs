@@ -67,6 +67,32 @@ impl KeySample {
         }
     }
 
+    /// Adds the keys of a request line that held records (an OTLP export's spans, as their
+    /// attribute lists and the members carried into them read): the first two records' (the
+    /// paths of `--by` are read in a record; their top-level keys are the ones shown), and the
+    /// line's (a path a record lacks is read in what holds it).
+    pub(crate) fn add_records(&mut self, line: &[u8], records: &[Vec<u8>]) {
+        if self.left == 0 {
+            return;
+        }
+        self.left -= 1;
+        self.sampled += 1;
+        if let Some(start) = memchr::memchr(b'{', line)
+            && let Ok(whole) = serde_json::from_slice::<serde_json::Value>(&line[start..])
+        {
+            self.walk(&whole, String::new(), 0);
+        }
+        for rec in records.iter().take(2) {
+            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(rec) {
+                if let Some(map) = v.as_object() {
+                    let room = MOST_KEYS.saturating_sub(self.top.len());
+                    self.top.extend(map.keys().take(room).cloned());
+                }
+                self.walk(&v, String::new(), 0);
+            }
+        }
+    }
+
     fn walk(&mut self, v: &serde_json::Value, prefix: String, depth: usize) {
         match v {
             serde_json::Value::Object(map) if depth < DEPTH => {
@@ -74,8 +100,10 @@ impl KeySample {
                     if self.keys.len() >= MOST_KEYS {
                         return;
                     }
+                    // As `--by` writes a path: a dot in a key escaped.
+                    let k = crate::format::path_str(std::slice::from_ref(k));
                     let path = if prefix.is_empty() {
-                        k.clone()
+                        k
                     } else {
                         format!("{prefix}.{k}")
                     };

@@ -890,6 +890,14 @@ impl Processor {
     }
 
     /// The spec of format `i`.
+    /// The records of the line just processed, when its requests came from records (an OTLP
+    /// export's spans, a benchmark file's requests) written as its formats read them.
+    pub fn line_records(&self) -> Option<&[Vec<u8>]> {
+        let first = self.requests.first()?;
+        self.formats.spec(first.format).records.as_ref()?;
+        Some(&self.record_buf)
+    }
+
     /// The formats it reads, in the order it was given them.
     pub fn format_specs(&self) -> Vec<FormatSpec> {
         (0..self.formats.len())

@@ -1160,6 +1160,23 @@ fn by_reaches_the_resource_of_an_otlp_span() {
         ),
         [(Value::Null, 5, 1)]
     );
+    // The dot of `service.name` left unescaped: the spans' keys, as `--by` writes them, name
+    // the path meant; a path close to none lists some of a span's keys, not the line's.
+    let sample = testdata().join("samples/otel_genai_otlp.jsonl");
+    let stderr = |by: &str| {
+        let out = run(&["summary", "--by", by, sample.to_str().unwrap()], b"");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = stderr("resource.attributes.service.name");
+    assert!(
+        err.contains(r"close matches among the requests' keys: resource.attributes.service\.name"),
+        "{err}"
+    );
+    let err = stderr("nosuchthing");
+    assert!(
+        err.contains("requests have keys such as: $parent, attributes, endTimeUnixNano"),
+        "{err}"
+    );
 }
 
 /// `--by model` reads the `model` member and, on a line without one, the model where the
