@@ -67,6 +67,11 @@ impl KeySample {
         }
     }
 
+    /// Whether it still takes lines (else a caller need not look for what to add).
+    pub(crate) fn wants(&self) -> bool {
+        self.left > 0
+    }
+
     /// Adds the keys of a request line that held records (an OTLP export's spans, as their
     /// attribute lists and the members carried into them read): the first two records' (the
     /// paths of `--by` are read in a record; their top-level keys are the ones shown), and the

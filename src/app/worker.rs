@@ -967,9 +967,11 @@ impl<'p> Worker<'p> {
                 let p = &mut *guard;
                 p.count(|cov| proc.count(&kind, cov));
                 if matches!(kind, Kind::Requests) {
-                    match proc.line_records() {
-                        Some(records) => p.keys.add_records(content, records),
-                        None => p.keys.add_line(content, proc.record_root()),
+                    if p.keys.wants() {
+                        match proc.line_records() {
+                            Some(records) => p.keys.add_records(content, records),
+                            None => p.keys.add_line(content, proc.record_root()),
+                        }
                     }
                     for (k, r) in proc.requests().iter().enumerate() {
                         // A client's view of a request whose server's view is on the line:
