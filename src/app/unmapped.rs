@@ -689,8 +689,8 @@ pub(crate) fn root_hint(formats: &[FormatSpec], head: &[u8]) -> Option<String> {
             return None;
         }
         let format = &p.format_spec(p.requests().first()?.format).name;
-        // As `--root` reads a path: a dot in a key is escaped, and the shell quotes it.
-        let path = key.replace('.', "\\.");
+        // As `--root` reads a path (a dot or bracket in a key escaped), quoted for the shell.
+        let path = crate::format::path_str(std::slice::from_ref(key));
         let arg = if path
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')

@@ -889,7 +889,6 @@ impl Processor {
         }
     }
 
-    /// The spec of format `i`.
     /// The records of the line just processed, when its requests came from records (an OTLP
     /// export's spans, a benchmark file's requests) written as its formats read them.
     pub fn line_records(&self) -> Option<&[Vec<u8>]> {
@@ -905,6 +904,7 @@ impl Processor {
             .collect()
     }
 
+    /// The spec of format `i`.
     pub fn format_spec(&self, i: usize) -> &FormatSpec {
         self.formats.spec(i)
     }
