@@ -82,6 +82,11 @@ impl Sink for SampleSink<'_> {
         }
         if let Some(p) = &mut self.claims {
             match p.process(content) {
+                // A line a format sets aside (a warm-up record) is that format's: known.
+                Kind::NoTiming if p.line_skipped() => {
+                    self.claimed = true;
+                    return Ok(());
+                }
                 Kind::NoTiming => {}
                 Kind::NonJson | Kind::Invalid(_) | Kind::AlreadyEnriched => return Ok(()),
                 // A line a format claims without one duration (a fallback that reads only an

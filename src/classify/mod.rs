@@ -441,6 +441,10 @@ pub struct Coverage {
     /// No-timing lines that are tokentime's own documents (a digest file, a summary's JSON), by
     /// their `schema`: never read for requests (said on stderr).
     pub own_documents: BTreeMap<String, u64>,
+    /// Lines a format sets aside as no request of it (`skip_when`: an AIPerf warm-up record, a
+    /// llama.cpp stream's intermediate chunk), by what they are (its `skip_label`); not in
+    /// [`Coverage::no_timing`].
+    pub skipped: BTreeMap<String, u64>,
 }
 
 /// The `schema` of `line` when it is one of tokentime's own documents (a digest file, a
@@ -547,6 +551,9 @@ impl Coverage {
         for (k, v) in &other.own_documents {
             *self.own_documents.entry(k.clone()).or_default() += v;
         }
+        for (k, v) in &other.skipped {
+            *self.skipped.entry(k.clone()).or_default() += v;
+        }
         self.unit_off.merge(&other.unit_off);
         self.reason_objects += other.reason_objects;
         self.behind_horizon += other.behind_horizon;
@@ -569,6 +576,10 @@ impl Coverage {
         for (k, v) in &other.formats {
             let n = sum.formats.entry(k.clone()).or_default();
             *n = n.checked_add(*v).ok_or_else(|| format!("formats.{k}"))?;
+        }
+        for (k, v) in &other.skipped {
+            let n = sum.skipped.entry(k.clone()).or_default();
+            *n = n.checked_add(*v).ok_or_else(|| format!("skipped.{k}"))?;
         }
         *self = sum;
         Ok(())
@@ -644,6 +655,9 @@ pub struct Processor {
     /// The format whose forced-only error record the last no-timing line is
     /// ([`Coverage::generic_errors`]).
     generic_error: Option<usize>,
+    /// The format that set the last no-timing line aside as no request of it
+    /// ([`Coverage::skipped`]).
+    skipped_by: Option<usize>,
     /// The `schema` of the last no-timing line when it is one of tokentime's own documents
     /// ([`Coverage::own_documents`]).
     own_document: Option<String>,
@@ -807,6 +821,7 @@ impl Processor {
             outside_window: 0,
             range: crate::metrics::TimeRange::default(),
             generic_error: None,
+            skipped_by: None,
             own_document: None,
             by_buf: ByBuf::default(),
             input_name: String::new(),
@@ -913,6 +928,7 @@ impl Processor {
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.outside_window = 0;
         self.generic_error = None;
+        self.skipped_by = None;
         self.own_document = None;
         self.requests.clear();
         self.gaps.clear();
@@ -1164,6 +1180,9 @@ impl Processor {
             // export of spans that are no inference requests: health checks, HTTP and database
             // spans) holds no other requests to walk to.
             Kind::NoTiming if self.unclaimed => Kind::NoTiming,
+            // A line a format set aside (a warm-up record, a stream's intermediate chunk) is
+            // no request of any shape.
+            Kind::NoTiming if self.skipped_by.is_some() => Kind::NoTiming,
             // tokentime's own documents hold numbers of requests, not requests: the walk would
             // read its list of the slowest, or a digest's groups, as records.
             Kind::NoTiming if self.own_document(line) => Kind::NoTiming,
@@ -1236,6 +1255,7 @@ impl Processor {
     fn classify_one(&mut self, line: &[u8]) -> Kind {
         let Some(d) = self.formats.detect(line, &self.slots, self.hint) else {
             self.generic_error = self.formats.generic_error(line, &self.slots);
+            self.skipped_by = self.formats.skipped_by(line, &self.slots);
             return Kind::NoTiming;
         };
         self.hint = d.format;
@@ -1806,6 +1826,12 @@ impl Processor {
         self.notes.get(i)
     }
 
+    /// True when the line last processed is one a format sets aside as no request of it
+    /// (`skip_when`: a warm-up record, a stream's intermediate chunk).
+    pub fn line_skipped(&self) -> bool {
+        self.skipped_by.is_some()
+    }
+
     /// Makes the processor note the ids of the candidates for the slowest (a summary).
     pub fn want_slowest(&mut self, yes: bool) {
         self.notes.want_slowest(yes);
@@ -1833,6 +1859,20 @@ impl Processor {
         match kind {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,
+            Kind::NoTiming if let Some(i) = self.skipped_by => {
+                let spec = self.formats.spec(i);
+                let label = if spec.skip_label.is_empty() {
+                    std::borrow::Cow::Owned(format!("skipped by {}", spec.name))
+                } else {
+                    std::borrow::Cow::Borrowed(spec.skip_label.as_str())
+                };
+                match cov.skipped.get_mut(label.as_ref()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        cov.skipped.insert(label.into_owned(), 1);
+                    }
+                }
+            }
             Kind::NoTiming => {
                 cov.no_timing += 1;
                 if let Some(i) = self.generic_error {

@@ -63,6 +63,7 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
   error_markers        conditions of an error record that lacks the markers
   errors_only_when_forced  true: error_markers count only under --format NAME
   skip_when            a list of condition lists: a line is no request when one list holds
+  skip_label           what those lines are, counted under this name (default: skipped by NAME)
   error_when           conditions: the request failed when any holds
   cancelled_when       conditions: the request was cancelled when any holds
   response_cache_when  conditions: a response cache answered when any holds

@@ -317,6 +317,10 @@ pub struct FormatSpec {
     /// groups hold (a stream's intermediate chunk that repeats the timings so far).
     #[serde(default)]
     pub skip_when: Vec<Vec<Cond>>,
+    /// What the lines `skip_when` sets aside are, counted under this name apart from the
+    /// lines of no timing (`warm-up records`); empty: `skipped by NAME`.
+    #[serde(default)]
+    pub skip_label: String,
     /// A matched record is an error when any of these holds.
     #[serde(default)]
     pub error_when: Vec<Cond>,
@@ -615,10 +619,29 @@ pub(crate) fn logged_value(
     })
 }
 
-/// The outcome rules of [`describe`]: error records, error, cancellation and response-cache
-/// conditions, and when a response was streamed.
+/// The outcome rules of [`describe`]: the lines the format leaves out, error records, error,
+/// cancellation and response-cache conditions, and when a response was streamed.
 fn describe_outcomes(f: &FormatSpec, s: &mut String) {
     use std::fmt::Write as _;
+    if !f.skip_when.is_empty() {
+        let groups: Vec<String> = f
+            .skip_when
+            .iter()
+            .map(|g| match g.len() {
+                1 => conds(g, " and "),
+                _ => format!("({})", conds(g, " and ")),
+            })
+            .collect();
+        let label = match f.skip_label.as_str() {
+            "" => format!("skipped by {}", f.name),
+            l => l.to_owned(),
+        };
+        let _ = writeln!(
+            s,
+            "  no request, counted as {label}, when: {}",
+            groups.join(" or ")
+        );
+    }
     let error_record = if f.errors_only_when_forced {
         format!(
             "error record (with --format {} only: too generic for auto)",
@@ -1659,6 +1682,16 @@ impl Formats {
     pub fn generic_error(&self, line: &[u8], slots: &Slots) -> Option<usize> {
         self.compiled.iter().position(|f| {
             !f.generic_errors.is_empty() && f.generic_errors.iter().all(|c| c.holds(line, slots))
+        })
+    }
+
+    /// The first format whose markers and one of whose `skip_when` groups hold on this line: a
+    /// line [`Formats::detect`] set aside as no request of that format (an AIPerf warm-up
+    /// record, a stream's intermediate chunk).
+    pub fn skipped_by(&self, line: &[u8], slots: &Slots) -> Option<usize> {
+        let all = |cs: &[CCond]| !cs.is_empty() && cs.iter().all(|c| c.holds(line, slots));
+        self.compiled.iter().position(|f| {
+            !f.skip_when.is_empty() && all(&f.markers) && f.skip_when.iter().any(|g| all(g))
         })
     }
 

@@ -327,12 +327,14 @@ fn write_count_gauges(
         "tokentime_lines",
         "Input lines read, by what they were.",
     )?;
+    let skipped: u64 = cov.skipped.values().sum();
     for (kind, n) in [
         (
             "request",
             cov.lines
                 - cov.non_json
                 - cov.no_timing
+                - skipped
                 - cov.invalid
                 - cov.too_long
                 - cov.already_enriched,
@@ -344,6 +346,11 @@ fn write_count_gauges(
         ("already_enriched", cov.already_enriched),
     ] {
         writeln!(out, "tokentime_lines{{kind=\"{kind}\"}} {n}")?;
+    }
+    if skipped > 0 {
+        // Only a log whose format sets lines aside (an AIPerf warm-up record, a stream's
+        // intermediate chunk) has the series.
+        writeln!(out, "tokentime_lines{{kind=\"skipped\"}} {skipped}")?;
     }
     gauge(
         out,

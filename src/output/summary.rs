@@ -378,6 +378,9 @@ fn coverage_line(cov: &Coverage) -> String {
         "lines {}  requests {}  errors {}  non-JSON {}  no timing {}  invalid {}",
         cov.lines, cov.requests, cov.errors, cov.non_json, cov.no_timing, cov.invalid
     );
+    for (label, n) in &cov.skipped {
+        head.push_str(&format!("  {label} {n}"));
+    }
     for (label, n) in rare_counts(cov) {
         if n > 0 {
             head.push_str(&format!("  {label} {n}"));
@@ -396,16 +399,25 @@ fn coverage_line(cov: &Coverage) -> String {
 
 /// What the coverage counts of lines and requests that were not read as asked: those that
 /// are not zero (the compact headline).
-pub(crate) fn coverage_issues(cov: &Coverage) -> Vec<(&'static str, u64)> {
-    [
+pub(crate) fn coverage_issues(cov: &Coverage) -> Vec<(String, u64)> {
+    let lines = [
         ("non-JSON", cov.non_json),
         ("no timing", cov.no_timing),
         ("invalid", cov.invalid),
     ]
     .into_iter()
-    .chain(rare_counts(cov))
-    .filter(|&(label, n)| n > 0 && label != "cancelled" && label != "response cache")
-    .collect()
+    .map(|(label, n)| (label.to_owned(), n));
+    let skipped = cov.skipped.iter().map(|(label, &n)| (label.clone(), n));
+    lines
+        .chain(skipped)
+        .chain(
+            rare_counts(cov)
+                .into_iter()
+                .filter(|&(label, _)| label != "cancelled" && label != "response cache")
+                .map(|(label, n)| (label.to_owned(), n)),
+        )
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 /// The coverage counts the table's first line shows only when nonzero.

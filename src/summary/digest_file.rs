@@ -727,6 +727,12 @@ fn coverage_from_json(c: &Json) -> Result<Coverage, String> {
     for (k, v) in c["formats"].as_object().ok_or("coverage.formats")? {
         cov.formats.insert(k.clone(), u(v, k)?);
     }
+    // Added later: absent in older files.
+    if let Some(skipped) = c["skipped"].as_object() {
+        for (k, v) in skipped {
+            cov.skipped.insert(k.clone(), u(v, k)?);
+        }
+    }
     Ok(cov)
 }
 

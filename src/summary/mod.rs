@@ -1428,6 +1428,19 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
                 and what reads it)"
             .into();
     }
+    let skipped: u64 = cov.skipped.values().sum();
+    if skipped > 0 && cov.no_timing == 0 {
+        let what: Vec<String> = cov
+            .skipped
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        return format!(
+            "no line was a request: every JSON line was one its format leaves out ({}; \
+             `tokentime formats` says when each format does)",
+            what.join(", ")
+        );
+    }
     if cov.outside_range > 0 {
         return format!(
             "no request ended between --since and --until: the {} request{} read ended outside \
@@ -1570,6 +1583,9 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
     }
     if cov.outside_range > 0 {
         c["outside_range"] = json!(cov.outside_range);
+    }
+    if !cov.skipped.is_empty() {
+        c["skipped"] = json!(cov.skipped);
     }
     c
 }

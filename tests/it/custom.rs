@@ -1269,3 +1269,43 @@ fn go_durations_past_a_minute_are_read() {
     .unwrap();
     assert!(inferred.contains(r#""ttft_ms":62500.0"#), "{inferred}");
 }
+
+/// A formats file's `skip_when` lines are counted apart from the lines of no timing: under its
+/// `skip_label`, else `skipped by NAME`.
+#[test]
+fn a_formats_file_names_the_lines_it_skips() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = concat!(
+        r#"{"t0": 1765000001.0, "t2": 1765000001.5, "phase": "probe"}"#,
+        "\n",
+        r#"{"t0": 1765000002.0, "t2": 1765000002.25, "phase": "run"}"#,
+        "\n",
+        r#"{"other": 1}"#,
+        "\n",
+    );
+    for (label, says) in [
+        ("skip_label = \"health probes\"\n", "health probes 1"),
+        ("", "skipped by probed 1"),
+    ] {
+        let f = dir.path().join("f.toml");
+        std::fs::write(
+            &f,
+            format!(
+                "[[format]]\nname = \"probed\"\nmarkers = [{{ present = \"t0\" }}]\n\
+                 skip_when = [[{{ path = \"phase\", equals = \"probe\" }}]]\n{label}\
+                 fields = [{{ field = \"arrival\", path = \"t0\", unit = \"epoch\" }}, \
+                 {{ field = \"end\", path = \"t2\", unit = \"epoch\" }}]\n"
+            ),
+        )
+        .unwrap();
+        let out = run_ok(
+            &["summary", "--formats", f.to_str().unwrap()],
+            log.as_bytes(),
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(&format!("3 lines (probed 1), no timing 1, {says}\n")),
+            "{text}"
+        );
+    }
+}

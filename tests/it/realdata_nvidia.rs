@@ -117,8 +117,11 @@ fn aiperf_current_reproduces_its_statistics_errors_and_cancellations() {
         file.to_str().unwrap(),
     ]);
     let cov = &s["coverage"];
-    // 155 lines: the 5 warm-up records are no requests.
+    // 155 lines: the 5 warm-up records (`--warmup-request-count 5`) are no requests, and are
+    // counted as what they are, not as lines of no timing.
     assert_eq!(cov["lines"], 155);
+    assert_eq!(cov["skipped"]["warm-up records"], 5);
+    assert_eq!(cov["no_timing"], 0);
     assert_eq!(cov["formats"]["aiperf"], 150);
     assert_eq!(
         cov["requests"].as_f64(),
@@ -293,4 +296,65 @@ fn aiperf_current_records_ok_error_cancelled_and_warmup() {
     assert_eq!(m(1)["input_tokens"], 550);
     assert_eq!(m(2)["outcome"], "cancelled");
     assert_eq!(m(2)["ttft_ms"], 40.0);
+}
+
+/// AIPerf's warm-up records are counted as what they are, apart from the lines of no timing:
+/// in the headline, the JSON coverage, the Prometheus line counts and a digest file merged; an
+/// input of warm-up records alone is said to be one, and is no log to infer a format from.
+#[test]
+fn aiperf_warmup_records_are_counted_as_such() {
+    let file = testdata().join(AIPERF13).join("profile_export.jsonl");
+    let file = file.to_str().unwrap();
+    let text = String::from_utf8(run_ok(&["summary", file], b"")).unwrap();
+    assert!(
+        text.contains("155 lines (aiperf 150), warm-up records 5\n"),
+        "{text}"
+    );
+    assert!(!text.contains("no timing"), "{text}");
+    let prom = String::from_utf8(run_ok(&["summary", "-o", "prometheus", file], b"")).unwrap();
+    assert!(
+        prom.contains("\ntokentime_lines{kind=\"skipped\"} 5\n"),
+        "{prom}"
+    );
+    assert!(
+        prom.contains("\ntokentime_lines{kind=\"no_timing\"} 0\n"),
+        "{prom}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let digest = dir.path().join("d.json");
+    run_ok(
+        &["summary", "--save-digest", digest.to_str().unwrap(), file],
+        b"",
+    );
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(&digest, &copy).unwrap();
+    let merged = summary(&[
+        "merge",
+        "-o",
+        "json",
+        digest.to_str().unwrap(),
+        copy.to_str().unwrap(),
+    ]);
+    assert_eq!(merged["coverage"]["skipped"]["warm-up records"], 10);
+    // The warm-up records alone.
+    let warmup: String = std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""benchmark_phase":"warmup""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = run_stderr(&["summary"], warmup.as_bytes(), true);
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(
+        stdout.starts_with("5 lines, no request: warm-up records 5\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("no line was a request: every JSON line was one its format leaves out (warm-up records 5;"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("inferred"), "{stderr}");
 }

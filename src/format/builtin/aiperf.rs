@@ -21,6 +21,7 @@ pub(crate) fn spec() -> FormatSpec {
             vec![eq("metadata.benchmark_phase", "\"warmup\"")],
             vec![eq("metadata.credit_phase", "\"warmup\"")],
         ],
+        skip_label: "warm-up records".into(),
         arrival_origin: Origin::Gateway,
         itl_doc: "chunk gaps (metrics.inter_chunk_latency: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): metrics.time_to_first_token, the first token of any kind (reasoning included); itl = inter_chunk_latency (chunk gaps)".into(),

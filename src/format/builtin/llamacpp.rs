@@ -29,6 +29,7 @@ pub(crate) fn spec() -> FormatSpec {
             ],
             vec![Cond::Equals(p("stop"), "false".into())],
         ],
+        skip_label: "stream chunks before the last".into(),
         error_when: vec![Cond::Present(p("error"))],
         cancelled_when: vec![],
         response_cache_when: vec![],
