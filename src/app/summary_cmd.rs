@@ -878,10 +878,16 @@ fn write_tick(
 ) -> io::Result<()> {
     let Tick { header, n, elapsed } = tick;
     let q = &sc.report.quantiles;
+    // Each interval's SLO verdicts, on what it covers (the last `--window`, else everything so
+    // far); the exit status is the final summary's.
+    let verdicts = judge(&sc.report.slos, cov, summary);
     match sc.report.output {
         SummaryOutput::Json => {
             let report = analyze(summary, &sc.report.analysis, q);
             let mut doc = to_json(cov, summary, q, report);
+            if !verdicts.is_empty() {
+                doc.head.insert("slos".into(), slos_json(&verdicts));
+            }
             doc.head.insert(
                 "interval".into(),
                 json!({
@@ -903,6 +909,9 @@ fn write_tick(
                     out.write_all(b"\x1b[H\x1b[2J")?;
                 }
                 writeln!(out, "{header}")?;
+                for v in &verdicts {
+                    writeln!(out, "{}", v.line())?;
+                }
                 write_text(out, cov, summary, q, &sc.report.analysis, &report, style)?;
                 if !config.stdout_is_terminal {
                     writeln!(out)?;
@@ -910,6 +919,7 @@ fn write_tick(
                 return Ok(());
             }
             let mut lines = vec![header.clone()];
+            lines.extend(verdicts.iter().map(slo::Verdict::line));
             lines.extend(compact::compact_lines(cov, summary, q, &report, style));
             if config.stdout_is_terminal {
                 write_in_place(out, lines, compact::output_height())
@@ -930,17 +940,18 @@ fn write_tick(
             writeln!(out)
         }
         SummaryOutput::Prometheus => {
-            render::write_prometheus(out, cov, summary, q, &[])?;
+            render::write_prometheus(out, cov, summary, q, &verdicts)?;
             writeln!(out)
         }
         // Each document ends with `# EOF` (OpenMetrics has no blank lines).
-        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &[]),
+        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &verdicts),
     }
 }
 
 /// The final report of `--every --window` in a Prometheus or OpenMetrics rendering: the SLOs
-/// judged (and the digest saved) on the whole run `fin`, as without `--window`; the document,
-/// the last window's `(cov, summary)`, as each interval's was.
+/// judged for the exit status (and the digest saved) on the whole run `fin`, as without
+/// `--window`; the document, its SLO series included, the last window's `(cov, summary)`, as
+/// each interval's was.
 fn report_last_window(
     out: &mut impl Write,
     rc: &ReportConfig,
@@ -949,7 +960,9 @@ fn report_last_window(
 ) -> Result<slo::Status, Error> {
     let (broken, _) = report_slos_and_digest(out, rc, &fin.cov, &mut fin.summary, None)?;
     if !rc.digest_to_stdout() {
-        write_exposition(out, rc.output, &cov, &mut window, &rc.quantiles, &[])
+        // The document's SLO series are the last window's, as each interval's were.
+        let verdicts = judge(&rc.slos, &cov, &mut window);
+        write_exposition(out, rc.output, &cov, &mut window, &rc.quantiles, &verdicts)
             .map_err(Error::Output)?;
     }
     Ok(broken)
@@ -1024,10 +1037,18 @@ fn report_slos_and_digest(
         digest_file::save_via(path, cov, summary, windows.take(), open)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
-    let mut verdicts = slo::evaluate(&rc.slos, summary);
-    // No request read (an empty file, a log of another format) or none ended in
-    // `--since`/`--until` (a span mistyped, a quiet day): nothing to judge, as for a group no
-    // request was in.
+    let verdicts = judge(&rc.slos, cov, summary);
+    for v in &verdicts {
+        crate::diag!("tokentime: {}", v.line());
+    }
+    Ok((slo::status(&verdicts), verdicts))
+}
+
+/// The SLOs judged on `summary`. No request read (an empty file, a log of another format, a
+/// quiet interval) or none ended in `--since`/`--until` (a span mistyped, a quiet day): nothing
+/// to judge, as for a group no request was in.
+fn judge(slos: &[slo::Slo], cov: &Coverage, summary: &mut Summary) -> Vec<slo::Verdict> {
+    let mut verdicts = slo::evaluate(slos, summary);
     if cov.requests == 0 {
         let why = if cov.outside_range > 0 {
             "no request ended between --since and --until"
@@ -1038,10 +1059,7 @@ fn report_slos_and_digest(
             v.unjudged.get_or_insert_with(|| why.into());
         }
     }
-    for v in &verdicts {
-        crate::diag!("tokentime: {}", v.line());
-    }
-    Ok((slo::status(&verdicts), verdicts))
+    verdicts
 }
 
 /// Renders the final summary, judges the SLOs, saves the digest file. Returns how the SLOs

@@ -382,6 +382,63 @@ fn every_with_json_writes_one_document_per_interval_and_window_slides() {
     assert_eq!(last["final"], true);
 }
 
+/// Each interval judges the SLOs on what it covers: a window with requests meets it, one the
+/// window slid past has nothing to judge; the exit status is the final summary's.
+#[test]
+fn every_interval_carries_its_slo_verdicts() {
+    let lines = sample_lines();
+    let mut live = Live::start(&[
+        "summary",
+        "--every",
+        "300ms",
+        "--window",
+        "300ms",
+        "-o",
+        "json",
+        "--slo",
+        "e2e:p50<=100s",
+    ]);
+    live.write(&lines.concat());
+    let doc = |l: String| -> serde_json::Value { serde_json::from_str(&l).unwrap() };
+    let mut seen = doc(live.next_line());
+    while seen["coverage"]["requests"] != 5 {
+        seen = doc(live.next_line());
+    }
+    let slo = &seen["slos"][0];
+    assert_eq!(slo["slo"], "e2e:p50<=100s");
+    assert_eq!(slo["met"], true);
+    assert_eq!(slo["count"], 3, "the 3 requests with an E2E");
+    let next = doc(live.next_line());
+    assert_eq!(next["coverage"]["requests"], 0);
+    assert!(next["slos"][0]["met"].is_null(), "{next}");
+    assert_eq!(next["slos"][0]["not_judged"], "no request was read");
+    drop(live.stdin.take());
+    let (code, rest, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    let last = doc(rest.lines().last().unwrap().to_owned());
+    assert_eq!(last["final"], true);
+    assert_eq!(last["slos"][0]["met"], true);
+    // Said on stderr once, for the final summary.
+    assert_eq!(err.matches("SLO e2e:p50<=100s").count(), 1, "{err}");
+}
+
+/// On a pipe, the compact report of each interval has its SLO verdicts under its header.
+#[test]
+fn every_prints_the_slo_verdicts_in_each_compact_report() {
+    let lines = sample_lines();
+    let mut live = Live::start(&["summary", "--every", "200ms", "--slo", "e2e:p50<=1s"]);
+    live.write(&lines.concat());
+    live.until(|l| l.starts_with("tokentime summary #"));
+    let verdict = live.next_line();
+    assert!(
+        verdict.starts_with("SLO e2e:p50<=1s BROKEN: p50 1209.4 ms > 1000 ms"),
+        "{verdict}"
+    );
+    drop(live.stdin.take());
+    let (code, _, err) = live.finish();
+    assert_eq!(code, Some(3), "{err}");
+}
+
 #[test]
 fn every_with_csv_separates_whole_documents_by_a_blank_line() {
     let lines = sample_lines();
