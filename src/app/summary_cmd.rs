@@ -462,6 +462,8 @@ struct Watch<'a> {
     /// Standard output was closed while reading (`--every`, `--bucket`): reading stopped.
     output_closed: bool,
     said_no_requests: bool,
+    /// A checkpoint of the digest file could not be written, and stderr said so.
+    said_checkpoint_error: bool,
     /// `--bucket` windows are written as they complete.
     streaming: bool,
     /// How long to wait before looking for windows complete again: 2 ms while windows come,
@@ -509,6 +511,7 @@ impl<'a> Watch<'a> {
             interrupted: false,
             output_closed: false,
             said_no_requests: false,
+            said_checkpoint_error: false,
             streaming: sc.bucket.is_some()
                 && config.inputs.len() == 1
                 && sc.report.save_digest.is_none(),
@@ -697,7 +700,46 @@ impl<'a> Watch<'a> {
             elapsed,
         };
         write_tick(out, config, sc, &tick, &cov, &mut summary).map_err(Error::Output)?;
-        out.flush().map_err(Error::Output)
+        out.flush().map_err(Error::Output)?;
+        let whole = match self.sliding {
+            Some(_) => None,
+            None => Some((cov, summary)),
+        };
+        self.checkpoint(whole);
+        Ok(())
+    }
+
+    /// `--save-digest FILE` under `--every`: the digest file of everything so far, written at
+    /// each interval (a temporary file renamed over FILE) and marked as a partial run's, so that
+    /// a live run killed outright (SIGKILL, a crash, the machine down) leaves the digest of
+    /// what it had read by its last interval; the final summary replaces it with the whole
+    /// run's. Not for a FILE that is not a regular one (a pipe would get a document per
+    /// interval). `whole`: the interval's summary when it covers everything so far.
+    fn checkpoint(&mut self, whole: Option<(Coverage, Summary)>) {
+        let sc = &self.sh.sc;
+        let Some(path) = sc.report.save_digest.as_deref() else {
+            return;
+        };
+        if sc.report.digest_to_stdout() || !digest_file::replaceable(path) {
+            return;
+        }
+        let (mut cov, mut summary) = whole.unwrap_or_else(|| {
+            let snap = snapshot(self.sh, &self.total, self.folded);
+            (snap.cov, snap.summary)
+        });
+        cov.read_errors += self.sh.input_failed.load(Ordering::Relaxed);
+        cov.checkpoints = 1;
+        let open = |p: &std::path::Path| {
+            crate::app::watchdog::watched(|| std::fs::File::create(p))
+                .map(crate::app::watchdog::Watched)
+        };
+        if let Err(e) = digest_file::save_via(path, &cov, &mut summary, None, open) {
+            // Said once; the final summary tries again, and its failure is the run's.
+            if !self.said_checkpoint_error {
+                crate::diag!("tokentime: --save-digest {}: {e}", path.display());
+                self.said_checkpoint_error = true;
+            }
+        }
     }
 
     /// Prints the final report; returns the exit code.
@@ -1232,6 +1274,12 @@ fn partial_reasons(cov: &Coverage) -> String {
     let mut why = Vec::new();
     if cov.interrupted > 0 {
         why.push("interrupted by Ctrl-C, SIGTERM, SIGHUP or its output closed".to_owned());
+    }
+    if cov.checkpoints > 0 {
+        why.push(
+            "written at an interval of a live run (--every) that was still reading, or was killed before its end"
+                .to_owned(),
+        );
     }
     if cov.read_errors > 0 {
         why.push(format!(

@@ -419,6 +419,10 @@ pub struct Coverage {
     /// 1; a merge's: those of its digest files). Not in the JSON coverage block: a digest file
     /// and a summary say it under `partial`.
     pub interrupted: u64,
+    /// Digest files written at an interval of a live run (`--every --save-digest`), which was
+    /// still reading, or was killed before it could write the final one (a checkpoint's own:
+    /// 1; a merge's: those among its digest files). Said under `partial`, as `interrupted`.
+    pub checkpoints: u64,
     /// Requests per format name.
     pub formats: BTreeMap<String, u64>,
     /// Of the requests in `duration_mismatch`, those whose logged duration is a unit apart from
@@ -497,11 +501,11 @@ impl UnitOffCounts {
 macro_rules! coverage_counters {
     ($($field:ident: $name:literal),* $(,)?) => {
         impl Coverage {
-            fn counters(&self) -> [u64; 25] {
+            fn counters(&self) -> [u64; 26] {
                 [$(self.$field),*]
             }
 
-            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 25] {
+            fn counters_mut(&mut self) -> [(&'static str, &mut u64); 26] {
                 [$(($name, &mut self.$field)),*]
             }
         }
@@ -531,6 +535,7 @@ coverage_counters!(
     join_unfinished: "unfinished",
     join_orphaned: "orphaned",
     interrupted: "interrupted",
+    checkpoints: "checkpoints",
     duplicates: "duplicates",
     outside_window: "outside_window",
     outside_range: "outside_range",
@@ -588,7 +593,7 @@ impl Coverage {
     /// True for the coverage of a run that did not read all of its input: interrupted, or an
     /// input not read to its end.
     pub fn partial(&self) -> bool {
-        self.interrupted > 0 || self.read_errors > 0
+        self.interrupted > 0 || self.read_errors > 0 || self.checkpoints > 0
     }
 }
 

@@ -442,7 +442,10 @@ pub(crate) fn from_json(doc: &Json) -> Result<Loaded, String> {
         // A complete run's file, or one from before the member existed.
         Json::Null => 0,
         p => match (&p["interrupted"], &p["read_errors"]) {
-            (Json::Bool(i), n) if n.as_u64() == Some(coverage.read_errors) => u64::from(*i),
+            (Json::Bool(i), n) if n.as_u64() == Some(coverage.read_errors) => {
+                coverage.checkpoints = u64::from(p["checkpoint"] == Json::Bool(true));
+                u64::from(*i)
+            }
             _ => {
                 return Err(format!(
                     "\"partial\" must be {{\"interrupted\": true or false, \"read_errors\": {}}} (coverage.read_errors)",

@@ -1534,10 +1534,15 @@ impl<G: MakeGroups> serde::Serialize for GroupsSeq<'_, G> {
 /// complete runs are as they always were).
 pub(crate) fn partial_json(cov: &Coverage) -> Option<Json> {
     cov.partial().then(|| {
-        json!({
+        let mut p = json!({
             "interrupted": cov.interrupted > 0,
             "read_errors": cov.read_errors,
-        })
+        });
+        // Added later: present only for a checkpoint (or a merge of one).
+        if cov.checkpoints > 0 {
+            p["checkpoint"] = json!(true);
+        }
+        p
     })
 }
 

@@ -439,6 +439,54 @@ fn every_prints_the_slo_verdicts_in_each_compact_report() {
     assert_eq!(code, Some(3), "{err}");
 }
 
+/// `--every --save-digest FILE`: the digest of everything so far is written at each interval,
+/// marked as a checkpoint (a partial run's), so that a live run killed outright leaves what it
+/// had read; `merge` says so and exits 2 unless `--allow-partial`. A run that ends writes the
+/// whole one, unmarked.
+#[test]
+fn every_checkpoints_its_digest_file_each_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d.json");
+    let ds = d.to_str().unwrap();
+    let lines = sample_lines();
+    let saved =
+        || -> Option<serde_json::Value> { serde_json::from_slice(&std::fs::read(&d).ok()?).ok() };
+    for kill in [true, false] {
+        let _ = std::fs::remove_file(&d);
+        let mut live = Live::start(&["summary", "--every", "100ms", "--save-digest", ds]);
+        live.write(&lines.concat());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while saved().is_none_or(|j| j["coverage"]["requests"] != 5) {
+            assert!(std::time::Instant::now() < deadline, "no checkpoint");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(saved().unwrap()["partial"]["checkpoint"], true);
+        if kill {
+            live.signal("-KILL");
+            let _ = live.finish();
+            let out = run(&["merge", ds], b"");
+            assert_eq!(out.status.code(), Some(2));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("saved by a partial run (written at an interval of a live run"),
+                "{err}"
+            );
+            let out = run(&["merge", "--allow-partial", "-o", "json", ds], b"");
+            assert_eq!(out.status.code(), Some(0));
+            let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(j["coverage"]["requests"], 5);
+        } else {
+            drop(live.stdin.take());
+            let (code, _, err) = live.finish();
+            assert_eq!(code, Some(0), "{err}");
+            assert!(
+                saved().unwrap()["partial"].is_null(),
+                "the whole run's file"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_with_csv_separates_whole_documents_by_a_blank_line() {
     let lines = sample_lines();
