@@ -245,6 +245,11 @@ pub(crate) fn run_summary(
     let (sh, jobs) = start(config, sc);
     let rx = spawn_readers(&sh, jobs);
     let mut watch = Watch::new(&sh);
+    if sc.every.is_some() {
+        // An empty checkpoint first: a file of an earlier run, whole, must not outlive a run
+        // killed before its first interval.
+        watch.checkpoint(None);
+    }
     match &sc.out {
         // Each report (flushed whole) replaces the file: see `out_file`.
         Some(path) => {
@@ -698,6 +703,11 @@ impl<'a> Watch<'a> {
             header: tick_header(sc, self.ticks, elapsed, self.sliding.as_ref()),
             n: self.ticks,
             elapsed,
+            window_ns: self
+                .sliding
+                .as_ref()
+                .zip(sc.every)
+                .map(|(sl, every)| every * sl.intervals() as i64),
         };
         write_tick(out, config, sc, &tick, &cov, &mut summary).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
@@ -720,9 +730,18 @@ impl<'a> Watch<'a> {
         let Some(path) = sc.report.save_digest.as_deref() else {
             return;
         };
-        if sc.report.digest_to_stdout() || !digest_file::replaceable(path) {
+        if sc.report.digest_to_stdout() {
             return;
         }
+        // A symbolic link to a regular file: its target is replaced, the link kept.
+        let target = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+                Ok(t) if t.is_file() => t,
+                _ => return,
+            },
+            _ if digest_file::replaceable(path) => path.to_path_buf(),
+            _ => return,
+        };
         let (mut cov, mut summary) = whole.unwrap_or_else(|| {
             let snap = snapshot(self.sh, &self.total, self.folded);
             (snap.cov, snap.summary)
@@ -733,7 +752,7 @@ impl<'a> Watch<'a> {
             crate::app::watchdog::watched(|| std::fs::File::create(p))
                 .map(crate::app::watchdog::Watched)
         };
-        if let Err(e) = digest_file::save_via(path, &cov, &mut summary, None, open) {
+        if let Err(e) = digest_file::save_via(&target, &cov, &mut summary, None, open) {
             // Said once; the final summary tries again, and its failure is the run's.
             if !self.said_checkpoint_error {
                 crate::diag!("tokentime: --save-digest {}: {e}", path.display());
@@ -752,7 +771,9 @@ impl<'a> Watch<'a> {
         let last_window = match &mut self.sliding {
             Some(sl) if sc.report.output.exposition() => {
                 let (c, s) = take_slices(sh, &mut self.total, self.folded);
-                Some(sl.push(c, s))
+                let (c, s) = sl.push(c, s);
+                let window_ns = sc.every.map(|every| every * sl.intervals() as i64);
+                Some((c, s, window_ns))
             }
             _ => None,
         };
@@ -897,11 +918,13 @@ fn tick_header(sc: &SummaryConfig, n: u64, elapsed: Duration, sliding: Option<&S
     )
 }
 
-/// One interval summary: its header (table), its number from 1, the time since the start.
+/// One interval summary: its header (table), its number from 1, the time since the start, the
+/// `--window` it covers (whole intervals).
 struct Tick {
     header: String,
     n: u64,
     elapsed: Duration,
+    window_ns: Option<i64>,
 }
 
 fn now_ns() -> i64 {
@@ -918,11 +941,16 @@ fn write_tick(
     cov: &Coverage,
     summary: &mut Summary,
 ) -> io::Result<()> {
-    let Tick { header, n, elapsed } = tick;
+    let Tick {
+        header,
+        n,
+        elapsed,
+        window_ns,
+    } = tick;
     let q = &sc.report.quantiles;
     // Each interval's SLO verdicts, on what it covers (the last `--window`, else everything so
     // far); the exit status is the final summary's.
-    let verdicts = judge(&sc.report.slos, cov, summary);
+    let verdicts = judge(&sc.report.slos, cov, summary, *window_ns);
     match sc.report.output {
         SummaryOutput::Json => {
             let report = analyze(summary, &sc.report.analysis, q);
@@ -936,7 +964,7 @@ fn write_tick(
                     "n": n,
                     "at": rfc3339_ms(now_ns()),
                     "elapsed_s": crate::output::enrich::round3(elapsed.as_secs_f64()),
-                    "window_s": sc.window.map(|w| w as f64 / 1e9),
+                    "window_s": window_ns.map(|w| w as f64 / 1e9),
                 }),
             );
             doc.head.insert("final".into(), json!(false));
@@ -998,12 +1026,12 @@ fn report_last_window(
     out: &mut impl Write,
     rc: &ReportConfig,
     fin: &mut Tally,
-    (cov, mut window): (Coverage, Summary),
+    (cov, mut window, window_ns): (Coverage, Summary, Option<i64>),
 ) -> Result<slo::Status, Error> {
     let (broken, _) = report_slos_and_digest(out, rc, &fin.cov, &mut fin.summary, None)?;
     if !rc.digest_to_stdout() {
         // The document's SLO series are the last window's, as each interval's were.
-        let verdicts = judge(&rc.slos, &cov, &mut window);
+        let verdicts = judge(&rc.slos, &cov, &mut window, window_ns);
         write_exposition(out, rc.output, &cov, &mut window, &rc.quantiles, &verdicts)
             .map_err(Error::Output)?;
     }
@@ -1079,7 +1107,7 @@ fn report_slos_and_digest(
         digest_file::save_via(path, cov, summary, windows.take(), open)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
-    let verdicts = judge(&rc.slos, cov, summary);
+    let verdicts = judge(&rc.slos, cov, summary, None);
     for v in &verdicts {
         crate::diag!("tokentime: {}", v.line());
     }
@@ -1089,16 +1117,23 @@ fn report_slos_and_digest(
 /// The SLOs judged on `summary`. No request read (an empty file, a log of another format, a
 /// quiet interval) or none ended in `--since`/`--until` (a span mistyped, a quiet day): nothing
 /// to judge, as for a group no request was in.
-fn judge(slos: &[slo::Slo], cov: &Coverage, summary: &mut Summary) -> Vec<slo::Verdict> {
+fn judge(
+    slos: &[slo::Slo],
+    cov: &Coverage,
+    summary: &mut Summary,
+    window_ns: Option<i64>,
+) -> Vec<slo::Verdict> {
     let mut verdicts = slo::evaluate(slos, summary);
     if cov.requests == 0 {
         let why = if cov.outside_range > 0 {
-            "no request ended between --since and --until"
+            "no request ended between --since and --until".to_owned()
+        } else if let Some(w) = window_ns {
+            format!("no request in the last {}", format_duration(w))
         } else {
-            "no request was read"
+            "no request was read".to_owned()
         };
         for v in verdicts.iter_mut().filter(|v| v.value.is_none()) {
-            v.unjudged.get_or_insert_with(|| why.into());
+            v.unjudged.get_or_insert_with(|| why.clone());
         }
     }
     verdicts

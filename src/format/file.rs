@@ -166,6 +166,12 @@ pub(crate) fn validate(f: &FormatSpec) -> Result<(), String> {
             f.name
         ));
     }
+    if f.skip_when.is_empty() && !f.skip_label.is_empty() {
+        return Err(format!(
+            "format {:?}: skip_label names the lines skip_when leaves out, and there is no skip_when",
+            f.name
+        ));
+    }
     Ok(())
 }
 
@@ -598,6 +604,10 @@ fields = [{ field = "arrival", path = "t0", unit = "epoch_s" }]
     fn mistakes_are_named() {
         let bad = |body: &str| parse(&format!("[[format]]\nname = \"x\"\n{body}")).unwrap_err();
         assert!(bad("markers = []\nfields = []").contains("at least one marker"));
+        assert!(
+            bad("markers = [{present = \"a\"}]\nskip_label = \"probes\"\nfields = []")
+                .contains("there is no skip_when")
+        );
         assert!(
             bad("markers = [{present = \"a\"}]\nfields = [{field = \"arrival\", path = \"a\", unit = \"ms\"}]")
                 .contains("timestamp unit")

@@ -347,10 +347,14 @@ fn write_count_gauges(
     ] {
         writeln!(out, "tokentime_lines{{kind=\"{kind}\"}} {n}")?;
     }
-    if skipped > 0 {
-        // Only a log whose format sets lines aside (an AIPerf warm-up record, a stream's
-        // intermediate chunk) has the series.
-        writeln!(out, "tokentime_lines{{kind=\"skipped\"}} {skipped}")?;
+    // Only a log whose format sets lines aside has the series: one per what they are (an
+    // AIPerf warm-up record, a stream's intermediate chunk).
+    for (what, n) in &cov.skipped {
+        writeln!(
+            out,
+            "tokentime_lines{{kind=\"skipped\",what=\"{}\"}} {n}",
+            escape_label(what)
+        )?;
     }
     gauge(
         out,

@@ -392,7 +392,7 @@ fn every_interval_carries_its_slo_verdicts() {
         "--every",
         "300ms",
         "--window",
-        "300ms",
+        "250ms",
         "-o",
         "json",
         "--slo",
@@ -404,6 +404,8 @@ fn every_interval_carries_its_slo_verdicts() {
     while seen["coverage"]["requests"] != 5 {
         seen = doc(live.next_line());
     }
+    // A window of 250ms is rounded up to one whole interval of 300ms.
+    assert_eq!(seen["interval"]["window_s"], 0.3);
     let slo = &seen["slos"][0];
     assert_eq!(slo["slo"], "e2e:p50<=100s");
     assert_eq!(slo["met"], true);
@@ -411,7 +413,10 @@ fn every_interval_carries_its_slo_verdicts() {
     let next = doc(live.next_line());
     assert_eq!(next["coverage"]["requests"], 0);
     assert!(next["slos"][0]["met"].is_null(), "{next}");
-    assert_eq!(next["slos"][0]["not_judged"], "no request was read");
+    assert_eq!(
+        next["slos"][0]["not_judged"],
+        "no request in the last 300ms"
+    );
     drop(live.stdin.take());
     let (code, rest, err) = live.finish();
     assert_eq!(code, Some(0), "{err}");
@@ -447,21 +452,38 @@ fn every_prints_the_slo_verdicts_in_each_compact_report() {
 fn every_checkpoints_its_digest_file_each_interval() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("d.json");
-    let ds = d.to_str().unwrap();
+    // A symbolic link to a regular file: its target is replaced at each interval, the link
+    // kept. The target holds an earlier run's whole file, which the run replaces at once.
+    let link = dir.path().join("link.json");
+    let target = dir.path().join("target.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
     let lines = sample_lines();
-    let saved =
-        || -> Option<serde_json::Value> { serde_json::from_slice(&std::fs::read(&d).ok()?).ok() };
+    let saved = |p: &std::path::Path| -> Option<serde_json::Value> {
+        serde_json::from_slice(&std::fs::read(p).ok()?).ok()
+    };
     for kill in [true, false] {
+        let path = if kill { link.as_path() } else { d.as_path() };
+        let ds = path.to_str().unwrap();
         let _ = std::fs::remove_file(&d);
+        run_ok(
+            &["summary", "--save-digest", target.to_str().unwrap()],
+            &lines.concat(),
+        );
         let mut live = Live::start(&["summary", "--every", "100ms", "--save-digest", ds]);
-        live.write(&lines.concat());
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while saved().is_none_or(|j| j["coverage"]["requests"] != 5) {
+        while saved(path).is_none_or(|j| j["partial"].is_null()) {
+            assert!(std::time::Instant::now() < deadline, "no first checkpoint");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(saved(path).unwrap()["coverage"]["requests"], 0);
+        live.write(&lines.concat());
+        while saved(path).is_none_or(|j| j["coverage"]["requests"] != 5) {
             assert!(std::time::Instant::now() < deadline, "no checkpoint");
             std::thread::sleep(Duration::from_millis(20));
         }
-        assert_eq!(saved().unwrap()["partial"]["checkpoint"], true);
+        assert_eq!(saved(path).unwrap()["partial"]["checkpoint"], true);
         if kill {
+            assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
             live.signal("-KILL");
             let _ = live.finish();
             let out = run(&["merge", ds], b"");
@@ -480,7 +502,7 @@ fn every_checkpoints_its_digest_file_each_interval() {
             let (code, _, err) = live.finish();
             assert_eq!(code, Some(0), "{err}");
             assert!(
-                saved().unwrap()["partial"].is_null(),
+                saved(path).unwrap()["partial"].is_null(),
                 "the whole run's file"
             );
         }

@@ -313,7 +313,7 @@ fn aiperf_warmup_records_are_counted_as_such() {
     assert!(!text.contains("no timing"), "{text}");
     let prom = String::from_utf8(run_ok(&["summary", "-o", "prometheus", file], b"")).unwrap();
     assert!(
-        prom.contains("\ntokentime_lines{kind=\"skipped\"} 5\n"),
+        prom.contains("\ntokentime_lines{kind=\"skipped\",what=\"warm-up records\"} 5\n"),
         "{prom}"
     );
     assert!(
