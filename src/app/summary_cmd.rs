@@ -748,11 +748,7 @@ impl<'a> Watch<'a> {
         });
         cov.read_errors += self.sh.input_failed.load(Ordering::Relaxed);
         cov.checkpoints = 1;
-        let open = |p: &std::path::Path| {
-            crate::app::watchdog::watched(|| std::fs::File::create(p))
-                .map(crate::app::watchdog::Watched)
-        };
-        if let Err(e) = digest_file::save_via(&target, &cov, &mut summary, None, open) {
+        if let Err(e) = digest_file::save_via(&target, &cov, &mut summary, None, create_watched) {
             // Said once; the final summary tries again, and its failure is the run's.
             if !self.said_checkpoint_error {
                 crate::diag!("tokentime: --save-digest {}: {e}", path.display());
@@ -1099,12 +1095,7 @@ fn report_slos_and_digest(
     if rc.digest_to_stdout() {
         digest_file::write(out, cov, summary, windows).map_err(Error::Output)?;
     } else if let Some(path) = &rc.save_digest {
-        // Opened and written under the watchdog: a FIFO with no reader blocks in its open.
-        let open = |p: &std::path::Path| {
-            crate::app::watchdog::watched(|| std::fs::File::create(p))
-                .map(crate::app::watchdog::Watched)
-        };
-        digest_file::save_via(path, cov, summary, windows.take(), open)
+        digest_file::save_via(path, cov, summary, windows.take(), create_watched)
             .map_err(|e| Error::Config(format!("--save-digest {}: {e}", path.display())))?;
     }
     let verdicts = judge(&rc.slos, cov, summary, None);
@@ -1112,6 +1103,12 @@ fn report_slos_and_digest(
         crate::diag!("tokentime: {}", v.line());
     }
     Ok((slo::status(&verdicts), verdicts))
+}
+
+/// A digest file created, and then written, under the watchdog: a FIFO with no reader blocks
+/// in its open.
+fn create_watched(p: &std::path::Path) -> io::Result<crate::app::watchdog::Watched<std::fs::File>> {
+    crate::app::watchdog::watched(|| std::fs::File::create(p)).map(crate::app::watchdog::Watched)
 }
 
 /// The SLOs judged on `summary`. No request read (an empty file, a log of another format, a

@@ -1865,12 +1865,7 @@ impl Processor {
             Kind::NonJson => cov.non_json += 1,
             Kind::Invalid(_) => cov.invalid += 1,
             Kind::NoTiming if let Some(i) = self.skipped_by => {
-                let spec = self.formats.spec(i);
-                let label = if spec.skip_label.is_empty() {
-                    std::borrow::Cow::Owned(format!("skipped by {}", spec.name))
-                } else {
-                    std::borrow::Cow::Borrowed(spec.skip_label.as_str())
-                };
+                let label = self.formats.spec(i).skip_name();
                 match cov.skipped.get_mut(label.as_ref()) {
                     Some(n) => *n += 1,
                     None => {

@@ -411,6 +411,18 @@ pub struct FormatSpec {
     pub join: Option<JoinSpec>,
 }
 
+impl FormatSpec {
+    /// What the lines `skip_when` leaves out are called in the report: `skip_label`, else
+    /// `skipped by NAME`.
+    pub fn skip_name(&self) -> std::borrow::Cow<'_, str> {
+        if self.skip_label.is_empty() {
+            std::borrow::Cow::Owned(format!("skipped by {}", self.name))
+        } else {
+            std::borrow::Cow::Borrowed(&self.skip_label)
+        }
+    }
+}
+
 /// A dotted path as segments (no escapes; for the built-in tables).
 pub(crate) fn p(s: &str) -> Vec<String> {
     s.split('.').map(str::to_owned).collect()
@@ -632,10 +644,7 @@ fn describe_outcomes(f: &FormatSpec, s: &mut String) {
                 _ => format!("({})", conds(g, " and ")),
             })
             .collect();
-        let label = match f.skip_label.as_str() {
-            "" => format!("skipped by {}", f.name),
-            l => l.to_owned(),
-        };
+        let label = f.skip_name();
         let _ = writeln!(
             s,
             "  no request, counted as {label}, when: {}",
