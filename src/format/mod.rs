@@ -680,7 +680,14 @@ fn describe_outcomes(f: &FormatSpec, s: &mut String) {
 pub(crate) fn describe(f: &FormatSpec) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    let _ = writeln!(s, "{}: {}", f.name, f.about);
+    match f.about.as_str() {
+        "" => {
+            let _ = writeln!(s, "{}", f.name);
+        }
+        about => {
+            let _ = writeln!(s, "{}: {about}", f.name);
+        }
+    }
     let _ = writeln!(s, "  detected by: {}", conds(&f.markers, " and "));
     if f.fallback {
         let _ = writeln!(s, "  fallback: tried only after every other format");
@@ -742,11 +749,21 @@ pub(crate) fn describe(f: &FormatSpec) -> String {
     if let Some(j) = &f.join {
         describe_join(&mut s, j);
     }
-    let _ = writeln!(s, "  TTFT origin: {}", f.ttft_doc);
+    // A formats file may leave the texts out: its arrival origin is still known.
+    match f.ttft_doc.as_str() {
+        "" => {
+            let _ = writeln!(s, "  TTFT origin: {}", f.arrival_origin.as_str());
+        }
+        doc => {
+            let _ = writeln!(s, "  TTFT origin: {doc}");
+        }
+    }
     if !f.itl_doc.is_empty() {
         let _ = writeln!(s, "  itl_ms: {}", f.itl_doc);
     }
-    let _ = writeln!(s, "  cache: {}", f.cache_doc);
+    if !f.cache_doc.is_empty() {
+        let _ = writeln!(s, "  cache: {}", f.cache_doc);
+    }
     for r in &f.fields {
         let paths: Vec<String> = r.paths.iter().map(|p| path_str(p)).collect();
         let how = match r.combine {

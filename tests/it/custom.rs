@@ -1308,4 +1308,16 @@ fn a_formats_file_names_the_lines_it_skips() {
             "{text}"
         );
     }
+    // `tokentime formats` shows the rule; a file without `about`, `ttft_doc` or `cache_doc`
+    // gets no empty text, and its TTFT origin is its arrival_origin.
+    let f = dir.path().join("f.toml");
+    let out = run_ok(
+        &["formats", "--formats", f.to_str().unwrap(), "probed"],
+        b"",
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "probed\n  detected by: t0\n  no request, counted as skipped by probed, when: phase == \"probe\"\n  \
+         TTFT origin: arrival\n  arrival          epoch    t0\n  end              epoch    t2\n"
+    );
 }
