@@ -699,15 +699,12 @@ impl<'a> Watch<'a> {
             self.said_no_requests = true;
         }
         let elapsed = self.start.elapsed();
+        let window_ns = window_ns(self.sliding.as_ref(), sc.every);
         let tick = Tick {
-            header: tick_header(sc, self.ticks, elapsed, self.sliding.as_ref()),
+            header: tick_header(self.ticks, elapsed, window_ns),
             n: self.ticks,
             elapsed,
-            window_ns: self
-                .sliding
-                .as_ref()
-                .zip(sc.every)
-                .map(|(sl, every)| every * sl.intervals() as i64),
+            window_ns,
         };
         write_tick(out, config, sc, &tick, &cov, &mut summary).map_err(Error::Output)?;
         out.flush().map_err(Error::Output)?;
@@ -768,8 +765,7 @@ impl<'a> Watch<'a> {
             Some(sl) if sc.report.output.exposition() => {
                 let (c, s) = take_slices(sh, &mut self.total, self.folded);
                 let (c, s) = sl.push(c, s);
-                let window_ns = sc.every.map(|every| every * sl.intervals() as i64);
-                Some((c, s, window_ns))
+                Some((c, s, window_ns(Some(sl), sc.every)))
             }
             _ => None,
         };
@@ -900,12 +896,18 @@ fn take_slices(sh: &Shared, total: &mut Tally, folded: usize) -> (Coverage, Summ
     (cov, sum)
 }
 
-fn tick_header(sc: &SummaryConfig, n: u64, elapsed: Duration, sliding: Option<&Sliding>) -> String {
-    let scope = match (sliding, sc.every) {
-        (Some(sl), Some(every)) => {
-            format!("last {}", format_duration(every * sl.intervals() as i64))
-        }
-        _ => "everything so far".to_owned(),
+/// The wall time a `--window` interval summary covers, in ns: whole intervals of `every`
+/// (`None` without `--window`).
+fn window_ns(sliding: Option<&Sliding>, every: Option<i64>) -> Option<i64> {
+    sliding
+        .zip(every)
+        .map(|(sl, every)| every * sl.intervals() as i64)
+}
+
+fn tick_header(n: u64, elapsed: Duration, window_ns: Option<i64>) -> String {
+    let scope = match window_ns {
+        Some(w) => format!("last {}", format_duration(w)),
+        None => "everything so far".to_owned(),
     };
     format!(
         "tokentime summary #{n} at {} ({}s elapsed): {scope}",

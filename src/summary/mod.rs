@@ -1429,7 +1429,7 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
             .into();
     }
     let skipped: u64 = cov.skipped.values().sum();
-    if skipped > 0 && cov.no_timing == 0 {
+    if skipped > 0 && skipped == json {
         let what: Vec<String> = cov
             .skipped
             .iter()
@@ -1627,6 +1627,18 @@ mod tests {
             assert!(s.starts_with(start), "{s}");
         };
         says(&cov(3, 3, 0, 0), &auto, "no line was a JSON object");
+        // Every JSON line one its format leaves out, and not when one was malformed too.
+        let warmup = |c: Coverage, n| Coverage {
+            skipped: [("warm-up records".to_owned(), n)].into(),
+            no_timing: 0,
+            ..c
+        };
+        says(
+            &warmup(cov(3, 1, 0, 0), 2),
+            &auto,
+            "no line was a request: every JSON line was one its format leaves out (warm-up records 2;",
+        );
+        assert!(!no_requests(&warmup(cov(3, 0, 1, 0), 2), &auto).contains("every JSON line"));
         says(
             &cov(3, 1, 0, 2),
             &auto,
