@@ -699,8 +699,13 @@ pub(crate) fn root_hint(formats: &[FormatSpec], head: &[u8]) -> Option<String> {
         } else {
             format!("'{path}'")
         };
+        let article = if format.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
         Some(format!(
-            "`{key}` holds a {format} request in the first JSON line: try --root {arg}"
+            "`{key}` holds {article} {format} request in the first JSON line: try --root {arg}"
         ))
     })
 }

@@ -587,8 +587,8 @@ struct InputCheck {
     looks: crate::app::not_json::Looks,
     /// What it is, when its first bytes are a benchmark's aggregates without its requests.
     aggregates: Option<&'static str>,
-    /// Requests counted before it.
-    requests_before: u64,
+    /// Lines claimed by a format ([`Coverage::claimed`]) before it.
+    claimed_before: u64,
     /// With `--map`: the paths it names, to say which are missing when the input gives no
     /// request.
     mapped: Option<crate::app::unmapped::Mapped>,
@@ -777,11 +777,11 @@ impl<'p> Worker<'p> {
         self.input.aggregates = what;
     }
 
-    /// Requests counted so far.
-    fn requests(&mut self) -> u64 {
+    /// Lines claimed by a format so far ([`Coverage::claimed`]).
+    fn claimed(&mut self) -> u64 {
         match &mut self.role {
-            Role::Enrich { cov, .. } => cov.requests,
-            Role::Summary { part, .. } => part.get().cov.requests,
+            Role::Enrich { cov, .. } => cov.claimed(),
+            Role::Summary { part, .. } => part.get().cov.claimed(),
         }
     }
 
@@ -808,16 +808,16 @@ impl<'p> Worker<'p> {
             self.count(|cov| cov.inputs_named += 1);
         } else if let Some(what) = self.input.aggregates
             && lines > 0
-            && self.requests() == self.input.requests_before
+            && self.claimed() == self.input.claimed_before
         {
             crate::diag!("tokentime: {}: {what}", self.input.name);
         } else if lines > 0
-            && self.requests() == self.input.requests_before
+            && self.claimed() == self.input.claimed_before
             && let Some(msg) = self.input.unread_message()
         {
             crate::diag!("tokentime: {msg}");
         } else if lines > 0
-            && self.requests() == self.input.requests_before
+            && self.claimed() == self.input.claimed_before
             && self.input.root.is_empty()
             && self.input.mapped.is_none()
             && let Some(hint) =
@@ -829,7 +829,7 @@ impl<'p> Worker<'p> {
             );
         }
         self.input.before = self.line_counts();
-        self.input.requests_before = self.requests();
+        self.input.claimed_before = self.claimed();
     }
 
     /// Names the input whose lines follow (the rows' `file` column, `--by '$file'`).
@@ -838,7 +838,7 @@ impl<'p> Worker<'p> {
             name: name.to_owned(),
             looks: crate::app::not_json::Looks::Text,
             aggregates: None,
-            requests_before: self.requests(),
+            claimed_before: self.claimed(),
             mapped: self.input.mapped.take(),
             root: std::mem::take(&mut self.input.root),
             head: {

@@ -590,6 +590,17 @@ impl Coverage {
         Ok(())
     }
 
+    /// The lines a format read as requests or as lines it leaves out: the requests, and those
+    /// set aside after they were read (copies, outside `--window`, `--since` or `--until`,
+    /// `skip_when`). Zero when no format knew any line.
+    pub fn claimed(&self) -> u64 {
+        self.requests
+            + self.duplicates
+            + self.outside_window
+            + self.outside_range
+            + self.skipped.values().sum::<u64>()
+    }
+
     /// True for the coverage of a run that did not read all of its input: interrupted, or an
     /// input not read to its end.
     pub fn partial(&self) -> bool {

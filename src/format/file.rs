@@ -63,6 +63,7 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
   error_markers        conditions of an error record that lacks the markers
   errors_only_when_forced  true: error_markers count only under --format NAME
   skip_when            a list of condition lists: a line is no request when one list holds
+                       ([[A, B]]: both hold; [[A], [B]]: either; [A]: A alone)
   skip_label           what those lines are, counted under this name (default: skipped by NAME)
   error_when           conditions: the request failed when any holds
   cancelled_when       conditions: the request was cancelled when any holds
@@ -252,6 +253,33 @@ impl OneOrMany {
 /// The deserializer's, for anything but a string or a list of strings.
 pub(crate) fn de_paths<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<String>>, D::Error> {
     Ok(OneOrMany::deserialize(d)?.paths())
+}
+
+/// Deserializes `skip_when`, a list of condition lists. A flat list of one condition is that
+/// condition's list; a flat list of several is refused with both readings spelled out (all of
+/// them, or any one), since either could be meant.
+///
+/// # Errors
+/// Anything else, or a flat list of several conditions.
+pub(crate) fn de_skip_when<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<Cond>>, D::Error> {
+    use serde::de::Error;
+    let items = Vec::<serde_json::Value>::deserialize(d)?;
+    let flat = items.iter().filter(|v| v.is_object()).count();
+    if flat > 1 {
+        return Err(D::Error::custom(format!(
+            "skip_when is a list of condition lists, and this one has {flat} conditions \
+             outside a list: write skip_when = [[A, B]] to skip a line where all hold, \
+             or [[A], [B]] where any one holds"
+        )));
+    }
+    items
+        .into_iter()
+        .map(|v| match v {
+            serde_json::Value::Object(_) => Ok(vec![Cond::deserialize(v)?]),
+            other => Vec::<Cond>::deserialize(other),
+        })
+        .collect::<Result<_, serde_json::Error>>()
+        .map_err(|e| D::Error::custom(format!("skip_when: {e}")))
 }
 
 /// A records source as written in a file: a path with `[*]` (`"results[*]"`), a list of them,
@@ -631,5 +659,39 @@ fields = [{ field = "arrival", path = "t0", unit = "epoch_s" }]
             bad("markers = [{present = \"a\"}]\nfields = [{field = \"output_tokens\", path = \"a\", combine = \"floor_ratio\"}]")
                 .contains("exactly two")
         );
+    }
+
+    #[test]
+    fn skip_when_takes_one_condition_without_its_list_and_names_the_two_readings_of_several() {
+        let spec = |skip: &str| {
+            parse(&format!(
+                "[[format]]\nname = \"x\"\nmarkers = [{{present = \"a\"}}]\nfields = []\nskip_when = {skip}"
+            ))
+        };
+        let warm = Cond::Equals(vec!["kind".into()], "\"warmup\"".into());
+        let probe = Cond::Present(vec!["probe".into()]);
+        let one = spec("[{ path = \"kind\", equals = \"warmup\" }]").unwrap();
+        assert_eq!(one[0].skip_when, [vec![warm.clone()]]);
+        let both = spec("[[{ path = \"kind\", equals = \"warmup\" }, { present = \"probe\" }]]");
+        assert_eq!(
+            both.unwrap()[0].skip_when,
+            [vec![warm.clone(), probe.clone()]]
+        );
+        let either = spec("[{ path = \"kind\", equals = \"warmup\" }, [{ present = \"probe\" }]]");
+        assert_eq!(
+            either.unwrap()[0].skip_when,
+            [vec![warm], vec![probe.clone()]]
+        );
+        let flat = spec("[{ path = \"kind\", equals = \"warmup\" }, { present = \"probe\" }]");
+        let e = flat.unwrap_err();
+        assert!(e.contains("2 conditions outside a list"), "{e}");
+        assert!(e.contains("[[A, B]]") && e.contains("[[A], [B]]"), "{e}");
+        // A mistake inside a condition is still named.
+        let e = spec("[[{ path = \"kind\", equalz = 1 }]]").unwrap_err();
+        assert!(e.contains("equalz"), "{e}");
+        // JSON formats files read the same.
+        let json = r#"{"format": [{"name": "x", "markers": [{"present": "a"}], "fields": [],
+            "skip_when": [{"present": "probe"}]}]}"#;
+        assert_eq!(parse(json).unwrap()[0].skip_when, [vec![probe]]);
     }
 }

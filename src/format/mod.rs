@@ -315,7 +315,7 @@ pub struct FormatSpec {
     pub errors_only_when_forced: bool,
     /// A line with the markers is still no request when all conditions of any one of these
     /// groups hold (a stream's intermediate chunk that repeats the timings so far).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::format::file::de_skip_when")]
     pub skip_when: Vec<Vec<Cond>>,
     /// What the lines `skip_when` sets aside are, counted under this name apart from the
     /// lines of no timing (`warm-up records`); empty: `skipped by NAME`.

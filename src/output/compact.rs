@@ -271,7 +271,7 @@ fn per_time(per_s: f64, what: &str) -> String {
 }
 
 /// The unit of time [`per_time`] writes a rate in: seconds in it, and its name.
-fn time_unit(per_s: f64) -> (f64, &'static str) {
+pub(crate) fn time_unit(per_s: f64) -> (f64, &'static str) {
     [(1.0, "s"), (60.0, "min"), (3600.0, "h"), (86_400.0, "day")]
         .into_iter()
         .find(|&(k, _)| {
@@ -310,7 +310,7 @@ pub(crate) fn completed_rate(g: &GroupStats) -> Option<String> {
 }
 
 /// A rate: 3 significant digits or so (two below 0.1).
-fn rate(x: f64) -> String {
+pub(crate) fn rate(x: f64) -> String {
     if x >= 100.0 {
         format!("{x:.0}")
     } else if x >= 10.0 {

@@ -631,22 +631,33 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
         String::new()
     };
     let (met_timed, met_timed_tokens) = g.timed_goodput();
-    // No rate of output tokens where none was logged (it would read 0).
-    let tokens = |n: u64, s: f64| {
-        if g.output_tokens_logged() {
-            format!(", {} output tokens/s", round3(n as f64 / s))
+    // Rates per second, as 3 decimals give them; a rate those would show as 0 when it is not
+    // (a month of archives) per minute, hour or day instead, the output tokens' in the
+    // requests' unit. No rate of output tokens where none was logged (it would read 0).
+    let unit_of =
+        |x: f64| (round3(x) == 0.0 && x > 0.0).then(|| crate::output::compact::time_unit(x));
+    let per = |x: f64, unit: Option<(f64, &str)>, what: &str| match unit {
+        None => format!("{} {what}/s", round3(x)),
+        Some((k, unit)) => format!("{} {what}/{unit}", crate::output::compact::rate(x * k)),
+    };
+    let rates_over = |requests: u64, tokens: u64, s: f64| {
+        let (r, t) = (requests as f64 / s, tokens as f64 / s);
+        let unit = unit_of(r);
+        let tokens = if g.output_tokens_logged() {
+            format!(", {}", per(t, unit.or_else(|| unit_of(t)), "output tokens"))
         } else {
             String::new()
-        }
+        };
+        format!("{}{tokens} over {} s", per(r, unit, "requests"), round3(s))
     };
     let rates = match span_s {
-        Some(s) if s > 0.0 => format!(
-            "{}; {} requests/s{} over {} s",
-            GroupStats::rates_of(met_timed, g.goodput.met),
-            round3(met_timed as f64 / s),
-            tokens(met_timed_tokens, s),
-            round3(s)
-        ),
+        Some(s) if s > 0.0 => {
+            let of = match GroupStats::rates_of(met_timed, g.goodput.met) {
+                of if of.is_empty() => ";".to_owned(),
+                of => of,
+            };
+            format!("{of} {}", rates_over(met_timed, met_timed_tokens, s))
+        }
         _ => String::new(),
     };
     // Requests without times of their own, over their benchmark runs' durations (vLLM's
@@ -656,12 +667,10 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
     } else {
         let (r, secs) = g.runs.total();
         format!(
-            "; the {} of {}: {} requests/s{} over {} s",
+            "; the {} of {}: {}",
             r.met,
             plural(g.runs.0.len() as u64, "run"),
-            round3(r.met as f64 / secs),
-            tokens(r.met_output_tokens, secs),
-            round3(secs)
+            rates_over(r.met, r.met_output_tokens, secs)
         )
     };
     format!(

@@ -282,6 +282,26 @@ fn requests_without_an_end_instant_are_outside_and_a_run_of_none_says_why() {
 }
 
 #[test]
+fn a_span_that_leaves_out_every_request_gives_no_hint_of_another_reading() {
+    // The lab's LiteLLM log, all of it before --since: its lines were read as requests, so
+    // nothing on stderr says none was (nor suggests another --root).
+    let f = testdata().join("lab/litellm.jsonl");
+    let out = run(
+        &["summary", "--since", "2030-01-01", f.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("293 lines, no request: outside --since/--until 293"),
+        "{text}"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("no line was read as a request"), "{err}");
+    assert!(!err.contains("--root"), "{err}");
+}
+
+#[test]
 fn a_failure_with_a_start_only_is_placed_by_it() {
     // guidellm's errored requests log when they started, not when they ended: a span over the
     // run keeps its 10 timeouts.

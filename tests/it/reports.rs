@@ -249,6 +249,25 @@ fn goodput_counts_requests_meeting_every_target_over_the_log_span() {
 }
 
 #[test]
+fn goodput_rates_of_a_long_span_are_per_day_not_zero() {
+    // Three good requests a day apart: 3 over 172800.2 s is 1.74e-5 a second (0 to 3
+    // decimals), 1.50 a day; 33 output tokens, 16.5 a day.
+    let day_ms = 86_400_000;
+    let log = [0, 1, 2]
+        .map(|d| request(1_767_225_600_000 + d * day_ms, 100.0, 10.0))
+        .concat();
+    let table = String::from_utf8(run_ok(
+        &args(&["summary", "--explain", "--goodput", "ttft=500ms"]),
+        log.as_bytes(),
+    ))
+    .unwrap();
+    assert!(
+        table.contains("goodput ttft=500ms: 3 of 3 requests (100.0%); 1.50 requests/day, 16.5 output tokens/day over 172800.2 s"),
+        "{table}"
+    );
+}
+
+#[test]
 fn prometheus_output_is_accepted_by_an_exposition_format_parser() {
     let input = std::fs::read(testdata().join("samples/vllm_response_metrics.jsonl")).unwrap();
     let out = run_ok(
