@@ -97,9 +97,14 @@ pub enum ConfigError {
         /// Empty, or the hint that the subcommand comes first.
         hint: String,
     },
-    /// A named input that is a directory.
-    #[error("{0}: is a directory (name the files in it, e.g. {1}/*.jsonl)")]
+    /// A named input that is a directory, and what to name instead ([`directory_hint`]).
+    ///
+    /// [`directory_hint`]: crate::cli::directory_hint
+    #[error("{0}: {1}")]
     IsADirectory(String, String),
+    /// `report -o` names a directory.
+    #[error("-o {0}: is a directory (name the page to write, e.g. -o {1}/report.html)")]
+    OutputIsADirectory(String, String),
     /// `--map` with `--format` other than auto or custom.
     #[error("--map defines a custom format; it cannot be combined with --format {0}")]
     MapWithFormat(String),

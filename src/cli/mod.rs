@@ -26,7 +26,7 @@ use crate::summary::window::{parse_flag_duration, parse_positive_duration};
 use crate::summary::{parse_quantiles, quantile_name};
 use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use values::{EnrichOutput, ForArg, Progress};
 
 const AFTER_HELP: &str = "\
@@ -508,6 +508,9 @@ impl FormatsArgs {
 
 impl MergeArgs {
     fn resolve(self) -> Result<Config, ConfigError> {
+        for f in &self.files {
+            refuse_directory(f, "digest ")?;
+        }
         let report = self.report.resolve()?;
         let bucket = positive_duration("bucket", self.bucket.as_deref())?;
         if bucket.is_some() {
@@ -689,6 +692,14 @@ impl HtmlArgs {
     fn resolve(self) -> Result<Config, ConfigError> {
         if self.by.iter().any(String::is_empty) {
             return Err(ConfigError::EmptyBy);
+        }
+        if self.output.is_dir() {
+            let name = crate::input::shown_name(&self.output.display().to_string()).into_owned();
+            let dir = name.trim_end_matches('/').to_owned();
+            return Err(ConfigError::OutputIsADirectory(name, dir));
+        }
+        if let Some(b) = &self.baseline {
+            refuse_directory(b, "")?;
         }
         if let Some(b) = &self.baseline
             && !b.exists()
@@ -976,6 +987,90 @@ fn stdin_is_file() -> bool {
     }
 }
 
+/// Refuses an input that is a directory, saying what to name instead ([`directory_hint`]);
+/// `kind` names what the files are (`digest `) when they are not logs.
+///
+/// # Errors
+/// [`ConfigError::IsADirectory`].
+pub(crate) fn refuse_directory(f: &Path, kind: &str) -> Result<(), ConfigError> {
+    if f.as_os_str() != "-" && f.is_dir() {
+        let name = crate::input::shown_name(&f.display().to_string()).into_owned();
+        let hint = directory_hint(f, name.trim_end_matches('/'), kind);
+        return Err(ConfigError::IsADirectory(name, hint));
+    }
+    Ok(())
+}
+
+/// What to say of a directory named where files go: `is a directory (name the files in it:
+/// logs/*.jsonl logs/*.jsonl.gz)`, by the endings of the files it holds (their last extension,
+/// and the one before a compression's; every file, `logs/*`, when they have more than three
+/// endings, one without, or endings one glob of which would take another's), and how to
+/// name the files below its folders (`$(find logs -type f)`) when it has some. `shown` is the
+/// directory as written, `kind` what its files are (`digest `) when not logs.
+pub(crate) fn directory_hint(dir: &Path, shown: &str, kind: &str) -> String {
+    let (mut endings, mut files, mut folders) = (std::collections::BTreeSet::new(), 0, 0);
+    let mut any_bare = false;
+    for entry in std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .take(10_000)
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        if entry.path().is_dir() {
+            folders += 1;
+            continue;
+        }
+        files += 1;
+        // The last extension, with the one before it when the last is a compression's.
+        let last = name.rfind('.').filter(|&i| i > 0 && i + 1 < name.len());
+        let ending = last.map(|i| match name[..i].rfind('.') {
+            Some(j) if j > 0 && matches!(&name[i..], ".gz" | ".zst" | ".bz2" | ".xz") => j,
+            _ => i,
+        });
+        match ending {
+            Some(i) => {
+                endings.insert(name[i..].to_owned());
+            }
+            None => any_bare = true,
+        }
+    }
+    // Globs that would match one file twice (`*.gz` and `*.jsonl.gz`) are one `*`.
+    let overlap = endings
+        .iter()
+        .any(|a| endings.iter().any(|b| a != b && b.ends_with(a.as_str())));
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-~+@:,".contains(c);
+    let quoted = if shown.chars().all(safe) {
+        shown.to_owned()
+    } else {
+        format!("'{}'", shown.replace('\'', r"'\''"))
+    };
+    let below = format!("$(find {quoted} -type f)");
+    if files == 0 && folders == 0 {
+        return format!("is an empty directory (name the {kind}files to read)");
+    }
+    if files == 0 {
+        return format!("is a directory of folders (name the {kind}files below it: {below})");
+    }
+    let globs = if any_bare || overlap || endings.len() > 3 {
+        format!("{quoted}/*")
+    } else {
+        endings
+            .iter()
+            .map(|e| format!("{quoted}/*{e}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if folders == 0 {
+        format!("is a directory (name the {kind}files in it: {globs})")
+    } else {
+        format!("is a directory (name the {kind}files in it: {globs}; or all below it: {below})")
+    }
+}
+
 /// The checks of the common flags that need no format: `--max-line-bytes`, the named files,
 /// `--cache-hit-ratio`.
 fn check_common(c: &Common) -> Result<(), ConfigError> {
@@ -985,11 +1080,7 @@ fn check_common(c: &Common) -> Result<(), ConfigError> {
     // Check named files up front, so a typo stops the run before any output (a file that
     // fails later, while being read, is reported and skipped).
     for f in &c.files {
-        if f.as_os_str() != "-" && f.is_dir() {
-            let name = crate::input::shown_name(&f.display().to_string()).into_owned();
-            let dir = name.trim_end_matches('/').to_owned();
-            return Err(ConfigError::IsADirectory(name, dir));
-        }
+        refuse_directory(f, "")?;
         if f.as_os_str() != "-" && !f.exists() {
             let name = f.display().to_string();
             const SUBCOMMANDS: [&str; 5] = ["summary", "formats", "merge", "diff", "report"];

@@ -394,6 +394,13 @@ pub(crate) fn parse_goodput(s: &str) -> Result<Targets, String> {
         let m = Metric::from_name(if k == "e2el" { "e2e" } else { k })
             .filter(|m| m.is_duration())
             .ok_or_else(|| err("not a duration metric"))?;
+        if m == Metric::Itl {
+            return Err(err(
+                "ITL is every gap between two tokens, not one value a request meets or misses: \
+                 bound the request's mean with tpot=..., or the gaps' percentile with \
+                 --slo 'itl:p99<=...'",
+            ));
+        }
         // vLLM's `METRIC:VALUE` is in ms.
         let ns = match v.trim().parse::<f64>() {
             Ok(ms) if vllm && ms.is_finite() && ms >= 0.0 => (ms * 1e6).round() as i64,
@@ -516,6 +523,11 @@ mod tests {
             parse_goodput("ttft=1s,ttft=2s").unwrap_err(),
             "--goodput \"ttft=1s,ttft=2s\": \"ttft=2s\": a second target for ttft: a metric \
              takes one (want ttft=1s,tpot=50ms)"
+        );
+        assert!(
+            parse_goodput("ttft=1s,itl=30ms")
+                .unwrap_err()
+                .contains("ITL is every gap between two tokens")
         );
         assert!(parse_goodput("e2e=1s e2el:900").is_err());
     }

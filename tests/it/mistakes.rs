@@ -409,11 +409,60 @@ fn directory_is_refused_up_front() {
         assert_eq!((code, out.as_str()), (Some(2), ""), "{args:?}");
         assert_eq!(
             err,
-            format!(
-                "tokentime: {dir}: is a directory (name the files in it, e.g. {dir}/*.jsonl)\n"
-            )
+            format!("tokentime: {dir}: is a directory (name the files in it: {dir}/*.jsonl)\n")
         );
     }
+}
+
+/// The directory's message names globs that take every file in it, by their endings (a
+/// compressed one's with the extension before it), and the files below its folders.
+#[test]
+fn a_directory_named_as_input_gets_globs_that_take_all_its_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let day = root.join("2026/11/day1");
+    std::fs::create_dir_all(&day).unwrap();
+    for f in ["a.jsonl", "b.jsonl.gz", "c.2026-11-30.jsonl.zst", ".hidden"] {
+        std::fs::write(day.join(f), "").unwrap();
+    }
+    std::fs::create_dir(root.join("empty")).unwrap();
+    std::fs::write(root.join("top.log"), "").unwrap();
+    let says = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+            .args(args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        says(&["summary", "2026/11/day1"]),
+        "tokentime: 2026/11/day1: is a directory (name the files in it: 2026/11/day1/*.jsonl \
+         2026/11/day1/*.jsonl.gz 2026/11/day1/*.jsonl.zst)\n"
+    );
+    assert_eq!(
+        says(&["summary", "2026"]),
+        "tokentime: 2026: is a directory of folders (name the files below it: $(find 2026 -type f))\n"
+    );
+    assert_eq!(
+        says(&["summary", "."]),
+        "tokentime: .: is a directory (name the files in it: ./*.log; or all below it: $(find . \
+         -type f))\n"
+    );
+    assert_eq!(
+        says(&["diff", "empty", "top.log"]),
+        "tokentime: empty: is an empty directory (name the files to read)\n"
+    );
+    assert_eq!(
+        says(&["merge", "2026"]),
+        "tokentime: 2026: is a directory of folders (name the digest files below it: $(find 2026 \
+         -type f))\n"
+    );
+    assert_eq!(
+        says(&["report", "-o", "empty", "top.log"]),
+        "tokentime: -o empty: is a directory (name the page to write, e.g. -o empty/report.html)\n"
+    );
 }
 
 /// An input that is not JSON lines at all is named as such: binary data, UTF-16 text, or
