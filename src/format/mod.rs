@@ -594,10 +594,13 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'s
 /// JSON object holding one (a wrapper, a multi-record line).
 pub(crate) fn record_value(line: &[u8], root: &[String]) -> Option<serde_json::Value> {
     let start = memchr::memchr(b'{', line)?;
-    // A `NaN` where a number is read shows as the string `"NaN"`.
+    // A `NaN` where a number is read shows as the string `"NaN"`, a number beyond `f64` as
+    // the string of its text (`"1e400"`).
     let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok().or_else(|| {
-        let text = crate::json::non_finite_as_strings(&line[start..])?;
-        serde_json::from_slice(&text).ok()
+        let non_finite = crate::json::non_finite_as_strings(&line[start..]);
+        let text = non_finite.as_deref().unwrap_or(&line[start..]);
+        let overflowing = crate::json::overflowing_as_strings(text);
+        serde_json::from_slice(overflowing.as_deref().or(non_finite.as_deref())?).ok()
     })?;
     root.iter().try_fold(whole, |mut v, key| {
         v.get_mut(key).map(serde_json::Value::take)
@@ -624,7 +627,14 @@ pub(crate) fn logged_value(
                 })
                 .filter(|v| !v.is_null())
         })?;
-    let text = found.to_string();
+    // A number beyond `f64`, as written (see `record_value`).
+    let text = match found
+        .as_str()
+        .and_then(|s| s.strip_prefix(crate::json::OVERFLOW_MARK))
+    {
+        Some(number) => number.to_owned(),
+        None => found.to_string(),
+    };
     Some(match text.char_indices().nth(40) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,

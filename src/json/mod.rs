@@ -656,6 +656,50 @@ pub(crate) fn non_finite_as_strings(line: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// What [`overflowing_as_strings`] puts before a number's text in the string it makes of it
+/// (U+E000, of the Private Use Area), so that the diagnostic shows the number as written.
+pub(crate) const OVERFLOW_MARK: char = '\u{E000}';
+
+/// `line` with each number outside strings that is beyond `f64` (`1e400`) written as a string
+/// of [`OVERFLOW_MARK`] and its text, for a diagnostic that shows the value a line holds
+/// (serde_json refuses such a number); `None` when it has none.
+pub(crate) fn overflowing_as_strings(line: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(line.len() + 8);
+    let (mut i, mut from, mut found) = (0, 0, false);
+    while i < line.len() {
+        match line[i] {
+            b'"' => {
+                i += 1;
+                while i < line.len() && line[i] != b'"' {
+                    i += if line[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < line.len()
+                    && matches!(line[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                let text = std::str::from_utf8(&line[start..i]).unwrap_or("0");
+                if text.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    out.extend_from_slice(&line[from..start]);
+                    out.push(b'"');
+                    out.extend_from_slice(OVERFLOW_MARK.encode_utf8(&mut [0; 4]).as_bytes());
+                    out.extend_from_slice(&line[start..i]);
+                    out.push(b'"');
+                    from = i;
+                    found = true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out.extend_from_slice(&line[from..]);
+    found.then_some(out)
+}
+
 /// Makes a line whose grammar is valid JSON decodable by serde_json as a value, keeping every
 /// byte offset: a number beyond `f64` (`4E556`) becomes an empty array padded with spaces (as
 /// [`neutralize_non_finite`] does: a field read there is unusable), and a `\u` escape of a
@@ -742,6 +786,17 @@ mod tests {
             s.add(p);
         }
         s
+    }
+
+    #[test]
+    fn numbers_beyond_f64_become_strings_for_a_diagnostic() {
+        let line = br#"{"a":1e400,"s":"1e400 \" 2e999","b":[-3E+999,1.5]}"#;
+        let out = overflowing_as_strings(line).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"a":"\u{E000}1e400","s":"1e400 \" 2e999","b":["\u{E000}-3E+999",1.5]}"#
+        );
+        assert!(overflowing_as_strings(br#"{"a":1e300,"s":"9e999"}"#).is_none());
     }
 
     #[test]

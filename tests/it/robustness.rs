@@ -571,6 +571,20 @@ fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_t
         ),
         "{err}"
     );
+    // So does one beyond f64 (which serde_json, reading the line for the message, refuses),
+    // as written.
+    let out = run(
+        &map,
+        b"{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":1e400,\"e2e\":812,\"n\":3}\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "<stdin>:1: ttft 1e400: present but not readable as custom reads it (ttft as ms; \
+             past 2^63 ns (about 292 years), the longest duration tokentime holds)"
+        ),
+        "{err}"
+    );
     // A long value is cut.
     let long = format!(
         "{{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":\"{}\",\"e2e\":812,\"n\":3}}\n",
