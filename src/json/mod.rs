@@ -656,6 +656,17 @@ pub(crate) fn non_finite_as_strings(line: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Moves `i` from the start of a number token (outside strings) past it; true when the number
+/// is beyond `f64` (`1e400`).
+fn number_token(line: &[u8], i: &mut usize) -> bool {
+    let start = *i;
+    while *i < line.len() && matches!(line[*i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+        *i += 1;
+    }
+    let text = std::str::from_utf8(&line[start..*i]).unwrap_or("0");
+    text.parse::<f64>().is_ok_and(f64::is_infinite)
+}
+
 /// What [`overflowing_as_strings`] puts before a number's text in the string it makes of it
 /// (U+E000, of the Private Use Area), so that the diagnostic shows the number as written.
 pub(crate) const OVERFLOW_MARK: char = '\u{E000}';
@@ -676,14 +687,8 @@ pub(crate) fn overflowing_as_strings(line: &[u8]) -> Option<Vec<u8>> {
                 i += 1;
             }
             b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < line.len()
-                    && matches!(line[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    i += 1;
-                }
-                let text = std::str::from_utf8(&line[start..i]).unwrap_or("0");
-                if text.parse::<f64>().is_ok_and(f64::is_infinite) {
+                let (start, overflows) = (i, number_token(line, &mut i));
+                if overflows {
                     out.extend_from_slice(&line[from..start]);
                     out.push(b'"');
                     out.extend_from_slice(OVERFLOW_MARK.encode_utf8(&mut [0; 4]).as_bytes());
@@ -749,14 +754,8 @@ pub(crate) fn neutralize_undecodable(line: &mut [u8]) -> bool {
                 i += 1;
             }
             b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < line.len()
-                    && matches!(line[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    i += 1;
-                }
-                let text = std::str::from_utf8(&line[start..i]).unwrap_or("0");
-                if text.parse::<f64>().is_ok_and(f64::is_infinite) {
+                let (start, overflows) = (i, number_token(line, &mut i));
+                if overflows {
                     line[start] = b'[';
                     line[start + 1] = b']';
                     for b in &mut line[start + 2..i] {
@@ -794,7 +793,8 @@ mod tests {
         let out = overflowing_as_strings(line).unwrap();
         assert_eq!(
             std::str::from_utf8(&out).unwrap(),
-            r#"{"a":"\u{E000}1e400","s":"1e400 \" 2e999","b":["\u{E000}-3E+999",1.5]}"#
+            r#"{"a":"M1e400","s":"1e400 \" 2e999","b":["M-3E+999",1.5]}"#
+                .replace('M', &OVERFLOW_MARK.to_string())
         );
         assert!(overflowing_as_strings(br#"{"a":1e300,"s":"9e999"}"#).is_none());
     }
