@@ -94,7 +94,11 @@ pub fn sniff<R: io::Read>(
     cap: usize,
 ) -> io::Result<(Option<Document>, io::BufReader<Replay<R>>)> {
     let mut ahead = vec![];
-    let guess = first_bytes(&mut r, &mut ahead)?;
+    // An error before the first line's end: where, as the line reader says it.
+    let guess = first_bytes(&mut r, &mut ahead).map_err(|e| {
+        let started = ahead.iter().any(|b| !b.is_ascii_whitespace());
+        crate::input::lines::read_error(e, u64::from(started), started)
+    })?;
     let kind = match guess {
         Some(kind) => read_ahead(&mut r, kind, cap, &mut ahead)?.then_some(kind),
         None => None,

@@ -140,6 +140,8 @@ pub enum Line<'a> {
 pub(crate) fn read_error(e: io::Error, line: u64, cut: bool) -> io::Error {
     let at = if cut {
         format!("line {line} was cut short")
+    } else if line == 0 {
+        "before line 1".to_owned()
     } else {
         format!("after line {line}")
     };

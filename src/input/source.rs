@@ -319,6 +319,16 @@ impl<R: BufRead> Read for Gzip<R> {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => return Err(e),
                     Err(e) => {
                         self.0 = Gz::Done;
+                        // A member cut in its header or trailer: the bare "unexpected end of
+                        // file" does not say of what.
+                        if e.kind() == io::ErrorKind::UnexpectedEof
+                            && e.to_string() == "unexpected end of file"
+                        {
+                            return Err(io::Error::new(
+                                e.kind(),
+                                "the gzip data ends early (unexpected end of file)",
+                            ));
+                        }
                         return Err(e);
                     }
                 }

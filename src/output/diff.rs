@@ -313,6 +313,8 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                 signed(r.change_ms, ""),
                 match r.verdict.as_str() {
                     v @ ("worse" | "better") => format!("{v} beyond noise"),
+                    // The same value on both sides: nothing for an interval to tell.
+                    "same" if r.change_ms == Some(0.0) => "no change".to_owned(),
                     // Past the threshold, maybe, but not a change the samples can tell.
                     "same" => format!(
                         "within noise: these samples cannot tell it from no change at the level of \

@@ -271,6 +271,13 @@ fn fail_if_exit_codes() {
         err.contains("does not hold: +4.785% (+5.0 ms), within noise: these samples cannot tell it from no change at the level of this report's"),
         "{err}"
     );
+    // A run against itself: no change, said as such.
+    let (c0, err) = code(&a, &a, &["ttft.p50>+1%"]);
+    assert_eq!(c0, 0);
+    assert!(
+        err.contains("--fail-if ttft.p50>+1% does not hold: +0.0% (+0.0 ms), no change"),
+        "{err}"
+    );
     // Too few values: not judged, exit 0.
     let (c0, err) = code(&a, &b, &["ttft.p90>+1%"]);
     assert_eq!(c0, 0);

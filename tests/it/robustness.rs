@@ -493,6 +493,32 @@ fn a_gzip_cut_mid_line_passes_on_what_was_read_and_says_after_which_line() {
 }
 
 #[test]
+fn a_gzip_cut_in_its_header_or_trailer_says_where_and_of_what() {
+    let plain = b"{\"a\":1}\n{\"a\":2}\n";
+    let gz = gzip(plain);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, says) in [
+        (
+            "head.gz",
+            &gz[..6],
+            "head.gz: before line 1: the gzip data ends early (unexpected end of file)",
+        ),
+        (
+            "tail.gz",
+            &gz[..gz.len() - 4],
+            "tail.gz: after line 2: the gzip data ends early (unexpected end of file)",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = run(&[path.to_str().unwrap()], b"");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{name}: {err}");
+    }
+}
+
+#[test]
 fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_the_text() {
     let map = [
         "--map",
