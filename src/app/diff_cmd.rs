@@ -240,12 +240,15 @@ fn is_digest_file(path: &Path) -> bool {
             }
         }
     };
+    // One cut short (no `schema`, which comes late) is one too, for its reading to say so.
+    let head = r.fill_buf().map(<[u8]>::to_vec).unwrap_or_default();
     starts_with_object
-        && serde_json::Deserializer::from_reader(r)
-            .into_iter::<serde_json::Value>()
-            .next()
-            .and_then(Result::ok)
-            .is_some_and(|v| digest_file::is_schema(&v["schema"]))
+        && (digest_file::starts_like_digest(&head)
+            || serde_json::Deserializer::from_reader(r)
+                .into_iter::<serde_json::Value>()
+                .next()
+                .and_then(Result::ok)
+                .is_some_and(|v| digest_file::is_schema(&v["schema"])))
 }
 
 /// When the TTFTs of sides `a` and `b` (called `names`: `A` and `B`) run from different

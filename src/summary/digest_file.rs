@@ -373,11 +373,36 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     let name = crate::input::shown_path(path);
     let text = std::fs::read(path).map_err(|e| open_error(&name, &e))?;
     let doc: Json = serde_json::from_slice(&text).map_err(|e| {
-        format!(
-            "{name}: not a digest file (one JSON document written by `tokentime summary --save-digest`): {e}"
+        unreadable(
+            &name,
+            "one JSON document written by `tokentime summary --save-digest`",
+            &text,
+            &e,
         )
     })?;
     from_json(&doc).map_err(|e| format!("{name}: {e}"))
+}
+
+/// True when `head`, the first bytes of an input, start as a digest file does (its members
+/// are written in name order: `{"by":[...],"cache_hit_ratio":...`): a file cut short is
+/// still told from a log.
+pub(crate) fn starts_like_digest(head: &[u8]) -> bool {
+    let head = head.trim_ascii_start();
+    head.starts_with(b"{\"by\":[")
+        && memchr::memmem::find(&head[..head.len().min(4096)], b"],\"cache_hit_ratio\":").is_some()
+}
+
+/// The message for an input at `name` that did not parse as `what` (a digest file's
+/// documents): one that starts like a digest file and ends early is named as cut short.
+fn unreadable(name: &str, what: &str, head: &[u8], e: &serde_json::Error) -> String {
+    if e.is_eof() && starts_like_digest(head) {
+        format!(
+            "{name}: a digest file cut short ({e}): it was not written to its end (a copy in \
+             part, a disk that filled up); save it again"
+        )
+    } else {
+        format!("{name}: not a digest file ({what}): {e}")
+    }
 }
 
 /// Rebuilds a summary and coverage from a digest file document.
@@ -852,11 +877,12 @@ impl Merger {
         reader: impl std::io::Read,
         partial: &mut impl FnMut(&str, &Coverage),
     ) -> Result<(), String> {
-        let docs = serde_json::Deserializer::from_reader(std::io::BufReader::with_capacity(
-            1 << 16,
-            reader,
-        ))
-        .into_iter::<Json>();
+        // The first bytes, kept to tell a digest file cut short from another input.
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
+        let head = std::io::BufRead::fill_buf(&mut reader)
+            .map(|b| b[..b.len().min(4096)].to_vec())
+            .unwrap_or_default();
+        let docs = serde_json::Deserializer::from_reader(reader).into_iter::<Json>();
         let mut n = 0usize;
         for doc in docs {
             n += 1;
@@ -866,8 +892,11 @@ impl Merger {
                 format!("{name}, digest {n}")
             };
             let doc = doc.map_err(|e| {
-                format!(
-                    "{at}: not a digest file (JSON documents written by `tokentime summary --save-digest`): {e}"
+                unreadable(
+                    &at,
+                    "JSON documents written by `tokentime summary --save-digest`",
+                    if n == 1 { &head } else { b"" },
+                    &e,
                 )
             })?;
             let l = from_json(&doc).map_err(|e| format!("{at}: {e}"))?;

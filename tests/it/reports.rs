@@ -576,6 +576,39 @@ fn merge_beyond_the_exact_limit_stays_within_the_digest_error() {
 }
 
 #[test]
+fn a_digest_file_cut_short_is_named_as_one_by_merge_and_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.json");
+    let cut = dir.path().join("cut.json");
+    let log = testdata().join("samples/litellm.jsonl");
+    let log = log.to_str().unwrap();
+    run_ok(
+        &["summary", "--save-digest", whole.to_str().unwrap(), log],
+        b"",
+    );
+    let bytes = std::fs::read(&whole).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let cut = cut.to_str().unwrap();
+    for args in [vec!["merge", cut], vec!["diff", cut, log]] {
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{cut}: a digest file cut short (EOF while parsing"
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("save it again"), "{err}");
+    }
+    // A log cut short is no digest file.
+    let text = dir.path().join("cut.jsonl");
+    std::fs::write(&text, b"{\"model\":\"m\",\"startTime\":").unwrap();
+    let out = run(&["merge", text.to_str().unwrap()], b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a digest file"));
+}
+
+#[test]
 fn merge_refuses_files_that_do_not_line_up() {
     let dir = tempfile::tempdir().unwrap();
     let data = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
