@@ -272,8 +272,9 @@ pub(crate) fn after_run_warnings(
     out
 }
 
-/// The format whose units [`after_run_warnings`] checks: `--map`'s, or the `inferred` one when
-/// it read every request (its units come from names, unchecked where the log has no instants).
+/// The format whose units [`after_run_warnings`] checks: `--map`'s, the `inferred` one, or
+/// one from a formats file, when it read every request (the inferred one's units come from
+/// names, a formats file's from its writer: unchecked where the log has no instants).
 #[derive(Clone, Copy)]
 struct Reader<'f> {
     f: &'f FormatSpec,
@@ -287,15 +288,23 @@ impl<'f> Reader<'f> {
         {
             return Some(Reader { f, inferred: false });
         }
-        let f = formats.iter().find(|f| f.name == "inferred")?;
-        let read = cov.formats.get("inferred").copied().unwrap_or(0);
-        (read > 0 && read == cov.requests).then_some(Reader { f, inferred: true })
+        let f = formats
+            .iter()
+            .find(|f| f.name == "inferred" || f.from_file && cov.formats.contains_key(&f.name))?;
+        let read = cov.formats.get(&f.name).copied().unwrap_or(0);
+        (read > 0 && read == cov.requests).then_some(Reader {
+            f,
+            inferred: f.name == "inferred",
+        })
     }
 
     /// `--map ttft=ttft_ms: read as ms`, `the format inferred reads ttft from ttft_ms as ms`.
     fn read(self, name: &str, path: &str, unit: &str) -> String {
-        if self.inferred {
-            format!("the format `inferred` reads {name} from {path} as {unit}")
+        if self.inferred || self.f.from_file {
+            format!(
+                "the format `{}` reads {name} from {path} as {unit}",
+                self.f.name
+            )
         } else {
             format!("--map {name}={path}: read as {unit}")
         }
@@ -308,6 +317,8 @@ impl<'f> Reader<'f> {
                 "give {name} unit = \"{unit}\" in what `tokentime formats --guess FILE` writes, \
                  and read with --formats (or --map {name}={path}:{unit} with the other fields)"
             )
+        } else if self.f.from_file {
+            format!("give {name} unit = \"{unit}\" in the formats file")
         } else {
             format!("--map {name}={path}:{unit}")
         }

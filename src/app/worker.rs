@@ -1504,7 +1504,7 @@ fn unparseable(proc: &Processor, line: &[u8]) -> Option<String> {
 fn implausible_mapped(proc: &Processor) -> Option<String> {
     let r = proc.requests().iter().find(|r| r.implausible != 0)?;
     let spec = proc.format_spec(r.format);
-    if spec.name != "custom" {
+    if !spec.users_units() {
         return None;
     }
     use crate::format::Field;
@@ -1528,14 +1528,16 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
     let others: Vec<String> = [Unit::EpochS, Unit::EpochMs, Unit::EpochUs, Unit::EpochNs]
         .into_iter()
         .filter(|u| !given.contains(u))
-        .map(|u| format!(":{}", u.name()))
+        .map(|u| spec.unit_syntax(u.name()))
         .collect();
     Some(format!(
-        "{field}: not a plausible time as custom reads it ({}: before 2000 or after 2200); \
-         another unit may read it ({}; :epoch tells them by magnitude): the metrics that need \
+        "{field}: not a plausible time as {} reads it ({}: before 2000 or after 2200); \
+         another unit may read it ({}; {} tells them by magnitude): the metrics that need \
          it are null, reason implausible_instant",
+        spec.name,
         crate::format::field_source(spec, field),
-        others.join(", ")
+        others.join(", "),
+        spec.unit_syntax("epoch")
     ))
 }
 

@@ -73,9 +73,11 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
   ttft_doc, cache_doc  text shown here
   fallback             true: tried after every other format
   id, model            a path or a list of paths (the first present is read)
+  reason               a path or a list of paths: why a request failed (its error's text)
   fields               [{ field = NAME, path = PATH, unit = UNIT }] or
                        { field = NAME, paths = [PATH, ...], combine = first|sum|floor_ratio|
-                       difference|first_or_zero }; names and units as --map
+                       difference|first_or_zero|per_token_after_first }; names and units as
+                       --map
   records              a line holds many requests: \"results[*]\" (a path to a list, [*] its
                        elements; or a list of such paths) or { columns = [NAME, ...] } (element i
                        of each named array is request i, with the line's scalar members);
@@ -89,8 +91,10 @@ Formats files (--formats FILE): TOML [[format]] tables, or JSON {\"format\": [{.
                        record_end = PATH }: only records whose [record_start, record_end]
                        overlaps [start, end] of their group (the element the first [*] takes)
                        are requests (a benchmark's warm-up and cool-down left out)
-Conditions: { present = PATH }, { path = PATH, equals = VALUE }, { path = PATH, differs = VALUE },
-{ path = PATH, at_least = INTEGER }, { not = CONDITION }. Paths are dotted; \\. is a dot in a key,
+Conditions: { present = PATH }, { set = PATH } (present and not false, 0 or empty),
+{ path = PATH, equals = VALUE }, { path = PATH, differs = VALUE }, { path = PATH, at_least =
+INTEGER }, { path = PATH, contains = TEXT }, { not = CONDITION }, { any = [CONDITIONS] }. Paths
+are dotted; \\. is a dot in a key,
 [0] and [-1] an array's first and last element.";
 
 /// A formats file: `format` is the list of tables.
@@ -133,7 +137,11 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FormatSpec>, String> {
     if file.format.is_empty() {
         return Err("no [[format]] table".into());
     }
-    Ok(file.format)
+    let mut formats = file.format;
+    for f in &mut formats {
+        f.from_file = true;
+    }
+    Ok(formats)
 }
 
 /// Checks what the types cannot: a name, markers, and fields whose units fit.
@@ -393,7 +401,21 @@ impl TryFrom<FieldRuleDef> for FieldRule {
     fn try_from(d: FieldRuleDef) -> Result<FieldRule, String> {
         let field = Field::from_name(&d.field).ok_or_else(|| {
             let names: Vec<_> = Field::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown field {:?} (known: {})", d.field, names.join(", "))
+            let key = match d.field.as_str() {
+                f @ ("id" | "model" | "reason") => {
+                    format!("; {f} is a key of the format, {f} = PATH or [PATHS], not a field")
+                }
+                "stream" | "streamed" => {
+                    "; whether a response was streamed is the format's streamed_when = CONDITION"
+                        .to_owned()
+                }
+                _ => String::new(),
+            };
+            format!(
+                "unknown field {:?} (known: {}){key}",
+                d.field,
+                names.join(", ")
+            )
         })?;
         let combine = match &d.combine {
             None => Combine::First,
@@ -428,7 +450,11 @@ impl TryFrom<FieldRuleDef> for FieldRule {
 
 /// A condition as written in a file (see the module docs).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a condition: { present = PATH }, { path = PATH, equals = VALUE }, \
+                 { path = PATH, at_least = N }, { not = CONDITION }, ..."
+)]
 pub struct CondDef {
     #[serde(default)]
     present: Option<String>,

@@ -1906,7 +1906,11 @@ mod tests {
         let i = inf(&[
             r#"{"r":{"start_time":1750000000.0,"end_time":1750000001.5},"ttft_ms":100,"a.b":{"e2e_ms":1500},"error":"x","model":"m"}"#,
         ]);
-        let spec = i.spec.clone().unwrap();
+        // Read back, it is a formats file's (its units then checked as the user's).
+        let spec = FormatSpec {
+            from_file: true,
+            ..i.spec.clone().unwrap()
+        };
         let back = crate::format::file::parse(&to_toml(&i)).unwrap();
         assert_eq!(back, vec![spec]);
     }

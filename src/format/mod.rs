@@ -409,9 +409,28 @@ pub struct FormatSpec {
     /// When set, a request spans several lines, joined this way.
     #[serde(skip)]
     pub join: Option<JoinSpec>,
+    /// Read from a formats file (`--formats`): its units are the user's, checked as `--map`'s.
+    #[serde(skip)]
+    pub from_file: bool,
 }
 
 impl FormatSpec {
+    /// Whether the user wrote this format's units (`--map`'s format, or one from a formats
+    /// file), so that the checks of units that fit no log are made on it.
+    pub(crate) fn users_units(&self) -> bool {
+        self.name == "custom" || self.from_file
+    }
+
+    /// How the user writes `unit` for this format: `:epoch_ms` (`--map`), `unit = "epoch_ms"`
+    /// (a formats file).
+    pub(crate) fn unit_syntax(&self, unit: &str) -> String {
+        if self.from_file {
+            format!("unit = \"{unit}\"")
+        } else {
+            format!(":{unit}")
+        }
+    }
+
     /// What the lines `skip_when` leaves out are called in the report: `skip_label`, else
     /// `skipped by NAME`.
     pub fn skip_name(&self) -> std::borrow::Cow<'_, str> {
@@ -546,7 +565,7 @@ pub(crate) fn field_source(f: &FormatSpec, field: &str) -> String {
 /// string read as epoch seconds `:rfc3339` or `:epoch`. Empty for any other format or unit,
 /// and where `value` (the JSON text the line holds, when found) is text no such unit reads
 /// (`"n/a"`).
-pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'static str {
+pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> String {
     let unit = f
         .fields
         .iter()
@@ -563,10 +582,10 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'s
     if let (Some(per), Some(v)) = (ns_per, value.and_then(|v| v.parse::<f64>().ok()))
         && (v * per).abs() >= 9.2e18
     {
-        return "; past 2^63 ns (about 292 years), the longest duration tokentime holds";
+        return "; past 2^63 ns (about 292 years), the longest duration tokentime holds".into();
     }
-    if f.name != "custom" {
-        return "";
+    if !f.users_units() {
+        return String::new();
     }
     // The text inside a JSON string; a number or any other value takes no hint.
     let text = value.map(|v| v.strip_prefix('"').and_then(|v| v.strip_suffix('"')));
@@ -578,15 +597,22 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> &'s
         Some(Unit::S | Unit::Ms | Unit::Us | Unit::Ns)
             if text.is_none_or(|t| t.is_some_and(starts_numeric)) =>
         {
-            "; a duration written with its unit, \"127.5ms\", is read with :duration"
+            format!(
+                "; a duration written with its unit, \"127.5ms\", is read with {}",
+                f.unit_syntax("duration")
+            )
         }
         Some(Unit::EpochS | Unit::EpochMs | Unit::EpochUs | Unit::EpochNs)
             if text
                 .is_none_or(|t| t.is_some_and(|t| t.starts_with(|c: char| c.is_ascii_digit()))) =>
         {
-            "; a timestamp written as a date is read with :rfc3339 (:epoch reads either)"
+            format!(
+                "; a timestamp written as a date is read with {} ({} reads either)",
+                f.unit_syntax("rfc3339"),
+                f.unit_syntax("epoch")
+            )
         }
-        _ => "",
+        _ => String::new(),
     }
 }
 

@@ -1321,3 +1321,95 @@ fn a_formats_file_names_the_lines_it_skips() {
          TTFT origin: arrival\n  arrival          epoch    t0\n  end              epoch    t2\n"
     );
 }
+
+/// A formats file's units are checked as `--map`'s: an instant read in the wrong scale, a date
+/// read as a number, a duration whose median no server takes, each named on stderr with the
+/// unit to write in the file.
+#[test]
+fn a_formats_files_units_are_checked_as_maps_are() {
+    let dir = tempfile::tempdir().unwrap();
+    // The end read as the log writes it, in epoch s.
+    let toml = std::fs::read_to_string(testdata().join("custom/gateway.formats.toml"))
+        .unwrap()
+        .replace(
+            r#"path = "ts.end", unit = "rfc3339""#,
+            r#"path = "ts.end", unit = "epoch_s""#,
+        )
+        .replace(
+            r#"path = "ts.first", unit = "rfc3339""#,
+            r#"path = "ts.first", unit = "epoch_ms""#,
+        );
+    // The times as epoch ms (the first token's) and s (the end's).
+    let mut log = String::new();
+    for i in 0..20u64 {
+        let t0 = 1_767_225_600_000 + i * 10_000;
+        log.push_str(&format!(
+            "{{\"ts\":{{\"start\":\"2026-01-01T00:00:{:02}Z\",\"first\":{},\"end\":{}}},\"http\":{{\"status\":200}},\"llm\":{{\"in\":100,\"cache_read\":0,\"out\":11,\"prefill\":1500}},\"stream\":true,\"model\":\"m\",\"id\":\"g-{i}\"}}\n",
+            i * 2,
+            t0 + 300,
+            (t0 + 1300) as f64 / 1000.0
+        ));
+    }
+    let input = dir.path().join("gw.jsonl");
+    std::fs::write(&input, log).unwrap();
+    let said = |toml: &str| {
+        let f = dir.path().join("f.toml");
+        std::fs::write(&f, toml).unwrap();
+        let out = run(
+            &[
+                "summary",
+                "--formats",
+                f.to_str().unwrap(),
+                input.to_str().unwrap(),
+            ],
+            b"",
+        );
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = said(&toml.replace(
+        r#"path = "ts.first", unit = "epoch_ms""#,
+        r#"path = "ts.first", unit = "epoch_s""#,
+    ));
+    assert!(
+        err.contains(
+            "first_token: not a plausible time as gateway reads it (ts.first as epoch_s: before \
+             2000 or after 2200); another unit may read it (unit = \"epoch_ms\", unit = \
+             \"epoch_us\", unit = \"epoch_ns\"; unit = \"epoch\" tells them by magnitude)"
+        ),
+        "{err}"
+    );
+    let err = said(&toml.replace(
+        r#"path = "ts.start", unit = "rfc3339""#,
+        r#"path = "ts.start", unit = "epoch_ms""#,
+    ));
+    assert!(
+        err.contains(
+            "arrival \"2026-01-01T00:00:00Z\": present but not readable as gateway reads it \
+             (ts.start as epoch_ms; a timestamp written as a date is read with unit = \
+             \"rfc3339\" (unit = \"epoch\" reads either))"
+        ),
+        "{err}"
+    );
+    // The prefill, in ms, read as s.
+    let fixed = toml.replace(
+            r#"  { field = "output_tokens", path = "llm.out" },"#,
+            "  { field = \"output_tokens\", path = \"llm.out\" },\n  { field = \"prefill\", path = \"llm.prefill\", unit = \"s\" },",
+        );
+    let err = said(&fixed);
+    assert!(
+        err.contains(
+            "the format `gateway` reads prefill from llm.prefill as s, the median prefill time \
+             is 1500s"
+        ) && err.contains("give prefill unit = \"ms\" in the formats file"),
+        "{err}"
+    );
+    // A request key written as a field is named as the key it is.
+    let err = said(&toml.replace(
+        r#"  { field = "output_tokens", path = "llm.out" },"#,
+        "  { field = \"output_tokens\", path = \"llm.out\" },\n  { field = \"model\", path = \"model\" },",
+    ));
+    assert!(
+        err.contains("model is a key of the format, model = PATH or [PATHS], not a field"),
+        "{err}"
+    );
+}
