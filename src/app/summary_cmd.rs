@@ -290,7 +290,8 @@ fn check_out(config: &Config, path: &std::path::Path) -> Result<(), Error> {
 fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
     let template = crate::app::worker::template(sc)
         .with_hit_ratio(Some(config.cache_hit_ratio))
-        .with_format_choice(crate::app::unmapped::format_choice(config));
+        .with_format_choice(crate::app::unmapped::format_choice(config))
+        .with_formats_file(config.formats.iter().any(|f| f.from_file));
     let n = config.inputs.len();
     let jobs = if sc.every.is_some() {
         n
@@ -836,7 +837,11 @@ impl<'a> Watch<'a> {
         lock(&sh.diags).finish();
         self.say_shared();
         crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
-        if let Some(mapped) = crate::app::unmapped::Mapped::of(&config.formats, &config.root) {
+        let mapped =
+            crate::app::unmapped::Mapped::of(&config.formats, &config.root).or_else(|| {
+                crate::app::unmapped::Mapped::of_file(&config.formats, &config.root, &fin.cov)
+            });
+        if let Some(mapped) = mapped {
             mapped.warn_unseen(fin.cov.requests, &fin.keys);
         }
         crate::app::unmapped::warn_after_run(&config.formats, &mut fin.summary, &fin.cov);

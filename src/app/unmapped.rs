@@ -22,9 +22,38 @@ pub(crate) struct Mapped {
     n_markers: usize,
     /// The `--root` the paths are read below (none when it walks, `[*]`).
     root: Vec<String>,
+    /// The name of the formats file's format the paths are of (none: `--map`'s).
+    from_file: Option<String>,
 }
 
 impl Mapped {
+    /// The paths of the fields of the formats file's format that read every request of `cov`
+    /// (as [`Mapped::warn_unseen`] checks `--map`'s), read below `root`; `None` when no such
+    /// format read them all, or its requests are records of a line.
+    pub(crate) fn of_file(
+        formats: &[FormatSpec],
+        root: &[String],
+        cov: &crate::classify::Coverage,
+    ) -> Option<Mapped> {
+        let f = formats.iter().find(|f| {
+            f.from_file
+                && f.records.is_none()
+                && cov.requests > 0
+                && cov.formats.get(&f.name) == Some(&cov.requests)
+        })?;
+        let paths = f
+            .fields
+            .iter()
+            .flat_map(|rule| rule.paths.iter().map(|p| (rule.field.name(), p.join("."))))
+            .collect();
+        Some(Mapped {
+            paths,
+            n_markers: 0,
+            root: crate::classify::record_prefix(root).to_vec(),
+            from_file: Some(f.name.clone()),
+        })
+    }
+
     /// The mapped paths when the one format in use is `--map`'s, else `None`; read below
     /// `root` (`--root`).
     pub(crate) fn of(formats: &[FormatSpec], root: &[String]) -> Option<Mapped> {
@@ -61,6 +90,7 @@ impl Mapped {
             paths,
             n_markers,
             root: crate::classify::record_prefix(root).to_vec(),
+            from_file: None,
         })
     }
 
@@ -153,9 +183,12 @@ impl Mapped {
                 n if u64::from(n) >= requests => format!("any of the {n} request lines"),
                 n => format!("any of the {n} request lines sampled"),
             };
+            let reads = match &self.from_file {
+                Some(name) => format!("the format `{name}` reads {field} from {path}"),
+                None => format!("--map {field}={path}"),
+            };
             out.push(format!(
-                "--map {field}={path}: not in {which}, so what it gives is null \
-                 (not_logged){hint}"
+                "{reads}: not in {which}, so what it gives is null (not_logged){hint}"
             ));
         }
         out

@@ -54,8 +54,10 @@ impl Tally {
                 .map(|_| (Coverage::default(), template.empty_like())),
             buckets: sc.bucket.map(|w| Buckets::new(w).cut_by(sc.range)),
             ready: Vec::new(),
-            // With `--by` keys or `--map` paths to check against the log's.
-            keys: crate::app::keys::KeySample::new(!sc.by.is_empty() || template.mapped()),
+            // With `--by` keys, `--map` paths or a formats file's to check against the log's.
+            keys: crate::app::keys::KeySample::new(
+                !sc.by.is_empty() || template.mapped() || template.formats_file(),
+            ),
             key_sample: Vec::new(),
         }
     }

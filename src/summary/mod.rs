@@ -705,6 +705,8 @@ pub struct Summary {
     top: top::Top,
     /// How the formats the log is read with were chosen (what a report of no request says).
     choice: FormatChoice,
+    /// Whether a formats file defines some of them (its paths are checked against the log's).
+    formats_file: bool,
 }
 
 /// Slots of [`Summary`]'s `cache_groups`: the overall group, then one per cache class and
@@ -753,6 +755,7 @@ impl Summary {
             genai: None,
             top: top::Top::default(),
             choice: FormatChoice::Auto,
+            formats_file: false,
         }
     }
 
@@ -861,6 +864,7 @@ impl Summary {
             genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),
             top: top::Top::default(),
             choice: self.choice.clone(),
+            formats_file: self.formats_file,
         }
     }
 
@@ -869,6 +873,19 @@ impl Summary {
     pub fn with_format_choice(mut self, choice: FormatChoice) -> Self {
         self.choice = choice;
         self
+    }
+
+    /// The same summary, `formats_file` saying whether a formats file defines some of the
+    /// formats its log is read with.
+    #[must_use]
+    pub fn with_formats_file(mut self, formats_file: bool) -> Self {
+        self.formats_file = formats_file;
+        self
+    }
+
+    /// Whether a formats file defines some of the formats the log is read with.
+    pub fn formats_file(&self) -> bool {
+        self.formats_file
     }
 
     /// True when the log is read with the format `--map` defines.

@@ -1322,11 +1322,11 @@ fn a_formats_file_names_the_lines_it_skips() {
     );
 }
 
-/// A formats file's units are checked as `--map`'s: an instant read in the wrong scale, a date
-/// read as a number, a duration whose median no server takes, each named on stderr with the
-/// unit to write in the file.
+/// A formats file's units and paths are checked as `--map`'s: a path no line has, an instant
+/// read in the wrong scale, a date read as a number, a duration whose median no server takes,
+/// each named on stderr with what to write in the file.
 #[test]
-fn a_formats_files_units_are_checked_as_maps_are() {
+fn a_formats_files_units_and_paths_are_checked_as_maps_are() {
     let dir = tempfile::tempdir().unwrap();
     // The end read as the log writes it, in epoch s.
     let toml = std::fs::read_to_string(testdata().join("custom/gateway.formats.toml"))
@@ -1401,6 +1401,15 @@ fn a_formats_files_units_are_checked_as_maps_are() {
             "the format `gateway` reads prefill from llm.prefill as s, the median prefill time \
              is 1500s"
         ) && err.contains("give prefill unit = \"ms\" in the formats file"),
+        "{err}"
+    );
+    // A path no request line has, a typo: named, with the one close to it.
+    let err = said(&toml.replace(r#"path = "llm.out""#, r#"path = "llm.otu""#));
+    assert!(
+        err.contains(
+            "the format `gateway` reads output_tokens from llm.otu: not in any of the 16 request \
+             lines sampled, so what it gives is null (not_logged); paths close to it: llm.out"
+        ),
         "{err}"
     );
     // A request key written as a field is named as the key it is.
