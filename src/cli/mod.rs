@@ -694,8 +694,7 @@ impl HtmlArgs {
             return Err(ConfigError::EmptyBy);
         }
         if self.output.is_dir() {
-            let name = crate::input::shown_name(&self.output.display().to_string()).into_owned();
-            let dir = name.trim_end_matches('/').to_owned();
+            let (name, dir) = shown_dir(&self.output);
             return Err(ConfigError::OutputIsADirectory(name, dir));
         }
         if let Some(b) = &self.baseline {
@@ -994,11 +993,18 @@ fn stdin_is_file() -> bool {
 /// [`ConfigError::IsADirectory`].
 pub(crate) fn refuse_directory(f: &Path, kind: &str) -> Result<(), ConfigError> {
     if f.as_os_str() != "-" && f.is_dir() {
-        let name = crate::input::shown_name(&f.display().to_string()).into_owned();
-        let hint = directory_hint(f, name.trim_end_matches('/'), kind);
+        let (name, dir) = shown_dir(f);
+        let hint = directory_hint(f, &dir, kind);
         return Err(ConfigError::IsADirectory(name, hint));
     }
     Ok(())
+}
+
+/// A directory as the user wrote it, and without its trailing `/` (to append `/*.jsonl`).
+fn shown_dir(f: &Path) -> (String, String) {
+    let name = crate::input::shown_name(&f.display().to_string()).into_owned();
+    let dir = name.trim_end_matches('/').to_owned();
+    (name, dir)
 }
 
 /// What to say of a directory named where files go: `is a directory (name the files in it:

@@ -632,8 +632,9 @@ pub(crate) fn goodput_line(g: &GroupStats, t: &Targets, span_s: Option<f64>) -> 
     };
     let (met_timed, met_timed_tokens) = g.timed_goodput();
     // Rates per second, as 3 decimals give them; a rate those would show as 0 when it is not
-    // (a month of archives) per minute, hour or day instead, the output tokens' in the
-    // requests' unit. No rate of output tokens where none was logged (it would read 0).
+    // (a month of archives) per minute, hour or day instead: the output tokens' in the
+    // requests' unit when theirs changed, else in their own. No rate of output tokens where
+    // none was logged (it would read 0).
     let unit_of =
         |x: f64| (round3(x) == 0.0 && x > 0.0).then(|| crate::output::compact::time_unit(x));
     let per = |x: f64, unit: Option<(f64, &str)>, what: &str| match unit {
