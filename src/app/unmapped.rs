@@ -148,6 +148,116 @@ impl Mapped {
     }
 }
 
+/// The formats of a formats file (not those whose requests are records of a line), with the
+/// paths their markers need a line to have: to name the one missing when an input gave no
+/// request (a typo in a marker path leaves every line unread).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FileMarkers {
+    /// `(format name, marker paths)`, in the formats' order.
+    formats: Vec<(String, Vec<String>)>,
+    /// The `--root` the paths are read below.
+    root: Vec<String>,
+}
+
+impl FileMarkers {
+    pub(crate) fn of(formats: &[FormatSpec], root: &[String]) -> FileMarkers {
+        let formats = formats
+            .iter()
+            .filter(|f| f.from_file && f.records.is_none())
+            .map(|f| {
+                let mut paths: Vec<String> = Vec::new();
+                for c in &f.markers {
+                    if let Some(p) = cond_path(c).map(|p| p.join("."))
+                        && !paths.contains(&p)
+                    {
+                        paths.push(p);
+                    }
+                }
+                (f.name.clone(), paths)
+            })
+            .filter(|(_, paths)| !paths.is_empty())
+            .collect();
+        FileMarkers {
+            formats,
+            root: crate::classify::record_prefix(root).to_vec(),
+        }
+    }
+
+    /// What to say of an input that gave no request, from its first bytes `head`: for each
+    /// formats file's format whose marker paths its first JSON line lacks while it has paths
+    /// close to them, or some of the others, which ones; `None` when no format is such.
+    pub(crate) fn message(&self, name: &str, head: &[u8]) -> Option<String> {
+        if self.formats.is_empty() {
+            return None;
+        }
+        let line = first_object_line(head)?;
+        let mut sample = KeySample::new(true);
+        sample.add_line(line, &self.root);
+        if !sample.has_keys() {
+            return None;
+        }
+        let mut said: Vec<String> = Vec::new();
+        for (format, paths) in &self.formats {
+            let missing: Vec<&String> = paths.iter().filter(|p| !sample.has(p)).collect();
+            let mut close: Vec<String> = Vec::new();
+            for p in &missing {
+                for c in sample.close_keys(p) {
+                    if !close.contains(&c) && !paths.contains(&c) {
+                        close.push(c);
+                    }
+                }
+            }
+            if missing.is_empty() || (close.is_empty() && missing.len() == paths.len()) {
+                continue;
+            }
+            let all = paths
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(" and ");
+            let lacks = missing
+                .iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let hint = if close.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; its paths close to {}: {}",
+                    if missing.len() == 1 { "it" } else { "them" },
+                    close.join(", ")
+                )
+            };
+            said.push(format!(
+                "the format `{format}` reads a line as a request when it has {all} (its \
+                 markers); the first JSON line has no {lacks}{hint}"
+            ));
+        }
+        if said.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{name}: no line was read as a request: {}",
+            said.join("; ")
+        ))
+    }
+}
+
+/// The path a marker condition tests, where a line must have it for the condition to hold
+/// (none for `not` and `any`).
+fn cond_path(c: &Cond) -> Option<&Vec<String>> {
+    match c {
+        Cond::Present(p)
+        | Cond::Set(p)
+        | Cond::Equals(p, _)
+        | Cond::Differs(p, _)
+        | Cond::AtLeast(p, _)
+        | Cond::Contains(p, _) => Some(p),
+        Cond::Not(_) | Cond::Any(_) => None,
+    }
+}
+
 impl Mapped {
     /// Says on stderr, for each path `--map` names that none of the sampled request lines
     /// had (a typo in a path other than the one that makes a line a request would otherwise

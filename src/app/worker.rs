@@ -594,6 +594,9 @@ struct InputCheck {
     /// With `--map`: the paths it names, to say which are missing when the input gives no
     /// request.
     mapped: Option<crate::app::unmapped::Mapped>,
+    /// The formats file's formats' marker paths, to say which are missing when the input
+    /// gives no request.
+    file_markers: crate::app::unmapped::FileMarkers,
     /// The `--root` path (empty without one), to say where it stops when the input gives no
     /// request.
     root: Vec<String>,
@@ -608,7 +611,7 @@ struct InputCheck {
 
 impl InputCheck {
     /// Why the input gave no request, from its first JSON line: where `--root` stops in it,
-    /// else which of `--map`'s paths it lacks.
+    /// else which of `--map`'s paths, or of a formats file's markers, it lacks.
     fn unread_message(&self) -> Option<String> {
         if !self.root.is_empty()
             && let Some(msg) = crate::app::unmapped::root_message(&self.root, &self.head)
@@ -618,7 +621,10 @@ impl InputCheck {
                 self.name
             ));
         }
-        self.mapped.as_ref()?.message(&self.name, &self.head)
+        self.mapped
+            .as_ref()
+            .and_then(|m| m.message(&self.name, &self.head))
+            .or_else(|| self.file_markers.message(&self.name, &self.head))
     }
 
     /// Nothing known yet; `--map`'s paths and the `--root` path are kept for
@@ -626,6 +632,7 @@ impl InputCheck {
     fn of(config: &Config) -> InputCheck {
         InputCheck {
             mapped: crate::app::unmapped::Mapped::of(&config.formats, &config.root),
+            file_markers: crate::app::unmapped::FileMarkers::of(&config.formats, &config.root),
             root: config.root.clone(),
             ..InputCheck::default()
         }
@@ -842,6 +849,7 @@ impl<'p> Worker<'p> {
             aggregates: None,
             claimed_before: self.claimed(),
             mapped: self.input.mapped.take(),
+            file_markers: std::mem::take(&mut self.input.file_markers),
             root: std::mem::take(&mut self.input.root),
             head: {
                 let mut head = std::mem::take(&mut self.input.head);

@@ -1422,3 +1422,35 @@ fn a_formats_files_units_and_paths_are_checked_as_maps_are() {
         "{err}"
     );
 }
+
+#[test]
+fn a_typo_in_a_formats_files_marker_is_named_with_the_path_close_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = std::fs::read_to_string(testdata().join("custom/gateway.formats.toml"))
+        .unwrap()
+        .replace(
+            r#"{ present = "http.status" }"#,
+            r#"{ present = "http.stauts" }"#,
+        );
+    let f = dir.path().join("f.toml");
+    std::fs::write(&f, toml).unwrap();
+    let log = testdata().join("custom/gateway.jsonl");
+    let out = run(
+        &[
+            "summary",
+            "--formats",
+            f.to_str().unwrap(),
+            log.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "gateway.jsonl: no line was read as a request: the format `gateway` reads a line as \
+             a request when it has ts.start and http.stauts (its markers); the first JSON line \
+             has no http.stauts; its paths close to it: http.status"
+        ),
+        "{err}"
+    );
+}
