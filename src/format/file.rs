@@ -125,7 +125,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FormatSpec>, String> {
     let file: FormatsFile = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|e| e.to_string())?
     } else {
-        toml::from_str(text).map_err(|e| e.to_string())?
+        toml::from_str(text).map_err(|e| toml_error(text, &e))?
     };
     let mut seen = std::collections::HashSet::new();
     for f in &file.format {
@@ -375,6 +375,60 @@ pub(crate) fn de_origin<'de, D: Deserializer<'de>>(d: D) -> Result<Origin, D::Er
     }
 }
 
+/// A TOML error as the `toml` crate writes it, except that the error of a field rule, which
+/// it places at the start of the `fields` list, is placed at the rule (the first `{ ... }` of
+/// the list that names the field the message names, and the unit or combine it names).
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let (Some(span), msg) = (e.span(), e.message()) else {
+        return e.to_string();
+    };
+    let named = msg
+        .strip_prefix("unknown field \"")
+        .and_then(|m| m.split_once('"'))
+        .map(|(f, _)| f)
+        .or_else(|| {
+            let rest = msg.strip_prefix("field ")?;
+            rest.split([':', ' ']).next()
+        });
+    let at = named.and_then(|field| {
+        let after = text.get(span.start..)?;
+        if !after.starts_with('[') {
+            return None;
+        }
+        let re = regex::Regex::new(&format!(
+            r#"\{{[^{{}}\n]*\bfield\s*=\s*"{}"[^{{}}\n]*\}}"#,
+            regex::escape(field)
+        ))
+        .ok()?;
+        // Of several rules of the field, the one that holds the unit or combine named.
+        let value = ["unknown unit ", "unknown combine "]
+            .iter()
+            .find_map(|k| Some(msg.split_once(k)?.1.split_once(' ')?.0));
+        let m = re
+            .find_iter(after)
+            .find(|m| value.is_none_or(|v| m.as_str().contains(v)))?;
+        Some((span.start + m.start())..(span.start + m.end()))
+    });
+    let Some(at) = at else {
+        return e.to_string();
+    };
+    let line_start = text[..at.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at.start..]
+        .find('\n')
+        .map_or(text.len(), |i| at.start + i);
+    let line_no = text[..at.start].matches('\n').count() + 1;
+    let column = text[line_start..at.start].chars().count() + 1;
+    let carets = text[at.start..at.end.min(line_end)].chars().count().max(1);
+    let gutter = " ".repeat(line_no.to_string().len() + 1);
+    format!(
+        "TOML parse error at line {line_no}, column {column}\n{gutter}|\n{line_no} | {}\n{gutter}| \
+         {}{}\n{msg}\n",
+        &text[line_start..line_end],
+        " ".repeat(column - 1),
+        "^".repeat(carets)
+    )
+}
+
 /// A field rule as written in a file (see the module docs).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -537,6 +591,41 @@ impl TryFrom<CondDef> for Cond {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_rules_error_points_at_the_rule() {
+        let t = r#"[[format]]
+name = "x"
+markers = [{ present = "a" }]
+fields = [
+  { field = "end", path = "a" },
+  { field = "output_tokens", path = "n" },
+  { field = "output_tokens", path = "m", unit = "cnt" },
+  { field = "ende", path = "b" },
+]
+"#;
+        let err = parse(&t.replace(", unit = \"cnt\"", "")).unwrap_err();
+        assert_eq!(
+            err,
+            "TOML parse error at line 8, column 3\n  |\n8 |   { field = \"ende\", path = \"b\" },\n  \
+             |   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nunknown field \"ende\" (known: arrival, scheduled, \
+             first_token, end, ttft, queue, prefill, decode, e2e, input_tokens, cached_tokens, \
+             evaluated_tokens, output_tokens, logged_at, itl, ttfot)\n"
+        );
+        // Of two rules of one field, the one with the unit named.
+        let err = parse(&t.replace("ende", "end")).unwrap_err();
+        assert!(
+            err.starts_with("TOML parse error at line 7, column 3\n")
+                && err.contains("^^^\nfield output_tokens: unknown unit \"cnt\""),
+            "{err}"
+        );
+        // Other errors are placed where the toml crate places them.
+        let err = parse(&t.replace("unit = \"cnt\"", "unti = \"count\"")).unwrap_err();
+        assert!(
+            err.starts_with("TOML parse error at line 7, column 42\n"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn any_and_per_token_after_first() {
