@@ -1014,10 +1014,13 @@ fn write_tick(
         }
         SummaryOutput::Prometheus => {
             render::write_prometheus(out, cov, summary, q, &verdicts)?;
+            render::write_window_gauge(out, *window_ns)?;
             writeln!(out)
         }
         // Each document ends with `# EOF` (OpenMetrics has no blank lines).
-        SummaryOutput::Openmetrics => write_openmetrics(out, cov, summary, q, &verdicts),
+        SummaryOutput::Openmetrics => {
+            write_openmetrics(out, (cov, summary), q, &verdicts, *window_ns)
+        }
     }
 }
 
@@ -1035,39 +1038,44 @@ fn report_last_window(
     if !rc.digest_to_stdout() {
         // The document's SLO series are the last window's, as each interval's were.
         let verdicts = judge(&rc.slos, &cov, &mut window, window_ns);
-        write_exposition(out, rc.output, &cov, &mut window, &rc.quantiles, &verdicts)
+        let doc = (&cov, &mut window);
+        write_exposition(out, rc.output, doc, &rc.quantiles, &verdicts, window_ns)
             .map_err(Error::Output)?;
     }
     Ok(broken)
 }
 
 /// Writes the summary in the rendering `output` names of the two
-/// ([`SummaryOutput::exposition`]): OpenMetrics, else Prometheus.
+/// ([`SummaryOutput::exposition`]): OpenMetrics, else Prometheus; with the span of a
+/// `--window` summary (`window_ns`) as a gauge.
 fn write_exposition(
     out: &mut impl Write,
     output: SummaryOutput,
-    cov: &Coverage,
-    summary: &mut Summary,
+    (cov, summary): (&Coverage, &mut Summary),
     q: &[f64],
     verdicts: &[slo::Verdict],
+    window_ns: Option<i64>,
 ) -> io::Result<()> {
     if output == SummaryOutput::Openmetrics {
-        write_openmetrics(out, cov, summary, q, verdicts)
+        write_openmetrics(out, (cov, summary), q, verdicts, window_ns)
     } else {
-        render::write_prometheus(out, cov, summary, q, verdicts)
+        render::write_prometheus(out, cov, summary, q, verdicts)?;
+        render::write_window_gauge(out, window_ns)
     }
 }
 
-/// Writes the summary in the OpenMetrics text format.
+/// Writes the summary in the OpenMetrics text format (with the span of a `--window` summary,
+/// `window_ns`, as a gauge).
 fn write_openmetrics(
     out: &mut impl Write,
-    cov: &Coverage,
-    summary: &mut Summary,
+    (cov, summary): (&Coverage, &mut Summary),
     q: &[f64],
     verdicts: &[slo::Verdict],
+    window_ns: Option<i64>,
 ) -> io::Result<()> {
     let mut prom = Vec::new();
     render::write_prometheus(&mut prom, cov, summary, q, verdicts)?;
+    render::write_window_gauge(&mut prom, window_ns)?;
     crate::output::openmetrics::write_from_prometheus(out, &prom)
 }
 
@@ -1186,7 +1194,7 @@ pub(crate) fn report(
         SummaryOutput::Csv => render::write_delimited(out, render::Delimited::Csv, summary, q),
         SummaryOutput::Tsv => render::write_delimited(out, render::Delimited::Tsv, summary, q),
         SummaryOutput::Prometheus | SummaryOutput::Openmetrics => {
-            write_exposition(out, rc.output, cov, summary, q, &verdicts)
+            write_exposition(out, rc.output, (cov, summary), q, &verdicts, None)
         }
     };
     w.map_err(Error::Output)?;

@@ -295,6 +295,18 @@ fn gauge(out: &mut impl Write, name: &str, help: &str) -> io::Result<()> {
     writeln!(out, "# TYPE {name} gauge")
 }
 
+/// Writes the span a `--window` summary covers (`window_ns`) as a gauge; nothing for a
+/// summary of everything so far (`None`).
+pub(crate) fn write_window_gauge(out: &mut impl Write, window_ns: Option<i64>) -> io::Result<()> {
+    let Some(ns) = window_ns else { return Ok(()) };
+    gauge(
+        out,
+        "tokentime_window_seconds",
+        "The span this summary covers: the requests read in the last --window, in whole --every intervals (absent when it covers everything read).",
+    )?;
+    writeln!(out, "tokentime_window_seconds {}", ns as f64 / 1e9)
+}
+
 /// Writes the gauges of requests and errors per group, lines by kind, and read errors.
 fn write_count_gauges(
     out: &mut impl Write,

@@ -615,6 +615,11 @@ fn a_stopped_windowed_exporter_leaves_its_last_window_in_the_textfile() {
         Some("0"),
         "the last window, not the run's 5"
     );
+    let text = std::fs::read_to_string(&prom).unwrap();
+    assert!(
+        text.contains("\ntokentime_window_seconds 0.3\n"),
+        "the span it covers, three intervals: {text}"
+    );
 }
 
 #[test]

@@ -824,3 +824,28 @@ fn goodput_unknown_share_is_a_gauge_beside_the_ratio() {
         "tokentime_goodput_unknown_ratio{cache=\"hit\",targets=\"ttft=5s,tpot=200ms\"} 0.592592593"
     ));
 }
+
+/// A summary of the last `--window` says its span in a gauge; one of everything read has none.
+#[test]
+fn a_windowed_summary_says_its_span() {
+    let log = "testdata/samples/litellm.jsonl";
+    let args = |window: Option<&str>, output: &str| {
+        let mut a = vec!["summary", "--every", "10s", "-o", output];
+        if let Some(w) = window {
+            a.extend(["--window", w]);
+        }
+        a.push(log);
+        String::from_utf8(run_ok(&a, b"")).unwrap()
+    };
+    let prom = args(Some("25s"), "prometheus");
+    assert!(
+        prom.contains("# TYPE tokentime_window_seconds gauge\ntokentime_window_seconds 30\n"),
+        "rounded up to whole intervals: {prom}"
+    );
+    let om = args(Some("1m"), "openmetrics");
+    assert!(
+        om.contains("# UNIT tokentime_window_seconds seconds\ntokentime_window_seconds 60\n"),
+        "{om}"
+    );
+    assert!(!args(None, "prometheus").contains("tokentime_window_seconds"));
+}
