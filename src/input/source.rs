@@ -50,8 +50,11 @@ impl Source {
             },
             (Source::Path(p), bytes) => {
                 let file: Box<dyn Read + Send> = match held(p) {
-                    Some((head, file)) => Box::new(io::Cursor::new(head).chain(file)),
-                    None => Box::new(File::open(p)?),
+                    Some((head, file)) => {
+                        let file = Truncated::watch(file, head.len() as u64);
+                        Box::new(io::Cursor::new(head).chain(file))
+                    }
+                    None => Box::new(Truncated::watch(File::open(p)?, 0)),
                 };
                 match bytes {
                     None => decompress(BufReader::with_capacity(PEEK, file)),
@@ -213,6 +216,45 @@ fn held(path: &std::path::Path) -> Option<(Vec<u8>, File)> {
 /// Whether `path` names a regular file (one that can be opened again, and read in chunks).
 pub(crate) fn is_regular(path: &std::path::Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// A file whose end, when reached, is checked against what was read of it: a file cut shorter
+/// than that while it was read (`logrotate`'s `copytruncate`, a `truncate` or `> file`) is a
+/// read error, not an end, so that the run says the input was not read to its end (its exit
+/// status 2) instead of ending on a partial read in silence. (A file cut and then written
+/// past where the read was cannot be told from one that grew.)
+struct Truncated {
+    file: File,
+    /// Bytes of the file read so far (its offset).
+    read: u64,
+}
+
+impl Truncated {
+    /// Watches `file`, whose first `read` bytes were read already.
+    fn watch(file: File, read: u64) -> Truncated {
+        Truncated { file, read }
+    }
+}
+
+impl Read for Truncated {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.read += n as u64;
+        if n == 0
+            && !buf.is_empty()
+            && let Ok(m) = self.file.metadata()
+            && m.is_file()
+            && m.len() < self.read
+        {
+            return Err(io::Error::other(format!(
+                "the file was cut while it was read (rotated with copytruncate?): it holds {} \
+                 bytes now, {} had been read; what it held after them was not read",
+                m.len(),
+                self.read
+            )));
+        }
+        Ok(n)
+    }
 }
 
 /// Counts the bytes read from a file, for the progress line.
@@ -382,5 +424,31 @@ fn peek<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_file_cut_while_read_is_a_read_error_not_an_end() {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(&[b'x'; 100]).unwrap();
+        let mut r = Truncated::watch(File::open(f.path()).unwrap(), 0);
+        let mut buf = [0u8; 60];
+        assert_eq!(r.read(&mut buf).unwrap(), 60);
+        f.as_file().set_len(10).unwrap();
+        let e = r.read(&mut buf).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the file was cut while it was read (rotated with copytruncate?): it holds 10 bytes \
+             now, 60 had been read; what it held after them was not read"
+        );
+        // Read to its end as it is: an end.
+        let mut r = Truncated::watch(File::open(f.path()).unwrap(), 0);
+        assert_eq!(r.read(&mut buf).unwrap(), 10);
+        assert_eq!(r.read(&mut buf).unwrap(), 0);
     }
 }
