@@ -1503,20 +1503,17 @@ fn enrich_line(
 }
 
 /// Why the line `proc` processed last is bad when a field of one of its requests is present
-/// but not readable, or, read with `--map`, holds no plausible time ([`implausible_mapped`]).
+/// but not readable, or holds no plausible time ([`implausible_mapped`]).
 fn unparseable(proc: &Processor, line: &[u8]) -> Option<String> {
     unreadable(proc, line).or_else(|| implausible_mapped(proc))
 }
 
-/// With `--map`'s format: an instant its unit reads as before 2000 or after 2200 (epoch
-/// milliseconds mapped as `:epoch_s`), named with the units that could read it, where the
-/// report would only count implausible instants and say the log has no TTFT.
+/// An instant its unit reads as before 2000 or after 2200, named; with `--map`'s format or a
+/// formats file's (epoch milliseconds mapped as `:epoch_s`) with the units that could read
+/// it, where the report would only count implausible instants and say the log has no TTFT.
 fn implausible_mapped(proc: &Processor) -> Option<String> {
     let r = proc.requests().iter().find(|r| r.implausible != 0)?;
     let spec = proc.format_spec(r.format);
-    if !spec.users_units() {
-        return None;
-    }
     use crate::format::Field;
     let field = [
         Field::Arrival,
@@ -1528,6 +1525,15 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
     .into_iter()
     .find(|&f| r.implausible & crate::format::instant_bit(f) != 0)?
     .name();
+    if !spec.users_units() {
+        // A built-in format reads the producer's unit: the value, not the unit, is wrong.
+        return Some(format!(
+            "{field}: not a plausible time as {} reads it ({}: before 2000 or after 2200): \
+             the metrics that need it are null, reason implausible_instant",
+            spec.name,
+            crate::format::field_source(spec, field),
+        ));
+    }
     use crate::format::units::Unit;
     let given: Vec<Unit> = spec
         .fields
