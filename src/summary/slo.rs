@@ -357,6 +357,7 @@ fn values_seen(group: &[(String, Option<String>)], keys: &[&GroupKey]) -> String
                     )
                 }
             } else {
+                let seen: Vec<_> = seen.iter().map(|v| crate::input::shown_value(v)).collect();
                 format!("{name} values: {}{more}", seen.join(", "))
             }
         })
