@@ -662,10 +662,18 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
 fn missing(g: &FailIf, want: &GroupKey, c: &Comparison) -> String {
     let label = crate::summary::group_label(&g.group, "all requests");
     let only = |keys: &[GroupKey]| keys.iter().any(|k| sorted(k) == *want);
+    // Every request of a run is in the all-requests group: a run without it has none.
+    let none = |side: &str| match want.is_empty() {
+        true => format!("run {side} has no request"),
+        false => format!(
+            "group {label} is only in {}",
+            if side == "A" { "B" } else { "A" }
+        ),
+    };
     if only(&c.only_in_a) {
-        format!("group {label} is only in A")
+        none("B")
     } else if only(&c.only_in_b) {
-        format!("group {label} is only in B")
+        none("A")
     } else if !c.rows.iter().any(|r| sorted(&r.group) == *want) {
         format!("no request of either run is in group {label}")
     } else {

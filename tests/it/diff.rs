@@ -339,6 +339,15 @@ fn fail_if_exit_codes() {
         assert_eq!(c2, 2, "{gate}");
         assert!(err.contains(why), "{gate}: {err}");
     }
+    // A run with no request: said so, not as a group only the other has.
+    let empty = a.with_file_name("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let (c2, err) = code(&empty, &b, &["ttft.p50>+1%"]);
+    assert_eq!(c2, 2);
+    assert!(
+        err.contains("--fail-if ttft.p50>+1%: cannot be judged: run A has no request"),
+        "{err}"
+    );
     let out = run(&["diff", s(&a)], b"");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("diff takes two inputs"));
