@@ -619,15 +619,14 @@ pub(crate) fn unit_hint(f: &FormatSpec, field: &str, value: Option<&str>) -> Str
 /// The record of `line` under `root` as a tree, for a diagnostic: `None` where the line is no
 /// JSON object holding one (a wrapper, a multi-record line).
 pub(crate) fn record_value(line: &[u8], root: &[String]) -> Option<serde_json::Value> {
-    let start = memchr::memchr(b'{', line)?;
-    // A `NaN` where a number is read shows as the string `"NaN"`, a number beyond `f64` as
-    // the string of its text (`"1e400"`).
-    let whole: serde_json::Value = serde_json::from_slice(&line[start..]).ok().or_else(|| {
-        let non_finite = crate::json::non_finite_as_strings(&line[start..]);
-        let text = non_finite.as_deref().unwrap_or(&line[start..]);
-        let overflowing = crate::json::overflowing_as_strings(text);
-        serde_json::from_slice(overflowing.as_deref().or(non_finite.as_deref())?).ok()
-    })?;
+    let line = &line[memchr::memchr(b'{', line)?..];
+    // A `NaN` where a number is read shows as the string `"NaN"`, a number serde_json would
+    // write otherwise (beyond `f64`, past 64 bits, `1e+30`) as the string of its text.
+    let non_finite = crate::json::non_finite_as_strings(line);
+    let text = non_finite.as_deref().unwrap_or(line);
+    let written = crate::json::numbers_as_written(text);
+    let whole: serde_json::Value =
+        serde_json::from_slice(written.as_deref().unwrap_or(text)).ok()?;
     root.iter().try_fold(whole, |mut v, key| {
         v.get_mut(key).map(serde_json::Value::take)
     })
@@ -653,7 +652,7 @@ pub(crate) fn logged_value(
                 })
                 .filter(|v| !v.is_null())
         })?;
-    // A number beyond `f64`, as written (see `record_value`).
+    // A number as written (see `record_value`).
     let text = match found
         .as_str()
         .and_then(|s| s.strip_prefix(crate::json::OVERFLOW_MARK))

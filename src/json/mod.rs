@@ -667,14 +667,22 @@ fn number_token(line: &[u8], i: &mut usize) -> bool {
     text.parse::<f64>().is_ok_and(f64::is_infinite)
 }
 
-/// What [`overflowing_as_strings`] puts before a number's text in the string it makes of it
+/// Whether serde_json writes the number `token` back as it is written.
+fn written_back(token: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(token)
+        .is_ok_and(|v| v.to_string().as_bytes() == token)
+}
+
+/// What [`numbers_as_written`] puts before a number's text in the string it makes of it
 /// (U+E000, of the Private Use Area), so that the diagnostic shows the number as written.
 pub(crate) const OVERFLOW_MARK: char = '\u{E000}';
 
-/// `line` with each number outside strings that is beyond `f64` (`1e400`) written as a string
-/// of [`OVERFLOW_MARK`] and its text, for a diagnostic that shows the value a line holds
-/// (serde_json refuses such a number); `None` when it has none.
-pub(crate) fn overflowing_as_strings(line: &[u8]) -> Option<Vec<u8>> {
+/// `line` with each number outside strings that serde_json would not write back as the line
+/// has it written as a string of [`OVERFLOW_MARK`] and its text, for a diagnostic that shows
+/// the value a line holds as written: one beyond `f64` (`1e400`, which serde_json refuses), an
+/// integer beyond 64 bits (`18446744073709551617`, read as a float), `1e+30`, `1.50`; `None`
+/// when it has none.
+pub(crate) fn numbers_as_written(line: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(line.len() + 8);
     let (mut i, mut from, mut found) = (0, 0, false);
     while i < line.len() {
@@ -688,7 +696,7 @@ pub(crate) fn overflowing_as_strings(line: &[u8]) -> Option<Vec<u8>> {
             }
             b'-' | b'0'..=b'9' => {
                 let (start, overflows) = (i, number_token(line, &mut i));
-                if overflows {
+                if overflows || !written_back(&line[start..i]) {
                     out.extend_from_slice(&line[from..start]);
                     out.push(b'"');
                     out.extend_from_slice(OVERFLOW_MARK.encode_utf8(&mut [0; 4]).as_bytes());
@@ -788,15 +796,16 @@ mod tests {
     }
 
     #[test]
-    fn numbers_beyond_f64_become_strings_for_a_diagnostic() {
-        let line = br#"{"a":1e400,"s":"1e400 \" 2e999","b":[-3E+999,1.5]}"#;
-        let out = overflowing_as_strings(line).unwrap();
+    fn numbers_not_written_back_as_written_become_strings_for_a_diagnostic() {
+        let line =
+            br#"{"a":1e400,"s":"1e400 \" 2e999","b":[-3E+999,1.5,18446744073709551617,1.50]}"#;
+        let out = numbers_as_written(line).unwrap();
         assert_eq!(
             std::str::from_utf8(&out).unwrap(),
-            r#"{"a":"M1e400","s":"1e400 \" 2e999","b":["M-3E+999",1.5]}"#
+            r#"{"a":"M1e400","s":"1e400 \" 2e999","b":["M-3E+999",1.5,"M18446744073709551617","M1.50"]}"#
                 .replace('M', &OVERFLOW_MARK.to_string())
         );
-        assert!(overflowing_as_strings(br#"{"a":1e300,"s":"9e999"}"#).is_none());
+        assert!(numbers_as_written(br#"{"a":-7,"b":0.25,"s":"9e999"}"#).is_none());
     }
 
     #[test]

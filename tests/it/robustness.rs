@@ -584,7 +584,8 @@ fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_t
         ),
         "{err}"
     );
-    // A number past the longest duration held (2^63 ns) says so, whatever the format.
+    // A number past the longest duration held (2^63 ns) says so, whatever the format; the
+    // number as the line writes it.
     let out = run(
         &map,
         b"{\"t0\":\"2026-01-01T00:00:00Z\",\"ttft\":1e13,\"e2e\":812,\"n\":3}\n",
@@ -592,7 +593,7 @@ fn an_unreadable_value_is_quoted_every_such_field_named_and_the_unit_hint_fits_t
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "<stdin>:1: ttft 10000000000000.0: present but not readable as custom reads it (ttft as ms; \
+            "<stdin>:1: ttft 1e13: present but not readable as custom reads it (ttft as ms; \
              past 2^63 ns (about 292 years), the longest duration tokentime holds)"
         ),
         "{err}"
