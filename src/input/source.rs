@@ -222,17 +222,21 @@ pub(crate) fn is_regular(path: &std::path::Path) -> bool {
 /// than that while it was read (`logrotate`'s `copytruncate`, a `truncate` or `> file`) is a
 /// read error, not an end, so that the run says the input was not read to its end (its exit
 /// status 2) instead of ending on a partial read in silence. (A file cut and then written
-/// past where the read was cannot be told from one that grew.)
+/// past where the read was cannot be told from one that grew. A file whose size was 0 when
+/// opened is not watched: the kernel's files, `/proc/self/status`, say 0 whatever they hold.)
 struct Truncated {
     file: File,
     /// Bytes of the file read so far (its offset).
     read: u64,
+    /// Whether its size was more than 0 when it was opened.
+    sized: bool,
 }
 
 impl Truncated {
     /// Watches `file`, whose first `read` bytes were read already.
     fn watch(file: File, read: u64) -> Truncated {
-        Truncated { file, read }
+        let sized = file.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
+        Truncated { file, read, sized }
     }
 }
 
@@ -241,6 +245,7 @@ impl Read for Truncated {
         let n = self.file.read(buf)?;
         self.read += n as u64;
         if n == 0
+            && self.sized
             && !buf.is_empty()
             && let Ok(m) = self.file.metadata()
             && m.is_file()
@@ -450,5 +455,11 @@ mod tests {
         let mut r = Truncated::watch(File::open(f.path()).unwrap(), 0);
         assert_eq!(r.read(&mut buf).unwrap(), 10);
         assert_eq!(r.read(&mut buf).unwrap(), 0);
+        // A kernel's file, of size 0 whatever it holds: read to its end.
+        #[cfg(target_os = "linux")]
+        {
+            let mut r = Truncated::watch(File::open("/proc/self/status").unwrap(), 0);
+            assert!(io::copy(&mut r, &mut io::sink()).unwrap() > 0);
+        }
     }
 }
