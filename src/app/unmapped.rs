@@ -115,16 +115,13 @@ impl Mapped {
                 missing.push(entry);
             }
         }
-        let mut close: Vec<String> = Vec::new();
-        for (_, p) in &self.paths {
-            if !sample.has(p) {
-                for c in sample.close_keys(p) {
-                    if !close.contains(&c) {
-                        close.push(c);
-                    }
-                }
-            }
-        }
+        let close = close_to(
+            &sample,
+            self.paths
+                .iter()
+                .map(|(_, p)| p.as_str())
+                .filter(|p| !sample.has(p)),
+        );
         let hint = if close.is_empty() {
             format!("its keys: {}", sample.some_keys().join(", "))
         } else {
@@ -199,14 +196,8 @@ impl FileMarkers {
         let mut said: Vec<String> = Vec::new();
         for (format, paths) in &self.formats {
             let missing: Vec<&String> = paths.iter().filter(|p| !sample.has(p)).collect();
-            let mut close: Vec<String> = Vec::new();
-            for p in &missing {
-                for c in sample.close_keys(p) {
-                    if !close.contains(&c) && !paths.contains(&c) {
-                        close.push(c);
-                    }
-                }
-            }
+            let mut close = close_to(&sample, missing.iter().map(|p| p.as_str()));
+            close.retain(|c| !paths.contains(c));
             if missing.is_empty() || (close.is_empty() && missing.len() == paths.len()) {
                 continue;
             }
@@ -242,6 +233,19 @@ impl FileMarkers {
             said.join("; ")
         ))
     }
+}
+
+/// The keys of `sample` close to any of the paths `missing`, each once.
+fn close_to<'a>(sample: &KeySample, missing: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut close: Vec<String> = Vec::new();
+    for p in missing {
+        for c in sample.close_keys(p) {
+            if !close.contains(&c) {
+                close.push(c);
+            }
+        }
+    }
+    close
 }
 
 /// The path a marker condition tests, where a line must have it for the condition to hold
