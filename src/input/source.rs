@@ -90,22 +90,63 @@ const DEFAULT_PIPE_BYTES: usize = 64 * 1024;
 #[derive(Default)]
 pub(crate) struct Stdin {
     widened: bool,
+    /// Whether standard input is a regular file with a size (`< app.log`), told at the first
+    /// read: at its end, a file cut shorter than what was read of it is a read error, as a
+    /// FILE's is ([`Truncated`]).
+    sized: Option<bool>,
 }
 
 impl Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let sized = *self
+            .sized
+            .get_or_insert_with(|| stdin_file().is_some_and(|(len, _)| len > 0));
         let n = loop {
             match io::stdin().read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_for_stdin(),
                 r => break r?,
             }
         };
+        if n == 0
+            && sized
+            && !buf.is_empty()
+            && let Some((len, read)) = stdin_file()
+            && len < read
+        {
+            return Err(cut_while_read(len, read));
+        }
         if n >= DEFAULT_PIPE_BYTES && !self.widened {
             self.widened = true;
             widen_stdin_pipe();
         }
         Ok(n)
     }
+}
+
+/// Standard input's size and offset when it is a regular file.
+fn stdin_file() -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use io::Seek;
+        use std::os::fd::AsFd;
+        // A duplicate of descriptor 0: the same open file, so the same offset.
+        let mut f = File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
+        let m = f.metadata().ok()?;
+        m.is_file().then_some(())?;
+        Some((m.len(), f.stream_position().ok()?))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// The read error of a file of `len` bytes of which `read` had been read.
+fn cut_while_read(len: u64, read: u64) -> io::Error {
+    io::Error::other(format!(
+        "the file was cut while it was read (rotated with copytruncate?): it holds {len} bytes \
+         now, {read} had been read; what it held after them was not read"
+    ))
 }
 
 /// Waits until standard input, non-blocking, has something to read (or its end, or an error
@@ -251,12 +292,7 @@ impl Read for Truncated {
             && m.is_file()
             && m.len() < self.read
         {
-            return Err(io::Error::other(format!(
-                "the file was cut while it was read (rotated with copytruncate?): it holds {} \
-                 bytes now, {} had been read; what it held after them was not read",
-                m.len(),
-                self.read
-            )));
+            return Err(cut_while_read(m.len(), self.read));
         }
         Ok(n)
     }

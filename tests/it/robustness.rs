@@ -671,3 +671,29 @@ fn a_long_line_on_a_pipe_is_not_held_whole() {
         );
     }
 }
+
+/// Standard input that is a regular file read past its end (a log cut by `copytruncate` while
+/// `tokentime summary < app.log` read it; here, its offset set past its end before the run) is
+/// an input not read to its end, exit status 2, as a FILE argument cut so is.
+#[test]
+fn standard_input_cut_while_read_is_a_read_error() {
+    use std::io::{Seek, SeekFrom};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.jsonl");
+    std::fs::copy(testdata().join("samples/litellm.jsonl"), &path).unwrap();
+    let mut stdin = std::fs::File::open(&path).unwrap();
+    stdin.seek(SeekFrom::Start(1 << 20)).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args(["summary", "-o", "json"])
+        .stdin(stdin)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the file was cut while it was read (rotated with copytruncate?): it holds"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["coverage"]["read_errors"], 1, "{doc}");
+}
