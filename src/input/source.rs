@@ -51,10 +51,9 @@ impl Source {
             (Source::Path(p), bytes) => {
                 let file: Box<dyn Read + Send> = match held(p) {
                     Some((head, file)) => {
-                        let file = Truncated::watch(file, head.len() as u64);
-                        Box::new(io::Cursor::new(head).chain(file))
+                        Box::new(io::Cursor::new(head).chain(Truncated::watch(file)))
                     }
-                    None => Box::new(Truncated::watch(File::open(p)?, 0)),
+                    None => Box::new(Truncated::watch(File::open(p)?)),
                 };
                 match bytes {
                     None => decompress(BufReader::with_capacity(PEEK, file)),
@@ -100,7 +99,7 @@ impl Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let sized = *self
             .sized
-            .get_or_insert_with(|| stdin_file().is_some_and(|(len, _)| len > 0));
+            .get_or_insert_with(|| stdin_file().is_some_and(|f| has_size(&f)));
         let n = loop {
             match io::stdin().read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_for_stdin(),
@@ -110,10 +109,9 @@ impl Read for Stdin {
         if n == 0
             && sized
             && !buf.is_empty()
-            && let Some((len, read)) = stdin_file()
-            && len < read
+            && let Some(e) = stdin_file().and_then(|f| cut_at_end(&f))
         {
-            return Err(cut_while_read(len, read));
+            return Err(e);
         }
         if n >= DEFAULT_PIPE_BYTES && !self.widened {
             self.widened = true;
@@ -123,17 +121,13 @@ impl Read for Stdin {
     }
 }
 
-/// Standard input's size and offset when it is a regular file.
-fn stdin_file() -> Option<(u64, u64)> {
+/// Standard input as a file: a duplicate of descriptor 0, the same open file (so the same
+/// offset).
+fn stdin_file() -> Option<File> {
     #[cfg(unix)]
     {
-        use io::Seek;
         use std::os::fd::AsFd;
-        // A duplicate of descriptor 0: the same open file, so the same offset.
-        let mut f = File::from(io::stdin().as_fd().try_clone_to_owned().ok()?);
-        let m = f.metadata().ok()?;
-        m.is_file().then_some(())?;
-        Some((m.len(), f.stream_position().ok()?))
+        Some(File::from(io::stdin().as_fd().try_clone_to_owned().ok()?))
     }
     #[cfg(not(unix))]
     {
@@ -141,12 +135,25 @@ fn stdin_file() -> Option<(u64, u64)> {
     }
 }
 
-/// The read error of a file of `len` bytes of which `read` had been read.
-fn cut_while_read(len: u64, read: u64) -> io::Error {
-    io::Error::other(format!(
-        "the file was cut while it was read (rotated with copytruncate?): it holds {len} bytes \
-         now, {read} had been read; what it held after them was not read"
-    ))
+/// Whether `f` is a regular file with a size: one [`cut_at_end`] may be asked of (the
+/// kernel's files, `/proc/self/status`, say 0 whatever they hold).
+fn has_size(f: &File) -> bool {
+    f.metadata().is_ok_and(|m| m.is_file() && m.len() > 0)
+}
+
+/// At the end of a read of the regular file `f`: the read error when the file is now shorter
+/// than where the read is (it was cut while it was read), else `None`.
+fn cut_at_end(mut f: &File) -> Option<io::Error> {
+    use io::Seek;
+    let m = f.metadata().ok()?;
+    let read = f.stream_position().ok()?;
+    (m.is_file() && m.len() < read).then(|| {
+        io::Error::other(format!(
+            "the file was cut while it was read (rotated with copytruncate?): it holds {} \
+             bytes now, {read} had been read; what it held after them was not read",
+            m.len()
+        ))
+    })
 }
 
 /// Waits until standard input, non-blocking, has something to read (or its end, or an error
@@ -264,35 +271,29 @@ pub(crate) fn is_regular(path: &std::path::Path) -> bool {
 /// read error, not an end, so that the run says the input was not read to its end (its exit
 /// status 2) instead of ending on a partial read in silence. (A file cut and then written
 /// past where the read was cannot be told from one that grew. A file whose size was 0 when
-/// opened is not watched: the kernel's files, `/proc/self/status`, say 0 whatever they hold.)
+/// opened is not watched: [`has_size`].)
 struct Truncated {
     file: File,
-    /// Bytes of the file read so far (its offset).
-    read: u64,
-    /// Whether its size was more than 0 when it was opened.
+    /// Whether it had a size when it was opened.
     sized: bool,
 }
 
 impl Truncated {
-    /// Watches `file`, whose first `read` bytes were read already.
-    fn watch(file: File, read: u64) -> Truncated {
-        let sized = file.metadata().is_ok_and(|m| m.is_file() && m.len() > 0);
-        Truncated { file, read, sized }
+    fn watch(file: File) -> Truncated {
+        let sized = has_size(&file);
+        Truncated { file, sized }
     }
 }
 
 impl Read for Truncated {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.file.read(buf)?;
-        self.read += n as u64;
         if n == 0
             && self.sized
             && !buf.is_empty()
-            && let Ok(m) = self.file.metadata()
-            && m.is_file()
-            && m.len() < self.read
+            && let Some(e) = cut_at_end(&self.file)
         {
-            return Err(cut_while_read(m.len(), self.read));
+            return Err(e);
         }
         Ok(n)
     }
@@ -477,7 +478,7 @@ mod tests {
     fn a_file_cut_while_read_is_a_read_error_not_an_end() {
         let mut f = tempfile::NamedTempFile::new().unwrap();
         f.write_all(&[b'x'; 100]).unwrap();
-        let mut r = Truncated::watch(File::open(f.path()).unwrap(), 0);
+        let mut r = Truncated::watch(File::open(f.path()).unwrap());
         let mut buf = [0u8; 60];
         assert_eq!(r.read(&mut buf).unwrap(), 60);
         f.as_file().set_len(10).unwrap();
@@ -488,13 +489,13 @@ mod tests {
              now, 60 had been read; what it held after them was not read"
         );
         // Read to its end as it is: an end.
-        let mut r = Truncated::watch(File::open(f.path()).unwrap(), 0);
+        let mut r = Truncated::watch(File::open(f.path()).unwrap());
         assert_eq!(r.read(&mut buf).unwrap(), 10);
         assert_eq!(r.read(&mut buf).unwrap(), 0);
         // A kernel's file, of size 0 whatever it holds: read to its end.
         #[cfg(target_os = "linux")]
         {
-            let mut r = Truncated::watch(File::open("/proc/self/status").unwrap(), 0);
+            let mut r = Truncated::watch(File::open("/proc/self/status").unwrap());
             assert!(io::copy(&mut r, &mut io::sink()).unwrap() > 0);
         }
     }

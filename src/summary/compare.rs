@@ -663,17 +663,14 @@ fn missing(g: &FailIf, want: &GroupKey, c: &Comparison) -> String {
     let label = crate::summary::group_label(&g.group, "all requests");
     let only = |keys: &[GroupKey]| keys.iter().any(|k| sorted(k) == *want);
     // Every request of a run is in the all-requests group: a run without it has none.
-    let none = |side: &str| match want.is_empty() {
-        true => format!("run {side} has no request"),
-        false => format!(
-            "group {label} is only in {}",
-            if side == "A" { "B" } else { "A" }
-        ),
+    let only_in = |side: &str, other: &str| match want.is_empty() {
+        true => format!("run {other} has no request"),
+        false => format!("group {label} is only in {side}"),
     };
     if only(&c.only_in_a) {
-        none("B")
+        only_in("A", "B")
     } else if only(&c.only_in_b) {
-        none("A")
+        only_in("B", "A")
     } else if !c.rows.iter().any(|r| sorted(&r.group) == *want) {
         format!("no request of either run is in group {label}")
     } else {
