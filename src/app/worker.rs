@@ -1262,7 +1262,10 @@ impl<'p> Worker<'p> {
             return (Vec::new(), None);
         };
         let read = std::mem::replace(&mut v.current, fresh.unwrap_or_default());
-        (std::mem::take(&mut v.keyed), Some(read))
+        // The next chunk's list starts with this one's room: grown from empty, it was copied
+        // at each doubling, chunk after chunk.
+        let room = Vec::with_capacity(v.keyed.len());
+        (std::mem::replace(&mut v.keyed, room), Some(read))
     }
 
     /// In a chunk worker that awaits verdicts: its summary, taken out of its part until
