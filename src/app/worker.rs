@@ -1508,7 +1508,9 @@ fn enrich_line(
 /// Why the line `proc` processed last is bad when a field of one of its requests is present
 /// but not readable, or holds no plausible time ([`implausible_mapped`]).
 fn unparseable(proc: &Processor, line: &[u8]) -> Option<String> {
-    unreadable(proc, line).or_else(|| implausible_mapped(proc))
+    unreadable(proc, line)
+        .or_else(|| implausible_mapped(proc))
+        .or_else(|| proc.ragged_columns().map(str::to_owned))
 }
 
 /// An instant its unit reads as before 2000 or after 2200, named; with `--map`'s format or a

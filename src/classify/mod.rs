@@ -666,6 +666,9 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
+    /// The per-request arrays of the line being read, when they differ in length: each
+    /// array's name and length ([`Processor::ragged_columns`]).
+    ragged: Option<String>,
     /// `--since`/`--until`: requests that ended outside are marked [`Request::outside`].
     range: crate::metrics::TimeRange,
     /// The format whose forced-only error record the last no-timing line is
@@ -835,6 +838,7 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
+            ragged: None,
             range: crate::metrics::TimeRange::default(),
             generic_error: None,
             skipped_by: None,
@@ -943,6 +947,9 @@ impl Processor {
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.outside_window = 0;
+        if self.ragged.is_some() {
+            self.ragged = None;
+        }
         self.generic_error = None;
         self.skipped_by = None;
         self.own_document = None;
@@ -1625,6 +1632,9 @@ impl Processor {
             &self.record_carry[format],
             recs,
         );
+        if let crate::format::RecordSource::Columns(names) = source {
+            self.ragged = crate::classify::records::ragged_columns(&value, names);
+        }
         Ok(run_ns)
     }
 
@@ -1639,8 +1649,15 @@ impl Processor {
         // and other GenAI spans can share one OTLP export), the detected one first; the others
         // are found when it leaves a record unclaimed.
         let mut others: Option<Vec<usize>> = None;
+        // A record of the detected format's per-request arrays is a request of the run by
+        // construction: one whose marking element is null, or past the end of a shorter
+        // array, has that value unknown, and is not left out.
+        let columns = matches!(
+            self.formats.spec(format).records,
+            Some(crate::format::RecordSource::Columns(_))
+        );
         for (i, rec) in recs.iter().enumerate() {
-            match self.read_record(format, rec, fill.of(i)) {
+            match self.read_record(format, rec, fill.of(i), columns) {
                 Err(()) => continue,
                 Ok(true) => {
                     from.push(i);
@@ -1658,7 +1675,7 @@ impl Processor {
                     .collect()
             });
             for &f in others.iter() {
-                match self.read_record(f, rec, None) {
+                match self.read_record(f, rec, None, false) {
                     Err(()) => break,
                     Ok(true) => {
                         from.push(i);
@@ -1718,14 +1735,15 @@ impl Processor {
     }
 
     /// Reads `rec` as a record of format `f` (which has records): `Ok(true)` when it is one
-    /// (its request pushed), `Ok(false)` when its record markers do not hold, `Err` when it
-    /// cannot be read. Its values are where `filled` says, when it was noted
-    /// ([`records::Filled`]); else the record is extracted.
+    /// (its request pushed), `Ok(false)` when its record markers do not hold (unless `whole`:
+    /// then it is one whatever they say), `Err` when it cannot be read. Its values are where
+    /// `filled` says, when it was noted ([`records::Filled`]); else the record is extracted.
     fn read_record(
         &mut self,
         f: usize,
         rec: &[u8],
         filled: Option<&[(u32, u32, u32)]>,
+        whole: bool,
     ) -> Result<bool, ()> {
         let Some(reader) = self.record_readers[f].as_mut() else {
             return Ok(false);
@@ -1751,8 +1769,13 @@ impl Processor {
         if read.is_err() {
             return Err(());
         }
-        let Some(d) = reader.formats.detect(rec, &reader.slots, 0) else {
-            return Ok(false);
+        let d = match reader.formats.detect(rec, &reader.slots, 0) {
+            Some(d) => d,
+            None if whole => crate::format::Detected {
+                format: 0,
+                error_record: false,
+            },
+            None => return Ok(false),
         };
         let start = self.gaps.len();
         let timeline = reader
@@ -1805,7 +1828,7 @@ impl Processor {
                 }
                 _ => false,
             };
-            if named && self.read_record(f, rec, None) == Ok(true) {
+            if named && self.read_record(f, rec, None, false) == Ok(true) {
                 return true;
             }
         }
@@ -1815,6 +1838,12 @@ impl Processor {
     /// The token gaps (ns) of the line last processed; a request's `itl` indexes them.
     pub fn gaps(&self) -> &[i64] {
         &self.gaps
+    }
+
+    /// The per-request arrays of the line last processed, named with their lengths, when they
+    /// differ in length (a result file cut or edited by hand).
+    pub fn ragged_columns(&self) -> Option<&str> {
+        self.ragged.as_deref()
     }
 
     /// The requests completed by the line last processed (when it was [`Kind::Requests`]).

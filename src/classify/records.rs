@@ -121,6 +121,26 @@ pub(crate) fn collect(
     outside
 }
 
+/// The arrays `names` of `line` (a result file's per-request arrays), named with their
+/// lengths, when those present differ in length: the requests past the end of a shorter one
+/// have no value from it.
+pub(crate) fn ragged_columns(line: &Value, names: &[String]) -> Option<String> {
+    let lengths: Vec<(&String, usize)> = names
+        .iter()
+        .filter_map(|n| Some((n, line.get(n)?.as_array()?.len())))
+        .collect();
+    let n = lengths.iter().map(|&(_, l)| l).max()?;
+    if lengths.iter().all(|&(_, l)| l == n) {
+        return None;
+    }
+    let listed: Vec<String> = lengths.iter().map(|(k, l)| format!("{k} {l}")).collect();
+    Some(format!(
+        "the per-request arrays differ in length ({}): {n} requests read, each without a value \
+         from an array that ends before it",
+        listed.join(", ")
+    ))
+}
+
 impl RecordWindow {
     /// True when the record's [start, end] overlaps the group's window; true when the group
     /// logs no window, false when the record has no start or end.

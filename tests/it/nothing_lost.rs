@@ -52,3 +52,49 @@ fn whole_documents_are_still_read_as_documents() {
     let s: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert!(s["coverage"]["requests"].as_u64().unwrap() > 50);
 }
+
+/// The vLLM result file with its `ttfts` array edited by `edit`, summarised as JSON, and what
+/// it said on stderr.
+fn vllm_result_edited(edit: impl Fn(&mut Vec<serde_json::Value>)) -> (serde_json::Value, String) {
+    let doc =
+        std::fs::read(testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+    edit(v["ttfts"].as_array_mut().unwrap());
+    let input = serde_json::to_vec(&v).unwrap();
+    let out = run(&["summary", "-o", "json", "-"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    (
+        serde_json::from_slice(&out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_null_in_a_result_files_arrays_is_an_unknown_value_not_a_lost_request() {
+    // 200 requests in the file; the first one's TTFT written null.
+    let (s, err) = vllm_result_edited(|t| t[0] = serde_json::Value::Null);
+    assert_eq!(s["coverage"]["requests"], 200, "{err}");
+    let all = &s["groups"][0];
+    assert_eq!(all["metrics"]["ttft_ms"]["count"], 199);
+    assert_eq!(all["metrics"]["ttft_ms"]["nulls"]["not_logged"], 1);
+    assert_eq!(all["metrics"]["e2e_ms"]["count"], 199);
+    assert_eq!(all["metrics"]["output_tokens"]["count"], 200);
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn result_file_arrays_of_different_lengths_are_named_and_no_request_is_lost() {
+    // `ttfts` one element short: the last request has no TTFT, and the lengths are named.
+    let (s, err) = vllm_result_edited(|t| {
+        t.pop();
+    });
+    assert_eq!(s["coverage"]["requests"], 200, "{err}");
+    assert_eq!(s["groups"][0]["metrics"]["ttft_ms"]["count"], 199);
+    assert!(
+        err.contains(
+            "<stdin>:1: the per-request arrays differ in length (ttfts 199, itls 200, output_lens 200, \
+             input_lens 200, errors 200): 200 requests read"
+        ),
+        "{err}"
+    );
+}
