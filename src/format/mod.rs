@@ -380,6 +380,10 @@ pub struct FormatSpec {
     /// would otherwise claim lines that a more specific format reads.
     #[serde(default)]
     pub fallback: bool,
+    /// The E2E latency is only what the line writes: none is made of the TTFT and the decode
+    /// (tokentime's own rows, whose `e2e_ms` is null where the log they came from had no E2E).
+    #[serde(skip)]
+    pub e2e_as_written: bool,
     /// When set, a line holds several requests, found here; `markers` then apply to the line
     /// and everything else (fields, conditions) to each record.
     #[serde(default, deserialize_with = "crate::format::file::de_records")]
@@ -1833,6 +1837,7 @@ impl Formats {
             .map_or(spec.arrival_origin, |(o, _)| *o);
         let mut t = Timeline {
             arrival_origin: Some(origin),
+            e2e_as_written: spec.e2e_as_written,
             ..Timeline::default()
         };
         read_fields(&f.fields, line, slots, &mut t, gaps);

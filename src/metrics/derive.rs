@@ -133,6 +133,9 @@ pub struct Timeline {
     /// 2000, from 2200 on: a producer's 0 for "unknown", a unit mix-up), as [`instants`] bits:
     /// absent from the timeline, their metrics are `implausible_instant`.
     pub implausible: u8,
+    /// The format's E2E is only the one it writes: none is made of TTFT and decode
+    /// ([`crate::format::FormatSpec::e2e_as_written`]).
+    pub e2e_as_written: bool,
 }
 
 /// The bits of [`Timeline::implausible`], one per instant.
@@ -441,7 +444,9 @@ pub(crate) fn derive(t: &Timeline, hit_ratio: f64) -> Metrics {
         d.zero_ttft_is_sentinel();
     }
     if !end_unread {
-        d.e2e_from_ttft_and_decode();
+        if !t.e2e_as_written {
+            d.e2e_from_ttft_and_decode();
+        }
         d.e2e_from_logged_at(t);
     }
     if t.unreadable & unread::DECODE == 0 {

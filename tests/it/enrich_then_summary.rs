@@ -146,6 +146,15 @@ fn rows_read_back_give_the_summary_of_their_log() {
     let (lb, ld) = (summary_json(&[], &rows), summary_json(&[llama], b""));
     assert_eq!(metrics_of(&lb), metrics_of(&ld));
     assert_eq!(lb["groups"][0]["metrics"]["e2e_ms"]["count"], 0);
+    // Nor its rows with the default columns (no `ttft_origin`): their `e2e_ms` is null, and a
+    // row's E2E is the one it writes.
+    let rows = run_ok(&["-o", "jsonl", llama], b"");
+    let lb = summary_json(&[], &rows);
+    assert_eq!(lb["groups"][0]["metrics"]["e2e_ms"]["count"], 0);
+    assert_eq!(
+        lb["groups"][0]["metrics"]["ttft_ms"]["count"],
+        ld["groups"][0]["metrics"]["ttft_ms"]["count"]
+    );
 
     let rows = run_ok(&["-o", "jsonl", log], b"");
     let back = summary_json(&[], &rows);

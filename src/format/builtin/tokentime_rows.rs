@@ -38,6 +38,9 @@ pub(crate) fn spec() -> FormatSpec {
         cancelled_when: vec![outcome("cancelled")],
         response_cache_when: vec![eq("cache", "\"response\"")],
         fallback: true,
+        // A row's E2E is its `e2e_ms`: null there, the log it came from had none (a TTFT from
+        // `scheduled`, whose origin rows written without `ttft_origin` do not say).
+        e2e_as_written: true,
         // The origin the row's TTFT had (a `scheduled` one leaves the queue out: no E2E is
         // made of TTFT + decode).
         origin_when: vec![
