@@ -337,8 +337,12 @@ pub(crate) fn write_group(
         let key = Metric::InputTokens.json_name();
         bucket_table(out, key, false, &r.ttft_by_input, indent)?;
     }
+    // One load level is shown too, when enough requests hold it to say what TPOT is there.
     if let Some(i) = &r.inflight
-        && i.rows.len() >= 2
+        && (i.rows.len() >= 2
+            || i.rows
+                .first()
+                .is_some_and(|r| r.count >= crate::analysis::MIN_BUCKET))
     {
         writeln!(
             out,
@@ -405,7 +409,22 @@ fn inflight_text(i: &Inflight) -> String {
             i.late
         );
     }
-    if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends())
+    if let [only] = i.rows.as_slice() {
+        // One load level: what TPOT is there, and no trend.
+        let cell = |v: Option<f64>| v.map_or("-".to_owned(), fmt_cell);
+        s.push_str(&format!(
+            "every decode ran with {} {} in flight (mean {}), tpot_ms p50 {}: one load level, \
+             no trend to read (TPOT under other loads is not in the log)",
+            only.label,
+            if only.label == "1" {
+                "request"
+            } else {
+                "requests"
+            },
+            only.mean_key.map_or("-".to_owned(), |m| format!("{m:.2}")),
+            cell(only.p50)
+        ));
+    } else if let (Some(slope), Some((a, b))) = (i.slope_ms, i.ends())
         && round3(slope) == 0.0
     {
         // A slope that prints as 0.0 has no direction worth a word.
