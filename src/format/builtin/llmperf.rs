@@ -17,6 +17,8 @@ pub(crate) fn spec() -> FormatSpec {
         ],
         arrival_origin: Origin::Gateway,
         ttft_doc: "gateway (benchmark client): ttft_s".into(),
+        // What a reader comparing tables needs: LLMPerf's own per-token figure is neither.
+        itl_doc: "none read: LLMPerf's inter_token_latency_s is its chunk gaps, TTFT included, over the output tokens (about E2E / output tokens), neither ITL nor TPOT; tpot_ms is (E2E - TTFT) / (output tokens - 1)".into(),
         cache_doc: "none".into(),
         fields: vec![
             rule(Field::Ttft, Unit::S, &["ttft_s"]),
