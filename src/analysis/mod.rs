@@ -314,6 +314,10 @@ pub(crate) struct GroupReport {
     pub ttft_by_cache: Vec<(String, u64, f64)>,
     /// TPOT by requests in flight.
     pub inflight: Option<Inflight>,
+    /// In the all-requests group, its requests with a TPOT when none of them was placed in
+    /// time ([`GroupReport::inflight`] is `None`: no request with a decode had both a start and
+    /// an end time); 0 otherwise, and in every other group.
+    pub tpot_unplaced: u64,
     /// Token- against request-weighted quantiles.
     pub weighted: Vec<WeightedFinding>,
 }
@@ -420,6 +424,11 @@ impl Report {
                     Vec::new()
                 },
                 inflight: g.inflight.clone().filter(|_| has(Metric::Tpot)),
+                tpot_unplaced: if has(Metric::Tpot) {
+                    g.tpot_unplaced
+                } else {
+                    0
+                },
                 weighted: (g.weighted.iter())
                     .filter(|w| has(w.metric))
                     .cloned()
@@ -876,6 +885,9 @@ fn group_report(g: &mut GroupStats, quantiles: &[f64], sweep_counts: (u64, u64))
     }
     let tpot_count = g.metric(Metric::Tpot).digest.count();
     r.inflight = inflight(&mut g.extra, tpot_count, quantiles);
+    if r.inflight.is_none() {
+        r.tpot_unplaced = tpot_count;
+    }
     if let Some(i) = r.inflight.as_mut() {
         (i.late, i.forced) = sweep_counts;
     }
@@ -896,6 +908,12 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
         .find(|(k, _)| k.is_empty())
         .map_or((0, 0), |(_, g)| (g.extra.late, g.extra.forced));
     let mut reports = group_reports(&mut groups, cfg, quantiles, sweep_counts);
+    // Why no group has TPOT by requests in flight is said once, under all requests.
+    for (r, (k, _)) in reports.iter_mut().zip(&groups) {
+        if !k.is_empty() {
+            r.tpot_unplaced = 0;
+        }
+    }
     let kids = children(&groups);
     for gi in 0..groups.len() {
         let parent = groups[gi].0.clone();

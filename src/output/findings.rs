@@ -350,6 +350,13 @@ pub(crate) fn write_group(
         )?;
         bucket_table(out, "in flight", true, &i.rows, indent)?;
         writeln!(out, "{}", inflight_text(i))?;
+    } else if r.inflight.is_none() && r.tpot_unplaced > 0 {
+        writeln!(
+            out,
+            "no tpot_ms by requests in flight: none of the {} requests with a TPOT has both a \
+             start and an end time in the log, so which requests overlapped is unknown",
+            r.tpot_unplaced
+        )?;
     }
     Ok(())
 }

@@ -35,7 +35,7 @@ pub(crate) fn spec() -> FormatSpec {
         }),
         arrival_origin: Origin::Gateway,
         ttft_doc: "gateway (benchmark client): first_token_iteration - request_start".into(),
-        itl_doc: "none read: guidellm's inter_token_latency_ms is tokentime's tpot_ms; its time_per_output_token_ms counts the first token (from the request start in guidellm 0.5) over the output tokens, not TPOT".into(),
+        itl_doc: "none read: guidellm's inter_token_latency_ms is tokentime's tpot_ms; its time_per_output_token_ms counts the first token (from the request start in guidellm 0.5) over the output tokens, not TPOT; guidellm weights both by tokens and takes the smallest value whose cumulative weight reaches the quantile, so its percentiles differ from tokentime's per-request ones (the token-weighted view is in --explain)".into(),
         cache_doc: "none".into(),
         fields: vec![
             rule(Field::Arrival, Unit::EpochS, &["info.timings.request_start", "start_time"]),
