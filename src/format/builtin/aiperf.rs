@@ -25,7 +25,7 @@ pub(crate) fn spec() -> FormatSpec {
         arrival_origin: Origin::Gateway,
         itl_doc: "chunk gaps (metrics.inter_chunk_latency: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): metrics.time_to_first_token, the first token of any kind (reasoning included); itl = inter_chunk_latency (chunk gaps)".into(),
-        cache_doc: "none".into(),
+        cache_doc: "metrics.usage_prompt_cache_read_tokens: the API usage's cached prompt tokens (OpenAI prompt_tokens_details.cached_tokens), written by later versions (0.10.0) where the server reports them; absent, the cache class is unknown".into(),
         fields: vec![
             rule(Field::Arrival, Unit::EpochNs, &["metadata.request_start_ns", "metadata.timestamp_ns"]),
             rule(Field::Ttft, Unit::Ms, &["metrics.time_to_first_token.value", "metrics.ttft.value"]),
@@ -40,6 +40,7 @@ pub(crate) fn spec() -> FormatSpec {
             rule(Field::Ttfot, Unit::Ms, &["metrics.time_to_first_output_token.value", "metrics.time_to_first_output.value"]),
             rule(Field::OutputTokens, Unit::Count, &["metrics.output_sequence_length.value"]),
             rule(Field::InputTokens, Unit::Count, &["metrics.input_sequence_length.value", "metrics.error_isl.value"]),
+            rule(Field::CachedTokens, Unit::Count, &["metrics.usage_prompt_cache_read_tokens.value"]),
         ],
         // Error before cancelled: a cancellation (HTTP 499, RequestCancellationError) is no
         // error, so the error rule leaves it out.
