@@ -951,7 +951,18 @@ pub fn analyze(summary: &mut Summary, cfg: &AnalysisConfig, quantiles: &[f64]) -
 /// A metric's nulls for a value the log had but that is none: unreadable, a sentinel, a
 /// negative interval, instants implausible or out of order, a first token of a response not
 /// streamed (not those of a metric not logged, a failure or a response-cache answer).
+/// When every request of the metric failed or was cancelled (its nulls are only `error` and
+/// `cancelled`), those: no request completed, which the headline says rather than that the log
+/// has no such field.
 fn logged_nulls(m: &crate::summary::MetricStats) -> Vec<(NullReason, u64)> {
+    if m.digest.count() == 0
+        && m.nulls.iter().next().is_some()
+        && m.nulls
+            .iter()
+            .all(|(r, _)| matches!(r, NullReason::Error | NullReason::Cancelled))
+    {
+        return m.nulls.iter().collect();
+    }
     m.nulls
         .iter()
         .filter(|&(r, _)| {
@@ -978,6 +989,12 @@ pub(crate) fn no_value(name: &str, nulls: &[(NullReason, u64)]) -> String {
         .iter()
         .map(|(r, n)| format!("{} {n}", r.as_str()))
         .collect();
+    if nulls
+        .iter()
+        .all(|(r, _)| matches!(r, NullReason::Error | NullReason::Cancelled))
+    {
+        return format!("no {name}: no request completed ({})", each.join(", "));
+    }
     format!("no {name} value ({})", each.join(", "))
 }
 
