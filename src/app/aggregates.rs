@@ -28,7 +28,15 @@ pub(crate) fn of(head: &[u8]) -> Option<&'static str> {
              profile_export.json beside it",
         );
     }
-    if has("\"request_throughput\"") && has("\"duration\"") && !has("\"ttfts\"") {
+    // vLLM's and SGLang's result files: their throughput or median TTFT beside the run's
+    // duration (SGLang's early summaries have no request_throughput), or their first keys
+    // (`backend` and `request_rate`) where a long member (SGLang's `server_info`) pushes the
+    // aggregates past the first bytes read. Said only when no request was read, so a file
+    // whose `ttfts` come later than these bytes never gets it.
+    let result = ((has("\"request_throughput\"") || has("\"median_ttft_ms\""))
+        && has("\"duration\""))
+        || (has("\"backend\"") && has("\"request_rate\""));
+    if result && !has("\"ttfts\"") {
         return Some(
             "a benchmark result without its requests (only their aggregates): vLLM writes each \
              request's TTFT and ITL with --save-detailed (vllm bench serve), SGLang with \
@@ -57,5 +65,11 @@ mod tests {
         let aiperf = br#"{"aiperf_version": "0.13.0", "request_throughput": {"avg": 8.3}}"#;
         assert!(of(aiperf).unwrap().contains("profile_export.jsonl"));
         assert_eq!(of(br#"{"model": "m", "startTime": 1}"#), None);
+        // SGLang: a summary of medians (late 2024), and one whose server_info comes first.
+        let sglang = br#"{"backend": "sglang", "median_ttft_ms": 85.7, "duration": 298.4}"#;
+        assert!(of(sglang).unwrap().contains("--output-details"));
+        let sglang =
+            br#"{"tag": "pd", "backend": "sglang", "request_rate": Infinity, "server_info": {"#;
+        assert!(of(sglang).unwrap().contains("--output-details"));
     }
 }

@@ -547,14 +547,19 @@ pub(crate) fn prepare(config: &Config, about: &str) -> Config {
                     .filter(|(_, what, _)| ["ttft", "e2e"].contains(what))
                     .map(|(path, what, why)| format!("{what} as {path} ({why})"))
                     .collect();
-                if !why.is_empty() {
+                // A benchmark's aggregates (a `duration` of the whole run, no request): the
+                // end of the input says what it is, not which timing was not read.
+                let aggregates = sample.values.first().is_some_and(|v| {
+                    crate::app::aggregates::of(&serde_json::to_vec(v).unwrap_or_default()).is_some()
+                });
+                if !aggregates && !why.is_empty() {
                     crate::diag!(
                         "tokentime: {about}no format recognised any of the first {} JSON objects, and \
                          the format `inferred` could not read their timing: {}",
                         inf.lines,
                         why.join("; ")
                     );
-                } else if inf.spec.is_some() && inf.ttft_e2e.0 == 1 {
+                } else if !aggregates && inf.spec.is_some() && inf.ttft_e2e.0 == 1 {
                     // One line short of a check of the TTFT against the E2E: a one-line
                     // sample (a pipe's first read, a file of one request).
                     crate::diag!(

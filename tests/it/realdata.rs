@@ -479,6 +479,29 @@ fn aggregate_only_files_say_where_their_requests_are() {
     std::fs::write(&bare, serde_json::to_vec(&v).unwrap()).unwrap();
     assert!(stderr(&bare).contains("result.json: a benchmark result without its requests"));
     assert!(!stderr(&full).contains("without its requests"));
+    // SGLang's bench_serving lines without --output-details: a late-2024 one of medians (no
+    // request_throughput), and a later one whose server_info (40 KB of server arguments) comes
+    // before the aggregates. Named as such, with no word of a timing that could not be read
+    // (the run's `duration` is no request's E2E).
+    let medians = r#"{"backend": "sglang", "dataset_name": "random", "request_rate": 1.0, "total_input_tokens": 152612, "mean_e2e_latency_ms": 7840.6, "median_e2e_latency_ms": 7819.0, "median_ttft_ms": 85.7, "median_itl_ms": 13.6, "output_throughput": 537.4, "duration": 298.4, "completed": 300}"#;
+    let server_info = format!(
+        r#"{{"tag": "pd", "backend": "sglang", "request_rate": 4.0, "server_info": {{"args": "{}"}}, "duration": 20.1, "completed": 100, "request_throughput": 4.9, "median_ttft_ms": 80.1}}"#,
+        "x".repeat(40_000)
+    );
+    for (name, line) in [
+        ("medians.jsonl", medians),
+        ("server_info.jsonl", &server_info),
+    ] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, format!("{line}\n{line}\n")).unwrap();
+        let err = stderr(&f);
+        assert!(
+            err.contains(&format!("{name}: a benchmark result without its requests"))
+                && err.contains("SGLang with --output-details")
+                && !err.contains("could not read their timing"),
+            "{name}: {err}"
+        );
+    }
 }
 
 /// guidellm's incomplete records (cut off at the end of the run) are cancellations; one cut
