@@ -690,6 +690,11 @@ fn runs_rates(g: &mut GroupStats) -> Option<(u64, String, String)> {
 /// A span as people read it: `12m31s`, `2h05m`, `3d04h`, `850ms`.
 fn span_text(ns: i64) -> String {
     let s = ns / 1_000_000_000;
+    if ns / 1_000_000 == 0 {
+        // None at all, or under a millisecond (a log of whole seconds gives 0): no unit finer
+        // than the log's.
+        return "0s".to_owned();
+    }
     if s < 1 {
         return format_duration(ns / 1_000_000 * 1_000_000);
     }

@@ -351,11 +351,14 @@ pub(crate) fn write_group(
         bucket_table(out, "in flight", true, &i.rows, indent)?;
         writeln!(out, "{}", inflight_text(i))?;
     } else if r.inflight.is_none() && r.tpot_unplaced > 0 {
+        let which = match r.tpot_unplaced {
+            1 => "the one request with a TPOT lacks a start or an end time".to_owned(),
+            n => format!("none of the {n} requests with a TPOT has both a start and an end time"),
+        };
         writeln!(
             out,
-            "no tpot_ms by requests in flight: none of the {} requests with a TPOT has both a \
-             start and an end time in the log, so which requests overlapped is unknown",
-            r.tpot_unplaced
+            "no tpot_ms by requests in flight: {which} in the log, so which requests overlapped \
+             is unknown"
         )?;
     }
     Ok(())
