@@ -1500,11 +1500,16 @@ impl Processor {
             unparseable(&mut metrics, timeline, self.hit_ratio);
         }
         // The end where logged; else the line's time; else the start plus the E2E (Kong's
-        // `started_at` and latency).
-        let end_ns = timeline
-            .end
-            .or(timeline.logged_at)
-            .or_else(|| timeline.arrival?.checked_add(metrics.e2e.ok()? as i64));
+        // `started_at` and latency). Those two the other way round for a format whose line
+        // time comes after the end its E2E runs to (AIPerf's record end).
+        let from_e2e = || timeline.arrival?.checked_add(metrics.e2e.ok()? as i64);
+        let end_ns = timeline.end.or_else(|| {
+            if timeline.end_from_e2e_first {
+                from_e2e().or(timeline.logged_at)
+            } else {
+                timeline.logged_at.or_else(from_e2e)
+            }
+        });
         let start_ns = timeline
             .arrival
             .or_else(|| end_ns?.checked_sub(metrics.e2e.ok()? as i64));

@@ -384,6 +384,11 @@ pub struct FormatSpec {
     /// (tokentime's own rows, whose `e2e_ms` is null where the log they came from had no E2E).
     #[serde(skip)]
     pub e2e_as_written: bool,
+    /// A request's end is its start plus its E2E where both are there, the line's time
+    /// (`logged_at`) only where not: AIPerf stamps a record's `request_end_ns` after the stream
+    /// closed, tens of ms after the last response its `request_latency` runs to.
+    #[serde(skip)]
+    pub end_from_e2e_first: bool,
     /// When set, a line holds several requests, found here; `markers` then apply to the line
     /// and everything else (fields, conditions) to each record.
     #[serde(default, deserialize_with = "crate::format::file::de_records")]
@@ -1838,6 +1843,7 @@ impl Formats {
         let mut t = Timeline {
             arrival_origin: Some(origin),
             e2e_as_written: spec.e2e_as_written,
+            end_from_e2e_first: spec.end_from_e2e_first,
             ..Timeline::default()
         };
         read_fields(&f.fields, line, slots, &mut t, gaps);

@@ -136,6 +136,9 @@ pub struct Timeline {
     /// The format's E2E is only the one it writes: none is made of TTFT and decode
     /// ([`crate::format::FormatSpec::e2e_as_written`]).
     pub e2e_as_written: bool,
+    /// The request ends at its start plus its E2E before the line's time
+    /// ([`crate::format::FormatSpec::end_from_e2e_first`]).
+    pub end_from_e2e_first: bool,
 }
 
 /// The bits of [`Timeline::implausible`], one per instant.

@@ -22,12 +22,18 @@ pub(crate) fn spec() -> FormatSpec {
             vec![eq("metadata.credit_phase", "\"warmup\"")],
         ],
         skip_label: "warm-up records".into(),
+        end_from_e2e_first: true,
         arrival_origin: Origin::Gateway,
         itl_doc: "chunk gaps (metrics.inter_chunk_latency: one gap per stream chunk, a chunk may carry several tokens; not per-token ITL)".into(),
         ttft_doc: "gateway (benchmark client): metrics.time_to_first_token, the first token of any kind (reasoning included); itl = inter_chunk_latency (chunk gaps)".into(),
         cache_doc: "metrics.usage_prompt_cache_read_tokens: the API usage's cached prompt tokens (OpenAI prompt_tokens_details.cached_tokens), written by later versions (0.10.0) where the server reports them; absent, the cache class is unknown".into(),
         fields: vec![
             rule(Field::Arrival, Unit::EpochNs, &["metadata.request_start_ns", "metadata.timestamp_ns"]),
+            // When the record was done (later versions): the end of a failed or cancelled
+            // request, whose record has no latency. Up to tens of ms after the last response of
+            // one that succeeded (AIPerf closes the record after the stream): the line's time,
+            // the end only where there is no E2E (`end_from_e2e_first`).
+            rule(Field::LoggedAt, Unit::EpochNs, &["metadata.request_end_ns"]),
             rule(Field::Ttft, Unit::Ms, &["metrics.time_to_first_token.value", "metrics.ttft.value"]),
             rule(Field::E2e, Unit::Ms, &["metrics.request_latency.value"]),
             // AIPerf's TPOT (its `inter_token_latency`) is (E2E - TTFT) / (OSL - 1): the decode
