@@ -472,6 +472,21 @@ fn inflight_text(i: &Inflight) -> String {
             i.rows[a].label,
             i.rows[b].label
         ));
+    } else {
+        // Several load levels, but fewer than two that hold enough requests to compare.
+        let min = crate::analysis::MIN_BUCKET;
+        let held: Vec<&crate::analysis::BucketRow> =
+            i.rows.iter().filter(|r| r.count >= min).collect();
+        s.push_str(&match held.as_slice() {
+            [one] => format!(
+                "only the bucket of {} in flight holds {min} requests or more (tpot_ms p50 {}): no \
+                 trend to read",
+                one.label,
+                one.p50.map_or("-".to_owned(), fmt_cell)
+            ),
+            [] => format!("no bucket holds {min} requests or more: no trend to read"),
+            _ => String::new(),
+        });
     }
     let mut notes = vec![];
     if i.unplaced > 0 {
