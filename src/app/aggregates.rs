@@ -37,6 +37,17 @@ pub(crate) fn of(head: &[u8]) -> Option<&'static str> {
         && has("\"duration\""))
         || (has("\"backend\"") && has("\"request_rate\""));
     if result && !has("\"ttfts\"") {
+        // SGLang's own: its retokenized count, or its backend where the first bytes end before
+        // that (vLLM's benchmark, whose result starts with its `date`, writes `backend: sglang`
+        // too when it drives SGLang).
+        if has("\"total_output_tokens_retokenized\"")
+            || (has("\"backend\": \"sglang\"") && !has("\"date\""))
+        {
+            return Some(
+                "a benchmark result without its requests (only their aggregates): SGLang's \
+                 bench_serving writes each request's TTFT and ITL with --output-details",
+            );
+        }
         return Some(
             "a benchmark result without its requests (only their aggregates): vLLM writes each \
              request's TTFT and ITL with --save-detailed (vllm bench serve), SGLang with \
@@ -66,10 +77,13 @@ mod tests {
         assert!(of(aiperf).unwrap().contains("profile_export.jsonl"));
         assert_eq!(of(br#"{"model": "m", "startTime": 1}"#), None);
         // SGLang: a summary of medians (late 2024), and one whose server_info comes first.
-        let sglang = br#"{"backend": "sglang", "median_ttft_ms": 85.7, "duration": 298.4}"#;
-        assert!(of(sglang).unwrap().contains("--output-details"));
+        let sglang = br#"{"backend": "sglang", "median_ttft_ms": 85.7, "duration": 298.4, "total_output_tokens_retokenized": 9}"#;
+        assert!(of(sglang).unwrap().contains("SGLang's bench_serving"));
         let sglang =
             br#"{"tag": "pd", "backend": "sglang", "request_rate": Infinity, "server_info": {"#;
-        assert!(of(sglang).unwrap().contains("--output-details"));
+        assert!(of(sglang).unwrap().contains("SGLang's bench_serving"));
+        let vllm =
+            br#"{"date": "20250410", "backend": "sglang", "request_rate": 4.0, "duration": 9"#;
+        assert!(of(vllm).unwrap().contains("--save-detailed"));
     }
 }

@@ -483,9 +483,9 @@ fn aggregate_only_files_say_where_their_requests_are() {
     // request_throughput), and a later one whose server_info (40 KB of server arguments) comes
     // before the aggregates. Named as such, with no word of a timing that could not be read
     // (the run's `duration` is no request's E2E).
-    let medians = r#"{"backend": "sglang", "dataset_name": "random", "request_rate": 1.0, "total_input_tokens": 152612, "mean_e2e_latency_ms": 7840.6, "median_e2e_latency_ms": 7819.0, "median_ttft_ms": 85.7, "median_itl_ms": 13.6, "output_throughput": 537.4, "duration": 298.4, "completed": 300}"#;
+    let medians = r#"{"backend": "sglang", "dataset_name": "random", "request_rate": 1.0, "total_input_tokens": 152612, "total_output_tokens_retokenized": 160192, "mean_e2e_latency_ms": 7840.6, "median_e2e_latency_ms": 7819.0, "median_ttft_ms": 85.7, "median_itl_ms": 13.6, "output_throughput": 537.4, "duration": 298.4, "completed": 300}"#;
     let server_info = format!(
-        r#"{{"tag": "pd", "backend": "sglang", "request_rate": 4.0, "server_info": {{"args": "{}"}}, "duration": 20.1, "completed": 100, "request_throughput": 4.9, "median_ttft_ms": 80.1}}"#,
+        r#"{{"tag": "pd", "backend": "sglang", "request_rate": 4.0, "server_info": {{"args": "{}"}}, "duration": 20.1, "completed": 100, "total_output_tokens_retokenized": 4800, "request_throughput": 4.9, "median_ttft_ms": 80.1}}"#,
         "x".repeat(40_000)
     );
     for (name, line) in [
@@ -497,7 +497,7 @@ fn aggregate_only_files_say_where_their_requests_are() {
         let err = stderr(&f);
         assert!(
             err.contains(&format!("{name}: a benchmark result without its requests"))
-                && err.contains("SGLang with --output-details")
+                && err.contains("SGLang's bench_serving writes each request's TTFT and ITL with --output-details")
                 && !err.contains("could not read their timing"),
             "{name}: {err}"
         );
