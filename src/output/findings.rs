@@ -410,6 +410,7 @@ pub(crate) fn unreliable(i: &Inflight) -> bool {
 
 fn inflight_text(i: &Inflight) -> String {
     let mut s = String::new();
+    let cell = |v: Option<f64>| v.map_or("-".to_owned(), fmt_cell);
     let placed: u64 = i.rows.iter().map(|r| r.count).sum();
     if unreliable(i) {
         // Far out of order (files newest first, shuffled lines): requests that overlapped
@@ -421,7 +422,6 @@ fn inflight_text(i: &Inflight) -> String {
     }
     if let [only] = i.rows.as_slice() {
         // One load level: what TPOT is there, and no trend.
-        let cell = |v: Option<f64>| v.map_or("-".to_owned(), fmt_cell);
         s.push_str(&format!(
             "every decode ran with {} {} in flight (mean {}), tpot_ms p50 {}: one load level, \
              no trend to read (TPOT under other loads is not in the log)",
@@ -482,7 +482,7 @@ fn inflight_text(i: &Inflight) -> String {
                 "only the bucket of {} in flight holds {min} requests or more (tpot_ms p50 {}): no \
                  trend to read",
                 one.label,
-                one.p50.map_or("-".to_owned(), fmt_cell)
+                cell(one.p50)
             ),
             [] => format!("no bucket holds {min} requests or more: no trend to read"),
             _ => String::new(),
