@@ -820,6 +820,7 @@ impl<'p> Worker<'p> {
             && self.claimed() == self.input.claimed_before
         {
             crate::diag!("tokentime: {}: {what}", self.input.name);
+            self.count(|cov| cov.aggregate_lines += lines - non_json);
         } else if lines > 0
             && self.claimed() == self.input.claimed_before
             && let Some(msg) = self.input.unread_message()

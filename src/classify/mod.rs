@@ -439,6 +439,9 @@ pub struct Coverage {
     pub reason_keys: Vec<String>,
     /// Inputs stderr named for what they are instead of JSON (a text log, UTF-16, binary).
     pub inputs_named: u64,
+    /// JSON lines of inputs stderr named as a benchmark's aggregates without its requests
+    /// (an LLMPerf `summary.json`, a vLLM result saved without its per-request arrays).
+    pub aggregate_lines: u64,
     /// No-timing lines that are the error record of a format whose error records count only
     /// when it is forced (Ollama's bare `{"error": ...}`), by format name (said on stderr).
     pub generic_errors: BTreeMap<String, u64>,
@@ -563,6 +566,7 @@ impl Coverage {
         self.reason_objects += other.reason_objects;
         self.behind_horizon += other.behind_horizon;
         self.inputs_named += other.inputs_named;
+        self.aggregate_lines += other.aggregate_lines;
         if self.reason_keys.is_empty() {
             self.reason_keys.clone_from(&other.reason_keys);
         }

@@ -1445,6 +1445,11 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
                 and what reads it)"
             .into();
     }
+    if cov.aggregate_lines > 0 && cov.aggregate_lines == json {
+        return "no line was a request: the input holds a benchmark's aggregates, not its \
+                requests (stderr says where they are)"
+            .into();
+    }
     let skipped: u64 = cov.skipped.values().sum();
     if skipped > 0 && skipped == json {
         let what: Vec<String> = cov

@@ -460,7 +460,29 @@ fn aggregate_only_files_say_where_their_requests_are() {
             err.contains(&format!("{file}: ")) && err.contains(says),
             "{err}"
         );
+        // What to try next is that file, not another --format or --root.
+        assert!(
+            err.contains("the input holds a benchmark's aggregates, not its requests")
+                && !err.contains("--root"),
+            "{err}"
+        );
     }
+    let table = run(
+        &[
+            "summary",
+            realdata
+                .join("llmperf-groq-70b/summary.json")
+                .to_str()
+                .unwrap(),
+        ],
+        b"",
+    );
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        table.contains("no line was a request: the input holds a benchmark's aggregates")
+            && !table.contains("--root"),
+        "{table}"
+    );
     // vLLM's result without its per-request arrays.
     let full = realdata.join("vllm083-llama70b-tp8-qps1/result.json");
     let mut v: Value = serde_json::from_slice(&std::fs::read(&full).unwrap()).unwrap();
