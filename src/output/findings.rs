@@ -257,6 +257,33 @@ fn bucket_table(
     write_rows(out, header, body, indent)
 }
 
+/// The reading of the TTFT-by-prompt table (the compact report's, said under the table too):
+/// how the p50 of its last bucket of 5 requests or more compares with its first's.
+fn writeln_prompt_reading(
+    out: &mut impl Write,
+    rows: &[crate::analysis::BucketRow],
+) -> io::Result<()> {
+    if let Some((a, b)) = crate::analysis::held_ends(rows)
+        && let (a, b) = (&rows[a], &rows[b])
+        && let (Some(pa), Some(pb)) = (a.p50, b.p50)
+        && pa > 0.0
+    {
+        let way = match pb / pa {
+            x if x >= 1.5 => "grows with",
+            x if x <= 1.0 / 1.5 => "falls with",
+            _ => "is about flat with",
+        };
+        writeln!(
+            out,
+            "ttft_ms {way} the prompt: p50 {:.1}x from {} to {} input tokens",
+            pb / pa,
+            a.label,
+            b.label
+        )?;
+    }
+    Ok(())
+}
+
 /// Writes a group's findings under its table, whose first column is `indent` wide: all of
 /// them (`full`), or only which metrics are multimodal.
 ///
@@ -336,6 +363,7 @@ pub(crate) fn write_group(
         writeln!(out, "ttft_ms by input_tokens:")?;
         let key = Metric::InputTokens.json_name();
         bucket_table(out, key, false, &r.ttft_by_input, indent)?;
+        writeln_prompt_reading(out, &r.ttft_by_input)?;
     }
     // One load level is shown too, when enough requests hold it to say what TPOT is there.
     if let Some(i) = &r.inflight

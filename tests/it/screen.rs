@@ -102,7 +102,7 @@ fn explain_is_the_full_report() {
         ),
         "{full}"
     );
-    assert_eq!(full.lines().count(), 71);
+    assert_eq!(full.lines().count(), 72);
 }
 
 #[test]
