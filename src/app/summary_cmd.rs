@@ -765,8 +765,10 @@ impl<'a> Watch<'a> {
         let last_window = match &mut self.sliding {
             Some(sl) if sc.report.output.exposition() => {
                 let (c, s) = take_slices(sh, &mut self.total, self.folded);
-                let (c, s) = sl.push(c, s);
-                Some((c, s, window_ns(Some(sl), sc.every)))
+                let (c, mut s) = sl.push(c, s);
+                let window = window_ns(Some(sl), sc.every);
+                s.set_rate_window(covered_ns(window, self.start.elapsed()));
+                Some((c, s, window))
             }
             _ => None,
         };
@@ -901,6 +903,16 @@ fn take_slices(sh: &Shared, total: &mut Tally, folded: usize) -> (Coverage, Summ
     (cov, sum)
 }
 
+/// The wall time (ns) a `--window` summary covers, its rates' time: the window, or the time
+/// since the start while that is shorter (`None` without `--window`).
+fn covered_ns(window_ns: Option<i64>, elapsed: Duration) -> Option<i64> {
+    // To the millisecond: `span_s` reads 0.5, not 0.500192444.
+    let elapsed = i64::try_from(elapsed.as_millis())
+        .unwrap_or(i64::MAX / 1_000_000)
+        .saturating_mul(1_000_000);
+    window_ns.map(|w| w.min(elapsed))
+}
+
 /// The wall time a `--window` interval summary covers, in ns: whole intervals of `every`
 /// (`None` without `--window`).
 fn window_ns(sliding: Option<&Sliding>, every: Option<i64>) -> Option<i64> {
@@ -951,6 +963,8 @@ fn write_tick(
         window_ns,
     } = tick;
     let q = &sc.report.quantiles;
+    // A window's rates run over the wall time it covers.
+    summary.set_rate_window(covered_ns(*window_ns, *elapsed));
     // Each interval's SLO verdicts, on what it covers (the last `--window`, else everything so
     // far); the exit status is the final summary's.
     let verdicts = judge(&sc.report.slos, cov, summary, *window_ns);

@@ -281,20 +281,12 @@ pub(crate) fn time_unit(per_s: f64) -> (f64, &'static str) {
         .unwrap_or((86_400.0, "day"))
 }
 
-/// The seconds of a group's span when the first line gives rates over it (two requests with
-/// times or more, and a span longer than 0).
-fn rated_span_s(g: &GroupStats) -> Option<f64> {
-    let (a, b) = g.span?;
-    let secs = (b - a) as f64 / 1e9;
-    (secs > 0.0 && g.timed_requests() >= 2).then_some(secs)
-}
-
 /// When some requests with times failed or were cancelled: how many of them completed, and
 /// their rate over the span in the unit of the first line's request rate (`284 completed
 /// (0.10 requests/s)`, `(6.2 requests/min)`): a server's load counts every request, a
 /// benchmark's throughput the completed ones. `None` when all completed or no rate is given.
 pub(crate) fn completed_rate(g: &GroupStats) -> Option<String> {
-    let secs = rated_span_s(g)?;
+    let secs = g.rate_secs()?;
     let timed = g.timed_requests();
     let completed = g.timed_completed().filter(|&c| c < timed)?;
     let (k, unit) = time_unit(timed as f64 / secs);
@@ -607,7 +599,19 @@ pub(crate) fn span_line(g: &mut GroupStats) -> String {
         };
         let secs = (b - a) as f64 / 1e9;
         first.push_str(&format!(" from {a_s} to {end} ({})", span_text(b - a)));
-        if secs > 0.0 {
+        if g.rate_window.is_some()
+            && let Some(secs) = g.rate_secs()
+        {
+            // A live window's rates run over its wall time (or its requests' ends), not their
+            // span from the first start.
+            let (timed, out_tokens) = g.timed();
+            first.push_str(&format!(
+                "; over the last {}: {}{}",
+                span_text((secs * 1e9) as i64),
+                per_time(timed as f64 / secs, "requests"),
+                tokens_rate(g, out_tokens / secs)
+            ));
+        } else if secs > 0.0 {
             // Over the span of the requests with times: one of a format that logs none is in
             // no span (`GroupStats::untimed`).
             let (timed, out_tokens) = g.timed();

@@ -186,6 +186,9 @@ pub struct GroupStats {
     pub goodput: Goodput,
     /// The earliest start and latest end (epoch ns) of the group's requests, where logged.
     pub span: Option<(i64, i64)>,
+    /// The earliest end (epoch ns) of the group's requests, where logged: a live `--window`'s
+    /// rates run over its ends at least (not kept in digest files).
+    pub(crate) first_end: Option<i64>,
     /// The requests of formats that log no instant (a benchmark's result file of durations,
     /// read beside a timed log, [`crate::classify::Request::timeless`]): in no span, so left
     /// out of the rates over it.
@@ -195,6 +198,10 @@ pub struct GroupStats {
     pub runs: Runs,
     /// The analysis accumulators ([`crate::analysis`]).
     pub(crate) extra: crate::summary::accumulators::Extra,
+    /// The wall time (ns) a live `--window` summary covers ([`Summary::set_rate_window`]): its
+    /// rates run over that, not over its requests' span (whose starts reach back as far as the
+    /// longest request).
+    pub(crate) rate_window: Option<i64>,
 }
 
 /// Goodput counts of a group (`--goodput`).
@@ -312,6 +319,17 @@ impl Untimed {
 }
 
 impl GroupStats {
+    /// The seconds the group's rates run over: a live `--window` summary's wall time, else its
+    /// span when two requests or more with times make one longer than 0.
+    pub(crate) fn rate_secs(&self) -> Option<f64> {
+        if let Some(w) = self.rate_window {
+            return window_secs(w, self.span, self.first_end);
+        }
+        let (a, b) = self.span?;
+        let secs = (b - a) as f64 / 1e9;
+        (secs > 0.0 && self.timed_requests() >= 2).then_some(secs)
+    }
+
     /// The requests with times (inside the span).
     pub(crate) fn timed_requests(&self) -> u64 {
         self.requests.saturating_sub(self.untimed.requests)
@@ -403,6 +421,7 @@ impl GroupStats {
         self.goodput.unknown += other.goodput.unknown;
         self.goodput.met_output_tokens += other.goodput.met_output_tokens;
         self.span = merge_span(self.span, other.span);
+        self.first_end = min_some(self.first_end, other.first_end);
         self.untimed.merge(&other.untimed);
         self.runs.merge(&other.runs);
         self.extra.merge(&other.extra);
@@ -440,6 +459,7 @@ impl GroupStats {
             _ => {}
         }
         self.span = merge_span(self.span, span);
+        self.first_end = min_some(self.first_end, span.map(|s| s.1));
     }
 
     /// Counts a request without times of its own in its benchmark run.
@@ -544,6 +564,26 @@ fn bounded_values(n: usize, by: ByValues<'_>) -> Option<Vec<Option<String>>> {
                 .map(|i| by.get(i).map(|v| bounded_key(v).into_owned()))
                 .collect()
         })
+}
+
+/// The smaller of two optional instants.
+fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The seconds a live `--window` summary's rates run over: the wall time it covers (`ns`), or
+/// the span of its requests' ends when that is longer (a file read in a moment with `--window`:
+/// its rates are then the log's, over log time); `None` when both are 0.
+fn window_secs(ns: i64, span: Option<(i64, i64)>, first_end: Option<i64>) -> Option<f64> {
+    let ends = match (span, first_end) {
+        (Some((_, last)), Some(first)) => last - first,
+        _ => 0,
+    };
+    let t = ns.max(ends);
+    (t > 0).then(|| t as f64 / 1e9)
 }
 
 fn merge_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
@@ -703,6 +743,9 @@ pub struct Summary {
     genai: Option<Box<genai::GenAi>>,
     /// The failures' reasons and the slowest requests ([`top`]).
     top: top::Top,
+    /// The wall time (ns) a live `--window` summary covers, its rates' time
+    /// ([`Summary::set_rate_window`]).
+    rate_window: Option<i64>,
     /// How the formats the log is read with were chosen (what a report of no request says).
     choice: FormatChoice,
     /// Whether a formats file defines some of them (its paths are checked against the log's).
@@ -754,6 +797,7 @@ impl Summary {
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: None,
             top: top::Top::default(),
+            rate_window: None,
             choice: FormatChoice::Auto,
             formats_file: false,
         }
@@ -863,6 +907,7 @@ impl Summary {
             cache_groups: [u32::MAX; CACHE_SLOTS],
             genai: self.genai.as_ref().map(|g| Box::new(g.empty_like())),
             top: top::Top::default(),
+            rate_window: None,
             choice: self.choice.clone(),
             formats_file: self.formats_file,
         }
@@ -1224,6 +1269,14 @@ impl Summary {
         of(OVERALL).max(of(BY_CACHE))
     }
 
+    /// Makes this a live `--window` summary covering `ns` of wall time (the window, or the
+    /// time since the start while shorter): its rates, requests and output tokens a second,
+    /// run over that, as Prometheus' `rate()` over the window would (a request ends, and is
+    /// logged, within the window; it may have started long before).
+    pub(crate) fn set_rate_window(&mut self, ns: Option<i64>) {
+        self.rate_window = ns;
+    }
+
     pub(crate) fn overall_span(&self) -> Option<(i64, i64)> {
         self.groups
             .iter()
@@ -1262,6 +1315,7 @@ impl Summary {
     fn reported(&mut self) -> Vec<(usize, &Vec<Option<String>>, &mut GroupStats)> {
         let view = self.view.insert(Box::new(self.overall()));
         let mut view = Some(&mut **view);
+        let window = self.rate_window;
         self.groups
             .iter_mut()
             .map(|g| {
@@ -1269,6 +1323,7 @@ impl Summary {
                     OVERALL => view.take().unwrap_or(&mut g.stats),
                     _ => &mut g.stats,
                 };
+                stats.rate_window = window;
                 (g.subset, &g.key, stats)
             })
             .collect()
@@ -1387,6 +1442,14 @@ pub(crate) fn quantile_name(q: f64) -> String {
 /// The time span of the whole log in seconds (first start to last end over all requests),
 /// `None` when no request logs a time, or only one does.
 pub(crate) fn log_span(summary: &Summary) -> Option<f64> {
+    if let Some(w) = summary.rate_window {
+        let first_end = summary
+            .groups
+            .iter()
+            .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
+            .fold(None, |f, g| min_some(f, g.stats.first_end));
+        return window_secs(w, summary.overall_span(), first_end);
+    }
     let (a, b) = summary.overall_span()?;
     // One request's span is its own E2E: no rate anything ran at (the headline says so).
     (summary.timed_requests() >= 2).then(|| (b - a) as f64 / 1e9)
@@ -1620,6 +1683,25 @@ pub(crate) fn coverage_json(cov: &Coverage) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A live window's rates run over the wall time it covers, or over its requests' ends
+    /// when they span more (a file read at once with `--window`), never over their starts.
+    #[test]
+    fn a_window_rates_over_its_time_or_its_ends() {
+        let s = 1_000_000_000;
+        // Requests of a minute that ended within 0.3 s, read in a window of 1 s: 1 s.
+        assert_eq!(
+            window_secs(s, Some((0, 60_300_000_000)), Some(60 * s)),
+            Some(1.0)
+        );
+        // Ends 1.5 s apart, read in 10 ms: 1.5 s.
+        assert_eq!(
+            window_secs(10_000_000, Some((0, 61_500_000_000)), Some(60 * s)),
+            Some(1.5)
+        );
+        // Nothing read in a window that covered no time yet.
+        assert_eq!(window_secs(0, None, None), None);
+    }
 
     /// A control character in a group's name or value is escaped in its label.
     #[test]

@@ -846,3 +846,45 @@ fn a_closed_output_keeps_the_slo_verdict() {
     assert_eq!(saved["partial"]["interrupted"], true);
     assert_eq!(saved["coverage"]["requests"], 20, "{saved}");
 }
+
+/// A `--window` summary's rates run over the wall time it covers, not over its requests' span:
+/// four requests of about a minute each that end within 0.3 s, read within one window of 1 s,
+/// are 4 requests a second (Prometheus' `rate()` over the window), not 4 over the 60.3 s from
+/// the first start.
+#[test]
+fn a_window_rates_its_requests_over_its_own_time() {
+    let line = |i: u32| {
+        format!(
+            "{{\"id\": \"r{i}\", \"call_type\": \"acompletion\", \"status\": \"success\", \
+             \"stream\": true, \"model\": \"m\", \"startTime\": {}.0, \
+             \"completionStartTime\": {}.5, \"endTime\": 1700000060.{i}, \"prompt_tokens\": 5, \
+             \"completion_tokens\": 10}}\n",
+            1_700_000_000 + 15 * i,
+            1_700_000_000 + 15 * i,
+        )
+    };
+    let lines: String = (0..4).map(line).collect();
+    let mut live = Live::start(&[
+        "summary", "--every", "500ms", "--window", "1s", "-o", "json",
+    ]);
+    // Past one window since the start: the window covers all of its second.
+    std::thread::sleep(Duration::from_millis(1200));
+    live.write(lines.as_bytes());
+    let doc = |l: &str| -> serde_json::Value { serde_json::from_str(l).unwrap() };
+    let mut seen = doc(&live.next_line());
+    while seen["coverage"]["requests"] != 4 {
+        seen = doc(&live.next_line());
+    }
+    let t = &seen["groups"][0]["throughput"];
+    assert_eq!(t["span_s"], 1.0, "{t}");
+    assert_eq!(t["requests_per_s"], 4.0, "{t}");
+    assert_eq!(t["output_tokens_per_s"], 40.0, "{t}");
+    // The log's span is still the requests' own.
+    assert_eq!(seen["span"]["s"], 60.3);
+    drop(live.stdin.take());
+    let (code, rest, _) = live.finish();
+    assert_eq!(code, Some(0));
+    // The final summary covers everything read: its rates run over the log's span again.
+    let last = doc(rest.lines().last().unwrap());
+    assert_eq!(last["groups"][0]["throughput"]["span_s"], 60.3);
+}
