@@ -48,7 +48,8 @@ pub(crate) fn baseline_json(
     }
     let runs = [a.run.clone(), b.run.clone()];
     let c = compare(&mut a.summary, &mut b.summary, &dc.summary.report.quantiles);
-    Ok(to_json(&runs, &c, &judge(&dc.fail_if, &c)))
+    let gates = judge(&dc.fail_if, &c, &mut a.summary, &mut b.summary);
+    Ok(to_json(&runs, &c, &gates))
 }
 
 /// Runs `tokentime diff`.
@@ -85,7 +86,7 @@ pub(crate) fn run_diff(
     }
     let runs = [a.run.clone(), b.run.clone()];
     let c = compare(&mut a.summary, &mut b.summary, &dc.summary.report.quantiles);
-    let gates = judge(&dc.fail_if, &c);
+    let gates = judge(&dc.fail_if, &c, &mut a.summary, &mut b.summary);
     match dc.output {
         DiffOutput::Table => write_table(out, &runs, &c).map_err(Error::Output)?,
         DiffOutput::Json => {

@@ -285,6 +285,8 @@ pub(crate) fn to_json(runs: &[Run; 2], c: &Comparison, gates: &[GateResult]) -> 
             "a": num(g.row.as_ref().and_then(|r| r.a.value)),
             "b": num(g.row.as_ref().and_then(|r| r.b.value)),
             "values_needed": g.needed,
+            "comparisons": g.comparisons,
+            "interval_level": crate::summary::compare::gates_level(g.comparisons),
             "missing": g.missing,
             "holds": g.holds,
             "judged": g.judged,
@@ -318,9 +320,13 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                     // Past the threshold, maybe, but not a change the samples can tell.
                     "same" => format!(
                         "within noise: these samples cannot tell it from no change at the level of \
-                         this report's {} comparisons (fewer --quantiles or --by keys narrow the \
-                         intervals)",
-                        g.comparisons
+                         the gates' {} {} (fewer gates narrow the intervals)",
+                        g.comparisons,
+                        if g.comparisons == 1 {
+                            "comparison"
+                        } else {
+                            "comparisons"
+                        }
                     ),
                     // Too few values for an interval, but a change short of the threshold
                     // (or the other way) that no interval could make pass it.

@@ -591,7 +591,7 @@ pub(crate) struct GateResult {
     /// When its row has too few values to judge: how many a side would do, at the report's
     /// interval level (ITL: requests with gaps).
     pub needed: Option<u64>,
-    /// The comparisons of the report its row's interval is corrected for.
+    /// The comparisons its row's interval is corrected for: the gates' distinct rows.
     pub comparisons: usize,
     /// Without a row: what of it the runs lack (its group, or its metric in that group).
     pub missing: Option<String>,
@@ -617,9 +617,24 @@ pub(crate) fn values_needed(q: f64, gamma: f64) -> u64 {
     hi
 }
 
-/// Judges the gates on a comparison.
-pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
-    gates
+/// The two-sided level of each side's interval in a family of `comparisons` gates' rows
+/// (`1 - ALPHA / (2 comparisons)`, one at least).
+pub(crate) fn gates_level(comparisons: usize) -> f64 {
+    1.0 - ALPHA / (2.0 * comparisons.max(1) as f64)
+}
+
+/// Judges the gates on a comparison of `a` and `b`. The gates are a family of their own: each
+/// gate's row is compared again with intervals Bonferroni-corrected over the gates' rows (the
+/// comparisons a CI job acts on), not over every row of the report, so a gate's verdict does
+/// not depend on the rows no gate looks at (every other metric, quantile and group).
+pub(crate) fn judge(
+    gates: &[FailIf],
+    c: &Comparison,
+    a: &mut Summary,
+    b: &mut Summary,
+) -> Vec<GateResult> {
+    // Each gate's row of the report, by the group it is judged on.
+    let found: Vec<(GroupKey, Option<&Row>)> = gates
         .iter()
         .map(|g| {
             let mut want = sorted(&g.group);
@@ -629,29 +644,63 @@ pub(crate) fn judge(gates: &[FailIf], c: &Comparison) -> Vec<GateResult> {
             if let Some((_, equal)) = c.same_as.iter().find(|(k, _)| sorted(k) == want) {
                 want = sorted(equal);
             }
-            let row = c
-                .rows
-                .iter()
-                .find(|r| {
-                    r.metric == g.metric
-                        && quantile_name(r.quantile) == quantile_name(g.quantile)
-                        && sorted(&r.group) == want
-                })
-                .cloned();
+            let row = c.rows.iter().find(|r| {
+                r.metric == g.metric
+                    && quantile_name(r.quantile) == quantile_name(g.quantile)
+                    && sorted(&r.group) == want
+            });
+            (want, row)
+        })
+        .collect();
+    // The family: the distinct rows the gates look at with values on both sides (two gates on
+    // one row test one interval).
+    let mut family: Vec<(&GroupKey, Metric, String)> = vec![];
+    for (g, (want, row)) in gates.iter().zip(&found) {
+        let key = (want, g.metric, quantile_name(g.quantile));
+        if row.is_some_and(|r| r.a.count > 0 && r.b.count > 0) && !family.contains(&key) {
+            family.push(key);
+        }
+    }
+    let comparisons = family.len();
+    let gamma = 1.0 - gates_level(comparisons);
+    let mut ga = a.groups();
+    let mut gb = b.groups();
+    gates
+        .iter()
+        .zip(&found)
+        .map(|(g, (want, found))| {
+            // The row again, its intervals at the gates' level.
+            let row = found.map(|r| {
+                let side = |groups: &mut [(GroupKey, &mut GroupStats)]| {
+                    groups
+                        .iter_mut()
+                        .find(|(k, _)| sorted(k) == *want)
+                        .map_or_else(Side::default, |(_, st)| {
+                            side(st, g.metric, r.quantile, gamma)
+                        })
+                };
+                row(
+                    r.group.clone(),
+                    r.metric,
+                    r.quantile,
+                    side(&mut ga),
+                    side(&mut gb),
+                )
+            });
             let holds = row.as_ref().is_some_and(|r| holds(g, r));
             let judged = row.as_ref().is_some_and(|r| judged(g, r));
             let needed = row
                 .as_ref()
                 .filter(|r| r.verdict == Verdict::NotEnoughSamples && !judged)
-                .map(|_| values_needed(g.quantile, 1.0 - c.level));
-            let missing = row.is_none().then(|| missing(g, &want, c));
+                .map(|_| values_needed(g.quantile, gamma));
+            let missing = row.is_none().then(|| missing(g, want, c));
             GateResult {
                 gate: g.clone(),
                 row,
                 holds,
                 judged,
                 needed,
-                comparisons: c.comparisons,
+                comparisons,
                 missing,
             }
         })

@@ -268,7 +268,7 @@ fn fail_if_exit_codes() {
     let (c0, err) = code(&a, &c, &["ttft.p50>+1%"]);
     assert_eq!(c0, 0);
     assert!(
-        err.contains("does not hold: +4.785% (+5.0 ms), within noise: these samples cannot tell it from no change at the level of this report's"),
+        err.contains("does not hold: +4.785% (+5.0 ms), within noise: these samples cannot tell it from no change at the level of the gates' 1 comparison"),
         "{err}"
     );
     // A run against itself: no change, said as such.
@@ -728,12 +728,75 @@ fn an_itl_gate_counts_requests_with_gaps() {
     let out = run(&["diff", "--fail-if", "itl.p99>+1%", s(&a), s(&b)], b"");
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
-    // 200 requests a run, 14 of them with no gap (one output token or none).
+    // 200 requests a run, 14 of them with no gap (one output token or none). One gate: its
+    // p99's upper rank exists once 0.99^n <= 0.025 / 2, n >= 437.
     assert!(
         err.contains(
-            "not judged: +1.35% (+0.581 ms), not enough samples (its p99 needs 757 requests \
+            "not judged: +1.35% (+0.581 ms), not enough samples (its p99 needs 437 requests \
              with token gaps a side at this level, A has 186, B 186;"
         ),
         "{err}"
     );
+}
+
+/// The gates are a family of their own: a gate's row is judged at the level of the gates'
+/// comparisons, not of every row of the report. By hand: 200 TTFTs a side, A's the k-th at
+/// 1000 + 1000 (k - 0.5) / 200 ms, B's 1.15 times A's (+15%). The p50's order-statistic ranks
+/// (Bin(200, 0.5)) are 84 and 117 at the level of one comparison (γ = 0.025), 77 and 124 at the
+/// report's 20 (4 metrics, 5 quantiles; γ = 0.00125). One gate: B's low end, 1.15 x 1417.5 =
+/// 1630.1, is above A's high end, 1582.5: worse, the gate holds. The report's row: 1.15 x 1382.5
+/// = 1589.9 is below 1617.5: within noise.
+#[test]
+fn a_gate_is_judged_at_the_level_of_the_gates_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let side = |name: &str, k: f64| {
+        let lines: Vec<String> = (1..=200)
+            .map(|i| {
+                let ttft = k * (1000.0 + 1000.0 * (f64::from(i) - 0.5) / 200.0) / 1000.0;
+                let st = 1_700_000_000.0 + 2.0 * f64::from(i);
+                format!(
+                    "{{\"id\": \"r{i}\", \"call_type\": \"acompletion\", \"status\": \"success\", \
+                     \"stream\": true, \"model\": \"m\", \"startTime\": {st}, \
+                     \"completionStartTime\": {}, \"endTime\": {}, \"prompt_tokens\": 5, \
+                     \"completion_tokens\": 20}}\n",
+                    st + ttft,
+                    st + ttft + 1.0
+                )
+            })
+            .collect();
+        write(dir.path(), name, &lines)
+    };
+    let (a, b) = (side("a.jsonl", 1.0), side("b.jsonl", 1.15));
+    let (code, doc) = diff_json(&a, &b, &["--fail-if", "ttft.p50>+10%"]);
+    assert_eq!(code, 3, "{doc}");
+    assert_eq!(doc["method"]["comparisons"], 20);
+    let p50 = |side: &str, end: &str| {
+        let r = doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["metric"] == "ttft_ms"
+                    && r["quantile"] == "p50"
+                    && r["group"] == serde_json::json!({})
+            })
+            .unwrap();
+        r[side][end].as_f64().unwrap()
+    };
+    assert_eq!((p50("a", "high"), p50("b", "low")), (1617.5, 1589.875));
+    assert_eq!(verdicts(&doc, "ttft_ms")[0], "same");
+    let gate = &doc["fail_if"][0];
+    assert_eq!(
+        (&gate["verdict"], &gate["holds"]),
+        (&Value::from("worse"), &Value::from(true))
+    );
+    // A second gate on another row makes a family of two: ranks 82 and 119, B's low end
+    // 1.15 x 1407.5 = 1618.6 above A's high end 1592.5: still worse.
+    let (code, doc) = diff_json(
+        &a,
+        &b,
+        &["--fail-if", "ttft.p50>+10%", "--fail-if", "e2e.p90>+50%"],
+    );
+    assert_eq!(code, 3, "{doc}");
+    assert_eq!(doc["fail_if"][0]["verdict"], "worse");
 }
