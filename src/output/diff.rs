@@ -318,16 +318,15 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                     // The same value on both sides: nothing for an interval to tell.
                     "same" if r.change_ms == Some(0.0) => "no change".to_owned(),
                     // Past the threshold, maybe, but not a change the samples can tell.
-                    "same" => format!(
+                    "same" if g.comparisons > 1 => format!(
                         "within noise: these samples cannot tell it from no change at the level of \
-                         the gates' {} {} (fewer gates narrow the intervals)",
-                        g.comparisons,
-                        if g.comparisons == 1 {
-                            "comparison"
-                        } else {
-                            "comparisons"
-                        }
+                         the gates' {} comparisons (more requests, or fewer gates, narrow the \
+                         intervals)",
+                        g.comparisons
                     ),
+                    "same" => "within noise: these samples cannot tell it from no change at the \
+                               level of one gate (more requests narrow the intervals)"
+                        .to_owned(),
                     // Too few values for an interval, but a change short of the threshold
                     // (or the other way) that no interval could make pass it.
                     v if g.judged =>
