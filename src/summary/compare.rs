@@ -663,14 +663,24 @@ pub(crate) fn judge(
     }
     let comparisons = family.len();
     let gamma = 1.0 - gates_level(comparisons);
-    let mut ga = a.groups();
-    let mut gb = b.groups();
+    // Only a family's rows are compared again, so only then are the groups made (making them
+    // merges each run's overall digests anew): a diff without gates, or whose gates have no row
+    // with values on both sides, takes none.
+    let (mut ga, mut gb) = if family.is_empty() {
+        (vec![], vec![])
+    } else {
+        (a.groups(), b.groups())
+    };
     gates
         .iter()
         .zip(&found)
         .map(|(g, (want, found))| {
-            // The row again, its intervals at the gates' level.
+            // The row again, its intervals at the gates' level; one with no values on a side
+            // (no interval at any level) as it is.
             let row = found.map(|r| {
+                if r.a.count == 0 || r.b.count == 0 {
+                    return r.clone();
+                }
                 let side = |groups: &mut [(GroupKey, &mut GroupStats)]| {
                     groups
                         .iter_mut()

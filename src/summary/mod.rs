@@ -1244,12 +1244,8 @@ impl Summary {
     /// The TTFT origins of all requests (the overall group's, without merging its digests).
     pub(crate) fn ttft_origins(&self) -> OriginCounts {
         let mut all = OriginCounts::default();
-        for g in self
-            .groups
-            .iter()
-            .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
-        {
-            all.merge(&g.stats.ttft_origins);
+        for g in self.all_parts() {
+            all.merge(&g.ttft_origins);
         }
         all
     }
@@ -1278,10 +1274,17 @@ impl Summary {
     }
 
     pub(crate) fn overall_span(&self) -> Option<(i64, i64)> {
+        self.all_parts()
+            .fold(None, |span, g| merge_span(span, g.span))
+    }
+
+    /// The groups all requests are made of without merging them: the overall group's requests
+    /// and the cache groups' (see [`Summary::overall`]).
+    fn all_parts(&self) -> impl Iterator<Item = &GroupStats> {
         self.groups
             .iter()
             .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
-            .fold(None, |span, g| merge_span(span, g.stats.span))
+            .map(|g| &*g.stats)
     }
 
     /// Each grouping's dimension names, by subset.
@@ -1444,10 +1447,8 @@ pub(crate) fn quantile_name(q: f64) -> String {
 pub(crate) fn log_span(summary: &Summary) -> Option<f64> {
     if let Some(w) = summary.rate_window {
         let first_end = summary
-            .groups
-            .iter()
-            .filter(|g| g.subset == OVERALL || g.subset == BY_CACHE)
-            .fold(None, |f, g| min_some(f, g.stats.first_end));
+            .all_parts()
+            .fold(None, |f, g| min_some(f, g.first_end));
         return window_secs(w, summary.overall_span(), first_end);
     }
     let (a, b) = summary.overall_span()?;
