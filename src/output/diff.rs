@@ -327,10 +327,19 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                     "same" => "within noise: these samples cannot tell it from no change at the \
                                level of one gate (more requests narrow the intervals)"
                         .to_owned(),
-                    // Too few values for an interval, but a change short of the threshold
-                    // (or the other way) that no interval could make pass it.
-                    v if g.judged =>
-                        format!("short of the threshold ({v} for an interval, none needed)"),
+                    // Too few values for an interval, but a change that no interval could
+                    // make pass the threshold: none, the other way, or short of it.
+                    v if g.judged => {
+                        let change = r.change_ms.unwrap_or(0.0);
+                        let what = if change == 0.0 {
+                            "no change"
+                        } else if (change < 0.0) == g.gate.up {
+                            "a change the other way"
+                        } else {
+                            "short of the threshold"
+                        };
+                        format!("{what} ({v} for an interval, none needed)")
+                    }
                     v => v.to_owned(),
                 }
             );

@@ -699,18 +699,19 @@ fn a_gate_short_of_its_threshold_is_judged_however_few_the_values() {
     let dir = tempfile::tempdir().unwrap();
     let a = ten(dir.path(), "a.jsonl", 100);
     let b = ten(dir.path(), "b.jsonl", 200);
-    for (x, y, gate) in [
-        (&a, &a, "ttft.p90>+1%"),
-        (&b, &a, "ttft.p90>+1%"),
-        (&a, &b, "ttft.p90<-1%"),
+    for (x, y, gate, what) in [
+        (&a, &a, "ttft.p90>+1%", "no change"),
+        (&b, &a, "ttft.p90>+1%", "a change the other way"),
+        (&a, &b, "ttft.p90<-1%", "a change the other way"),
+        (&a, &b, "ttft.p90>+500%", "short of the threshold"),
     ] {
         let (c0, err) = gate_code(x, y, &[gate, "--fail-unjudged"]);
         assert_eq!(c0, 0, "{err}");
         assert!(
             err.contains(&format!("--fail-if {gate} does not hold: "))
-                && err.contains(
-                    "short of the threshold (not enough samples for an interval, none needed)"
-                ),
+                && err.contains(&format!(
+                    "{what} (not enough samples for an interval, none needed)"
+                )),
             "{err}"
         );
     }
