@@ -921,9 +921,17 @@ fn window_ns(sliding: Option<&Sliding>, every: Option<i64>) -> Option<i64> {
         .map(|(sl, every)| every * sl.intervals() as i64)
 }
 
+/// The line over an interval's summary on a pipe: its number, the time, what it covers (the
+/// window once a whole window has passed since the start; before that, everything so far).
 fn tick_header(n: u64, elapsed: Duration, window_ns: Option<i64>) -> String {
     let scope = match window_ns {
-        Some(w) => format!("last {}", format_duration(w)),
+        Some(w) if covered_ns(Some(w), elapsed) == Some(w) => {
+            format!("last {}", format_duration(w))
+        }
+        Some(w) => format!(
+            "everything so far (the {} window not yet full)",
+            format_duration(w)
+        ),
         None => "everything so far".to_owned(),
     };
     format!(
@@ -1360,5 +1368,20 @@ mod tests {
         assert_eq!(human_bytes(1000), "1000 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
+
+    /// A `--window 20s` summary 5 s after the start covers those 5 s, not the last 20.
+    #[test]
+    fn a_window_not_yet_full_says_so() {
+        let w = Some(20_000_000_000);
+        let scope = |secs| {
+            let h = tick_header(1, Duration::from_secs(secs), w);
+            h[h.find("elapsed): ").unwrap() + 10..].to_owned()
+        };
+        assert_eq!(scope(5), "everything so far (the 20s window not yet full)");
+        assert_eq!(scope(20), "last 20s");
+        assert_eq!(scope(25), "last 20s");
+        let h = tick_header(1, Duration::from_secs(5), None);
+        assert!(h.ends_with("(5s elapsed): everything so far"), "{h}");
     }
 }

@@ -323,7 +323,7 @@ impl GroupStats {
     /// span when two requests or more with times make one longer than 0.
     pub(crate) fn rate_secs(&self) -> Option<f64> {
         if let Some(w) = self.rate_window {
-            return window_secs(w, self.span, self.first_end);
+            return window_secs(w, self.span, self.first_end, self.timed_requests());
         }
         let (a, b) = self.span?;
         let secs = (b - a) as f64 / 1e9;
@@ -575,15 +575,20 @@ fn min_some(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 }
 
 /// The seconds a live `--window` summary's rates run over: the wall time it covers (`ns`), or
-/// the span of its requests' ends when that is longer (a file read in a moment with `--window`:
-/// its rates are then the log's, over log time); `None` when both are 0.
-fn window_secs(ns: i64, span: Option<(i64, i64)>, first_end: Option<i64>) -> Option<f64> {
+/// the log time its `n` requests' ends cover when that is longer (a file read in a moment with
+/// `--window`: its rates are then the log's, over log time); `None` when both are 0. `n` ends
+/// over a span have `n - 1` gaps between them, and each end stands for the gap before it: the
+/// ends cover their span and one mean gap more (13 requests a second apart cover 13 s, not 12:
+/// a rate of 1 a second, not 13/12).
+fn window_secs(ns: i64, span: Option<(i64, i64)>, first_end: Option<i64>, n: u64) -> Option<f64> {
     let ends = match (span, first_end) {
-        (Some((_, last)), Some(first)) => last - first,
-        _ => 0,
+        (Some((_, last)), Some(first)) if n >= 2 => {
+            (last - first) as f64 * n as f64 / (n - 1) as f64
+        }
+        _ => 0.0,
     };
-    let t = ns.max(ends);
-    (t > 0).then(|| t as f64 / 1e9)
+    let t = (ns as f64).max(ends);
+    (t > 0.0).then(|| t / 1e9)
 }
 
 fn merge_span(a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
@@ -1449,7 +1454,12 @@ pub(crate) fn log_span(summary: &Summary) -> Option<f64> {
         let first_end = summary
             .all_parts()
             .fold(None, |f, g| min_some(f, g.first_end));
-        return window_secs(w, summary.overall_span(), first_end);
+        return window_secs(
+            w,
+            summary.overall_span(),
+            first_end,
+            summary.timed_requests(),
+        );
     }
     let (a, b) = summary.overall_span()?;
     // One request's span is its own E2E: no rate anything ran at (the headline says so).
@@ -1692,16 +1702,26 @@ mod tests {
         let s = 1_000_000_000;
         // Requests of a minute that ended within 0.3 s, read in a window of 1 s: 1 s.
         assert_eq!(
-            window_secs(s, Some((0, 60_300_000_000)), Some(60 * s)),
+            window_secs(s, Some((0, 60_300_000_000)), Some(60 * s), 4),
             Some(1.0)
         );
-        // Ends 1.5 s apart, read in 10 ms: 1.5 s.
+        // Four ends 1.5 s apart in all (three gaps of 0.5 s), read in 10 ms: they cover 2 s.
         assert_eq!(
-            window_secs(10_000_000, Some((0, 61_500_000_000)), Some(60 * s)),
-            Some(1.5)
+            window_secs(10_000_000, Some((0, 61_500_000_000)), Some(60 * s), 4),
+            Some(2.0)
+        );
+        // Thirteen requests a second apart, read at once: 13 s, a rate of 1 a second.
+        assert_eq!(
+            window_secs(10_000_000, Some((0, 72 * s)), Some(60 * s), 13),
+            Some(13.0)
+        );
+        // One request: its end spans nothing; the wall time.
+        assert_eq!(
+            window_secs(10_000_000, Some((0, 60 * s)), Some(60 * s), 1),
+            Some(0.01)
         );
         // Nothing read in a window that covered no time yet.
-        assert_eq!(window_secs(0, None, None), None);
+        assert_eq!(window_secs(0, None, None, 0), None);
     }
 
     /// A control character in a group's name or value is escaped in its label.

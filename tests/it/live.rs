@@ -888,3 +888,44 @@ fn a_window_rates_its_requests_over_its_own_time() {
     let last = doc(rest.lines().last().unwrap());
     assert_eq!(last["groups"][0]["throughput"]["span_s"], 60.3);
 }
+
+/// A log read faster than it was written (a replay) spreads its window's requests over more
+/// log time than the window's wall time: the rates run over the log time their ends cover,
+/// their span and one mean gap more. 13 requests a second apart, written at once, are 1 a
+/// second over 13 s (not 13 over the 12 s between the first end and the last); the first
+/// interval, before a whole window has passed, says it covers everything so far.
+#[test]
+fn a_replayed_window_rates_its_requests_over_the_time_their_ends_cover() {
+    let line = |i: u32| {
+        format!(
+            "{{\"id\": \"r{i}\", \"call_type\": \"acompletion\", \"status\": \"success\", \
+             \"stream\": true, \"model\": \"m\", \"startTime\": {t}.0, \
+             \"completionStartTime\": {t}.2, \"endTime\": {t}.5, \"prompt_tokens\": 5, \
+             \"completion_tokens\": 10}}\n",
+            t = 1_700_000_000 + i,
+        )
+    };
+    let lines: String = (0..13).map(line).collect();
+    let mut live = Live::start(&["summary", "--every", "500ms", "--window", "20s"]);
+    live.write(lines.as_bytes());
+    let mut header = live.next_line();
+    let mut rate = live.next_line();
+    while !rate.starts_with("13 requests") {
+        header = rate;
+        rate = live.next_line();
+    }
+    assert!(
+        header.ends_with("elapsed): everything so far (the 20s window not yet full)"),
+        "{header}"
+    );
+    // Wrapped at 100 columns.
+    assert!(
+        rate.ends_with("(12.5s); over the last 13.0s: 1.00 requests/s,"),
+        "{rate}"
+    );
+    let tokens = live.next_line();
+    assert_eq!(tokens.trim(), "10.0 output tokens/s");
+    drop(live.stdin.take());
+    let (code, _, _) = live.finish();
+    assert_eq!(code, Some(0));
+}
