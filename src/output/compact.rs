@@ -75,6 +75,7 @@ pub(crate) fn wrap(text: &str, width: usize, first_taken: usize) -> String {
         let mut l = Lines {
             width: width.max(MIN_WIDTH),
             lines: vec![],
+            estimates: false,
         };
         let pad = if k == 0 { first_taken } else { 0 };
         l.prose(&format!("{}{para}", "\u{1}".repeat(pad)));
@@ -332,6 +333,8 @@ fn short_count(x: f64) -> String {
 struct Lines {
     width: usize,
     lines: Vec<String>,
+    /// Some line shows a t-digest estimate (`~`): the footer then says what `~` means.
+    estimates: bool,
 }
 
 impl Lines {
@@ -391,6 +394,7 @@ pub(crate) fn compact_lines(
     let mut l = Lines {
         width: style.width.max(MIN_WIDTH),
         lines: vec![],
+        estimates: false,
     };
     let targets = summary.targets().cloned();
     let span_s = crate::summary::log_span(summary);
@@ -454,9 +458,11 @@ pub(crate) fn compact_lines(
         ));
     }
     l.lines.push(String::new());
-    l.prose(
-        "durations in ms, from 10 s in s; ~ marks t-digest estimates; --explain: the full report",
-    );
+    l.prose(if l.estimates {
+        "durations in ms, from 10 s in s; ~ marks t-digest estimates; --explain: the full report"
+    } else {
+        "durations in ms, from 10 s in s; --explain: the full report"
+    });
     l.lines
 }
 
@@ -530,9 +536,11 @@ fn headline_lines(
                     ""
                 };
                 let est = if c.ttft_exact { "" } else { "~" };
+                l.estimates |= !c.ttft_exact;
                 format!("TTFT{est} {}{from}", qs.join(", "))
             };
             let slow = if c.tpot_count > 0 {
+                l.estimates |= !c.slower_exact;
                 format!(
                     "; {}{} decode slower than reading ({} tokens/s)",
                     if c.slower_exact { "" } else { "~" },
@@ -554,6 +562,7 @@ fn headline_lines(
                     .map(|&(q, v)| format!("{} {}", quantile_name(q), duration_text(v)))
                     .collect();
                 let est = if a.e2e_exact { "" } else { "~" };
+                l.estimates |= !a.e2e_exact;
                 format!("E2E{est} {}", qs.join(", "))
             };
             // Over the requests with a decode, which some logs give for a few only: said when
@@ -954,6 +963,9 @@ impl Ctx<'_> {
                     names.join(" and ")
                 ));
             }
+            l.estimates |= rows
+                .iter()
+                .any(|&m| !groups[i].1.metric(m).digest.is_exact());
             for t in text {
                 l.table(t);
             }
@@ -1822,6 +1834,7 @@ mod tests {
         let mut l = Lines {
             width: 40,
             lines: vec![],
+            estimates: false,
         };
         l.prose("one two three four five six seven eight nine ten eleven twelve");
         assert!(

@@ -519,7 +519,7 @@ fn explain_says_a_by_group_of_one_cache_class_is_the_table_of_that_class() {
 }
 
 /// The headline's percentiles say when they are t-digest estimates, as the tables' `~` does:
-/// past `--exact-limit` values.
+/// past `--exact-limit` values; and the last line says what `~` means only then.
 #[test]
 fn the_headline_marks_estimates() {
     let lab = testdata().join("lab/litellm.jsonl");
@@ -540,6 +540,14 @@ fn the_headline_marks_estimates() {
     assert!(
         estimated.contains("; ~39% decode slower than reading"),
         "{estimated}"
+    );
+    // The last line says what `~` means only when some value has it.
+    let legend = "; ~ marks t-digest estimates; ";
+    assert!(estimated.contains(legend), "{estimated}");
+    assert!(!exact.contains(legend) && !exact.contains('~'), "{exact}");
+    assert!(
+        exact.ends_with("\ndurations in ms, from 10 s in s; --explain: the full report\n"),
+        "{exact}"
     );
     let explained = String::from_utf8(run_ok(
         &["summary", "--explain", "--exact-limit", "10", lab],
