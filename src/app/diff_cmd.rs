@@ -130,8 +130,25 @@ pub(crate) fn run_diff(
         );
         return Ok(ExitCode::Usage);
     }
-    Ok(if gates.iter().any(|g| g.holds) {
-        ExitCode::SloViolated
+    if gates.iter().any(|g| g.holds) {
+        return Ok(ExitCode::SloViolated);
+    }
+    // `--strict`: a side read here (not a digest file, whose run had its own) with invalid or
+    // too-long lines, as `summary --strict` says it.
+    let mut bad = false;
+    for (label, s) in [("A", &a), ("B", &b)] {
+        if config.strict && !s.run.digest_file && (s.cov.invalid > 0 || s.cov.too_long > 0) {
+            bad = true;
+            crate::diag!(
+                "tokentime: --strict: {label} ({}): {} invalid and {} too-long lines",
+                s.run.name,
+                s.cov.invalid,
+                s.cov.too_long
+            );
+        }
+    }
+    Ok(if bad {
+        ExitCode::BadLines
     } else {
         ExitCode::Ok
     })

@@ -801,3 +801,27 @@ fn a_gate_is_judged_at_the_level_of_the_gates_alone() {
     assert_eq!(code, 3, "{doc}");
     assert_eq!(doc["fail_if"][0]["verdict"], "worse");
 }
+
+/// `--strict` in `diff` as in `summary`: a side with an invalid line (a run's file cut
+/// mid-line) exits 1, naming the side; a gate that holds still gives 3 (3 wins over 1).
+#[test]
+fn strict_fails_a_diff_whose_side_has_bad_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = ten(dir.path(), "a.jsonl", 100);
+    let b = ten(dir.path(), "b.jsonl", 200);
+    let mut text = std::fs::read(&b).unwrap();
+    text.extend_from_slice(b"{\"t0\":1795964927000,\"t1\":17959");
+    std::fs::write(&b, text).unwrap();
+    assert_eq!(gate_code(&a, &b, &[]).0, 0);
+    let (code, err) = gate_code(&a, &b, &["--strict"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "tokentime: --strict: B ({}): 1 invalid and 0 too-long lines",
+            b.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(gate_code(&a, &b, &["--strict", "ttft.p50>+10%"]).0, 3);
+    assert_eq!(gate_code(&a, &b, &["--strict", "ttft.p50>+1000%"]).0, 1);
+}
