@@ -700,31 +700,36 @@ fn runs_rates(g: &mut GroupStats) -> Option<(u64, String, String)> {
     Some((t.requests, of, format!("{requests}{tokens}")))
 }
 
-/// A span as people read it: `12m31s`, `2h05m`, `3d04h`, `850ms`.
+/// A span as people read it, rounded to its last unit: `12m31s`, `2h05m`, `3d04h`, `15.2s`
+/// (15.198 s), `850ms`.
 fn span_text(ns: i64) -> String {
-    let s = ns / 1_000_000_000;
-    if ns / 1_000_000 == 0 {
+    const MS: i64 = 1_000_000;
+    const S: i64 = 1_000_000_000;
+    if ns / MS == 0 {
         // None at all, or under a millisecond (a log of whole seconds gives 0): no unit finer
         // than the log's.
         return "0s".to_owned();
     }
-    if s < 1 {
-        return format_duration(ns / 1_000_000 * 1_000_000);
+    // Rounded to the nearest `unit`: `None` when that reaches `limit` (a longer span's form).
+    let round = |unit: i64, limit: i64| {
+        let n = (ns + unit / 2) / unit;
+        (n * unit < limit).then_some(n)
+    };
+    if let Some(ms) = round(MS, S) {
+        return format_duration(ms * MS);
     }
-    if s < 60 {
+    if let Some(tenths) = round(S / 10, 60 * S) {
         // Tenths under a minute: the rates beside it divide by it (8 requests in 7.5 s).
-        return format!("{:.1}s", (ns / 100_000_000) as f64 / 10.0);
+        return format!("{}.{}s", tenths / 10, tenths % 10);
     }
-    let (d, h, m, sec) = (s / 86_400, s % 86_400 / 3600, s % 3600 / 60, s % 60);
-    if d > 0 {
-        format!("{d}d{h:02}h")
-    } else if h > 0 {
-        format!("{h}h{m:02}m")
-    } else if m > 0 {
-        format!("{m}m{sec:02}s")
-    } else {
-        format!("{sec}s")
+    if let Some(s) = round(S, 3600 * S) {
+        return format!("{}m{:02}s", s / 60, s % 60);
     }
+    if let Some(m) = round(60 * S, 86_400 * S) {
+        return format!("{}h{:02}m", m / 60, m % 60);
+    }
+    let h = (ns + 1800 * S) / (3600 * S);
+    format!("{}d{:02}h", h / 24, h % 24)
 }
 
 /// Errors (their share), cancellations, then the lines read: formats and what was not a
@@ -1827,6 +1832,30 @@ mod tests {
                 .iter()
                 .all(|l| l.starts_with("  ") && l.len() <= 40)
         );
+    }
+
+    /// A span is rounded to its last unit, not cut: AIPerf's 15.198 s run is 15.2 s, as its
+    /// JSON `span.s` and the rates beside it have it; a rounding up to the next form takes it.
+    #[test]
+    fn spans_round_to_their_last_unit() {
+        let ms = 1_000_000;
+        for (ns, text) in [
+            (0, "0s"),
+            (400_000, "0s"),
+            (850 * ms, "850ms"),
+            (999_600_000, "1.0s"),
+            (15_198 * ms, "15.2s"),
+            (15_149 * ms, "15.1s"),
+            (9_970 * ms, "10.0s"),
+            (59_970 * ms, "1m00s"),
+            (751_400 * ms, "12m31s"),
+            (3_599_600 * ms, "1h00m"),
+            (7_529_000 * ms, "2h05m"),
+            (86_399_000 * ms, "1d00h"),
+            (275_000_000 * ms, "3d04h"),
+        ] {
+            assert_eq!(span_text(ns), text, "{ns}");
+        }
     }
 
     #[test]

@@ -359,7 +359,7 @@ fn sglang_runs_give_their_throughput_split_merged_and_judged() {
     let text = String::from_utf8(run_ok(&["summary", f], b"")).unwrap();
     assert_eq!(
         text.lines().next().unwrap(),
-        "180 requests in 2 runs of 21.2s in all: 8.14 completed requests/s, 224 output tokens/s"
+        "180 requests in 2 runs of 21.3s in all: 8.14 completed requests/s, 224 output tokens/s"
     );
 
     // Saved as digests, one file per run, merged: the same two runs (a run whose requests

@@ -1042,7 +1042,7 @@ fn merge_keeps_the_runs_exact_limit() {
 /// A benchmark file whose requests have no times (vLLM's `result.json` keeps durations only)
 /// read beside a timed log: its requests count in the totals but not in the rates over the
 /// timed log's span, which stay those of the timed log alone (293 LiteLLM requests over
-/// 46m10s: 293 / 2770 s = 0.106 requests/s), in the table, the goodput JSON, Prometheus and a
+/// 46m11s: 293 / 2770.8 s = 0.106 requests/s), in the table, the goodput JSON, Prometheus and a
 /// merge of saved digests.
 #[test]
 fn requests_without_times_are_left_out_of_rates_over_the_span() {
@@ -1056,14 +1056,14 @@ fn requests_without_times_are_left_out_of_rates_over_the_span() {
     let alone = head(&["summary", lab]);
     assert!(
         alone.starts_with(
-            "293 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m10s): 0.11 requests/s, 6.36 output tokens/s"
+            "293 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m11s): 0.11 requests/s, 6.36 output tokens/s"
         ),
         "{alone}"
     );
     let both = head(&["summary", lab, vllm]);
     assert!(
         both.starts_with(
-            "493 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m10s); rates of the 293 with times (200 without): 0.11 requests/s, 6.36 output tokens/s"
+            "493 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m11s); rates of the 293 with times (200 without): 0.11 requests/s, 6.36 output tokens/s"
         ),
         "{both}"
     );
@@ -1101,7 +1101,7 @@ fn requests_without_times_are_left_out_of_rates_over_the_span() {
     assert_eq!(head(&["merge", d1, d2]), both);
 }
 
-/// The completed requests' rate beside the errors: the lab log's 284 of 293 over its 46m10s
+/// The completed requests' rate beside the errors: the lab log's 284 of 293 over its 46m11s
 /// (0.1025 requests/s); read beside a benchmark file whose requests have no times (SGLang's
 /// bench, 7 of its 180 failed), it counts the lab log's alone, in the table, the JSON and a
 /// merge of saved digests. A digest file that does not say how its requests without times
@@ -1299,7 +1299,7 @@ fn by_model_falls_back_to_the_formats_model_and_one_request_has_no_rates() {
     let one = testdata().join("formats/langfuse-reasoning.jsonl");
     let out = String::from_utf8(run_ok(&["summary", one.to_str().unwrap()], b"")).unwrap();
     assert!(
-        out.starts_with("1 request from 2026-04-04T06:21:09Z to 06:21:17Z (7.8s) (one request with times: no rates)\n"),
+        out.starts_with("1 request from 2026-04-04T06:21:09Z to 06:21:17Z (7.9s) (one request with times: no rates)\n"),
         "{out}"
     );
 }

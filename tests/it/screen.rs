@@ -38,7 +38,7 @@ fn the_lab_logs_default_summary_fits_one_screen() {
     // What an SRE looks for first: the span, the rate, output tokens/s, errors.
     let first = text.lines().next().unwrap();
     assert!(
-        first.starts_with("293 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m10s)"),
+        first.starts_with("293 requests from 2026-11-29T15:08:47Z to 15:54:57Z (46m11s)"),
         "{first}"
     );
     assert!(
