@@ -1511,7 +1511,7 @@ fn enrich_line(
 fn unparseable(proc: &Processor, line: &[u8]) -> Option<String> {
     unreadable(proc, line)
         .or_else(|| implausible_mapped(proc))
-        .or_else(|| proc.ragged_columns().map(str::to_owned))
+        .or_else(|| proc.run_note().map(str::to_owned))
 }
 
 /// An instant its unit reads as before 2000 or after 2200, named; with `--map`'s format or a

@@ -698,6 +698,7 @@ mod tests {
                 out_of_order: false,
                 duration_mismatch: false,
                 unit_off: crate::metrics::UnitOff::default(),
+                itl_unreadable: false,
             },
             start_ns: Some(start),
             end_ns: Some(start + 9),

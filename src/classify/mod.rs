@@ -670,9 +670,10 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
-    /// The per-request arrays of the line being read, when they differ in length: each
-    /// array's name and length ([`Processor::ragged_columns`]).
-    ragged: Option<String>,
+    /// What is wrong with the run of the line being read, its records read: per-request arrays
+    /// that differ in length, a run length that is no number of seconds
+    /// ([`Processor::run_note`]).
+    run_note: Option<String>,
     /// `--since`/`--until`: requests that ended outside are marked [`Request::outside`].
     range: crate::metrics::TimeRange,
     /// The format whose forced-only error record the last no-timing line is
@@ -842,7 +843,7 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
-            ragged: None,
+            run_note: None,
             range: crate::metrics::TimeRange::default(),
             generic_error: None,
             skipped_by: None,
@@ -951,8 +952,8 @@ impl Processor {
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.outside_window = 0;
-        if self.ragged.is_some() {
-            self.ragged = None;
+        if self.run_note.is_some() {
+            self.run_note = None;
         }
         self.generic_error = None;
         self.skipped_by = None;
@@ -1627,13 +1628,23 @@ impl Processor {
         let Some(source) = &spec.records else {
             return Err(Kind::NoTiming);
         };
-        let run_ns = spec
+        let run = spec
             .run_seconds
             .iter()
-            .find_map(|p| crate::classify::records::member(&value, p))
-            .and_then(serde_json::Value::as_f64)
+            .find_map(|p| Some((p, crate::classify::records::member(&value, p)?)));
+        let run_ns = run
+            .and_then(|(_, v)| v.as_f64())
             .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
             .map(|s| (s * 1e9).round() as i64);
+        // A run length present but not usable: said, not passed over as if none was logged.
+        let bad_run = run.filter(|_| run_ns.is_none()).map(|(p, v)| {
+            format!(
+                "{} {}: not readable as the run's length in seconds (a number above 0): the \
+                 run's rates are not given",
+                p.join("."),
+                crate::format::clipped(v.to_string())
+            )
+        });
         self.outside_window += crate::classify::records::collect(
             &value,
             source,
@@ -1642,7 +1653,13 @@ impl Processor {
             recs,
         );
         if let crate::format::RecordSource::Columns(names) = source {
-            self.ragged = crate::classify::records::ragged_columns(&value, names);
+            self.run_note = crate::classify::records::ragged_columns(&value, names);
+        }
+        if let Some(bad) = bad_run {
+            self.run_note = Some(match self.run_note.take() {
+                Some(ragged) => format!("{ragged}; {bad}"),
+                None => bad,
+            });
         }
         Ok(run_ns)
     }
@@ -1849,10 +1866,11 @@ impl Processor {
         &self.gaps
     }
 
-    /// The per-request arrays of the line last processed, named with their lengths, when they
-    /// differ in length (a result file cut or edited by hand).
-    pub fn ragged_columns(&self) -> Option<&str> {
-        self.ragged.as_deref()
+    /// What is wrong with the run of the line last processed, its records read: its
+    /// per-request arrays, named with their lengths, when they differ in length (a result
+    /// file cut or edited by hand); its run length, when it is no number of seconds above 0.
+    pub fn run_note(&self) -> Option<&str> {
+        self.run_note.as_deref()
     }
 
     /// The requests completed by the line last processed (when it was [`Kind::Requests`]).

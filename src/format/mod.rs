@@ -669,10 +669,15 @@ pub(crate) fn logged_value(
         Some(number) => number.to_owned(),
         None => found.to_string(),
     };
-    Some(match text.char_indices().nth(40) {
+    Some(clipped(text))
+}
+
+/// A value's text for a message: its first 40 characters and `…` when longer.
+pub(crate) fn clipped(text: String) -> String {
+    match text.char_indices().nth(40) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
-    })
+    }
 }
 
 /// The outcome rules of [`describe`]: the lines the format leaves out, error records, error,
@@ -1259,6 +1264,11 @@ fn read_fields(
                     if t.decode.is_none() {
                         t.decode = Some(gaps[before..].iter().sum());
                     }
+                } else {
+                    // A list with an element that is no duration (or no list): present but
+                    // unreadable, as any other field.
+                    unreadable |= bit;
+                    first_unreadable = first_unreadable.or(Some(*field));
                 }
             }
             continue;
@@ -1363,7 +1373,13 @@ pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
             Field::E2e => t.e2e.is_none(),
             Field::LoggedAt => t.logged_at.is_none(),
             Field::Ttfot => t.ttfot.is_none(),
-            Field::Itl => false,
+            // Token gaps read give the decode (their sum) where none is logged.
+            Field::Itl => {
+                if t.decode.is_none() {
+                    probe.decode = Some(2);
+                }
+                false
+            }
         };
         if empty {
             // Any value will do: a metric that uses the field is no longer `not_logged`.
@@ -1959,6 +1975,7 @@ mod tests {
         assert_eq!(unread::END, bit(Field::End));
         assert_eq!(unread::DECODE, bit(Field::Decode));
         assert_eq!(unread::E2E, bit(Field::E2e));
+        assert_eq!(unread::ITL, bit(Field::Itl));
         assert_eq!(
             unread::TOKENS,
             [

@@ -18,6 +18,8 @@ pub(crate) mod unread {
     pub(crate) const E2E: u32 = 1 << 8;
     /// The input, cached and output token counts.
     pub(crate) const TOKENS: [u32; 3] = [1 << 9, 1 << 10, 1 << 12];
+    /// The token gaps.
+    pub(crate) const ITL: u32 = 1 << 14;
 }
 
 /// Where a request's TTFT is measured from (SPEC section 2: `ttft_origin`).
@@ -354,6 +356,9 @@ pub struct Metrics {
     pub duration_mismatch: bool,
     /// The mismatched durations a unit apart from their instants' ([`UnitOff`]).
     pub unit_off: UnitOff,
+    /// True when the log gave token gaps that are not readable as durations (`itl_ms` is then
+    /// null for the request, `unparseable`).
+    pub itl_unreadable: bool,
 }
 
 /// The logged durations that are a thousandth (`small`) or a thousand times (`large`) of the
@@ -963,6 +968,7 @@ impl Draft {
             out_of_order: self.out_of_order,
             duration_mismatch: self.mismatch != 0,
             unit_off: self.unit_off,
+            itl_unreadable: t.unreadable & unread::ITL != 0,
         }
     }
 

@@ -55,11 +55,11 @@ fn whole_documents_are_still_read_as_documents() {
 
 /// The vLLM result file with its `ttfts` array edited by `edit`, summarised as JSON, and what
 /// it said on stderr.
-fn vllm_result_edited(edit: impl Fn(&mut Vec<serde_json::Value>)) -> (serde_json::Value, String) {
+fn vllm_result_edited(edit: impl Fn(&mut serde_json::Value)) -> (serde_json::Value, String) {
     let doc =
         std::fs::read(testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json")).unwrap();
     let mut v: serde_json::Value = serde_json::from_slice(&doc).unwrap();
-    edit(v["ttfts"].as_array_mut().unwrap());
+    edit(&mut v);
     let input = serde_json::to_vec(&v).unwrap();
     let out = run(&["summary", "-o", "json", "-"], &input);
     assert_eq!(out.status.code(), Some(0));
@@ -72,7 +72,7 @@ fn vllm_result_edited(edit: impl Fn(&mut Vec<serde_json::Value>)) -> (serde_json
 #[test]
 fn a_null_in_a_result_files_arrays_is_an_unknown_value_not_a_lost_request() {
     // 200 requests in the file; the first one's TTFT written null.
-    let (s, err) = vllm_result_edited(|t| t[0] = serde_json::Value::Null);
+    let (s, err) = vllm_result_edited(|v| v["ttfts"][0] = serde_json::Value::Null);
     assert_eq!(s["coverage"]["requests"], 200, "{err}");
     let all = &s["groups"][0];
     assert_eq!(all["metrics"]["ttft_ms"]["count"], 199);
@@ -85,8 +85,8 @@ fn a_null_in_a_result_files_arrays_is_an_unknown_value_not_a_lost_request() {
 #[test]
 fn result_file_arrays_of_different_lengths_are_named_and_no_request_is_lost() {
     // `ttfts` one element short: the last request has no TTFT, and the lengths are named.
-    let (s, err) = vllm_result_edited(|t| {
-        t.pop();
+    let (s, err) = vllm_result_edited(|v| {
+        v["ttfts"].as_array_mut().unwrap().pop();
     });
     assert_eq!(s["coverage"]["requests"], 200, "{err}");
     assert_eq!(s["groups"][0]["metrics"]["ttft_ms"]["count"], 199);
@@ -97,4 +97,54 @@ fn result_file_arrays_of_different_lengths_are_named_and_no_request_is_lost() {
         ),
         "{err}"
     );
+}
+
+/// A request's token gaps with an element that is no number: the line is named, and the
+/// metrics that need the gaps (ITL, the decode their sum gives, TPOT, E2E) are null for that
+/// request, `unparseable`, not `not_logged`.
+#[test]
+fn a_result_files_unreadable_token_gaps_are_named_and_unparseable() {
+    let (s, err) = vllm_result_edited(|v| v["itls"][0][0] = serde_json::json!("x"));
+    assert_eq!(s["coverage"]["requests"], 200, "{err}");
+    assert!(
+        err.starts_with(
+            "<stdin>:1: itl [[\"x\",0.02072667399988859,0.019924368999…: present but \
+             not readable as vllm-bench reads it (itls as s): the metrics that need it are null, \
+             reason unparseable"
+        ),
+        "{err}"
+    );
+    let m = &s["groups"][0]["metrics"];
+    for metric in ["itl_ms", "decode_ms", "tpot_ms", "e2e_ms"] {
+        assert_eq!(m[metric]["nulls"]["unparseable"], 1, "{metric}: {m}");
+        assert!(
+            m[metric]["nulls"].get("not_logged").is_none(),
+            "{metric}: {m}"
+        );
+    }
+    assert_eq!(m["ttft_ms"]["count"], 200);
+}
+
+/// A run length that is no number of seconds (a string, a negative number) is named on
+/// stderr: the run has no rates, and the line says why, not only that no time was logged.
+#[test]
+fn a_result_files_unreadable_run_length_is_named() {
+    for (duration, text) in [
+        (serde_json::json!("fast"), "duration \"fast\""),
+        (serde_json::json!(-5), "duration -5"),
+    ] {
+        let (s, err) = vllm_result_edited(|v| v["duration"] = duration.clone());
+        assert_eq!(s["coverage"]["requests"], 200, "{err}");
+        assert_eq!(
+            s["groups"][0]["throughput"]["requests_per_s"],
+            serde_json::Value::Null
+        );
+        assert!(
+            err.contains(&format!(
+                "<stdin>:1: {text}: not readable as the run's length in seconds (a number above \
+                 0): the run's rates are not given"
+            )),
+            "{err}"
+        );
+    }
 }
