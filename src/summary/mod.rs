@@ -1504,12 +1504,12 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
             .into();
     }
     if cov.too_long > 0 && cov.too_long == json {
-        return "no line was read: the lines were longer than --max-line-bytes (text lines aside); \
+        return "no line could be read: the lines were longer than --max-line-bytes (text lines aside); \
                 raise it (--max-line-bytes 256M)"
             .into();
     }
     if cov.invalid > 0 && cov.invalid + cov.too_long == json {
-        return "no line was read: the lines were malformed JSON (text lines aside), or too long; \
+        return "no line could be read: the lines were malformed JSON (text lines aside), or too long; \
                 stderr names the first, with where each went wrong (a file cut short? a line split \
                 in two?)"
             .into();
@@ -1768,12 +1768,12 @@ mod tests {
         says(
             &cov(3, 1, 0, 2),
             &auto,
-            "no line was read: the lines were longer",
+            "no line could be read: the lines were longer",
         );
         says(
             &cov(3, 1, 1, 1),
             &auto,
-            "no line was read: the lines were malformed",
+            "no line could be read: the lines were malformed",
         );
         says(&cov(3, 1, 1, 0), &FormatChoice::Mapped, NO_REQUESTS_MAPPED);
         says(&cov(3, 0, 0, 0), &auto, NO_REQUESTS);
