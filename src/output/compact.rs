@@ -888,6 +888,7 @@ impl Ctx<'_> {
             self.table(l, groups, i, classes, &rows);
         }
         if let Some(t) = tokens_line(groups[i].1) {
+            l.estimates |= t.contains('~');
             l.prose(&t);
         }
         if let Some(t) = self.targets {
@@ -1150,7 +1151,13 @@ fn tokens_line(g: &mut GroupStats) -> Option<String> {
             continue;
         };
         let name = short_name(m).trim_end_matches("_tokens");
-        parts.push(format!("{name} {} ({})", count_cell(p50), count_cell(p99)));
+        // `~` after the name for t-digest estimates, as on a table's row.
+        let est = if d.is_exact() { "" } else { "~" };
+        parts.push(format!(
+            "{name}{est} {} ({})",
+            count_cell(p50),
+            count_cell(p99)
+        ));
     }
     if parts.is_empty() {
         return None;

@@ -606,3 +606,35 @@ fn the_bucket_table_fits_80_columns() {
         "{wide}"
     );
 }
+
+/// Token counts past `--exact-limit` distinct values are t-digest estimates too: the tokens
+/// line marks them `~` after their name, and the last line then says what `~` means, even
+/// when every latency is exact.
+#[test]
+fn the_tokens_line_marks_estimates() {
+    let lines: String = (0..300u32)
+        .map(|i| {
+            format!(
+                "{{\"id\": \"r{i}\", \"call_type\": \"acompletion\", \"status\": \"success\", \
+                 \"stream\": true, \"model\": \"m\", \"startTime\": {t}.0, \
+                 \"completionStartTime\": {t}.25, \"endTime\": {t}.5, \"prompt_tokens\": {p}, \
+                 \"completion_tokens\": 10}}\n",
+                t = 1_700_000_000 + i,
+                p = 1 + i * 7,
+            )
+        })
+        .collect();
+    let text = String::from_utf8(run_ok(
+        &["summary", "--exact-limit", "100"],
+        lines.as_bytes(),
+    ))
+    .unwrap();
+    let tokens = text.lines().find(|l| l.starts_with("tokens p50")).unwrap();
+    assert!(tokens.starts_with("tokens p50 (p99): input~ "), "{text}");
+    assert!(tokens.contains(", output 10 (10)"), "{text}");
+    assert!(
+        !text.contains("ttft_ms~") && !text.contains("TTFT~"),
+        "{text}"
+    );
+    assert!(text.contains("; ~ marks t-digest estimates; "), "{text}");
+}
