@@ -314,6 +314,19 @@ pub(crate) fn gate_line(g: &GateResult) -> String {
                 signed(r.change_pct, "%"),
                 signed(r.change_ms, ""),
                 match r.verdict.as_str() {
+                    // Beyond noise, but not the change the gate fails on: the other way,
+                    // or short of its threshold.
+                    v @ ("worse" | "better") if !g.holds => {
+                        let other_way = (v == "worse") != g.gate.up;
+                        format!(
+                            "{v} beyond noise, {}",
+                            if other_way {
+                                "the other way"
+                            } else {
+                                "short of the threshold"
+                            }
+                        )
+                    }
                     v @ ("worse" | "better") => format!("{v} beyond noise"),
                     // The same value on both sides: nothing for an interval to tell.
                     "same" if r.change_ms == Some(0.0) => "no change".to_owned(),

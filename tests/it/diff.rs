@@ -825,3 +825,32 @@ fn strict_fails_a_diff_whose_side_has_bad_lines() {
     assert_eq!(gate_code(&a, &b, &["--strict", "ttft.p50>+10%"]).0, 3);
     assert_eq!(gate_code(&a, &b, &["--strict", "ttft.p50>+1000%"]).0, 1);
 }
+
+/// A gate judged beyond noise that does not hold says why: its change is short of the
+/// threshold, or the other way (real vLLM runs: TTFT p50 +520.6% from QPS 1 to QPS inf).
+#[test]
+fn a_gate_beyond_noise_that_does_not_hold_says_why() {
+    let dir = testdata().join("realdata");
+    let a = dir.join("vllm083-llama70b-tp8-qps1/result.json");
+    let b = dir.join("vllm083-llama70b-tp8-qpsinf/result.json");
+    let out = run(
+        &[
+            "diff",
+            "--fail-if",
+            "ttft.p50>+600%",
+            "--fail-if",
+            "ttft.p50<-10%",
+            s(&a),
+            s(&b),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for line in [
+        "--fail-if ttft.p50>+600% does not hold: +520.6% (+293.5 ms), worse beyond noise, short of the threshold\n",
+        "--fail-if ttft.p50<-10% does not hold: +520.6% (+293.5 ms), worse beyond noise, the other way\n",
+    ] {
+        assert!(err.contains(line), "{line}\n{err}");
+    }
+}
