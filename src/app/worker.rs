@@ -1567,7 +1567,7 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
 /// one, each with the value the line holds.
 fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
     use crate::format::Field;
-    let r = proc.requests().iter().find(|r| r.unparseable.is_some())?;
+    let (k, r) = (proc.requests().iter().enumerate()).find(|(_, r)| r.unparseable.is_some())?;
     let spec = proc.format_spec(r.format);
     // In the order the format reads them.
     let mut fields: Vec<&'static str> = Vec::new();
@@ -1580,15 +1580,30 @@ fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
     if fields.is_empty() {
         fields.extend(r.unparseable);
     }
-    let record = crate::format::record_value(line, proc.record_root());
+    // A request read from a record (a benchmark file's i-th request, an OTLP span) is named
+    // by its record, and its values are the record's.
+    let (record, which) = match proc.request_record(k) {
+        Some((i, text)) => (
+            crate::format::record_value(text, &[]),
+            format!("record {i} (from 0): "),
+        ),
+        None => (
+            crate::format::record_value(line, proc.record_root()),
+            String::new(),
+        ),
+    };
     let mut named = Vec::new();
     let mut sources = Vec::new();
     for &field in &fields {
         let value = record
             .as_ref()
             .and_then(|r| crate::format::logged_value(spec, field, r));
+        let gap = (field == Field::Itl.name())
+            .then(|| crate::format::unreadable_gap(spec, record.as_ref()?))
+            .flatten()
+            .map_or_else(String::new, |(i, v)| format!(" (element {i}: {v})"));
         named.push(match &value {
-            Some(v) => format!("{field} {v}"),
+            Some(v) => format!("{field} {v}{gap}"),
             None => field.to_owned(),
         });
         sources.push(format!(
@@ -1605,7 +1620,7 @@ fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
         format!("the metrics that need {them} are null, reason unparseable")
     };
     Some(format!(
-        "{}: present but not readable as {} reads {them} ({}): {what}",
+        "{which}{}: present but not readable as {} reads {them} ({}): {what}",
         named.join(", "),
         spec.name,
         sources.join("; ")

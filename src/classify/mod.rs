@@ -937,6 +937,18 @@ impl Processor {
         Some(&self.record_buf)
     }
 
+    /// The record request `k` of the line just processed was read from, with its index among
+    /// the line's records (a benchmark file's request index), when its requests came from
+    /// records.
+    pub fn request_record(&self, k: usize) -> Option<(usize, &[u8])> {
+        self.line_records()?;
+        if self.record_from.len() != self.requests.len() {
+            return None;
+        }
+        let i = *self.record_from.get(k)?;
+        Some((i, self.record_buf.get(i)?))
+    }
+
     /// The formats it reads, in the order it was given them.
     pub fn format_specs(&self) -> Vec<FormatSpec> {
         (0..self.formats.len())

@@ -672,6 +672,30 @@ pub(crate) fn logged_value(
     Some(clipped(text))
 }
 
+/// The first element of `record`'s token-gap list that format `f` cannot read as a duration,
+/// with its index, as JSON text cut to 40 characters, for a diagnostic.
+pub(crate) fn unreadable_gap(
+    f: &FormatSpec,
+    record: &serde_json::Value,
+) -> Option<(usize, String)> {
+    f.fields
+        .iter()
+        .filter(|r| r.field == Field::Itl)
+        .find_map(|r| {
+            let list = r.paths.iter().find_map(|path| {
+                path.iter()
+                    .try_fold(record, |v, key| v.get(key.as_str()))?
+                    .as_array()
+            })?;
+            list.iter().enumerate().find_map(|(i, v)| {
+                let text = v.to_string();
+                units::decode_ns(&text, r.unit)
+                    .is_none()
+                    .then(|| (i, clipped(text)))
+            })
+        })
+}
+
 /// A value's text for a message: its first 40 characters and `…` when longer.
 pub(crate) fn clipped(text: String) -> String {
     match text.char_indices().nth(40) {

@@ -99,18 +99,19 @@ fn result_file_arrays_of_different_lengths_are_named_and_no_request_is_lost() {
     );
 }
 
-/// A request's token gaps with an element that is no number: the line is named, and the
-/// metrics that need the gaps (ITL, the decode their sum gives, TPOT, E2E) are null for that
-/// request, `unparseable`, not `not_logged`.
+/// A request's token gaps with an element that is no number: the request is named by its index
+/// in the arrays, and the element by its index in its list, and the metrics that need the gaps
+/// (ITL, the decode their sum gives, TPOT, E2E) are null for that request, `unparseable`, not
+/// `not_logged`.
 #[test]
 fn a_result_files_unreadable_token_gaps_are_named_and_unparseable() {
-    let (s, err) = vllm_result_edited(|v| v["itls"][0][0] = serde_json::json!("x"));
+    let (s, err) = vllm_result_edited(|v| v["itls"][3][5] = serde_json::json!("x"));
     assert_eq!(s["coverage"]["requests"], 200, "{err}");
     assert!(
         err.starts_with(
-            "<stdin>:1: itl [[\"x\",0.02072667399988859,0.019924368999…: present but \
-             not readable as vllm-bench reads it (itls as s): the metrics that need it are null, \
-             reason unparseable"
+            "<stdin>:1: record 3 (from 0): itl [0.02175716600004307,0.0223089380001511,… \
+             (element 5: \"x\"): present but not readable as vllm-bench reads it (itls as s): \
+             the metrics that need it are null, reason unparseable"
         ),
         "{err}"
     );
