@@ -1381,6 +1381,13 @@ pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
         if t.unreadable & (1u32 << (field as u32)) == 0 {
             continue;
         }
+        if field == Field::Itl {
+            // Token gaps read give the decode (their sum) where none is logged.
+            if t.decode.is_none() {
+                probe.decode = Some(2);
+            }
+            continue;
+        }
         let empty = match field {
             Field::InputTokens => t.input_tokens.is_none(),
             Field::CachedTokens => t.cached_tokens.is_none(),
@@ -1397,13 +1404,7 @@ pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
             Field::E2e => t.e2e.is_none(),
             Field::LoggedAt => t.logged_at.is_none(),
             Field::Ttfot => t.ttfot.is_none(),
-            // Token gaps read give the decode (their sum) where none is logged.
-            Field::Itl => {
-                if t.decode.is_none() {
-                    probe.decode = Some(2);
-                }
-                false
-            }
+            Field::Itl => false,
         };
         if empty {
             // Any value will do: a metric that uses the field is no longer `not_logged`.

@@ -887,8 +887,7 @@ impl Ctx<'_> {
         } else {
             self.table(l, groups, i, classes, &rows);
         }
-        if let Some(t) = tokens_line(groups[i].1) {
-            l.estimates |= t.contains('~');
+        if let Some(t) = tokens_line(groups[i].1, &mut l.estimates) {
             l.prose(&t);
         }
         if let Some(t) = self.targets {
@@ -1135,8 +1134,8 @@ fn render_table(
 }
 
 /// The token counts on one line: p50 (p99) of input, cached and output tokens, and the output
-/// tokens in all.
-fn tokens_line(g: &mut GroupStats) -> Option<String> {
+/// tokens in all; sets `estimates` when one of them is a t-digest estimate.
+fn tokens_line(g: &mut GroupStats, estimates: &mut bool) -> Option<String> {
     let mut parts = vec![];
     for m in [
         Metric::InputTokens,
@@ -1153,6 +1152,7 @@ fn tokens_line(g: &mut GroupStats) -> Option<String> {
         let name = short_name(m).trim_end_matches("_tokens");
         // `~` after the name for t-digest estimates, as on a table's row.
         let est = if d.is_exact() { "" } else { "~" };
+        *estimates |= !d.is_exact();
         parts.push(format!(
             "{name}{est} {} ({})",
             count_cell(p50),
