@@ -280,6 +280,17 @@ fn check_mutations(seed: u64, primed: bool) {
         }
         let m = mutate(&mut rng, line);
         counts[same(&paths, &m, &format!("mutation {i}")) as usize] += 1;
+        if primed {
+            // Read right after its line with slots that saw that line alone: the mutation is
+            // compared with the line's shape (its template) before anything else.
+            let (mut own, mut reference) = (Slots::default(), Slots::default());
+            let _ = paths.extract(line, &mut own);
+            let read = paths.extract(&m, &mut own);
+            let want = paths.extract_reference(&m, &mut reference);
+            let what = format!("mutation {i} after its line alone");
+            assert_eq!(class(&read), class(&want), "{what}: {read:?} vs {want:?}");
+            assert!(read.is_err() || own == reference, "{what}: slots differ");
+        }
     }
     assert!(counts[0] > 2_000 && counts[2] > 2_000, "{counts:?}");
 }
@@ -289,12 +300,43 @@ fn same_results_on_random_mutations() {
     check_mutations(0x9E37_79B9_7F4A_7C15, false);
 }
 
-/// The scanner guesses each member's separator and key from the line before, and the layout
-/// of a skipped container from the two lines before: a mutation read right after the line it
-/// came from (read twice) meets those guesses at every place, the mutated one too.
+/// The scanner guesses each member's separator and key from the line before, the layout of a
+/// skipped container from the two lines before, and a whole line's shape from the lines
+/// walked before: a mutation read right after the line it came from (read twice) meets those
+/// guesses at every place, the mutated one too, and one read right after its line alone meets
+/// that line's shape first.
 #[test]
 fn same_results_on_mutations_read_right_after_their_line() {
     check_mutations(0x5EED_0F6E_55AA, true);
+}
+
+/// A line whose shape is known (read once before, with slots of its own) is first compared
+/// with that shape, and only its scalars are then read: one byte of a random line changed (most
+/// bytes of a log line are in its strings and numbers) into one that a scalar may or may not
+/// hold (a quote, a backslash, a digit, a sign, a control byte, a byte above 0x7F, ...) gives
+/// what the reference gives.
+#[test]
+fn same_results_on_one_byte_changes_read_by_the_line_s_shape() {
+    const BYTES: &[u8] = b"\"\\0019-+.eEanu \t\x01\x7f\x80\xc3\xff}],:";
+    let paths = auto_paths();
+    let corpus = mutation_corpus();
+    let mut rng = Rng(0x0DD_BA11);
+    let mut counts = [0usize; 3];
+    for i in 0..20_000 {
+        let line = &corpus[rng.below(corpus.len())];
+        let mut m = line.clone();
+        let at = rng.below(m.len());
+        m[at] = BYTES[rng.below(BYTES.len())];
+        let (mut own, mut reference) = (Slots::default(), Slots::default());
+        let _ = paths.extract(line, &mut own);
+        let read = paths.extract(&m, &mut own);
+        let want = paths.extract_reference(&m, &mut reference);
+        let what = format!("change {i}: byte {at} of {:?}", String::from_utf8_lossy(&m));
+        assert_eq!(class(&read), class(&want), "{what}: {read:?} vs {want:?}");
+        assert!(read.is_err() || own == reference, "{what}: slots differ");
+        counts[class(&read) as usize] += 1;
+    }
+    assert!(counts[0] > 2_000 && counts[2] > 2_000, "{counts:?}");
 }
 
 /// Random JSON whose keys are mostly the trie's, so the fast path descends, records, and
