@@ -390,6 +390,10 @@ pub(super) fn extract(
         piece_from: 0,
         trace: None,
     };
+    let i = s.ws(0);
+    if line.get(i) != Some(&b'{') {
+        return Err(ReadError::NotAnObject);
+    }
     let learn = templates.ready();
     if learn && s.by_template(templates) {
         return if s.high == 0 { Ok(()) } else { utf8(line) };
@@ -397,10 +401,6 @@ pub(super) fn extract(
     if learn {
         trace.clear();
         s.trace = Some(trace);
-    }
-    let i = s.ws(0);
-    if line.get(i) != Some(&b'{') {
-        return Err(ReadError::NotAnObject);
     }
     let end = s.object(set, 0, i + 1, 1).and_then(|i| {
         let i = s.ws(i);
