@@ -948,12 +948,28 @@ impl Scanner<'_, '_> {
     /// two. `None` when it does not (or the layout is empty).
     #[inline(always)]
     fn fits(&mut self, k: usize, other: bool, i: usize) -> Option<usize> {
-        let l = &self.layouts[k];
-        let n = if other { l.other.len() } else { l.pieces.len() };
-        let mut at = i;
-        for p in 0..n {
-            let l = &self.layouts[k];
-            let g = if other { &l.other[p] } else { &l.pieces[p] };
+        // The pieces are taken out of the layout while the scalars are read (two moves).
+        let l = &mut self.layouts[k];
+        let pieces = std::mem::take(if other { &mut l.other } else { &mut l.pieces });
+        let end = self.fit_pieces(&pieces, i, |_, _| {});
+        let l = &mut self.layouts[k];
+        *(if other { &mut l.other } else { &mut l.pieces }) = pieces;
+        end
+    }
+
+    /// The index after the last of `pieces` when `b[at..]` has each in turn, with a valid
+    /// scalar after each but the last and those [`CONTINUED`]; `started(p, i)` is told where
+    /// piece `p` starts. `None` when it does not (or there are no pieces).
+    #[inline(always)]
+    fn fit_pieces(
+        &mut self,
+        pieces: &[Guess],
+        mut at: usize,
+        mut started: impl FnMut(usize, usize),
+    ) -> Option<usize> {
+        let n = pieces.len();
+        for (p, g) in pieces.iter().enumerate() {
+            started(p, at);
             if !starts_with(self.b, at, g) {
                 return None;
             }

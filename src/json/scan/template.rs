@@ -9,7 +9,7 @@
 //! Such a line is read by comparing texts and checking scalars alone, with no key read, no trie
 //! probe and no separator check. Any other line is walked as before, and teaches a template.
 
-use super::{CONTINUED, GUESS_BYTES, Guess, Scanner, starts_with};
+use super::{CONTINUED, GUESS_BYTES, Guess, Scanner};
 
 /// Templates kept (the most recently matched first): a log whose lines take a few shapes (a
 /// success, an error, a streamed call) has one for each. Of them, at most one that no line
@@ -150,27 +150,8 @@ impl Scanner<'_, '_> {
     /// ends with the last; `starts` gets where each text starts.
     #[inline(always)]
     fn fits_template(&mut self, t: &Template, starts: &mut Vec<u32>) -> bool {
-        let n = t.pieces.len();
-        starts.resize(n, 0);
-        let mut at = 0;
-        for (p, (g, start)) in t.pieces.iter().zip(starts.iter_mut()).enumerate() {
-            *start = at as u32;
-            if !starts_with(self.b, at, g) {
-                return false;
-            }
-            at += g.len as usize;
-            if p + 1 == n {
-                return at == self.b.len();
-            }
-            if g.child == CONTINUED {
-                continue;
-            }
-            at = match self.scalar(at) {
-                Some(Ok(end)) => end,
-                _ => return false,
-            };
-        }
-        false
+        starts.resize(t.pieces.len(), 0);
+        self.fit_pieces(&t.pieces, 0, |p, at| starts[p] = at as u32) == Some(self.b.len())
     }
 }
 
