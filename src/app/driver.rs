@@ -556,13 +556,14 @@ pub(crate) enum ChunkLine<'a> {
 
 /// Frames the lines of `data`, a chunk of whole lines (the last may lack its newline at the
 /// end of input) whose first line is the `first_line + 1`th of its input, as
-/// [`LineReader`] frames them: calls `each` with each line's number and framing.
+/// [`LineReader`] frames them: calls `each` with each line's number and framing. Returns the
+/// number of lines.
 pub(crate) fn chunk_lines<'a>(
     data: &'a [u8],
     first_line: u64,
     max_line_bytes: usize,
     mut each: impl FnMut(u64, ChunkLine<'a>),
-) {
+) -> u64 {
     let mut start = 0;
     let mut line_no = first_line;
     while start < data.len() {
@@ -586,6 +587,7 @@ pub(crate) fn chunk_lines<'a>(
         }
         start = end;
     }
+    line_no - first_line
 }
 
 /// The sink of the commands that read lines (enrich, summary): their [`Worker`], the output
@@ -822,7 +824,7 @@ mod tests {
     #[test]
     fn chunks_are_framed_as_lines_are() {
         let mut events = Vec::new();
-        chunk_lines(LINES, 10, 16, |n, line| {
+        let n = chunk_lines(LINES, 10, 16, |n, line| {
             events.push(match line {
                 ChunkLine::TooLong(raw) => format!("too long {n} {}", raw.len()),
                 ChunkLine::Text {
@@ -846,6 +848,7 @@ mod tests {
                 }
             });
         });
+        assert_eq!(n, 4, "the lines framed");
         assert_eq!(
             events,
             [

@@ -4,9 +4,12 @@
 //! Shape: the workers read the file in turns (chunk `k` is handled by worker `k % n`, and read
 //! on its thread unless that worker is late: then another reads it for it, up to a few chunks,
 //! so that a worker kept off its core does not hold the others up), in chunks
-//! (`--chunk-bytes`, 512 KiB) of reused buffers, cut after the last newline, their lines
-//! numbered; each worker frames and handles the lines of its chunks exactly as the one-thread
-//! path does and hands over, per chunk, the enrich output and its bad lines. The in-order
+//! (`--chunk-bytes`, 512 KiB) of reused buffers, cut after the last newline; each worker frames
+//! and handles the lines of its chunks exactly as the one-thread path does and hands over, per
+//! chunk, the enrich output, its bad lines and how many lines it held. A chunk's lines are
+//! numbered from its start, and renumbered by the in-order stage, which knows how many lines
+//! the chunks before held (per-request rows, which carry their line's number, are numbered as
+//! the chunks are read instead: one more pass over each chunk, on the reading thread). The in-order
 //! stage, run by the workers themselves, one at a time ([`Ordered`]: the calling thread only
 //! waits for them), writes the outputs in chunk order and reports the bad lines in order; at
 //! the end the calling thread gets the workers back to merge their counters and summaries. At
@@ -50,7 +53,7 @@
 use crate::app::buckets::BucketInput;
 use crate::app::driver::{ChunkLine, chunk_lines};
 use crate::app::worker::{Applier, Keyed, LineOutcome, Pending, SweepInput, Worker};
-use crate::cli::config::Config;
+use crate::cli::config::{Command, Config};
 use crate::input::lines::ReadBuf;
 use crate::input::source::Source;
 use std::collections::{BTreeMap, VecDeque};
@@ -90,7 +93,9 @@ const DONE_AHEAD: usize = 4;
 /// A chunk of the input, numbered in input order.
 struct Job {
     seq: u64,
-    /// Lines of the input before this chunk.
+    /// Lines of the input before this chunk when the reader numbers them ([`Reader::number`]);
+    /// else 0, and the chunk's lines are numbered from there, then renumbered in the in-order
+    /// stage ([`Writer::lines`]).
     first_line: u64,
     buf: ReadBuf,
     len: usize,
@@ -130,6 +135,9 @@ struct Left {
 /// What a worker made of a chunk.
 struct Done {
     seq: u64,
+    /// Its job's `first_line`, and the number of lines it held.
+    first_line: u64,
+    lines: u64,
     /// Enrich output.
     out: Vec<u8>,
     /// Bad lines: line number in the input and reason; at most `--max-diagnostics`.
@@ -196,7 +204,12 @@ pub(crate) fn run_file<W: Write + Send>(
     let line_cap = config
         .max_line_bytes
         .saturating_add(crate::input::lines::SPLICE_ROOM + 2);
-    let turns = Turns::new(input, (chunk, line_cap), free_rx, stop, n);
+    // Per-request rows carry their line's number: chunks are numbered as they are read.
+    // Otherwise only the in-order stage needs the numbers (bad lines, the lines left to it),
+    // and it counts them from the chunks' own framing: the reader, one thread at a time,
+    // does not count each chunk's newlines.
+    let number = matches!(&config.command, Command::Enrich(e) if e.rows.is_some());
+    let turns = Turns::new(input, (chunk, line_cap), free_rx, stop, (n, number));
     let applies = Applies::new(n);
     let ordered = Ordered {
         writer: Mutex::new(Writer {
@@ -205,6 +218,7 @@ pub(crate) fn run_file<W: Write + Send>(
             out_pool: &out_pool,
             scratch: Vec::new(),
             copies: Vec::new(),
+            lines: 0,
         }),
         queue: Mutex::new(Queue {
             waiting: BTreeMap::new(),
@@ -262,9 +276,13 @@ pub(crate) fn run_file<W: Write + Send>(
             }
         }
         let read = turns.lock().end.take().unwrap_or(Ok(()));
+        // Every chunk read was written: the lines read before the error are the writer's.
+        let lines = ordered.writer.lock().map_or(0, |w| w.lines);
         Ok(Finished {
             workers,
-            input_error: read.err(),
+            input_error: read
+                .err()
+                .map(|(e, cut)| crate::input::lines::read_error(e, lines, cut)),
         })
     })
 }
@@ -296,13 +314,14 @@ impl<'a> Turns<'a> {
         (chunk, line_cap): (usize, usize),
         free: Receiver<ReadBuf>,
         stop: Option<&'a AtomicBool>,
-        n: usize,
+        (n, number): (usize, bool),
     ) -> Turns<'a> {
         Turns {
             reader: Mutex::new(Reader {
                 input,
                 chunk,
                 line_cap,
+                number,
                 c: Cursor {
                     buf: buffer(&free, chunk),
                     cap: chunk,
@@ -383,6 +402,8 @@ struct Reader<'a> {
     chunk: usize,
     /// Holding this many bytes of one line without its newline proves it too long.
     line_cap: usize,
+    /// Whether chunks are numbered as they are cut (their lines counted here).
+    number: bool,
     free: Receiver<ReadBuf>,
     stop: Option<&'a AtomicBool>,
     c: Cursor,
@@ -391,8 +412,9 @@ struct Reader<'a> {
     long: bool,
     /// A read error, and whether it cut a line.
     failed: Option<(io::Error, bool)>,
-    /// Set at the end of the input: the read error that ended it, if one did.
-    end: Option<io::Result<()>>,
+    /// Set at the end of the input: the read error that ended it, if one did, and whether it
+    /// cut a line.
+    end: Option<Result<(), (io::Error, bool)>>,
     /// Per worker, its chunks read by another worker while it was busy, in order.
     parked: Vec<VecDeque<Job>>,
 }
@@ -405,6 +427,7 @@ struct Cursor {
     cap: usize,
     filled: usize,
     seq: u64,
+    /// Lines cut so far, when they are counted ([`Reader::number`]).
     lines: u64,
 }
 
@@ -419,14 +442,16 @@ impl Reader<'_> {
         c.filled = rest;
         let first_line = c.lines;
         let buf = std::mem::replace(&mut c.buf, next);
-        c.lines += match what {
-            Piece::Lines => {
-                let data = &buf[..len];
-                let n = memchr::memchr_iter(b'\n', data).count() as u64;
-                n + u64::from(!data.ends_with(b"\n"))
-            }
-            Piece::Long { last } => u64::from(last),
-        };
+        if self.number {
+            c.lines += match what {
+                Piece::Lines => {
+                    let data = &buf[..len];
+                    let n = memchr::memchr_iter(b'\n', data).count() as u64;
+                    n + u64::from(!data.ends_with(b"\n"))
+                }
+                Piece::Long { last } => u64::from(last),
+            };
+        }
         let job = Job {
             seq: c.seq,
             first_line,
@@ -441,10 +466,7 @@ impl Reader<'_> {
     /// Ends the input: `end` says how.
     fn finish(&mut self) {
         if self.end.is_none() {
-            self.end = Some(match self.failed.take() {
-                Some((e, cut)) => Err(crate::input::lines::read_error(e, self.c.lines, cut)),
-                None => Ok(()),
-            });
+            self.end = Some(self.failed.take().map_or(Ok(()), Err));
         }
     }
 
@@ -550,7 +572,7 @@ fn work<W: Write + Send>(
         };
         let data = &job.buf[..job.len];
         worker.new_chunk();
-        match job.what {
+        let lines = match job.what {
             Piece::Long { last } => {
                 if pass_long {
                     out.extend_from_slice(data);
@@ -558,6 +580,7 @@ fn work<W: Write + Send>(
                 if last {
                     note(job.first_line + 1, worker.too_long(config.max_line_bytes));
                 }
+                u64::from(last)
             }
             Piece::Lines => {
                 let max = config.max_line_bytes;
@@ -592,12 +615,14 @@ fn work<W: Write + Send>(
                             handover: worker.take_handover(),
                         }),
                     },
-                });
+                })
             }
-        }
+        };
         let (keyed, pending) = worker.take_keyed(ordered.applies.spare());
         let r = Done {
             seq: job.seq,
+            first_line: job.first_line,
+            lines,
             out,
             bad,
             more_bad,
@@ -851,6 +876,8 @@ struct Writer<'a, 'c, 's, W: Write> {
     scratch: Vec<u8>,
     /// The verdict on the chunk being written: which of its requests are copies.
     copies: Vec<u32>,
+    /// Lines of the chunks written: the number of the line before the next chunk's first.
+    lines: u64,
 }
 
 impl<W: Write> Writer<'_, '_, '_, W> {
@@ -868,6 +895,17 @@ impl<W: Write> Writer<'_, '_, '_, W> {
     /// its in-flight sweep entries entered around them), and reports its bad lines in line
     /// order.
     fn chunk(&mut self, d: &mut Done, applies: &Applies) -> io::Result<()> {
+        // The chunk's lines as numbered in the input (numbered from 0 unless the reader
+        // numbered them).
+        debug_assert!(d.first_line == 0 || d.first_line == self.lines);
+        let shift = self.lines - d.first_line;
+        self.lines += d.lines;
+        for (line, _) in &mut d.bad {
+            *line += shift;
+        }
+        for l in &mut d.left {
+            l.line_no += shift;
+        }
         let c = &mut self.caller;
         let mut bad = d.bad.iter().peekable();
         let mut written = 0;
@@ -954,7 +992,7 @@ mod tests {
             (16, 1 << 10),
             free_rx,
             None,
-            2,
+            (2, true),
         );
         let first_lines = |worker: usize, k: usize| -> Vec<(u64, u64)> {
             (0..k)
@@ -1093,7 +1131,7 @@ mod tests {
                 (16, 1 << 10),
                 free_rx,
                 None,
-                1,
+                (1, true),
             );
             std::iter::from_fn(|| turns.next(0, 1))
                 .map(|j| (j.seq, j.first_line, j.len))

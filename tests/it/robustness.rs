@@ -490,6 +490,20 @@ fn a_gzip_cut_mid_line_passes_on_what_was_read_and_says_after_which_line() {
             "{args:?}: {err}"
         );
     }
+    // Chunks numbered as they are read (per-request rows) and numbered once handled (summary):
+    // the same line.
+    for args in [
+        vec!["-o", "csv", "--threads", "2", "--chunk-bytes", "4096", path],
+        vec!["summary", "--threads", "2", "--chunk-bytes", "4096", path],
+    ] {
+        let out = run(&args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("cut.log.gz: line {lines} was cut short: ")),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
