@@ -186,9 +186,10 @@ ratios() {
     r() { awk -v a="${took[$1]:-}" -v b="${took[$2]:-}" -v i="$3" -v k="${4:-1}" 'BEGIN {
         split(a, x, " "); split(b, y, " ")
         if (x[i] > 0 && y[i] > 0) printf "%.2f", k * y[i] / x[i]; else printf "-" }'; }
+    local peer_ratios=""
+    [ "$peers" = 1 ] && peer_ratios="summary speed / DuckDB typed (whole process) $(r s1 duckdb-typed-1 1)x at 1 thread, $(r s2 duckdb-typed-2 1)x at 2; "
     echo
-    echo "Ratios in this run: summary speed / DuckDB typed (whole process) $(r s1 duckdb-typed-1 1)x at 1 thread," \
-        "$(r s2 duckdb-typed-2 1)x at 2; CPU / floor's: summary --threads 1 $(r floor s1 2)x," \
+    echo "Ratios in this run: ${peer_ratios}CPU / floor's: summary --threads 1 $(r floor s1 2)x," \
         "enrich --threads 1 $(r floor e1 2)x; 2 threads / 1 thread speed: summary $(r s2 s1 1)x," \
         "enrich $(r e2 e1 1)x (two floors at once ran at $(r floor2 floor 1 2)x one floor's speed: what two threads" \
         "could get of this machine in this run)."
