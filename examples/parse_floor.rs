@@ -25,7 +25,8 @@ fn main() -> std::io::Result<()> {
     }
     let _ = Formats::compile(builtins(), &[], &mut paths);
     let mut slots = Slots::default();
-    let mut file = std::fs::File::open(path)?;
+    // Opened as tokentime opens a FILE (its pages asked for ahead of the read).
+    let mut file = tokentime::open_file(std::path::Path::new(&path))?;
     // Reads of 1 MiB into a buffer that keeps the partial last line for the next read.
     let mut buf = vec![0u8; 1 << 20];
     let (mut filled, mut lines, mut objects) = (0usize, 0u64, 0u64);

@@ -67,6 +67,7 @@ pub use input::document::{
     sniff as sniff_document,
 };
 pub use input::lines::{Line, LineReader};
+pub use input::source::open_file;
 pub use json::{PathSet, ReadError, Slots, neutralize_non_finite};
 pub use metrics::sweep::Sweep;
 pub use number::{round3, write_fixed3, write_ms};
