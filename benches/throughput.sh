@@ -40,8 +40,10 @@
 # speed they reach together over one floor's is what a second core gave in this run, the most
 # two threads can get (a shared VM's second core is at times busy with another guest).
 #
-# The files are read from the page cache (a first untimed pass warms it), so this measures the
-# program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
+# The files are read from the page cache (an untimed read of the file before each timed run
+# warms it: a system that reclaims the pages of a file while it is not read leaves holes in
+# it, which a run would wait for the disk to fill, some runs more than others), so this
+# measures the program, not the disk. `< FILE` rows give tokentime the file as standard input (a regular
 # file: read in parallel like a FILE argument); `cat FILE |` rows give it a pipe (one thread,
 # as for a live `tail -F`).
 set -euo pipefail
@@ -112,6 +114,13 @@ peer_versions() {
     "$venv/bin/python" -c 'import duckdb, polars; print(f"DuckDB {duckdb.__version__}, Polars {polars.__version__}")'
 }
 
+# The files the timed commands read (set by the caller), read once, untimed, before each
+# timed run.
+warming=()
+warm() {
+    [ ${#warming[@]} -eq 0 ] || cat "${warming[@]}" > /dev/null
+}
+
 # The median of the numbers given.
 med() {
     printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
@@ -125,6 +134,7 @@ med() {
 median_time() {
     local cmd="$1" walls=() cpus=() out
     for _ in $(seq "$runs"); do
+        warm
         out=$( { TIMEFORMAT='%R %U %S'; time bash -c "$cmd" > /dev/null 2>&1; } 2>&1 )
         walls+=("$(echo "$out" | awk '{ print $1 }')")
         cpus+=("$(echo "$out" | awk '{ print $2 + $3 }')")
@@ -145,6 +155,7 @@ interleaved() {
     while [ $# -gt 0 ]; do ids+=("$1"); cmds+=("$2"); shift 2; done
     for _ in $(seq "$runs"); do
         for i in "${!ids[@]}"; do
+            warm
             case "${cmds[$i]}" in
                 'peer|'*)
                     IFS='|' read -r -a args <<< "${cmds[$i]#peer|}"
@@ -199,7 +210,7 @@ ratios() {
 table() {
     local file="$1" label="$2" bytes wc_t
     bytes=$(stat -c %s "$file")
-    cat "$file" > /dev/null # warm the page cache
+    warming=("$file")
     echo
     echo "### $label: $(basename "$file") ($(awk -v b="$bytes" 'BEGIN { printf "%.0f", b / 1e6 }') MB, $(wc -l < "$file") lines)"
     echo
@@ -277,7 +288,7 @@ per_request() {
     echo "| log | requests | wall s | CPU s | CPU µs / request |"
     echo "|---|---:|---:|---:|---:|"
     local per=()
-    cat "$gen" "$otlp" > /dev/null # warm the page cache
+    warming=("$gen" "$otlp")
     declare -gA took=() inside=()
     interleaved LiteLLM "'$tt' summary --threads 1 '$gen'" OTLP "'$tt' summary --threads 1 '$otlp'"
     for name in LiteLLM OTLP; do
