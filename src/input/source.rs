@@ -285,7 +285,8 @@ pub(crate) fn is_regular(path: &std::path::Path) -> bool {
 /// read error, not an end, so that the run says the input was not read to its end (its exit
 /// status 2) instead of ending on a partial read in silence. (A file cut and then written
 /// past where the read was cannot be told from one that grew. A file whose size was 0 when
-/// opened is not watched: [`has_size`].)
+/// opened is not watched: [`has_size`].) The pages of a file with a size are asked for ahead
+/// of the read ([`Ahead`]).
 struct Truncated {
     file: File,
     /// Whether it had a size when it was opened.
