@@ -89,44 +89,26 @@ const DEFAULT_PIPE_BYTES: usize = 64 * 1024;
 #[derive(Default)]
 pub(crate) struct Stdin {
     widened: bool,
-    /// Whether standard input is a regular file with a size (`< app.log`), told at the first
-    /// read: at its end, a file cut shorter than what was read of it is a read error, as a
-    /// FILE's is ([`Truncated`]).
-    sized: Option<bool>,
-    /// Standard input that is a regular file with a size: a duplicate of its descriptor, and
-    /// its pages asked for ahead of the read, as a FILE's ([`Ahead`]).
-    ahead: Option<(File, Ahead)>,
+    /// Told at the first read: standard input as a regular file with a size (`< app.log`),
+    /// read as a FILE is ([`Watched`]), else `None`.
+    sized: Option<Option<Watched>>,
 }
 
 impl Read for Stdin {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let sized = *self.sized.get_or_insert_with(|| {
-            let file = stdin_file().filter(has_size);
-            self.ahead = file.map(|f| {
-                let a = Ahead::at(&f);
-                (f, a)
-            });
-            self.ahead.is_some()
-        });
-        if let Some((f, a)) = &mut self.ahead {
-            a.ask(f);
-        }
-        let n = loop {
+        let read = |buf: &mut [u8]| loop {
             match io::stdin().read(buf) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => wait_for_stdin(),
-                r => break r?,
+                r => break r,
             }
         };
-        if let Some((_, a)) = &mut self.ahead {
-            a.pos += n as u64;
-        }
-        if n == 0
-            && sized
-            && !buf.is_empty()
-            && let Some(e) = stdin_file().and_then(|f| cut_at_end(&f))
+        let n = match self
+            .sized
+            .get_or_insert_with(|| stdin_file().and_then(Watched::new))
         {
-            return Err(e);
-        }
+            Some(w) => w.read_with(buf, |_, buf| read(buf))?,
+            None => read(buf)?,
+        };
         if n >= DEFAULT_PIPE_BYTES && !self.widened {
             self.widened = true;
             widen_stdin_pipe();
@@ -280,40 +262,68 @@ pub(crate) fn is_regular(path: &std::path::Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
-/// A file whose end, when reached, is checked against what was read of it: a file cut shorter
-/// than that while it was read (`logrotate`'s `copytruncate`, a `truncate` or `> file`) is a
-/// read error, not an end, so that the run says the input was not read to its end (its exit
-/// status 2) instead of ending on a partial read in silence. (A file cut and then written
-/// past where the read was cannot be told from one that grew. A file whose size was 0 when
-/// opened is not watched: [`has_size`].) The pages of a file with a size are asked for ahead
-/// of the read ([`Ahead`]).
-struct Truncated {
-    file: File,
-    /// Whether it had a size when it was opened.
-    sized: bool,
-    /// The pages asked for ahead of the read ([`Ahead`]), for a file with a size.
-    ahead: Option<Ahead>,
+/// A FILE as read: [`Watched`] when it has a size, else as it is (a file whose size was 0
+/// when opened, the kernel's files: [`has_size`]).
+enum Truncated {
+    Sized(Watched),
+    Plain(File),
 }
 
 impl Truncated {
     fn watch(file: File) -> Truncated {
-        let sized = has_size(&file);
-        let ahead = sized.then(|| Ahead::at(&file));
-        Truncated { file, sized, ahead }
+        if has_size(&file) {
+            Truncated::Sized(Watched::at(file))
+        } else {
+            Truncated::Plain(file)
+        }
     }
 }
 
 impl Read for Truncated {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Some(a) = &mut self.ahead {
-            a.ask(&self.file);
+        match self {
+            Truncated::Sized(w) => w.read_with(buf, |mut f, buf| f.read(buf)),
+            Truncated::Plain(f) => f.read(buf),
         }
-        let n = self.file.read(buf)?;
-        if let Some(a) = &mut self.ahead {
-            a.pos += n as u64;
+    }
+}
+
+/// A regular file with a size, as it is read (a FILE, or standard input that is one): its
+/// end, when reached, is checked against what was read of it, so that a file cut shorter than
+/// that while it was read (`logrotate`'s `copytruncate`, a `truncate` or `> file`) is a read
+/// error, not an end, and the run says the input was not read to its end (its exit status 2)
+/// instead of ending on a partial read in silence (a file cut and then written past where
+/// the read was cannot be told from one that grew); and its pages are asked for ahead of the
+/// read ([`Ahead`]).
+struct Watched {
+    file: File,
+    ahead: Ahead,
+}
+
+impl Watched {
+    fn at(file: File) -> Watched {
+        Watched {
+            ahead: Ahead::at(&file),
+            file,
         }
+    }
+
+    /// `file`, when it has a size.
+    fn new(file: File) -> Option<Watched> {
+        has_size(&file).then(|| Watched::at(file))
+    }
+
+    /// Reads into `buf` with `read`, which is given the file (or reads the same open file
+    /// through another descriptor, as standard input does).
+    fn read_with(
+        &mut self,
+        buf: &mut [u8],
+        read: impl FnOnce(&File, &mut [u8]) -> io::Result<usize>,
+    ) -> io::Result<usize> {
+        self.ahead.ask(&self.file);
+        let n = read(&self.file, buf)?;
+        self.ahead.pos += n as u64;
         if n == 0
-            && self.sized
             && !buf.is_empty()
             && let Some(e) = cut_at_end(&self.file)
         {
@@ -324,8 +334,8 @@ impl Read for Truncated {
 }
 
 /// Opens the file at `path` as tokentime reads a FILE (without decompressing it): its pages
-/// asked for ahead of the read ([`Ahead`]), and, at its end, a file cut shorter than what
-/// was read of it is a read error.
+/// asked of the kernel 16 MiB ahead of the read (on Linux), and, at its end, a file cut
+/// shorter than what was read of it is a read error.
 ///
 /// # Errors
 /// The file's open error.
