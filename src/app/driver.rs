@@ -635,9 +635,9 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
             .worker
             .line(line_no, prefix, content, ending, self.out)?
         {
-            LineOutcome::Done(Some(why)) => (self.report)(line_no, Some(&why)),
+            LineOutcome::Done(why) => why.iter().for_each(|w| (self.report)(line_no, Some(w))),
             // Only a worker made with `Worker::fork` defers.
-            LineOutcome::Done(None) | LineOutcome::Deferred => {}
+            LineOutcome::Deferred => {}
         }
         Ok(())
     }
@@ -650,11 +650,11 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
         if self.worker.writes_rows() {
             return self.line(line_no, b"", content, b"");
         }
-        if let LineOutcome::Done(Some(why)) =
+        if let LineOutcome::Done(why) =
             self.worker
                 .line(line_no, b"", content, b"", &mut io::sink())?
         {
-            (self.report)(line_no, Some(&why));
+            why.iter().for_each(|w| (self.report)(line_no, Some(w)));
         }
         Ok(())
     }

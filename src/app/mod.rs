@@ -62,7 +62,7 @@ impl Diagnostics {
     pub(crate) fn finish(&self) {
         if self.hidden > 0 {
             crate::diag!(
-                "tokentime: {} more bad lines not shown (--max-diagnostics)",
+                "tokentime: {} more messages on bad input not shown (--max-diagnostics)",
                 self.hidden
             );
         }

@@ -599,8 +599,10 @@ fn work<W: Write + Send>(
                         ending,
                     } => match worker.line(line_no, prefix, content, ending, &mut out) {
                         // Writing to a Vec cannot fail.
-                        Ok(LineOutcome::Done(Some(why))) => note(line_no, why),
-                        Ok(LineOutcome::Done(None)) | Err(_) => {}
+                        Ok(LineOutcome::Done(why)) => {
+                            why.into_iter().for_each(|w| note(line_no, w))
+                        }
+                        Err(_) => {}
                         Ok(LineOutcome::Deferred) => left.push(Left {
                             out_at: out.len(),
                             sweep_at: worker.sweep_len(),
@@ -942,8 +944,8 @@ impl<W: Write> Writer<'_, '_, '_, W> {
                 .seq
                 .line(l.line_no, prefix, content, ending, &mut self.scratch)?;
             c.w.write_all(&self.scratch)?;
-            if let LineOutcome::Done(Some(why)) = handled {
-                (c.report)(l.line_no, Some(&why));
+            if let LineOutcome::Done(why) = handled {
+                why.iter().for_each(|w| (c.report)(l.line_no, Some(w)));
             }
         }
         c.w.write_all(&d.out[written..])?;

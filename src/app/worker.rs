@@ -566,8 +566,9 @@ impl Inflight {
 /// What became of one line.
 #[derive(Debug, PartialEq, Eq)]
 pub enum LineOutcome {
-    /// LineOutcome; why it is bad, when it is (for the caller's diagnostics).
-    Done(Option<String>),
+    /// Handled; why it is bad, when it is, a message each thing wrong (for the caller's
+    /// diagnostics).
+    Done(Vec<String>),
     /// A line of a format whose requests span several lines, left untouched and uncounted by
     /// a worker made with [`Worker::fork`]: the caller hands it, in input order, to a worker
     /// that joins.
@@ -960,7 +961,7 @@ impl<'p> Worker<'p> {
         let proc = &mut self.proc;
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),
-            Kind::Invalid(msg) => Some(format!("invalid JSON: {msg}")),
+            Kind::Invalid(msg) => vec![format!("invalid JSON: {msg}")],
             _ => unparseable(proc, content),
         };
         match &mut self.role {
@@ -1053,7 +1054,7 @@ impl<'p> Worker<'p> {
             return Ok(LineOutcome::Deferred);
         }
         let rows = self.writes_rows();
-        let mut bad = None;
+        let mut bad = Vec::new();
         for part in parts {
             let object = &content[part.clone()];
             let outcome = if rows {
@@ -1061,8 +1062,8 @@ impl<'p> Worker<'p> {
             } else {
                 self.line(line_no, b"", object, b"", &mut io::sink())?
             };
-            if let LineOutcome::Done(Some(why)) = outcome {
-                bad = bad.or(Some(why));
+            if let LineOutcome::Done(why) = outcome {
+                bad.extend(why);
             }
         }
         if self.passes_long_lines() {
@@ -1506,12 +1507,18 @@ fn enrich_line(
     w.write_all(ending)
 }
 
-/// Why the line `proc` processed last is bad when a field of one of its requests is present
-/// but not readable, or holds no plausible time ([`implausible_mapped`]).
-fn unparseable(proc: &Processor, line: &[u8]) -> Option<String> {
-    unreadable(proc, line)
-        .or_else(|| implausible_mapped(proc))
-        .or_else(|| proc.run_note().map(str::to_owned))
+/// Why the line `proc` processed last is bad, a message each: every request of it with a field
+/// present but not readable ([`unreadable`]: a benchmark file's or an OTLP export's records
+/// one by one), else the first whose instant holds no plausible time ([`implausible_mapped`]);
+/// and what the line's run-level fields say wrong (a vLLM result's arrays of different
+/// lengths, its `duration`).
+fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
+    let mut why = unreadable(proc, line);
+    if why.is_empty() {
+        why.extend(implausible_mapped(proc));
+    }
+    why.extend(proc.run_note().map(str::to_owned));
+    why
 }
 
 /// An instant its unit reads as before 2000 or after 2200, named; with `--map`'s format or a
@@ -1565,9 +1572,31 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
 
 /// [`unparseable`]: the fields present but not readable in `line`'s first request that has
 /// one, each with the value the line holds.
-fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
+fn unreadable(proc: &Processor, line: &[u8]) -> Vec<String> {
+    let bad: Vec<usize> = (proc.requests().iter().enumerate())
+        .filter(|(_, r)| r.unparseable.is_some())
+        .map(|(k, _)| k)
+        .collect();
+    let mut why: Vec<String> = (bad.iter().take(NAMED_PER_LINE))
+        .map(|&k| unreadable_one(proc, line, k))
+        .collect();
+    if let Some(more) = bad.len().checked_sub(NAMED_PER_LINE).filter(|&n| n > 0) {
+        why.push(format!(
+            "{more} more records with a value present but not readable (not named one by one)"
+        ));
+    }
+    why
+}
+
+/// The requests of one line (a benchmark file's records, an OTLP export's spans) named one by
+/// one at most when their values are not readable; the others are counted in one message.
+const NAMED_PER_LINE: usize = 100;
+
+/// Why request `k` of the line `proc` processed last is bad: its fields present but not
+/// readable, with their values and where the format reads them.
+fn unreadable_one(proc: &Processor, line: &[u8], k: usize) -> String {
     use crate::format::Field;
-    let (k, r) = (proc.requests().iter().enumerate()).find(|(_, r)| r.unparseable.is_some())?;
+    let r = &proc.requests()[k];
     let spec = proc.format_spec(r.format);
     // In the order the format reads them.
     let mut fields: Vec<&'static str> = Vec::new();
@@ -1619,12 +1648,12 @@ fn unreadable(proc: &Processor, line: &[u8]) -> Option<String> {
     } else {
         format!("the metrics that need {them} are null, reason unparseable")
     };
-    Some(format!(
+    format!(
         "{which}{}: present but not readable as {} reads {them} ({}): {what}",
         named.join(", "),
         spec.name,
         sources.join("; ")
-    ))
+    )
 }
 
 /// The processor of a worker: `config`'s formats, root, prefix and join limits; `key` the

@@ -187,7 +187,8 @@ struct Common {
     /// Exit with status 1 when some lines were invalid or too long.
     #[arg(long)]
     strict: bool,
-    /// How many bad lines to report on stderr (then only a count).
+    /// How many messages on bad lines (or bad records of a line) to show on stderr (then only
+    /// a count).
     #[arg(long, default_value_t = 5, value_name = "N")]
     max_diagnostics: usize,
     /// Text before the JSON on each line matching this regex is skipped (a syslog or

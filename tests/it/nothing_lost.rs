@@ -126,6 +126,46 @@ fn a_result_files_unreadable_token_gaps_are_named_and_unparseable() {
     assert_eq!(m["ttft_ms"]["count"], 200);
 }
 
+/// A result file with several faults (one line, the whole document): each record with a value
+/// not readable is named by its index, in order, and the arrays of different lengths too, a
+/// message each, within `--max-diagnostics`; past it they are counted.
+#[test]
+fn every_fault_of_a_result_file_is_named_not_only_the_first() {
+    let doc =
+        std::fs::read(testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+    v["ttfts"][3] = serde_json::json!("x");
+    v["ttfts"][9] = serde_json::json!("y");
+    v["output_lens"][7] = serde_json::json!(-1);
+    v["itls"].as_array_mut().unwrap().truncate(190);
+    let input = serde_json::to_vec(&v).unwrap();
+    let out = run(&["summary", "--max-diagnostics", "10", "-"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    let starts = [
+        "<stdin>:1: record 3 (from 0): ttft \"x\": present but not readable",
+        "<stdin>:1: record 7 (from 0): output_tokens -1: present but not readable",
+        "<stdin>:1: record 9 (from 0): ttft \"y\": present but not readable",
+        "<stdin>:1: the per-request arrays differ in length (ttfts 200, itls 190,",
+    ];
+    assert_eq!(lines.len(), starts.len(), "{err}");
+    for (line, start) in lines.iter().zip(starts) {
+        assert!(line.starts_with(start), "{line}\nnot: {start}");
+    }
+    // Past `--max-diagnostics`, counted.
+    let out = run(&["summary", "--max-diagnostics", "1", "-"], &input);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.lines().next().unwrap().contains("record 3 (from 0)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("tokentime: 3 more messages on bad input not shown (--max-diagnostics)"),
+        "{err}"
+    );
+}
+
 /// A run length that is no number of seconds (a string, a negative number) is named on
 /// stderr: the run has no rates, and the line says why, not only that no time was logged.
 #[test]
