@@ -1513,12 +1513,109 @@ fn enrich_line(
 /// and what the line's run-level fields say wrong (a vLLM result's arrays of different
 /// lengths, its `duration`).
 fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
+    // Most lines: nothing to say, told in one pass.
+    let odd = |r: &Request| {
+        r.unparseable.is_some()
+            || r.implausible != 0
+            || r.metrics.negative_interval
+            || r.metrics.out_of_order
+    };
+    if proc.run_note().is_none() && !proc.requests().iter().any(odd) {
+        return Vec::new();
+    }
     let mut why = unreadable(proc, line);
     if why.is_empty() {
         why.extend(implausible_mapped(proc));
     }
+    anomalies(proc, line, &mut why);
     why.extend(proc.run_note().map(str::to_owned));
     why
+}
+
+/// Adds to `why` a message for each request of the line `proc` processed last whose times
+/// disagree (an interval that comes out negative, instants out of order: clock skew, a unit
+/// mixed up), at most [`NAMED_PER_LINE`]: the times its format read, as logged.
+fn anomalies(proc: &Processor, line: &[u8], why: &mut Vec<String>) {
+    let odd = |r: &&Request| r.metrics.negative_interval || r.metrics.out_of_order;
+    if !proc.requests().iter().any(|r| odd(&r)) {
+        return;
+    }
+    let bad = proc.requests().iter().enumerate().filter(|(_, r)| odd(r));
+    for (named, (k, r)) in bad.enumerate() {
+        if named == NAMED_PER_LINE {
+            let more = proc.requests()[k..].iter().filter(odd).count();
+            why.push(format!(
+                "{more} more records whose times disagree (not named one by one)"
+            ));
+            return;
+        }
+        let (what, reason, null) = if r.metrics.out_of_order {
+            (
+                "instants out of order",
+                "out_of_order",
+                "which is wrong is unknown: the metrics that need them are null",
+            )
+        } else {
+            (
+                "a negative interval",
+                "negative_interval",
+                "the metrics that come out negative are null",
+            )
+        };
+        let (which, record) = request_record(proc, line, k);
+        let spec = proc.format_spec(r.format);
+        let values: Vec<String> = TIMES
+            .iter()
+            .filter_map(|field| {
+                let name = field.name();
+                let (path, v) = crate::format::logged_at(spec, name, record.as_ref()?)?;
+                Some(format!("{path} {v} ({name})"))
+            })
+            .collect();
+        // The times as logged where they are found (an OTLP span's attributes are not).
+        let listed = if values.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", values.join(", "))
+        };
+        why.push(format!(
+            "{which}{what}{listed}, as {} reads them: {null}, reason {reason}",
+            spec.name,
+        ));
+    }
+}
+
+/// The instants and durations a request's latency is made of, in the order a message lists
+/// them.
+const TIMES: [crate::format::Field; 9] = {
+    use crate::format::Field;
+    [
+        Field::Arrival,
+        Field::Scheduled,
+        Field::FirstToken,
+        Field::End,
+        Field::Queue,
+        Field::Prefill,
+        Field::Ttft,
+        Field::Decode,
+        Field::E2e,
+    ]
+};
+
+/// How request `k` of the line `proc` processed last is named in a message, and the record its
+/// values are read from: a benchmark file's i-th request or an OTLP span by its record, else
+/// the line (under `--root`).
+fn request_record(proc: &Processor, line: &[u8], k: usize) -> (String, Option<serde_json::Value>) {
+    match proc.request_record(k) {
+        Some((i, text)) => (
+            format!("record {i} (from 0): "),
+            crate::format::record_value(text, &[]),
+        ),
+        None => (
+            String::new(),
+            crate::format::record_value(line, proc.record_root()),
+        ),
+    }
 }
 
 /// An instant its unit reads as before 2000 or after 2200, named; with `--map`'s format or a
@@ -1609,18 +1706,7 @@ fn unreadable_one(proc: &Processor, line: &[u8], k: usize) -> String {
     if fields.is_empty() {
         fields.extend(r.unparseable);
     }
-    // A request read from a record (a benchmark file's i-th request, an OTLP span) is named
-    // by its record, and its values are the record's.
-    let (record, which) = match proc.request_record(k) {
-        Some((i, text)) => (
-            crate::format::record_value(text, &[]),
-            format!("record {i} (from 0): "),
-        ),
-        None => (
-            crate::format::record_value(line, proc.record_root()),
-            String::new(),
-        ),
-    };
+    let (which, record) = request_record(proc, line, k);
     let mut named = Vec::new();
     let mut sources = Vec::new();
     for &field in &fields {

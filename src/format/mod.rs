@@ -648,18 +648,29 @@ pub(crate) fn logged_value(
     field: &str,
     record: &serde_json::Value,
 ) -> Option<String> {
-    let found = f
+    logged_at(f, field, record).map(|(_, value)| value)
+}
+
+/// [`logged_value`] and the path it was found at.
+pub(crate) fn logged_at(
+    f: &FormatSpec,
+    field: &str,
+    record: &serde_json::Value,
+) -> Option<(String, String)> {
+    let (path, found) = f
         .fields
         .iter()
         .filter(|r| r.field.name() == field)
         .flat_map(|r| &r.paths)
         .find_map(|path| {
-            path.iter()
+            let v = path
+                .iter()
                 .try_fold(record, |v, key| match v {
                     serde_json::Value::Array(a) => a.get(key.parse::<usize>().ok()?),
                     _ => v.get(key),
                 })
-                .filter(|v| !v.is_null())
+                .filter(|v| !v.is_null())?;
+            Some((path, v))
         })?;
     // A number as written (see `record_value`).
     let text = match found
@@ -669,7 +680,7 @@ pub(crate) fn logged_value(
         Some(number) => number.to_owned(),
         None => found.to_string(),
     };
-    Some(clipped(text))
+    Some((path_str(path), clipped(text)))
 }
 
 /// The first element of `record`'s token-gap list that format `f` cannot read as a duration,

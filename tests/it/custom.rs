@@ -997,9 +997,16 @@ fn a_ttft_read_in_a_unit_too_large_for_the_instants_names_the_unit() {
     };
     let out = summary("ttft=ttft:s");
     assert!(String::from_utf8_lossy(&out.stdout).contains("chat:  no TTFT value (out_of_order 2)"));
+    // Each request named with its times as logged, then the unit that explains them all.
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "tokentime: --map ttft=ttft: read as s, it is 10 times or more the E2E latency the \
+        "<stdin>:1: instants out of order: start_ms 1700000000000 (arrival), end_ms \
+         1700000002000 (end), ttft 250 (ttft), as custom reads them: which is wrong is unknown: \
+         the metrics that need them are null, reason out_of_order\n\
+         <stdin>:2: instants out of order: start_ms 1700000001000 (arrival), end_ms \
+         1700000003000 (end), ttft 400 (ttft), as custom reads them: which is wrong is unknown: \
+         the metrics that need them are null, reason out_of_order\n\
+         tokentime: --map ttft=ttft: read as s, it is 10 times or more the E2E latency the \
          log's instants give on 2 of 2 requests, whose metrics are then null (out_of_order); if \
          the log writes ms, --map ttft=ttft:ms\n"
     );

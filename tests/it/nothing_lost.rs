@@ -189,3 +189,29 @@ fn a_result_files_unreadable_run_length_is_named() {
         );
     }
 }
+
+/// A request whose times disagree (instants out of order, a negative interval: clock skew, a
+/// unit mixed up) is counted as an anomaly and named on stderr with the times its format read,
+/// as logged, so that the line can be found; the others of the input are not.
+#[test]
+fn a_request_whose_times_disagree_is_named_with_them() {
+    // The first token after the end; then a duration logged negative (vLLM's request stats).
+    let late = R.replace("1741946531.2", "1741946533.5");
+    let input = format!("{R}\n{late}\n{R}\n");
+    let out = run(&["summary", "-"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "<stdin>:2: instants out of order: startTime 1741946531.0 (arrival), completionStartTime \
+         1741946533.5 (first_token), endTime 1741946532.2 (end), as litellm reads them: which is \
+         wrong is unknown: the metrics that need them are null, reason out_of_order\n"
+    );
+    let stats = std::fs::read(testdata().join("loadtest/vllm-stats.jsonl")).unwrap();
+    let out = run(&["summary", "-"], &stats);
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "<stdin>:4: a negative interval: queued_time -51237.502 (queue), prefill_time 0.0 \
+         (prefill), decode_time 0.0 (decode), e2e_latency 0.35 (e2e), as vllm-stats reads them: \
+         the metrics that come out negative are null, reason negative_interval\n"
+    );
+}
