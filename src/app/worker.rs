@@ -787,11 +787,14 @@ impl<'p> Worker<'p> {
         self.input.aggregates = what;
     }
 
-    /// Lines claimed by a format so far ([`Coverage::claimed`]).
+    /// Lines claimed by a format so far ([`Coverage::claimed`]), and lines enriched before.
     fn claimed(&mut self) -> u64 {
+        // A line tokentime enriched before is no line unknown: the run's end says why it
+        // passed through, and a hint at another format would be wrong.
+        let known = |c: &Coverage| c.claimed() + c.already_enriched;
         match &mut self.role {
-            Role::Enrich { cov, .. } => cov.claimed(),
-            Role::Summary { part, .. } => part.get().cov.claimed(),
+            Role::Enrich { cov, .. } => known(cov),
+            Role::Summary { part, .. } => known(&part.get().cov),
         }
     }
 
