@@ -1513,8 +1513,8 @@ fn enrich_line(
 /// Why the line `proc` processed last is bad, a message each: every request of it with a field
 /// present but not readable ([`unreadable`]: a benchmark file's or an OTLP export's records
 /// one by one), else the first whose instant holds no plausible time ([`implausible_mapped`]);
-/// and what the line's run-level fields say wrong (a vLLM result's arrays of different
-/// lengths, its `duration`).
+/// every request whose times disagree ([`anomalies`]); and what the line's run-level fields
+/// say wrong (a vLLM result's arrays of different lengths, its `duration`).
 fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
     // Most lines: nothing to say, told in one pass.
     let odd = |r: &Request| {
@@ -1575,7 +1575,8 @@ fn anomalies(proc: &Processor, line: &[u8], why: &mut Vec<String>) {
                 Some(format!("{path} {v} ({name})"))
             })
             .collect();
-        // The times as logged where they are found (an OTLP span's attributes are not).
+        // The times as logged, where the record's tree holds them at their paths (none found:
+        // none listed).
         let listed = if values.is_empty() {
             String::new()
         } else {
