@@ -1567,7 +1567,7 @@ fn anomalies(proc: &Processor, line: &[u8], why: &mut Vec<String>) {
         };
         let (which, record) = request_record(proc, line, k);
         let spec = proc.format_spec(r.format);
-        let values: Vec<String> = TIMES
+        let mut values: Vec<String> = TIMES
             .iter()
             .filter_map(|field| {
                 let name = field.name();
@@ -1575,6 +1575,14 @@ fn anomalies(proc: &Processor, line: &[u8], why: &mut Vec<String>) {
                 Some(format!("{path} {v} ({name})"))
             })
             .collect();
+        // A token gap negative: its element (the list is cut short in a message).
+        if r.metrics.itl_negative
+            && let Some(rec) = &record
+            && let Some((path, _)) = crate::format::logged_at(spec, "itl", rec)
+            && let Some((i, v)) = crate::format::negative_gap(spec, rec)
+        {
+            values.push(format!("{path} element {i}: {v} (itl)"));
+        }
         // The times as logged, where the record's tree holds them at their paths (none found:
         // none listed).
         let listed = if values.is_empty() {

@@ -699,6 +699,7 @@ mod tests {
                 duration_mismatch: false,
                 unit_off: crate::metrics::UnitOff::default(),
                 itl_unreadable: false,
+                itl_negative: false,
             },
             start_ns: Some(start),
             end_ns: Some(start + 9),

@@ -689,6 +689,22 @@ pub(crate) fn unreadable_gap(
     f: &FormatSpec,
     record: &serde_json::Value,
 ) -> Option<(usize, String)> {
+    find_gap(f, record, |ns| ns.is_none())
+}
+
+/// The first element of `record`'s token-gap list that format `f` reads as a negative
+/// duration, with its index, as JSON text cut to 40 characters, for a diagnostic.
+pub(crate) fn negative_gap(f: &FormatSpec, record: &serde_json::Value) -> Option<(usize, String)> {
+    find_gap(f, record, |ns| ns.is_some_and(|ns| ns < 0))
+}
+
+/// The first element of `record`'s token-gap list whose duration as format `f` reads it
+/// (`None`: not readable) is `bad`, with its index, as JSON text cut to 40 characters.
+fn find_gap(
+    f: &FormatSpec,
+    record: &serde_json::Value,
+    bad: impl Fn(Option<i64>) -> bool,
+) -> Option<(usize, String)> {
     f.fields
         .iter()
         .filter(|r| r.field == Field::Itl)
@@ -700,9 +716,7 @@ pub(crate) fn unreadable_gap(
             })?;
             list.iter().enumerate().find_map(|(i, v)| {
                 let text = v.to_string();
-                units::decode_ns(&text, r.unit)
-                    .is_none()
-                    .then(|| (i, clipped(text)))
+                bad(units::decode_ns(&text, r.unit)).then(|| (i, clipped(text)))
             })
         })
 }
@@ -1296,7 +1310,17 @@ fn read_fields(
                 // An empty list is a one-token response: its decode took no time.
                 if read_gaps(raw, *unit, gaps) {
                     filled |= bit;
-                    if t.decode.is_none() {
+                    if let Some(&g) = gaps[before..].iter().find(|&&g| g < 0) {
+                        // A negative gap: no sample of the list is kept, and the request is
+                        // counted as a negative interval. Where the list would give the
+                        // decode, the decode is that interval: null, `negative_interval`, as
+                        // the metrics made of it, not `not_logged`.
+                        gaps.truncate(before);
+                        t.negative_gap = true;
+                        if t.decode.is_none() {
+                            t.decode = Some(g);
+                        }
+                    } else if t.decode.is_none() {
                         t.decode = Some(gaps[before..].iter().sum());
                     }
                 } else {

@@ -138,6 +138,10 @@ pub struct Timeline {
     /// The format's E2E is only the one it writes: none is made of TTFT and decode
     /// ([`crate::format::FormatSpec::e2e_as_written`]).
     pub e2e_as_written: bool,
+    /// A token gap of the log's list came out negative (clock skew, a unit mixed up): the
+    /// list gives no ITL sample and no decode (its sum), and the request is counted as a
+    /// negative interval.
+    pub negative_gap: bool,
     /// The request ends at its start plus its E2E before the line's time
     /// ([`crate::format::FormatSpec::end_from_e2e_first`]).
     pub end_from_e2e_first: bool,
@@ -359,6 +363,9 @@ pub struct Metrics {
     /// True when the log gave token gaps that are not readable as durations (`itl_ms` is then
     /// null for the request, `unparseable`).
     pub itl_unreadable: bool,
+    /// True when a token gap the log gave came out negative (`itl_ms` is then null for the
+    /// request, `negative_interval`).
+    pub itl_negative: bool,
 }
 
 /// The logged durations that are a thousandth (`small`) or a thousand times (`large`) of the
@@ -964,11 +971,12 @@ impl Draft {
             count_nulls,
             cache,
             outcome,
-            negative_interval: self.negative,
+            negative_interval: self.negative || t.negative_gap,
             out_of_order: self.out_of_order,
             duration_mismatch: self.mismatch != 0,
             unit_off: self.unit_off,
             itl_unreadable: t.unreadable & unread::ITL != 0,
+            itl_negative: t.negative_gap,
         }
     }
 

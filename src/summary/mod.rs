@@ -543,6 +543,9 @@ impl GroupStats {
                     stats.nulls.add(NullReason::OneToken, 1);
                 }
                 (None, true) if m.itl_unreadable => stats.nulls.add(NullReason::Unparseable, 1),
+                (None, true) if m.itl_negative => {
+                    stats.nulls.add(NullReason::NegativeInterval, 1);
+                }
                 (None, true) => stats.nulls.add(NullReason::NotLogged, 1),
                 (None, false) => gaps.iter().for_each(|&g| stats.digest.add(g as f64 / 1e6)),
             },

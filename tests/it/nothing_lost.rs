@@ -215,3 +215,27 @@ fn a_request_whose_times_disagree_is_named_with_them() {
          the metrics that come out negative are null, reason negative_interval\n"
     );
 }
+
+/// A token gap logged negative (a result file's `itls[4][1]`): no gap of that request is an
+/// ITL sample (none below 0 enters the quantiles), its ITL, and the decode and TPOT the gaps
+/// give, are null with reason `negative_interval`, the request is counted as that anomaly, and
+/// stderr names the element.
+#[test]
+fn a_negative_token_gap_is_no_sample_and_is_named() {
+    let (s, err) = vllm_result_edited(|v| v["itls"][4][1] = serde_json::json!(-0.02));
+    assert_eq!(s["coverage"]["requests"], 200, "{err}");
+    assert_eq!(s["coverage"]["anomalies"]["negative_interval"], 1);
+    let m = &s["groups"][0]["metrics"];
+    assert!(m["itl_ms"]["min"].as_f64().unwrap() > 0.0, "{m}");
+    for metric in ["itl_ms", "decode_ms", "tpot_ms"] {
+        assert_eq!(m[metric]["nulls"]["negative_interval"], 1, "{metric}: {m}");
+    }
+    assert!(
+        err.starts_with(
+            "<stdin>:1: record 4 (from 0): a negative interval: ttfts 0.058860330000243266 \
+             (ttft), itls element 1: -0.02 (itl), as vllm-bench reads them: the metrics that \
+             come out negative are null, reason negative_interval"
+        ),
+        "{err}"
+    );
+}
