@@ -1523,7 +1523,7 @@ fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
             || r.metrics.negative_interval
             || r.metrics.out_of_order
     };
-    if proc.run_note().is_none() && !proc.requests().iter().any(odd) {
+    if proc.run_notes().is_empty() && !proc.requests().iter().any(odd) {
         return Vec::new();
     }
     let mut why = unreadable(proc, line);
@@ -1531,7 +1531,7 @@ fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
         why.extend(implausible_mapped(proc));
     }
     anomalies(proc, line, &mut why);
-    why.extend(proc.run_note().map(str::to_owned));
+    why.extend(proc.run_notes().iter().cloned());
     why
 }
 

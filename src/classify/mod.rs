@@ -670,10 +670,10 @@ pub struct Processor {
     unclaimed: bool,
     /// Records of the line being read outside its measurement window.
     outside_window: u64,
-    /// What is wrong with the run of the line being read, its records read: per-request arrays
-    /// that differ in length, a run length that is no number of seconds
-    /// ([`Processor::run_note`]).
-    run_note: Option<String>,
+    /// What is wrong with the run of the line being read, its records read, a message each:
+    /// per-request arrays that differ in length, a run length that is no number of seconds
+    /// ([`Processor::run_notes`]).
+    run_notes: Vec<String>,
     /// `--since`/`--until`: requests that ended outside are marked [`Request::outside`].
     range: crate::metrics::TimeRange,
     /// The format whose forced-only error record the last no-timing line is
@@ -843,7 +843,7 @@ impl Processor {
             record_from: Vec::new(),
             unclaimed: false,
             outside_window: 0,
-            run_note: None,
+            run_notes: Vec::new(),
             range: crate::metrics::TimeRange::default(),
             generic_error: None,
             skipped_by: None,
@@ -964,9 +964,7 @@ impl Processor {
     /// Classifies one line's content (no line ending, no BOM) and derives its metrics.
     pub fn process(&mut self, content: &[u8]) -> Kind {
         self.outside_window = 0;
-        if self.run_note.is_some() {
-            self.run_note = None;
-        }
+        self.run_notes.clear();
         self.generic_error = None;
         self.skipped_by = None;
         self.own_document = None;
@@ -1665,14 +1663,10 @@ impl Processor {
             recs,
         );
         if let crate::format::RecordSource::Columns(names) = source {
-            self.run_note = crate::classify::records::ragged_columns(&value, names);
+            self.run_notes
+                .extend(crate::classify::records::ragged_columns(&value, names));
         }
-        if let Some(bad) = bad_run {
-            self.run_note = Some(match self.run_note.take() {
-                Some(ragged) => format!("{ragged}; {bad}"),
-                None => bad,
-            });
-        }
+        self.run_notes.extend(bad_run);
         Ok(run_ns)
     }
 
@@ -1878,11 +1872,12 @@ impl Processor {
         &self.gaps
     }
 
-    /// What is wrong with the run of the line last processed, its records read: its
-    /// per-request arrays, named with their lengths, when they differ in length (a result
-    /// file cut or edited by hand); its run length, when it is no number of seconds above 0.
-    pub fn run_note(&self) -> Option<&str> {
-        self.run_note.as_deref()
+    /// What is wrong with the run of the line last processed, its records read, a message
+    /// each: its per-request arrays, named with their lengths, when they differ in length (a
+    /// result file cut or edited by hand); its run length, when it is no number of seconds
+    /// above 0.
+    pub fn run_notes(&self) -> &[String] {
+        &self.run_notes
     }
 
     /// The requests completed by the line last processed (when it was [`Kind::Requests`]).

@@ -127,8 +127,9 @@ fn a_result_files_unreadable_token_gaps_are_named_and_unparseable() {
 }
 
 /// A result file with several faults (one line, the whole document): each record with a value
-/// not readable is named by its index, in order, and the arrays of different lengths too, a
-/// message each, within `--max-diagnostics`; past it they are counted.
+/// not readable is named by its index, in order, then the arrays of different lengths and the
+/// run length that is no number, a message each, within `--max-diagnostics`; past it they are
+/// counted.
 #[test]
 fn every_fault_of_a_result_file_is_named_not_only_the_first() {
     let doc =
@@ -138,6 +139,7 @@ fn every_fault_of_a_result_file_is_named_not_only_the_first() {
     v["ttfts"][9] = serde_json::json!("y");
     v["output_lens"][7] = serde_json::json!(-1);
     v["itls"].as_array_mut().unwrap().truncate(190);
+    v["duration"] = serde_json::json!("fast");
     let input = serde_json::to_vec(&v).unwrap();
     let out = run(&["summary", "--max-diagnostics", "10", "-"], &input);
     assert_eq!(out.status.code(), Some(0));
@@ -148,6 +150,7 @@ fn every_fault_of_a_result_file_is_named_not_only_the_first() {
         "<stdin>:1: record 7 (from 0): output_tokens -1: present but not readable",
         "<stdin>:1: record 9 (from 0): ttft \"y\": present but not readable",
         "<stdin>:1: the per-request arrays differ in length (ttfts 200, itls 190,",
+        "<stdin>:1: duration \"fast\": not readable as the run's length in seconds",
     ];
     assert_eq!(lines.len(), starts.len(), "{err}");
     for (line, start) in lines.iter().zip(starts) {
@@ -161,7 +164,7 @@ fn every_fault_of_a_result_file_is_named_not_only_the_first() {
         "{err}"
     );
     assert!(
-        err.contains("tokentime: 3 more messages on bad input not shown (--max-diagnostics)"),
+        err.contains("tokentime: 4 more messages on bad input not shown (--max-diagnostics)"),
         "{err}"
     );
 }
