@@ -659,11 +659,27 @@ impl Draft {
     /// log the two parts); not from `scheduled`, which would leave the queue out.
     #[inline]
     fn e2e_from_ttft_and_decode(&mut self) {
-        if self.e2e == Err(NullReason::NotLogged)
-            && self.ttft_origin != Some(Origin::Scheduled)
-            && let (Ok(f), Ok(d)) = (self.ttft, self.decode)
-        {
-            self.e2e = Ok(f + d);
+        if self.e2e != Err(NullReason::NotLogged) || self.ttft_origin == Some(Origin::Scheduled) {
+            return;
+        }
+        // A part that is an anomaly (negative, out of order, no plausible time) leaves the
+        // E2E it would make null for that reason: it was logged, not "not logged".
+        let anomaly = |v: Value| match v {
+            Err(
+                r @ (NullReason::NegativeInterval
+                | NullReason::OutOfOrder
+                | NullReason::ImplausibleInstant),
+            ) => Some(r),
+            _ => None,
+        };
+        match (self.ttft, self.decode) {
+            (Ok(f), Ok(d)) => self.e2e = Ok(f + d),
+            (Ok(_), part) | (part, Ok(_)) => {
+                if let Some(r) = anomaly(part) {
+                    self.e2e = Err(r);
+                }
+            }
+            _ => {}
         }
     }
 

@@ -221,8 +221,9 @@ fn a_request_whose_times_disagree_is_named_with_them() {
 
 /// A token gap logged negative (a result file's `itls[4][1]`): no gap of that request is an
 /// ITL sample (none below 0 enters the quantiles), its ITL, and the decode and TPOT the gaps
-/// give, are null with reason `negative_interval`, the request is counted as that anomaly, and
-/// stderr names the element.
+/// give and the E2E made of that decode, are null with reason `negative_interval`, the request
+/// is counted as that anomaly, and stderr names the element. A TTFT logged negative leaves
+/// the E2E made of it null for that reason too.
 #[test]
 fn a_negative_token_gap_is_no_sample_and_is_named() {
     let (s, err) = vllm_result_edited(|v| v["itls"][4][1] = serde_json::json!(-0.02));
@@ -230,7 +231,8 @@ fn a_negative_token_gap_is_no_sample_and_is_named() {
     assert_eq!(s["coverage"]["anomalies"]["negative_interval"], 1);
     let m = &s["groups"][0]["metrics"];
     assert!(m["itl_ms"]["min"].as_f64().unwrap() > 0.0, "{m}");
-    for metric in ["itl_ms", "decode_ms", "tpot_ms"] {
+    // The E2E is the TTFT and that decode: null for the same reason, not `not_logged`.
+    for metric in ["itl_ms", "decode_ms", "tpot_ms", "e2e_ms"] {
         assert_eq!(m[metric]["nulls"]["negative_interval"], 1, "{metric}: {m}");
     }
     assert!(
@@ -239,6 +241,23 @@ fn a_negative_token_gap_is_no_sample_and_is_named() {
              (ttft), itls element 1: -0.02 (itl), as vllm-bench reads them: the metrics that \
              come out negative are null, reason negative_interval"
         ),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_e2e_made_of_a_negative_ttft_is_null_for_that_reason() {
+    let (s, err) = vllm_result_edited(|v| v["ttfts"][3] = serde_json::json!(-0.05));
+    let m = &s["groups"][0]["metrics"];
+    for metric in ["ttft_ms", "e2e_ms"] {
+        assert_eq!(m[metric]["nulls"]["negative_interval"], 1, "{metric}: {m}");
+        assert!(
+            m[metric]["nulls"].get("not_logged").is_none(),
+            "{metric}: {m}"
+        );
+    }
+    assert!(
+        err.starts_with("<stdin>:1: record 3 (from 0): a negative interval"),
         "{err}"
     );
 }
