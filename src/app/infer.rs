@@ -55,12 +55,25 @@ struct SampleSink<'a> {
     first: Option<(String, Vec<u8>)>,
 }
 
-/// A request with no duration: no TTFT, E2E, queue, prefill or decode.
+/// A request with no duration: no TTFT, E2E, queue, prefill or decode, and none null for what
+/// its format read of them (negative, out of order, no plausible time, not readable: the
+/// timing is the format's, its values are wrong, and no other reading would mend them).
 fn untimed(r: &crate::classify::Request) -> bool {
+    use crate::metrics::NullReason;
     let m = &r.metrics;
-    [m.ttft, m.e2e, m.queue, m.prefill, m.decode]
+    let read = |v: &Result<f64, NullReason>| {
+        matches!(
+            v,
+            Ok(_)
+                | Err(NullReason::NegativeInterval
+                    | NullReason::OutOfOrder
+                    | NullReason::ImplausibleInstant
+                    | NullReason::Unparseable)
+        )
+    };
+    ![m.ttft, m.e2e, m.queue, m.prefill, m.decode]
         .iter()
-        .all(Result::is_err)
+        .any(read)
 }
 
 impl SampleSink<'_> {
