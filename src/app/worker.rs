@@ -1539,62 +1539,60 @@ fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
 /// disagree (an interval that comes out negative, instants out of order: clock skew, a unit
 /// mixed up), at most [`NAMED_PER_LINE`]: the times its format read, as logged.
 fn anomalies(proc: &Processor, line: &[u8], why: &mut Vec<String>) {
-    let odd = |r: &&Request| r.metrics.negative_interval || r.metrics.out_of_order;
-    if !proc.requests().iter().any(|r| odd(&r)) {
-        return;
+    name_each(
+        proc,
+        |r| r.metrics.negative_interval || r.metrics.out_of_order,
+        |k| anomaly(proc, line, k),
+        "whose times disagree",
+        why,
+    );
+}
+
+/// Why request `k` of the line `proc` processed last is an anomaly ([`anomalies`]).
+fn anomaly(proc: &Processor, line: &[u8], k: usize) -> String {
+    let r = &proc.requests()[k];
+    let (what, reason, null) = if r.metrics.out_of_order {
+        (
+            "instants out of order",
+            "out_of_order",
+            "which is wrong is unknown: the metrics that need them are null",
+        )
+    } else {
+        (
+            "a negative interval",
+            "negative_interval",
+            "the metrics that come out negative are null",
+        )
+    };
+    let (which, record) = request_record(proc, line, k);
+    let spec = proc.format_spec(r.format);
+    let mut values: Vec<String> = TIMES
+        .iter()
+        .filter_map(|field| {
+            let name = field.name();
+            let (path, v) = crate::format::logged_at(spec, name, record.as_ref()?)?;
+            Some(format!("{path} {v} ({name})"))
+        })
+        .collect();
+    // A token gap negative: its element (the list is cut short in a message).
+    if r.metrics.itl_negative
+        && let Some(rec) = &record
+        && let Some((path, _)) = crate::format::logged_at(spec, "itl", rec)
+        && let Some((i, v)) = crate::format::negative_gap(spec, rec)
+    {
+        values.push(format!("{path} element {i}: {v} (itl)"));
     }
-    let bad = proc.requests().iter().enumerate().filter(|(_, r)| odd(r));
-    for (named, (k, r)) in bad.enumerate() {
-        if named == NAMED_PER_LINE {
-            let more = proc.requests()[k..].iter().filter(odd).count();
-            why.push(format!(
-                "{more} more records whose times disagree (not named one by one)"
-            ));
-            return;
-        }
-        let (what, reason, null) = if r.metrics.out_of_order {
-            (
-                "instants out of order",
-                "out_of_order",
-                "which is wrong is unknown: the metrics that need them are null",
-            )
-        } else {
-            (
-                "a negative interval",
-                "negative_interval",
-                "the metrics that come out negative are null",
-            )
-        };
-        let (which, record) = request_record(proc, line, k);
-        let spec = proc.format_spec(r.format);
-        let mut values: Vec<String> = TIMES
-            .iter()
-            .filter_map(|field| {
-                let name = field.name();
-                let (path, v) = crate::format::logged_at(spec, name, record.as_ref()?)?;
-                Some(format!("{path} {v} ({name})"))
-            })
-            .collect();
-        // A token gap negative: its element (the list is cut short in a message).
-        if r.metrics.itl_negative
-            && let Some(rec) = &record
-            && let Some((path, _)) = crate::format::logged_at(spec, "itl", rec)
-            && let Some((i, v)) = crate::format::negative_gap(spec, rec)
-        {
-            values.push(format!("{path} element {i}: {v} (itl)"));
-        }
-        // The times as logged, where the record's tree holds them at their paths (none found:
-        // none listed).
-        let listed = if values.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", values.join(", "))
-        };
-        why.push(format!(
-            "{which}{what}{listed}, as {} reads them: {null}, reason {reason}",
-            spec.name,
-        ));
-    }
+    // The times as logged, where the record's tree holds them at their paths (none found:
+    // none listed).
+    let listed = if values.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", values.join(", "))
+    };
+    format!(
+        "{which}{what}{listed}, as {} reads them: {null}, reason {reason}",
+        spec.name,
+    )
 }
 
 /// The instants and durations a request's latency is made of, in the order a message lists
@@ -1682,19 +1680,33 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
 /// [`unparseable`]: the fields present but not readable in `line`'s first request that has
 /// one, each with the value the line holds.
 fn unreadable(proc: &Processor, line: &[u8]) -> Vec<String> {
-    let bad: Vec<usize> = (proc.requests().iter().enumerate())
-        .filter(|(_, r)| r.unparseable.is_some())
-        .map(|(k, _)| k)
-        .collect();
-    let mut why: Vec<String> = (bad.iter().take(NAMED_PER_LINE))
-        .map(|&k| unreadable_one(proc, line, k))
-        .collect();
-    if let Some(more) = bad.len().checked_sub(NAMED_PER_LINE).filter(|&n| n > 0) {
-        why.push(format!(
-            "{more} more records with a value present but not readable (not named one by one)"
-        ));
-    }
+    let mut why = Vec::new();
+    name_each(
+        proc,
+        |r| r.unparseable.is_some(),
+        |k| unreadable_one(proc, line, k),
+        "with a value present but not readable",
+        &mut why,
+    );
     why
+}
+
+/// Adds to `why` the message `name(k)` of each request `k` of the line `proc` processed last
+/// that is `bad`, the first [`NAMED_PER_LINE`] of them, and one message counting the others
+/// (`more records {what}`).
+fn name_each(
+    proc: &Processor,
+    bad: impl Fn(&Request) -> bool,
+    name: impl Fn(usize) -> String,
+    what: &str,
+    why: &mut Vec<String>,
+) {
+    let mut bad = (proc.requests().iter().enumerate()).filter(|(_, r)| bad(r));
+    why.extend(bad.by_ref().take(NAMED_PER_LINE).map(|(k, _)| name(k)));
+    let more = bad.count();
+    if more > 0 {
+        why.push(format!("{more} more records {what} (not named one by one)"));
+    }
 }
 
 /// The requests of one line (a benchmark file's records, an OTLP export's spans) named one by

@@ -139,8 +139,9 @@ pub struct Timeline {
     /// ([`crate::format::FormatSpec::e2e_as_written`]).
     pub e2e_as_written: bool,
     /// A token gap of the log's list came out negative (clock skew, a unit mixed up): the
-    /// list gives no ITL sample and no decode (its sum), and the request is counted as a
-    /// negative interval.
+    /// list gives no ITL sample, the decode it would give (its sum, where none is logged) is
+    /// that gap (so null, `negative_interval`), and the request is counted as a negative
+    /// interval.
     pub negative_gap: bool,
     /// The request ends at its start plus its E2E before the line's time
     /// ([`crate::format::FormatSpec::end_from_e2e_first`]).
