@@ -24,12 +24,20 @@
 /// `eprintln!` that never fails: a message to stderr, dropped when stderr is closed (`2>&1 |
 /// head`). `eprintln!` panics then, which ended a thread before it counted a failed input
 /// (and so the exit status); a diagnostic must never change what the run does.
+///
+/// A thread reading one of several inputs of a summary read at once holds the message until
+/// the inputs before its own are read (`app/ordered.rs`): stderr comes out in input order.
 #[macro_export]
 macro_rules! diag {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        $crate::say_line(format_args!($($arg)*));
     }};
+}
+
+/// [`diag!`]'s writer (see there).
+#[doc(hidden)]
+pub fn say_line(args: std::fmt::Arguments<'_>) {
+    app::ordered::say(args);
 }
 
 mod analysis;

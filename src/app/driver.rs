@@ -605,6 +605,52 @@ pub(crate) struct WorkerSink<'a, 'p, W: Write> {
     pub(crate) finish_each: bool,
     /// Set when an input failed.
     pub(crate) failed: bool,
+    /// The bad lines of an input whose first bytes are no UTF-8 text (UTF-16, binary), held
+    /// until its end: when none of its lines was read, one message names what it is instead
+    /// of one a line; else they are reported then.
+    pub(crate) held: Option<HeldBad>,
+}
+
+/// Bad lines held by a [`WorkerSink`]: the first [`HELD_MAX`] with their reasons, then a
+/// count.
+#[derive(Debug, Default)]
+pub(crate) struct HeldBad {
+    lines: Vec<(u64, Option<String>)>,
+    more: u64,
+}
+
+/// Bad lines held with their reasons at most (more than `--max-diagnostics` ever shows but
+/// for a run that asks for more).
+const HELD_MAX: usize = 10_000;
+
+impl HeldBad {
+    fn push(&mut self, line: u64, why: Option<&str>) {
+        if self.lines.len() < HELD_MAX {
+            self.lines.push((line, why.map(str::to_owned)));
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// Reports what is held through `report`.
+    fn replay(self, report: &mut (dyn FnMut(u64, Option<&str>) + Send)) {
+        for (line, why) in &self.lines {
+            report(*line, why.as_deref());
+        }
+        for _ in 0..self.more {
+            report(0, None);
+        }
+    }
+}
+
+impl<W: Write> WorkerSink<'_, '_, W> {
+    /// Bad line `line_no`, for reason `why`: reported, or held.
+    fn bad(&mut self, line_no: u64, why: Option<&str>) {
+        match &mut self.held {
+            Some(h) => h.push(line_no, why),
+            None => (self.report)(line_no, why),
+        }
+    }
 }
 
 impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
@@ -614,6 +660,7 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
 
     fn looks(&mut self, looks: crate::app::not_json::Looks) {
         self.worker.input_looks(looks);
+        self.held = crate::app::not_json::names_bad_lines(looks).then(HeldBad::default);
     }
 
     fn aggregates(&mut self, what: Option<&'static str>) {
@@ -635,7 +682,7 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
             .worker
             .line(line_no, prefix, content, ending, self.out)?
         {
-            LineOutcome::Done(why) => why.iter().for_each(|w| (self.report)(line_no, Some(w))),
+            LineOutcome::Done(why) => why.iter().for_each(|w| self.bad(line_no, Some(w))),
             // Only a worker made with `Worker::fork` defers.
             LineOutcome::Deferred => {}
         }
@@ -654,7 +701,7 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
             self.worker
                 .line(line_no, b"", content, b"", &mut io::sink())?
         {
-            why.iter().for_each(|w| (self.report)(line_no, Some(w)));
+            why.iter().for_each(|w| self.bad(line_no, Some(w)));
         }
         Ok(())
     }
@@ -669,12 +716,12 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
 
     fn too_long(&mut self, line_no: u64, max_line_bytes: usize) {
         let why = self.worker.too_long(max_line_bytes);
-        (self.report)(line_no, Some(&why));
+        self.bad(line_no, Some(&why));
     }
 
     fn bad_document(&mut self, line_no: u64, why: &str) {
         self.worker.count_invalid();
-        (self.report)(line_no, Some(why));
+        self.bad(line_no, Some(why));
     }
 
     fn input_failed(&mut self) {
@@ -700,6 +747,11 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
     ) -> io::Result<Option<io::Error>> {
         let proto = self.worker.fork();
         self.worker.sweep_apart();
+        let (held, report) = (&mut self.held, &mut *self.report);
+        let mut bad = |line: u64, why: Option<&str>| match held {
+            Some(h) => h.push(line, why),
+            None => report(line, why),
+        };
         let done = parallel::run_file(
             config,
             input,
@@ -708,7 +760,7 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
                 seq: self.worker,
                 w: self.out,
                 flush_each_chunk: self.line_buffered,
-                report: self.report,
+                report: &mut bad,
             },
             stop,
         )?;
@@ -719,6 +771,11 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
     }
 
     fn end(&mut self) {
+        if let Some(held) = self.held.take()
+            && !self.worker.input_named()
+        {
+            held.replay(self.report);
+        }
         self.worker.end_input();
         if self.finish_each {
             self.worker.finish();
@@ -992,6 +1049,7 @@ mod tests {
                 line_buffered: false,
                 finish_each: false,
                 failed: false,
+                held: None,
             };
             let input = Box::new(Cursor::new(input.clone()));
             let how = if threads == "1" {

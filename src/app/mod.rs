@@ -13,6 +13,7 @@ pub(crate) mod error;
 pub(crate) mod infer;
 pub(crate) mod keys;
 pub(crate) mod not_json;
+pub(crate) mod ordered;
 pub(crate) mod out_file;
 pub(crate) mod overlaps;
 pub(crate) mod parallel;
@@ -48,7 +49,20 @@ impl Diagnostics {
     pub(crate) fn report(&mut self, file: &str, line: u64, reason: &str) {
         if self.shown < self.max {
             self.shown += 1;
-            crate::diag!("{}:{line}: {reason}", crate::input::shown_name(file));
+            write_stderr(&format!(
+                "{}:{line}: {reason}",
+                crate::input::shown_name(file)
+            ));
+        } else {
+            self.hidden += 1;
+        }
+    }
+
+    /// A message on a bad line, formatted (`FILE:LINE: reason`): shown, or counted past `max`.
+    pub(crate) fn show(&mut self, msg: String) {
+        if self.shown < self.max {
+            self.shown += 1;
+            write_stderr(&msg);
         } else {
             self.hidden += 1;
         }
@@ -59,6 +73,11 @@ impl Diagnostics {
         self.hidden += 1;
     }
 
+    /// Counts `n` bad lines past `--max-diagnostics`.
+    pub(crate) fn hide_n(&mut self, n: u64) {
+        self.hidden += n;
+    }
+
     pub(crate) fn finish(&self) {
         if self.hidden > 0 {
             crate::diag!(
@@ -67,6 +86,13 @@ impl Diagnostics {
             );
         }
     }
+}
+
+/// Writes `msg` and a newline on stderr, dropped when stderr is closed (as [`crate::diag!`],
+/// but never held).
+pub(crate) fn write_stderr(msg: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{msg}");
 }
 
 /// Runs the configured command, reading the inputs and writing to `stdout`.
@@ -165,6 +191,7 @@ fn run_enrich(
             line_buffered: config.line_buffered,
             finish_each: false,
             failed: false,
+            held: None,
         };
         driver::read(&reading, source, &mut sink).map_err(Error::Output)?;
         input_failed |= sink.failed;

@@ -102,6 +102,14 @@ pub(crate) fn named(looks: Looks, lines: u64, non_json: u64, bad: u64) -> bool {
         }
 }
 
+/// Whether the bad lines of an input that looks like `looks` are held till its end, when it
+/// is named as a whole if none of its lines was read ([`named`]): UTF-16 text and binary data,
+/// whose lines' messages (a NUL at byte 1) say nothing the one message does not. Not text
+/// that is not UTF-8: there each line's message says where its bad byte is.
+pub(crate) fn names_bad_lines(looks: Looks) -> bool {
+    matches!(looks, Looks::Utf16 | Looks::Binary)
+}
+
 /// The message for input `name` whose `lines` lines were none of them JSON (after
 /// `tokentime: `).
 pub(crate) fn message(name: &str, looks: Looks, lines: u64) -> String {

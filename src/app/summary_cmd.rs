@@ -17,9 +17,9 @@
 //! when it is done).
 
 use crate::analysis::analyze;
-use crate::app::Diagnostics;
 use crate::app::driver::{self, Documents, Reading, WorkerSink};
 use crate::app::error::{Error, ExitCode};
+use crate::app::ordered::Gate;
 use crate::app::out_file::ClosedOk;
 use crate::app::worker::{Tally, Worker};
 use crate::classify::Coverage;
@@ -58,7 +58,8 @@ struct Shared {
     next: AtomicUsize,
     stop: AtomicBool,
     bytes: Arc<AtomicU64>,
-    diags: Mutex<Diagnostics>,
+    /// Writes the inputs' messages on stderr in input order.
+    gate: Arc<Gate>,
     /// Inputs that failed (to open, or while being read).
     input_failed: AtomicU64,
     /// With several inputs whose copies are set aside: each keeps the identities of its
@@ -89,9 +90,10 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
     if let Some((bound, _)) = sh.sample {
         worker.sample_keys(bound);
     }
+    let _reading = sh.gate.enter(i);
     let mut report = |line: u64, why: Option<&str>| match why {
-        Some(why) => lock(&sh.diags).report(&name, line, why),
-        None => lock(&sh.diags).hide(),
+        Some(why) => sh.gate.report(i, &name, line, why),
+        None => sh.gate.hide(i),
     };
     let mut sink = WorkerSink {
         worker: &mut worker,
@@ -100,6 +102,7 @@ fn scan(sh: &Shared, i: usize) -> Result<(), Error> {
         line_buffered: false,
         finish_each: true,
         failed: false,
+        held: None,
     };
     let reading = Reading {
         config: &sh.config,
@@ -326,7 +329,7 @@ fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
         next: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
         bytes: Arc::new(AtomicU64::new(0)),
-        diags: Mutex::new(Diagnostics::new(config.max_diagnostics)),
+        gate: Gate::new(n, config.max_diagnostics, sc.every.is_none()),
         input_failed: AtomicU64::new(0),
         sample: (n > 1 && !sc.keep_duplicates)
             .then(|| crate::app::overlaps::sample_bound(input_bytes(config))),
@@ -370,7 +373,7 @@ pub(crate) fn collect_into(
         let style = crate::app::buckets::WindowStyle::of(sc);
         crate::app::buckets::write_all(windows, b, &style).map_err(Error::Output)?;
     }
-    lock(&sh.diags).finish();
+    sh.gate.finish();
     watch.say_shared();
     Ok((fin.cov, fin.summary))
 }
@@ -836,7 +839,7 @@ impl<'a> Watch<'a> {
             },
         };
         out.flush().map_err(Error::Output)?;
-        lock(&sh.diags).finish();
+        sh.gate.finish();
         self.say_shared();
         crate::app::keys::warn_absent_by(&sc.by, fin.cov.requests, &mut fin.summary, &fin.keys);
         let mapped =

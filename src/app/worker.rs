@@ -807,13 +807,26 @@ impl<'p> Worker<'p> {
             .extend_from_slice(crate::app::unmapped::first_object_line(head).unwrap_or_default());
     }
 
+    /// The input being read: its lines so far, those not JSON, those not JSON objects, invalid
+    /// or too long.
+    fn input_lines(&mut self) -> (u64, u64, u64) {
+        let (lines, non_json, bad) = self.line_counts();
+        let before = self.input.before;
+        (lines - before.0, non_json - before.1, bad - before.2)
+    }
+
+    /// Whether the input being read, at its end, is named as not JSON lines as a whole
+    /// ([`Worker::end_input`]).
+    pub(crate) fn input_named(&mut self) -> bool {
+        let (lines, non_json, bad) = self.input_lines();
+        crate::app::not_json::named(self.input.looks, lines, non_json, bad)
+    }
+
     /// The input being read has ended: when it had lines and none was JSON, says so on
     /// stderr.
     pub(crate) fn end_input(&mut self) {
-        let (lines, non_json, bad) = self.line_counts();
-        let before = self.input.before;
-        let (lines, non_json, bad) = (lines - before.0, non_json - before.1, bad - before.2);
-        if crate::app::not_json::named(self.input.looks, lines, non_json, bad) {
+        let (lines, non_json, _) = self.input_lines();
+        if self.input_named() {
             crate::diag!(
                 "tokentime: {}",
                 crate::app::not_json::message(&self.input.name, self.input.looks, lines)
@@ -1527,9 +1540,13 @@ fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
         return Vec::new();
     }
     let mut why = unreadable(proc, line);
-    if why.is_empty() {
-        why.extend(implausible_mapped(proc));
-    }
+    name_each(
+        proc,
+        |r| r.implausible != 0,
+        |k| implausible(proc, line, k),
+        "with no plausible time",
+        &mut why,
+    );
     anomalies(proc, line, &mut why);
     why.extend(proc.run_notes().iter().cloned());
     why
@@ -1628,11 +1645,13 @@ fn request_record(proc: &Processor, line: &[u8], k: usize) -> (String, Option<se
     }
 }
 
-/// An instant its unit reads as before 2000 or after 2200, named; with `--map`'s format or a
-/// formats file's (epoch milliseconds mapped as `:epoch_s`) with the units that could read
-/// it, where the report would only count implausible instants and say the log has no TTFT.
-fn implausible_mapped(proc: &Processor) -> Option<String> {
-    let r = proc.requests().iter().find(|r| r.implausible != 0)?;
+/// Request `k` of the line `proc` processed last has an instant its unit reads as before 2000
+/// or after 2200: the first such field named, with its value as logged; with `--map`'s format
+/// or a formats file's (epoch milliseconds mapped as `:epoch_s`) with the units that could
+/// read it, where the report would only count implausible instants and say the log has no
+/// TTFT.
+fn implausible(proc: &Processor, line: &[u8], k: usize) -> String {
+    let r = &proc.requests()[k];
     let spec = proc.format_spec(r.format);
     use crate::format::Field;
     let field = [
@@ -1643,22 +1662,29 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
         Field::LoggedAt,
     ]
     .into_iter()
-    .find(|&f| r.implausible & crate::format::instant_bit(f) != 0)?
-    .name();
+    .find(|&f| r.implausible & crate::format::instant_bit(f) != 0)
+    .map_or("instant", Field::name);
+    let name = field;
+    let (which, record) = request_record(proc, line, k);
+    let value = record
+        .as_ref()
+        .and_then(|rec| crate::format::logged_at(spec, name, rec))
+        .map_or(String::new(), |(_, v)| format!("{v} is "));
+    let field = format!("{which}{name}: {value}");
     if !spec.users_units() {
         // A built-in format reads the producer's unit: the value, not the unit, is wrong.
-        return Some(format!(
-            "{field}: not a plausible time as {} reads it ({}: before 2000 or after 2200): \
+        return format!(
+            "{field}not a plausible time as {} reads it ({}: before 2000 or after 2200): \
              the metrics that need it are null, reason implausible_instant",
             spec.name,
-            crate::format::field_source(spec, field),
-        ));
+            crate::format::field_source(spec, name),
+        );
     }
     use crate::format::units::Unit;
     let given: Vec<Unit> = spec
         .fields
         .iter()
-        .filter(|r| r.field.name() == field)
+        .filter(|r| r.field.name() == name)
         .map(|r| r.unit)
         .collect();
     let others: Vec<String> = [Unit::EpochS, Unit::EpochMs, Unit::EpochUs, Unit::EpochNs]
@@ -1666,15 +1692,15 @@ fn implausible_mapped(proc: &Processor) -> Option<String> {
         .filter(|u| !given.contains(u))
         .map(|u| spec.unit_syntax(u.name()))
         .collect();
-    Some(format!(
-        "{field}: not a plausible time as {} reads it ({}: before 2000 or after 2200); \
+    format!(
+        "{field}not a plausible time as {} reads it ({}: before 2000 or after 2200); \
          another unit may read it ({}; {} tells them by magnitude): the metrics that need \
          it are null, reason implausible_instant",
         spec.name,
-        crate::format::field_source(spec, field),
+        crate::format::field_source(spec, name),
         others.join(", "),
         spec.unit_syntax("epoch")
-    ))
+    )
 }
 
 /// [`unparseable`]: the fields present but not readable in `line`'s first request that has

@@ -1511,6 +1511,9 @@ pub(crate) fn no_requests(cov: &Coverage, choice: &FormatChoice) -> String {
                 raise it (--max-line-bytes 256M)"
             .into();
     }
+    if cov.invalid > 0 && cov.invalid + cov.too_long == json && cov.inputs_named > 0 {
+        return "no line could be read as JSON: stderr says what the input looks like".into();
+    }
     if cov.invalid > 0 && cov.invalid + cov.too_long == json {
         return "no line could be read: the lines were malformed JSON (text lines aside), or too long; \
                 stderr names the first, with where each went wrong (a file cut short? a line split \

@@ -658,7 +658,7 @@ fn an_instant_in_the_wrong_epoch_unit_is_named_with_the_units_that_read_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "<stdin>:1: first_token: not a plausible time as custom reads it (t1 as epoch_s: \
+            "<stdin>:1: first_token: 1787334732900 is not a plausible time as custom reads it (t1 as epoch_s: \
              before 2000 or after 2200); another unit may read it (:epoch_ms, :epoch_us, \
              :epoch_ns; :epoch tells them by magnitude)"
         ),
@@ -1379,7 +1379,7 @@ fn a_formats_files_units_and_paths_are_checked_as_maps_are() {
     ));
     assert!(
         err.contains(
-            "first_token: not a plausible time as gateway reads it (ts.first as epoch_s: before \
+            "first_token: 1767225600300 is not a plausible time as gateway reads it (ts.first as epoch_s: before \
              2000 or after 2200); another unit may read it (unit = \"epoch_ms\", unit = \
              \"epoch_us\", unit = \"epoch_ns\"; unit = \"epoch\" tells them by magnitude)"
         ),

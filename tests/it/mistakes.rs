@@ -508,6 +508,72 @@ fn input_not_json_lines_is_named() {
     assert!(!err.contains("litellm"), "{err}");
 }
 
+/// A UTF-16 log (PowerShell's `>`) or a binary file is named in one message, not a message a
+/// line, and the summary's hint sends the user to it, on one thread and in chunks; a file
+/// whose first bytes are no UTF-8 text but some of whose lines are read (NUL bytes at its
+/// start, a crash's zero fill) still names its bad lines.
+#[test]
+fn a_utf16_or_binary_input_is_named_once_not_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16 = dir.path().join("win.log");
+    let mut b = vec![0xff, 0xfe];
+    for i in 0..40 {
+        let line = format!("{{\"model\": \"m\", \"response_time\": {i}.5}}\r\n");
+        for c in line.encode_utf16() {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    std::fs::write(&utf16, b).unwrap();
+    let bin = dir.path().join("blob.bin");
+    std::fs::write(
+        &bin,
+        b"\x7fELF\x02\x01\x01\x00\x00\x00\n{\xff\xfe\n{\"a\x00\n",
+    )
+    .unwrap();
+    for (path, what) in [
+        (
+            &utf16,
+            "UTF-16 text: convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8",
+        ),
+        (&bin, "binary data"),
+    ] {
+        let path = path.to_str().unwrap();
+        for threads in [
+            &["--threads", "1"][..],
+            &["--threads", "2", "--chunk-bytes", "64"],
+        ] {
+            let args: Vec<&str> = ["summary"]
+                .iter()
+                .chain(threads)
+                .copied()
+                .chain([path])
+                .collect();
+            let (code, out, err) = outcome(&args, b"");
+            assert_eq!(code, Some(0), "{err}");
+            assert_eq!(
+                err,
+                format!("tokentime: {path}: not JSON lines ({what})\n"),
+                "{threads:?}"
+            );
+            assert!(
+                out.contains(
+                    "no line could be read as JSON: stderr says what the input looks like"
+                ),
+                "{out}"
+            );
+        }
+    }
+    let zeroed = dir.path().join("zeroed.jsonl");
+    let mut b = vec![0u8; 64];
+    b.extend_from_slice(b"\n{\"bad\": tru}\n");
+    b.extend_from_slice(&std::fs::read(litellm()).unwrap());
+    std::fs::write(&zeroed, b).unwrap();
+    let zeroed = zeroed.to_str().unwrap();
+    let (_, _, err) = outcome(&["summary", zeroed], b"");
+    assert!(err.contains(&format!("{zeroed}:2: invalid JSON")), "{err}");
+    assert!(!err.contains("not JSON lines"), "{err}");
+}
+
 /// llama-server's text log (here lines of the lab's, a slot's one request with a `{` in its
 /// chat template line) is named as such, with the formats that read llama.cpp: its timings are
 /// text with no request id or wall-clock time.

@@ -219,6 +219,33 @@ fn a_request_whose_times_disagree_is_named_with_them() {
     );
 }
 
+/// An instant no plausible time (an OTLP span's end in the year 2286 or later) is named with
+/// its value as logged, each span of the export by its index, not only the first.
+#[test]
+fn each_span_with_no_plausible_time_is_named_with_its_value() {
+    let line = std::fs::read_to_string(testdata().join("formats/vllm-otlp.jsonl")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let spans = &mut v["resourceSpans"][0]["scopeSpans"][0]["spans"];
+    let mut second = spans[0].clone();
+    second["spanId"] = "b7ad6b7169203332".into();
+    second["traceId"] = "0af7651916cd43dd8448eb211c80319d".into();
+    second["endTimeUnixNano"] = "9999999999999999999".into();
+    spans[0]["startTimeUnixNano"] = "0".into();
+    spans.as_array_mut().unwrap().push(second);
+    let out = run(&["summary", "-o", "json"], format!("{v}\n").as_bytes());
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["coverage"]["anomalies"]["implausible_instant"], 2);
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "<stdin>:1: record 0 (from 0): arrival: \"0\" is not a plausible time as vllm-otlp reads \
+         it (startTimeUnixNano as epoch_ns: before 2000 or after 2200): the metrics that need it \
+         are null, reason implausible_instant\n\
+         <stdin>:1: record 1 (from 0): end: \"9999999999999999999\" is not a plausible time as \
+         vllm-otlp reads it (endTimeUnixNano as epoch_ns: before 2000 or after 2200): the \
+         metrics that need it are null, reason implausible_instant\n"
+    );
+}
+
 /// A token gap logged negative (a result file's `itls[4][1]`): no gap of that request is an
 /// ITL sample (none below 0 enters the quantiles), its ITL, and the decode and TPOT the gaps
 /// give and the E2E made of that decode, are null with reason `negative_interval`, the request

@@ -343,3 +343,49 @@ fn threads_set_the_same_copies_aside() {
         "summary",
     );
 }
+
+/// Several files read at once (`summary --threads N` reads up to N): their messages on stderr
+/// come out in the order the files were given, the first `--max-diagnostics` bad lines in
+/// that order shown, whichever file is read first: a large file with a bad line at its end,
+/// then small ones with bad lines of their own, one with no request (its hint).
+#[test]
+fn files_read_at_once_say_what_they_found_in_the_order_given() {
+    let mut big = generated(3000);
+    big.extend_from_slice(b"{\"big\": \n");
+    let big = file(&big);
+    let small = file(b"{\"small\": tru}\n{\"model\": \"m\", \"oops\n");
+    let none = file(b"{\"hello\": \"world\"}\n");
+    let paths = [big.path(), small.path(), none.path()].map(|p| p.to_str().unwrap().to_string());
+    for max in ["1", "2", "5"] {
+        let args = |threads: &str, order: &[usize]| {
+            let mut a: Vec<String> = ["summary", "--max-diagnostics", max, "--threads", threads]
+                .map(String::from)
+                .to_vec();
+            a.extend(order.iter().map(|&i| paths[i].clone()));
+            a
+        };
+        for order in [[0, 1, 2], [1, 2, 0], [2, 0, 1]] {
+            let one = run(&refs(&args("1", &order)), b"");
+            let err = String::from_utf8_lossy(&one.stderr).into_owned();
+            // Each file's bad lines before the next file's.
+            let at: Vec<usize> = order
+                .iter()
+                .filter(|&&i| i != 2)
+                .map(|&i| err.find(&format!("{}:", paths[i])).unwrap_or(usize::MAX))
+                .collect();
+            assert!(max == "1" || at.is_sorted(), "{max} {order:?}: {err}");
+            for threads in ["2", "3"] {
+                let many = run(&refs(&args(threads, &order)), b"");
+                assert_same(
+                    &one,
+                    &many,
+                    &format!("--max-diagnostics {max} {order:?} x{threads}"),
+                );
+            }
+        }
+    }
+}
+
+fn refs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
