@@ -81,8 +81,9 @@ impl Diagnostics {
     pub(crate) fn finish(&self) {
         if self.hidden > 0 {
             crate::diag!(
-                "tokentime: {} more messages on bad input not shown (--max-diagnostics)",
-                self.hidden
+                "tokentime: {} more message{} on bad input not shown (--max-diagnostics)",
+                self.hidden,
+                if self.hidden == 1 { "" } else { "s" }
             );
         }
     }
@@ -159,6 +160,34 @@ fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Err
     }
 }
 
+/// A writer that keeps the last byte written through it.
+struct LastByte<W> {
+    inner: W,
+    last: Option<u8>,
+}
+
+impl<W: Write> Write for LastByte<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf)?;
+        if let Some(&b) = buf.last() {
+            self.last = Some(b);
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Runs `tokentime enrich`: every input in turn through one worker (a request may span two
 /// inputs), each line written with its metrics spliced in (or the rows).
 fn run_enrich(
@@ -178,7 +207,16 @@ fn run_enrich(
     // An input that cannot be read is reported and skipped: the others are still read, and
     // the exit status says that something was missing (2).
     let mut input_failed = false;
+    let mut out = LastByte {
+        inner: out,
+        last: None,
+    };
     for source in &config.inputs {
+        // An input whose last line had no line end: the next one's first line starts a line
+        // of its own (the two were written as one).
+        if out.last.is_some_and(|b| b != b'\n') {
+            out.write_all(b"\n").map_err(Error::Output)?;
+        }
         let name = source.name();
         let mut report = |line: u64, why: Option<&str>| match why {
             Some(why) => diags.report(&name, line, why),
@@ -186,7 +224,7 @@ fn run_enrich(
         };
         let mut sink = WorkerSink {
             worker: &mut worker,
-            out: &mut *out,
+            out: &mut out,
             report: &mut report,
             line_buffered: config.line_buffered,
             finish_each: false,

@@ -672,8 +672,19 @@ impl<'a> Watch<'a> {
         };
         let config = &self.sh.config;
         let name = |i: usize| crate::input::shown_name(&config.inputs[i].name()).into_owned();
-        for w in o.warnings(name, &format_duration(config.join_timeout_ns)) {
+        let warnings = o.warnings(name, &format_duration(config.join_timeout_ns));
+        // Months of archives whose batches were shipped twice: the first few pairs, then a
+        // count (--max-diagnostics, as bad lines).
+        let shown = config.max_diagnostics.max(1);
+        for w in warnings.iter().take(shown) {
             crate::diag!("tokentime: {w}");
+        }
+        if warnings.len() > shown {
+            crate::diag!(
+                "tokentime: {} more pairs of inputs hold requests alike (not named one by one: \
+                 --max-diagnostics)",
+                warnings.len() - shown
+            );
         }
     }
 

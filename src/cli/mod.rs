@@ -1239,7 +1239,8 @@ fn once_each(inputs: &[Source]) -> Result<(), ConfigError> {
 /// another name, `app.log` and `app.log.bak`): copies in two FILEs are not set aside, so the
 /// requests of both are counted. Only files of one size are compared, by a hash of their first
 /// and last 64 KiB.
-fn warn_same_bytes(inputs: &[Source]) {
+/// The first `shown` such files are named, the others counted.
+fn warn_same_bytes(inputs: &[Source], shown: usize) {
     const EDGE: u64 = 64 * 1024;
     let files: Vec<(&std::path::Path, u64)> = inputs
         .iter()
@@ -1268,6 +1269,7 @@ fn warn_same_bytes(inputs: &[Source]) {
         Some(h.finish())
     };
     let mut read: Vec<Option<u64>> = vec![None; files.len()];
+    let mut copies = 0;
     for (j, &(b, len)) in files.iter().enumerate() {
         let Some(i) = (0..j).find(|&i| {
             files[i].1 == len && {
@@ -1282,11 +1284,21 @@ fn warn_same_bytes(inputs: &[Source]) {
         }) else {
             continue;
         };
+        copies += 1;
+        if copies <= shown {
+            crate::diag!(
+                "tokentime: {} holds the same bytes as {}: its requests are counted again (each \
+                 FILE is an input of its own: copies in two are counted in each); give it once",
+                crate::input::shown_path(b),
+                crate::input::shown_path(files[i].0)
+            );
+        }
+    }
+    if copies > shown {
         crate::diag!(
-            "tokentime: {} holds the same bytes as {}: its requests are counted again (each FILE \
-             is an input of its own: copies in two are counted in each); give it once",
-            crate::input::shown_path(b),
-            crate::input::shown_path(files[i].0)
+            "tokentime: {} more FILEs hold the same bytes as one given before them (not named one \
+             by one: --max-diagnostics)",
+            copies - shown
         );
     }
 }
@@ -1318,7 +1330,7 @@ fn resolve_common(mut c: Common, mut command: Command) -> Result<Config, ConfigE
     let inputs = sources(c.files)?;
     if matches!(command, Command::Summary(_) | Command::Report(_)) {
         once_each(&inputs)?;
-        warn_same_bytes(&inputs);
+        warn_same_bytes(&inputs, c.max_diagnostics.max(1));
     }
     let prefix = prefix_regex(c.prefix.as_deref())?;
     // The one duration parser of every flag (`d` included, as docs/live-and-windows.md lists).

@@ -1308,7 +1308,8 @@ fn read_fields(
             if let Some(raw) = ids.iter().find_map(|&s| slots.raw(line, s)) {
                 let before = gaps.len();
                 // An empty list is a one-token response: its decode took no time.
-                if read_gaps(raw, *unit, gaps) {
+                let read = read_gaps(raw, *unit, gaps);
+                if read == Gaps::Read {
                     filled |= bit;
                     if let Some(&g) = gaps[before..].iter().find(|&&g| g < 0) {
                         // A negative gap: no sample of the list is kept, and the request is
@@ -1323,7 +1324,7 @@ fn read_fields(
                     } else if t.decode.is_none() {
                         t.decode = Some(gaps[before..].iter().sum());
                     }
-                } else {
+                } else if read == Gaps::Unreadable {
                     // A list with an element that is no duration (or no list): present but
                     // unreadable, as any other field.
                     unreadable |= bit;
@@ -1451,18 +1452,37 @@ pub(crate) fn with_unreadable_read(t: &Timeline) -> Timeline {
 
 /// Appends the durations of a JSON array of numbers (in `unit`) to `gaps`; returns false,
 /// appending nothing, when `raw` is not such an array.
-fn read_gaps(raw: &str, unit: Unit, gaps: &mut Vec<i64>) -> bool {
+fn read_gaps(raw: &str, unit: Unit, gaps: &mut Vec<i64>) -> Gaps {
     let Ok(items) = serde_json::from_str::<Vec<&serde_json::value::RawValue>>(raw) else {
-        return false;
+        return Gaps::Unreadable;
     };
     let decoded: Option<Vec<i64>> = items.iter().map(|i| decode_ns(i.get(), unit)).collect();
     match decoded {
         Some(d) => {
             gaps.extend(d);
-            true
+            Gaps::Read
         }
-        None => false,
+        // A `null` gap is one the producer did not know, as a `null` TTFT is: the list is
+        // not logged, not unreadable, when every other element is a duration.
+        None if items
+            .iter()
+            .all(|i| i.get() == "null" || decode_ns(i.get(), unit).is_some()) =>
+        {
+            Gaps::Unknown
+        }
+        None => Gaps::Unreadable,
     }
+}
+
+/// What [`read_gaps`] made of a token-gap list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gaps {
+    /// Every element a duration: the gaps were added.
+    Read,
+    /// Durations and `null`s: a gap not known, so none of the list's.
+    Unknown,
+    /// No list, or an element that is no duration nor `null`.
+    Unreadable,
 }
 
 /// Reads one field: a time in ns (instants and durations) or a count, combined from its slots

@@ -446,6 +446,28 @@ fn unsupported(head: &[u8]) -> Option<(&'static str, &'static str)> {
     }
 }
 
+/// A zstd decoder whose error at bytes after the last frame that start no other one says so:
+/// the library's own is `Unknown frame descriptor`.
+struct Zstd<R: BufRead>(zstd::stream::read::Decoder<'static, R>);
+
+impl<R: BufRead> Read for Zstd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            if e.to_string().contains("Unknown frame descriptor") {
+                // A frame's first bytes are read only once the frame before it ended (the
+                // first frame's were checked before the decoder was made).
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "bytes after the last zstd frame that start no other frame (trailing \
+                     garbage; the lines before them were read)",
+                )
+            } else {
+                e
+            }
+        })
+    }
+}
+
 /// Wraps `r` in a decoder chosen by its first bytes (gzip, zstd, or none).
 ///
 /// # Errors
@@ -459,7 +481,7 @@ pub(crate) fn decompress<R: BufRead + Send + 'static>(
     if head.starts_with(GZIP) {
         Ok(Box::new(Gzip::new(r)))
     } else if head.starts_with(ZSTD) || zstd_skippable(head) {
-        Ok(Box::new(zstd::stream::read::Decoder::with_buffer(r)?))
+        Ok(Box::new(Zstd(zstd::stream::read::Decoder::with_buffer(r)?)))
     } else if let Some((name, tool)) = unsupported(head) {
         Err(io::Error::new(
             io::ErrorKind::InvalidData,

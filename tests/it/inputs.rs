@@ -421,6 +421,30 @@ fn zero_padding_after_the_last_gzip_member_is_ignored() {
     }
 }
 
+/// Bytes after the last zstd frame that start no other frame are named as gzip's are (trailing
+/// garbage, every line before them read, exit 2), not by the library's `Unknown frame
+/// descriptor`.
+#[test]
+fn trailing_garbage_after_the_last_zstd_frame_is_named() {
+    let plain = std::fs::read(testdata().join("samples/litellm.jsonl")).unwrap();
+    let mut zst = zstd::encode_all(&plain[..], 3).unwrap();
+    zst.extend(b"GARBAGEGARBAGE\n");
+    let out = run(&["summary", "-o", "json"], &zst);
+    assert_eq!(out.status.code(), Some(2));
+    let lines = plain.iter().filter(|&&b| b == b'\n').count();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "tokentime: <stdin>: after line {lines}: bytes after the last zstd frame that start \
+             no other frame (trailing garbage; the lines before them were read)\n"
+        )
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], &plain)).unwrap();
+    assert_eq!(got["coverage"]["requests"], want["coverage"]["requests"]);
+}
+
 /// A FILE argument that is a named pipe (as `<(cmd)` is, or `mkfifo`) is read once from its
 /// start: all of it, plain or compressed, under auto detection and under `--format inferred`
 /// (which reads a sample first), and it never waits for a writer that is gone.
@@ -472,5 +496,33 @@ fn a_named_pipe_argument_is_read_whole_once() {
             String::from_utf8_lossy(&from_file.stdout),
             "{args:?}"
         );
+    }
+}
+
+/// Enrich of several FILEs whose first ends without a line end (a writer that never wrote its
+/// last `\n`, a .gz cut short): the next file's first line starts a line of its own in the
+/// output, so that the enriched output reads back as every request; the last FILE's last line
+/// is written as it came.
+#[test]
+fn a_file_without_a_last_line_end_is_not_joined_to_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = lab.lines().take(6).collect();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    std::fs::write(&a, lines[..3].join("\n")).unwrap();
+    std::fs::write(&b, lines[3..].join("\n")).unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    for threads in ["1", "2"] {
+        let out = run_ok(&["--threads", threads, a, b], b"");
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.lines().count(), 6, "{text}");
+        assert!(!text.ends_with('\n'));
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            assert!(v["tokentime"]["e2e_ms"].is_number(), "{line}");
+        }
+        let s: serde_json::Value =
+            serde_json::from_slice(&run_ok(&["summary", "-o", "json"], &out)).unwrap();
+        assert_eq!(s["coverage"]["requests"], 6);
     }
 }

@@ -218,6 +218,58 @@ fn requests_two_files_both_hold_are_named() {
     assert!(said(&["summary", "--threads", "1", a]).is_empty());
 }
 
+/// Many FILEs that share requests pairwise (batches shipped twice over months of archives):
+/// the first `--max-diagnostics` pairs are named, then one count, not a line a pair.
+#[test]
+fn many_pairs_that_share_requests_are_named_up_to_the_limit_then_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let lab = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = lab.lines().take(12).collect();
+    // 24 files: file i and file i + 12 hold the same request (and other bytes).
+    let paths: Vec<String> = (0..24)
+        .map(|i| {
+            let p = dir.path().join(format!("day{i:02}.jsonl"));
+            std::fs::write(&p, format!("shipped {i:02}\n{}\n", lines[i % 12])).unwrap();
+            p.to_str().unwrap().to_owned()
+        })
+        .collect();
+    let mut args = vec!["summary", "--max-diagnostics", "3"];
+    args.extend(paths.iter().map(String::as_str));
+    let out = run(&args, b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 4, "{err}");
+    for (k, line) in said[..3].iter().enumerate() {
+        let (a, b) = (&paths[k], &paths[k + 12]);
+        assert!(
+            line.starts_with(&format!("tokentime: {a} and {b} both hold 1 request alike")),
+            "{line}"
+        );
+    }
+    assert_eq!(
+        said[3],
+        "tokentime: 9 more pairs of inputs hold requests alike (not named one by one: \
+         --max-diagnostics)"
+    );
+    // The same bytes twice: as many named, then a count.
+    for (i, p) in paths.iter().enumerate().skip(12) {
+        std::fs::write(p, format!("shipped {:02}\n{}\n", i - 12, lines[i % 12])).unwrap();
+    }
+    let out = run(&args, b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("same bytes")).collect();
+    assert_eq!(said.len(), 4, "{err}");
+    assert!(said[2].starts_with(&format!(
+        "tokentime: {} holds the same bytes as {}:",
+        paths[14], paths[2]
+    )));
+    assert_eq!(
+        said[3],
+        "tokentime: 9 more FILEs hold the same bytes as one given before them (not named one by \
+         one: --max-diagnostics)"
+    );
+}
+
 /// `merge d.json d.json` (a glob that matches a digest twice, or a link to it) would count
 /// every request twice: refused, naming both.
 #[test]

@@ -126,6 +126,36 @@ fn a_result_files_unreadable_token_gaps_are_named_and_unparseable() {
     assert_eq!(m["ttft_ms"]["count"], 200);
 }
 
+/// A `null` among a request's token gaps is a gap the producer did not know, as a `null` TTFT
+/// is: that request's ITL, and the decode, TPOT and E2E its gaps give, are null `not_logged`
+/// (no anomaly, nothing on stderr), and its other gaps are no ITL samples.
+#[test]
+fn a_null_token_gap_is_not_logged_not_unreadable() {
+    let (s, err) = vllm_result_edited(|v| v["itls"][3][2] = serde_json::Value::Null);
+    assert_eq!(err, "");
+    assert_eq!(s["coverage"]["requests"], 200);
+    assert_eq!(s["coverage"]["anomalies"]["unparseable"], 0);
+    let m = &s["groups"][0]["metrics"];
+    for metric in ["itl_ms", "decode_ms", "tpot_ms", "e2e_ms"] {
+        assert_eq!(m[metric]["nulls"]["not_logged"], 1, "{metric}: {m}");
+        assert!(
+            m[metric]["nulls"].get("unparseable").is_none(),
+            "{metric}: {m}"
+        );
+    }
+    let (whole, _) = vllm_result_edited(|_| {});
+    let doc =
+        std::fs::read(testdata().join("realdata/vllm083-llama70b-tp8-qps1/result.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+    let gaps = v["itls"][3].as_array().unwrap().len() as u64;
+    let count = |s: &serde_json::Value| {
+        s["groups"][0]["metrics"]["itl_ms"]["count"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(count(&s), count(&whole) - gaps);
+}
+
 /// A result file with several faults (one line, the whole document): each record with a value
 /// not readable is named by its index, in order, then the arrays of different lengths and the
 /// run length that is no number, a message each, within `--max-diagnostics`; past it they are
