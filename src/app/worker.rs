@@ -974,6 +974,11 @@ impl<'p> Worker<'p> {
         {
             return self.objects_in_line(line_no, [prefix, content, ending], &parts, w);
         }
+        if let Kind::Invalid(_) = kind
+            && let Some(at) = crate::input::lines::after_zero_fill(content)
+        {
+            return self.after_zero_fill(line_no, [prefix, content, ending], at, w);
+        }
         let proc = &mut self.proc;
         let bad = match &kind {
             Kind::Deferred => return Ok(LineOutcome::Deferred),
@@ -1086,6 +1091,43 @@ impl<'p> Worker<'p> {
             w.write_all(prefix)?;
             w.write_all(content)?;
             w.write_all(ending)?;
+        }
+        Ok(LineOutcome::Done(bad))
+    }
+
+    /// A line cut short by NUL bytes and then a JSON object (`{"a": 1, "b\0\0\0{"id": ...}`:
+    /// a writer that crashed mid-line, the file's tail zero-filled, and the writer restarted
+    /// after the zeros): the bytes before the NULs are counted as an invalid line and named;
+    /// the object after them (from `at`) is read as a line of its own, numbered `line_no`,
+    /// the bytes before it passed through as a prefix (as NULs at a line's start are) where
+    /// enrich passes lines through.
+    fn after_zero_fill(
+        &mut self,
+        line_no: u64,
+        [prefix, content, ending]: [&[u8]; 3],
+        at: usize,
+        w: &mut impl Write,
+    ) -> io::Result<LineOutcome> {
+        // A chunk's thread leaves the line to the in-order stage, which reads it whole.
+        if self.proc.is_fork() {
+            return Ok(LineOutcome::Deferred);
+        }
+        let cut = content.iter().position(|&b| b == 0).unwrap_or(at);
+        self.count(|cov| {
+            cov.lines += 1;
+            cov.invalid += 1;
+        });
+        let mut bad = vec![format!(
+            "cut short at byte {cut} by NUL bytes (a crash's zero fill?): its first {cut} bytes \
+             are not read; the JSON after the NULs, at byte {at}, is read as a line of its own"
+        )];
+        let through = self.passes_long_lines();
+        if through {
+            w.write_all(prefix)?;
+        }
+        let before = if through { &content[..at] } else { b"" };
+        if let LineOutcome::Done(why) = self.line(line_no, before, &content[at..], ending, w)? {
+            bad.extend(why);
         }
         Ok(LineOutcome::Done(bad))
     }
@@ -1525,8 +1567,8 @@ fn enrich_line(
 
 /// Why the line `proc` processed last is bad, a message each: every request of it with a field
 /// present but not readable ([`unreadable`]: a benchmark file's or an OTLP export's records
-/// one by one), else the first whose instant holds no plausible time ([`implausible_mapped`]);
-/// every request whose times disagree ([`anomalies`]); and what the line's run-level fields
+/// one by one); every request with an instant of no plausible time ([`implausible`]); every
+/// request whose times disagree ([`anomalies`]); and what the line's run-level fields
 /// say wrong (a vLLM result's arrays of different lengths, its `duration`).
 fn unparseable(proc: &Processor, line: &[u8]) -> Vec<String> {
     // Most lines: nothing to say, told in one pass.

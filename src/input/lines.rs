@@ -66,6 +66,14 @@ pub(crate) fn frame(raw: &[u8]) -> (&[u8], &[u8], &[u8]) {
     (prefix, content, ending)
 }
 
+/// Where the JSON object after the last NUL byte of a line's `content` starts, when a NUL is
+/// followed by `{` there: a line cut short by a crash's zero fill, then the next line written
+/// after the zeros ([`crate::app::worker::Worker`] reads that object as a line).
+pub(crate) fn after_zero_fill(content: &[u8]) -> Option<usize> {
+    let at = memchr::memrchr(0, content)? + 1;
+    (content.get(at) == Some(&b'{')).then_some(at)
+}
+
 /// Bytes asked of the input per read when lines are short: big enough to amortize the system
 /// call, small enough that what was read is still in the core's L2 cache when it is parsed.
 const READ_SIZE: usize = 128 * 1024;

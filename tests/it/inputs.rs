@@ -526,3 +526,65 @@ fn a_file_without_a_last_line_end_is_not_joined_to_the_next() {
         assert_eq!(s["coverage"]["requests"], 6);
     }
 }
+
+/// A crash's zero fill mid-line (a line cut at byte 40, 4096 NULs, then the next request): the
+/// cut line is one invalid line, named with where it broke off, and the request after the NULs
+/// is read, on one thread and in chunks; enrich passes the cut bytes through and splices the
+/// request, which reads back as every request.
+#[test]
+fn the_request_after_a_zero_fill_mid_line_is_read() {
+    let lab = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<&str> = lab.lines().take(20).collect();
+    let mut input = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == 10 {
+            input.extend_from_slice(&l.as_bytes()[..40]);
+            input.extend(vec![0u8; 4096]);
+            continue;
+        }
+        input.extend_from_slice(l.as_bytes());
+        input.push(b'\n');
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("crashed.jsonl");
+    std::fs::write(&f, &input).unwrap();
+    let f = f.to_str().unwrap();
+    for threads in [
+        &["--threads", "1"][..],
+        &["--threads", "2", "--chunk-bytes", "4K"],
+    ] {
+        let args: Vec<&str> = ["summary", "-o", "json"]
+            .iter()
+            .chain(threads)
+            .copied()
+            .chain([f])
+            .collect();
+        let out = run(&args, b"");
+        let c =
+            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["coverage"].clone();
+        assert_eq!(
+            (c["requests"].as_u64(), c["invalid"].as_u64()),
+            (Some(19), Some(1)),
+            "{c}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "{f}:11: cut short at byte 40 by NUL bytes (a crash's zero fill?): its first 40 \
+                 bytes are not read; the JSON after the NULs, at byte 4136, is read as a line of \
+                 its own\n"
+            )
+        );
+    }
+    let enriched = run_ok(&[f], b"");
+    let mut cut = lines[10].as_bytes()[..40].to_vec();
+    cut.extend(vec![0u8; 4096]);
+    cut.extend_from_slice(&lines[11].as_bytes()[..20]);
+    assert!(
+        enriched.windows(cut.len()).any(|w| w == cut),
+        "the cut bytes passed through"
+    );
+    let s: serde_json::Value =
+        serde_json::from_slice(&run_ok(&["summary", "-o", "json"], &enriched)).unwrap();
+    assert_eq!(s["coverage"]["requests"], 19);
+}
