@@ -130,7 +130,7 @@ fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Err
     // Under the buffer, the watchdog times the writes that reach stdout (a summary's report
     // blocked on a pipe nobody reads ends after a signal), not every fragment written to the
     // buffer.
-    let mut out = BufWriter::with_capacity(256 * 1024, watchdog::Watched(stdout));
+    let mut out = BufWriter::with_capacity(256 * 1024, watchdog::Watched::new(stdout));
     // The `inferred` format is decided here, on the calling thread, before any line is counted.
     let inferred;
     let config = if config.infer == crate::cli::config::Infer::Off
@@ -160,40 +160,12 @@ fn run_inner(config: &Config, stdout: impl Write + Send) -> Result<ExitCode, Err
     }
 }
 
-/// A writer that keeps the last byte written through it.
-struct LastByte<W> {
-    inner: W,
-    last: Option<u8>,
-}
-
-impl<W: Write> Write for LastByte<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        if n > 0 {
-            self.last = Some(buf[n - 1]);
-        }
-        Ok(n)
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.inner.write_all(buf)?;
-        if let Some(&b) = buf.last() {
-            self.last = Some(b);
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 /// Runs `tokentime enrich`: every input in turn through one worker (a request may span two
 /// inputs), each line written with its metrics spliced in (or the rows).
 fn run_enrich(
     config: &Config,
     e: &EnrichConfig,
-    out: &mut (impl Write + Send),
+    out: &mut BufWriter<watchdog::Watched<impl Write + Send>>,
 ) -> Result<ExitCode, Error> {
     let mut worker = Worker::new(config);
     let mut diags = Diagnostics::new(config.max_diagnostics);
@@ -207,14 +179,12 @@ fn run_enrich(
     // An input that cannot be read is reported and skipped: the others are still read, and
     // the exit status says that something was missing (2).
     let mut input_failed = false;
-    let mut out = LastByte {
-        inner: out,
-        last: None,
-    };
     for source in &config.inputs {
         // An input whose last line had no line end: the next one's first line starts a line
-        // of its own (the two were written as one).
-        if out.last.is_some_and(|b| b != b'\n') {
+        // of its own (the two were written as one). The last byte written is in the buffer,
+        // or, just after it was written out, the writer's.
+        let last = out.buffer().last().copied().or(out.get_ref().last());
+        if last.is_some_and(|b| b != b'\n') {
             out.write_all(b"\n").map_err(Error::Output)?;
         }
         let name = source.name();
@@ -224,7 +194,7 @@ fn run_enrich(
         };
         let mut sink = WorkerSink {
             worker: &mut worker,
-            out: &mut out,
+            out: &mut *out,
             report: &mut report,
             line_buffered: config.line_buffered,
             finish_each: false,

@@ -1159,7 +1159,8 @@ fn report_slos_and_digest(
 /// A digest file created, and then written, under the watchdog: a FIFO with no reader blocks
 /// in its open.
 fn create_watched(p: &std::path::Path) -> io::Result<crate::app::watchdog::Watched<std::fs::File>> {
-    crate::app::watchdog::watched(|| std::fs::File::create(p)).map(crate::app::watchdog::Watched)
+    crate::app::watchdog::watched(|| std::fs::File::create(p))
+        .map(crate::app::watchdog::Watched::new)
 }
 
 /// The SLOs judged on `summary`. No request read (an empty file, a log of another format, a

@@ -48,16 +48,34 @@ pub(crate) fn watched<T>(f: impl FnOnce() -> T) -> T {
     r
 }
 
-/// A writer whose every write and flush is [`watched`].
-pub(crate) struct Watched<W>(pub(crate) W);
+/// A writer whose every write and flush is [`watched`]; it keeps the last byte written.
+pub(crate) struct Watched<W> {
+    inner: W,
+    last: Option<u8>,
+}
+
+impl<W> Watched<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        Watched { inner, last: None }
+    }
+
+    /// The last byte written through it.
+    pub(crate) fn last(&self) -> Option<u8> {
+        self.last
+    }
+}
 
 impl<W: Write> Write for Watched<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        watched(|| self.0.write(buf))
+        let n = watched(|| self.inner.write(buf))?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        watched(|| self.0.flush())
+        watched(|| self.inner.flush())
     }
 }
 
