@@ -643,13 +643,23 @@ impl HeldBad {
     }
 }
 
+/// Bad line `line_no`, for reason `why`: held, when bad lines are, else reported.
+fn held_or_reported(
+    held: &mut Option<HeldBad>,
+    report: &mut (dyn FnMut(u64, Option<&str>) + Send),
+    line_no: u64,
+    why: Option<&str>,
+) {
+    match held {
+        Some(h) => h.push(line_no, why),
+        None => report(line_no, why),
+    }
+}
+
 impl<W: Write> WorkerSink<'_, '_, W> {
     /// Bad line `line_no`, for reason `why`: reported, or held.
     fn bad(&mut self, line_no: u64, why: Option<&str>) {
-        match &mut self.held {
-            Some(h) => h.push(line_no, why),
-            None => (self.report)(line_no, why),
-        }
+        held_or_reported(&mut self.held, self.report, line_no, why);
     }
 }
 
@@ -748,10 +758,7 @@ impl<W: Write + Send> Sink for WorkerSink<'_, '_, W> {
         let proto = self.worker.fork();
         self.worker.sweep_apart();
         let (held, report) = (&mut self.held, &mut *self.report);
-        let mut bad = |line: u64, why: Option<&str>| match held {
-            Some(h) => h.push(line, why),
-            None => report(line, why),
-        };
+        let mut bad = |line: u64, why: Option<&str>| held_or_reported(held, report, line, why);
         let done = parallel::run_file(
             config,
             input,
