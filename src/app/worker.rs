@@ -825,8 +825,8 @@ impl<'p> Worker<'p> {
     /// The input being read has ended: when it had lines and none was JSON, says so on
     /// stderr.
     pub(crate) fn end_input(&mut self) {
-        let (lines, non_json, _) = self.input_lines();
-        if self.input_named() {
+        let (lines, non_json, bad) = self.input_lines();
+        if crate::app::not_json::named(self.input.looks, lines, non_json, bad) {
             crate::diag!(
                 "tokentime: {}",
                 crate::app::not_json::message(&self.input.name, self.input.looks, lines)
@@ -1696,7 +1696,7 @@ fn implausible(proc: &Processor, line: &[u8], k: usize) -> String {
     let r = &proc.requests()[k];
     let spec = proc.format_spec(r.format);
     use crate::format::Field;
-    let field = [
+    let name = [
         Field::Arrival,
         Field::Scheduled,
         Field::FirstToken,
@@ -1706,12 +1706,12 @@ fn implausible(proc: &Processor, line: &[u8], k: usize) -> String {
     .into_iter()
     .find(|&f| r.implausible & crate::format::instant_bit(f) != 0)
     .map_or("instant", Field::name);
-    let name = field;
     let (which, record) = request_record(proc, line, k);
     let value = record
         .as_ref()
         .and_then(|rec| crate::format::logged_at(spec, name, rec))
         .map_or(String::new(), |(_, v)| format!("{v} is "));
+    // What the message starts with: the request, the field, its value.
     let field = format!("{which}{name}: {value}");
     if !spec.users_units() {
         // A built-in format reads the producer's unit: the value, not the unit, is wrong.
@@ -1745,8 +1745,8 @@ fn implausible(proc: &Processor, line: &[u8], k: usize) -> String {
     )
 }
 
-/// [`unparseable`]: the fields present but not readable in `line`'s first request that has
-/// one, each with the value the line holds.
+/// [`unparseable`]: each request of `line` with fields present but not readable (at most
+/// [`NAMED_PER_LINE`], then a count), each field with the value the line holds.
 fn unreadable(proc: &Processor, line: &[u8]) -> Vec<String> {
     let mut why = Vec::new();
     name_each(
