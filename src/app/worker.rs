@@ -580,6 +580,9 @@ pub struct Worker<'p> {
     proc: Processor,
     role: Role<'p>,
     input: InputCheck,
+    /// A copy of the processor, made at the first line cut short by another line: it reads
+    /// what follows the cut, to tell a request from an object inside the cut line.
+    probe: Option<Box<Processor>>,
 }
 
 /// What is known of the input being read, to name it when none of its lines is JSON
@@ -675,6 +678,7 @@ impl Worker<'static> {
                 rows: e.rows.clone(),
                 object: Vec::with_capacity(512),
             },
+            probe: None,
         }
     }
 
@@ -763,6 +767,7 @@ impl<'p> Worker<'p> {
                 hand: None,
                 verdict: None,
             },
+            probe: None,
         }
     }
 
@@ -933,6 +938,7 @@ impl<'p> Worker<'p> {
             proc: self.proc.fork(),
             role,
             input: InputCheck::default(),
+            probe: None,
         }
     }
 
@@ -977,7 +983,20 @@ impl<'p> Worker<'p> {
         if let Kind::Invalid(_) = kind
             && let Some(at) = crate::input::lines::after_zero_fill(content)
         {
-            return self.after_zero_fill(line_no, [prefix, content, ending], at, w);
+            return self.after_cut(line_no, [prefix, content, ending], at, w);
+        }
+        // Without NULs: only where what follows the cut is a request (an object at the end of
+        // a line merely cut short, `..."usage": {"prompt_tokens": 5}`, is none).
+        if let Kind::Invalid(_) = kind
+            && let Some(at) = crate::input::lines::after_cut(content)
+            && matches!(
+                self.probe
+                    .get_or_insert_with(|| Box::new(self.proc.fresh()))
+                    .process(&content[at..]),
+                Kind::Requests
+            )
+        {
+            return self.after_cut(line_no, [prefix, content, ending], at, w);
         }
         let proc = &mut self.proc;
         let bad = match &kind {
@@ -1095,13 +1114,14 @@ impl<'p> Worker<'p> {
         Ok(LineOutcome::Done(bad))
     }
 
-    /// A line cut short by NUL bytes and then a JSON object (`{"a": 1, "b\0\0\0{"id": ...}`:
-    /// a writer that crashed mid-line, the file's tail zero-filled, and the writer restarted
-    /// after the zeros): the bytes before the NULs are counted as an invalid line and named;
+    /// A line cut short, by NUL bytes or not, and then a JSON object
+    /// (`{"a": 1, "b\0\0\0{"id": ...}`: a writer that crashed mid-line, the file's tail
+    /// zero-filled, and the writer restarted after the zeros; `{"a": 1, "b{"id": ...}`, the same
+    /// without the zeros): the bytes before the cut are counted as an invalid line and named;
     /// the object after them (from `at`) is read as a line of its own, numbered `line_no`,
     /// the bytes before it passed through as a prefix (as NULs at a line's start are) where
     /// enrich passes lines through.
-    fn after_zero_fill(
+    fn after_cut(
         &mut self,
         line_no: u64,
         [prefix, content, ending]: [&[u8]; 3],
@@ -1112,15 +1132,22 @@ impl<'p> Worker<'p> {
         if self.proc.is_fork() {
             return Ok(LineOutcome::Deferred);
         }
-        let cut = content.iter().position(|&b| b == 0).unwrap_or(at);
         self.count(|cov| {
             cov.lines += 1;
             cov.invalid += 1;
         });
-        let mut bad = vec![format!(
-            "cut short at byte {cut} by NUL bytes (a crash's zero fill?): its first {cut} bytes \
-             are not read; the JSON after the NULs, at byte {at}, is read as a line of its own"
-        )];
+        let mut bad = vec![match content[..at].iter().position(|&b| b == 0) {
+            Some(cut) => format!(
+                "cut short at byte {cut} by NUL bytes (a crash's zero fill?): its first {cut} \
+                 bytes are not read; the JSON after the NULs, at byte {at}, is read as a line of \
+                 its own"
+            ),
+            None => format!(
+                "cut short at byte {at} by a request's JSON (a line written without its end, then \
+                 the next one?): its first {at} bytes are not read; the JSON at byte {at} is \
+                 read as a line of its own"
+            ),
+        }];
         let through = self.passes_long_lines();
         if through {
             w.write_all(prefix)?;

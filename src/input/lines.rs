@@ -74,6 +74,32 @@ pub(crate) fn after_zero_fill(content: &[u8]) -> Option<usize> {
     (content.get(at) == Some(&b'{')).then_some(at)
 }
 
+/// Where a JSON object that ends an invalid line's `content` starts, after its first byte,
+/// when there is one: a line cut short with no NUL bytes and no newline (a writer that died
+/// mid-line), then the next line written after it. The first `{` from which the rest of the
+/// line is one JSON object (of the first 256 tried), except one after `:`, `,` or `[` (and
+/// blanks): that is a value inside the line cut short (`"usage": {"prompt_tokens": 5}` where
+/// the line ends), not a line of its own; an object inside that is followed by more is none
+/// either.
+pub(crate) fn after_cut(content: &[u8]) -> Option<usize> {
+    let mut from = 1;
+    for _ in 0..256 {
+        let at = from + memchr::memchr(b'{', content.get(from..)?)?;
+        from = at + 1;
+        let before = content[..at]
+            .iter()
+            .rev()
+            .find(|b| !b.is_ascii_whitespace());
+        if matches!(before, Some(b':' | b',' | b'[')) {
+            continue;
+        }
+        if serde_json::from_slice::<serde::de::IgnoredAny>(&content[at..]).is_ok() {
+            return Some(at);
+        }
+    }
+    None
+}
+
 /// Bytes asked of the input per read when lines are short: big enough to amortize the system
 /// call, small enough that what was read is still in the core's L2 cache when it is parsed.
 const READ_SIZE: usize = 128 * 1024;

@@ -527,48 +527,68 @@ fn a_file_without_a_last_line_end_is_not_joined_to_the_next() {
     }
 }
 
+/// The first 20 lines of the lab's LiteLLM log, line 11 cut to its first 40 bytes and followed
+/// by `after` (no newline between them), then `tail`.
+fn lab_with_line_11_cut(after: &[u8], tail: &[u8]) -> (Vec<String>, Vec<u8>) {
+    let lab = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
+    let lines: Vec<String> = lab.lines().take(20).map(str::to_owned).collect();
+    let mut input = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i == 10 {
+            input.extend_from_slice(&l.as_bytes()[..40]);
+            input.extend_from_slice(after);
+            continue;
+        }
+        input.extend_from_slice(l.as_bytes());
+        input.push(b'\n');
+    }
+    input.extend_from_slice(tail);
+    (lines, input)
+}
+
+/// `summary -o json FILE` on one thread and in chunks of 4 KiB: each run's coverage and stderr.
+fn coverage_one_thread_and_chunked(f: &str) -> Vec<(serde_json::Value, String)> {
+    [
+        &["--threads", "1"][..],
+        &["--threads", "2", "--chunk-bytes", "4K"],
+    ]
+    .iter()
+    .map(|threads| {
+        let args: Vec<&str> = ["summary", "-o", "json"]
+            .iter()
+            .chain(*threads)
+            .copied()
+            .chain([f])
+            .collect();
+        let out = run(&args, b"");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            doc["coverage"].clone(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    })
+    .collect()
+}
+
 /// A crash's zero fill mid-line (a line cut at byte 40, 4096 NULs, then the next request): the
 /// cut line is one invalid line, named with where it broke off, and the request after the NULs
 /// is read, on one thread and in chunks; enrich passes the cut bytes through and splices the
 /// request, which reads back as every request.
 #[test]
 fn the_request_after_a_zero_fill_mid_line_is_read() {
-    let lab = std::fs::read_to_string(testdata().join("lab/litellm.jsonl")).unwrap();
-    let lines: Vec<&str> = lab.lines().take(20).collect();
-    let mut input = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        if i == 10 {
-            input.extend_from_slice(&l.as_bytes()[..40]);
-            input.extend(vec![0u8; 4096]);
-            continue;
-        }
-        input.extend_from_slice(l.as_bytes());
-        input.push(b'\n');
-    }
+    let (lines, input) = lab_with_line_11_cut(&[0u8; 4096], b"");
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("crashed.jsonl");
     std::fs::write(&f, &input).unwrap();
     let f = f.to_str().unwrap();
-    for threads in [
-        &["--threads", "1"][..],
-        &["--threads", "2", "--chunk-bytes", "4K"],
-    ] {
-        let args: Vec<&str> = ["summary", "-o", "json"]
-            .iter()
-            .chain(threads)
-            .copied()
-            .chain([f])
-            .collect();
-        let out = run(&args, b"");
-        let c =
-            serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["coverage"].clone();
+    for (c, err) in coverage_one_thread_and_chunked(f) {
         assert_eq!(
             (c["requests"].as_u64(), c["invalid"].as_u64()),
             (Some(19), Some(1)),
             "{c}"
         );
         assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
+            err,
             format!(
                 "{f}:11: cut short at byte 40 by NUL bytes (a crash's zero fill?): its first 40 \
                  bytes are not read; the JSON after the NULs, at byte 4136, is read as a line of \
@@ -587,4 +607,37 @@ fn the_request_after_a_zero_fill_mid_line_is_read() {
     let s: serde_json::Value =
         serde_json::from_slice(&run_ok(&["summary", "-o", "json"], &enriched)).unwrap();
     assert_eq!(s["coverage"]["requests"], 19);
+}
+
+/// A line cut short with no NULs and no newline, then the next request (`{"id": "chatc{"id":
+/// ...}`): the cut bytes are one invalid line, named, and the request after them is read, on
+/// one thread and in chunks. A line merely cut short after an object inside it (`..."usage":
+/// {"prompt_tokens": 5}`) is one invalid line: that object is no request.
+#[test]
+fn the_request_written_after_a_line_cut_short_is_read() {
+    let (_, input) =
+        lab_with_line_11_cut(b"", b"{\"id\": \"x\", \"usage\": {\"prompt_tokens\": 5}\n");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("cut.jsonl");
+    std::fs::write(&f, &input).unwrap();
+    let f = f.to_str().unwrap();
+    for (c, err) in coverage_one_thread_and_chunked(f) {
+        assert_eq!(
+            (
+                c["requests"].as_u64(),
+                c["invalid"].as_u64(),
+                c["lines"].as_u64()
+            ),
+            (Some(19), Some(2), Some(21)),
+            "{c}"
+        );
+        assert_eq!(
+            err,
+            format!(
+                "{f}:11: cut short at byte 40 by a request's JSON (a line written without its end, \
+                 then the next one?): its first 40 bytes are not read; the JSON at byte 40 is read \
+                 as a line of its own\n{f}:20: invalid JSON: EOF while parsing an object at byte 42\n"
+            )
+        );
+    }
 }
