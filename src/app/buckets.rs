@@ -5,8 +5,9 @@
 //!
 //! Reading one input, windows are written as they complete ([`Buckets::take_complete`]): the
 //! worker that adds a request renders the windows it completes into its part's `ready` bytes,
-//! which the thread that owns stdout writes out. Several inputs add to the same windows in any
-//! order, so their windows are all held to the end.
+//! which the thread that owns stdout writes out (and, for a digest file, keeps them:
+//! [`Buckets::keep`]). Several inputs add to the same windows in any order, so their windows are
+//! all held to the end.
 
 use crate::classify::Request;
 use crate::cli::config::ReportConfig;
@@ -149,7 +150,8 @@ pub(crate) fn say_unplaced(b: &Buckets, windows: bool) {
 pub(crate) fn render_complete(b: &mut Buckets, style: &WindowStyle, ready: &mut Vec<u8>) {
     let width = b.width;
     for (start, mut summary, repeat) in b.take_complete() {
-        let partial = b.partial.remove(&start).map(|r| r.join("; "));
+        let reasons = b.partial.remove(&start);
+        let partial = reasons.as_ref().map(|r| r.join("; "));
         // Writing to a Vec cannot fail.
         let _ = style.write(
             ready,
@@ -158,6 +160,7 @@ pub(crate) fn render_complete(b: &mut Buckets, style: &WindowStyle, ready: &mut 
             &mut summary,
             (repeat, partial.as_deref()),
         );
+        b.keep(start, summary, reasons);
     }
 }
 

@@ -69,9 +69,18 @@ pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
 
 /// A writer whose every flush replaces a file with what was written since the last one
 /// ([`write_atomically`]). Nothing written, nothing replaced.
+///
+/// Until [`ReplaceOnFlush::last`], a flush that fails (a full disk, a directory removed) is
+/// said on stderr, once until one succeeds again, and the run goes on: FILE keeps the last
+/// summary written, and the next interval's tries again (a live exporter outlives an outage
+/// of its disk). The flush after `last` fails as any output does.
 pub(crate) struct ReplaceOnFlush {
     path: PathBuf,
     buf: Vec<u8>,
+    /// Whether the next flush is the run's last (its failure is the run's).
+    last: bool,
+    /// Whether the last flush failed (said on stderr).
+    failing: bool,
 }
 
 impl ReplaceOnFlush {
@@ -80,7 +89,14 @@ impl ReplaceOnFlush {
         ReplaceOnFlush {
             path,
             buf: Vec::new(),
+            last: false,
+            failing: false,
         }
+    }
+
+    /// The next flush is the run's last: its failure is returned, not said and passed over.
+    pub(crate) fn last(&mut self) {
+        self.last = true;
     }
 }
 
@@ -94,10 +110,29 @@ impl Write for ReplaceOnFlush {
         if self.buf.is_empty() {
             return Ok(());
         }
-        write_atomically(&self.path, &self.buf)
-            .map_err(|e| io::Error::new(e.kind(), format!("--out {}: {e}", self.path.display())))?;
+        let written = write_atomically(&self.path, &self.buf);
         self.buf.clear();
-        Ok(())
+        match written {
+            Ok(()) => {
+                if std::mem::take(&mut self.failing) {
+                    crate::diag!("tokentime: --out {}: written again", self.path.display());
+                }
+                Ok(())
+            }
+            Err(e) if self.last => Err(io::Error::new(
+                e.kind(),
+                format!("--out {}: {e}", self.path.display()),
+            )),
+            Err(e) => {
+                if !std::mem::replace(&mut self.failing, true) {
+                    crate::diag!(
+                        "tokentime: --out {}: {e}; it keeps the last summary written, the next interval tries again",
+                        self.path.display()
+                    );
+                }
+                Ok(())
+            }
+        }
     }
 }
 
@@ -115,6 +150,11 @@ impl<W: Write> ClosedOk<W> {
             inner,
             closed: false,
         }
+    }
+
+    /// The writer it wraps.
+    pub(crate) fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
     }
 
     /// True once a write or flush met a closed pipe.
@@ -191,6 +231,32 @@ mod tests {
         io::Read::read_to_string(&mut old, &mut s).unwrap();
         assert_eq!(s, "old\n");
         assert_eq!(std::fs::read(&path).unwrap(), b"new document\n");
+    }
+
+    #[test]
+    fn a_failed_flush_before_the_last_is_passed_over_and_the_last_one_is_returned() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("textfile");
+        std::fs::create_dir(&sub).unwrap();
+        let path = sub.join("m.prom");
+        let mut w = ReplaceOnFlush::new(path.clone());
+        w.write_all(b"one\n").unwrap();
+        w.flush().unwrap();
+        // The directory gone: the interval's summary is not written, the run goes on.
+        std::fs::remove_dir_all(&sub).unwrap();
+        w.write_all(b"two\n").unwrap();
+        w.flush().unwrap();
+        // Back: the next one is written whole, without what the failed one held.
+        std::fs::create_dir(&sub).unwrap();
+        w.write_all(b"three\n").unwrap();
+        w.flush().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"three\n");
+        // The run's last flush fails as any output does.
+        std::fs::remove_dir_all(&sub).unwrap();
+        w.last();
+        w.write_all(b"four\n").unwrap();
+        let e = w.flush().unwrap_err();
+        assert!(e.to_string().starts_with("--out "), "{e}");
     }
 
     #[test]

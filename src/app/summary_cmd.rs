@@ -259,6 +259,7 @@ pub(crate) fn run_summary(
             let file = crate::app::out_file::ReplaceOnFlush::new(path.clone());
             let mut file = ClosedOk::new(file);
             watch.run(&rx, &signals, &mut file)?;
+            file.get_mut().last();
             watch.finish(&mut file)
         }
         None => {
@@ -314,12 +315,18 @@ fn start(config: &Config, sc: &SummaryConfig) -> (Arc<Shared>, usize) {
         parts: (0..n)
             .map(|_| {
                 let mut part = Tally::new(&template, sc);
-                // One input is one stream: its windows are written as they complete (but
-                // for a digest file, which holds them all).
-                if n == 1 && sc.report.save_digest.is_none() {
-                    part.buckets = sc
-                        .bucket
-                        .map(|w| Buckets::new(w).cut_by(sc.range).streaming(sc.bucket_grace));
+                // One input is one stream: its windows are written as they complete (kept
+                // too for a digest file, which holds them all; not when the digest is the
+                // output, in their place).
+                if n == 1 && !sc.report.digest_to_stdout() {
+                    part.buckets = sc.bucket.map(|w| {
+                        let b = Buckets::new(w).cut_by(sc.range).streaming(sc.bucket_grace);
+                        if sc.report.save_digest.is_some() {
+                            b.keeping()
+                        } else {
+                            b
+                        }
+                    });
                 }
                 Mutex::new(part)
             })
@@ -523,7 +530,7 @@ impl<'a> Watch<'a> {
             said_checkpoint_error: false,
             streaming: sc.bucket.is_some()
                 && config.inputs.len() == 1
-                && sc.report.save_digest.is_none(),
+                && !sc.report.digest_to_stdout(),
             window_wait_ms: BUSY_WAIT_MS,
             window_header: sc
                 .bucket
@@ -769,6 +776,29 @@ impl<'a> Watch<'a> {
         }
     }
 
+    /// With `--window`, the Prometheus and OpenMetrics renderings' final document: the last
+    /// window and the part of an interval since the last one (at least a window, as each
+    /// interval's), with its span (`tokentime_window_seconds`).
+    fn last_window(&mut self) -> Option<(Coverage, Summary, Option<i64>)> {
+        let (sh, sc) = (self.sh, &self.sh.sc);
+        let sl = self
+            .sliding
+            .as_mut()
+            .filter(|_| sc.report.output.exposition())?;
+        let (c, s) = take_slices(sh, &mut self.total, self.folded);
+        let (c, mut s) = sl.push_last(c, s);
+        let since_tick = match (self.next_tick, self.every) {
+            (Some(t), Some(every)) => {
+                every.saturating_sub(t.saturating_duration_since(Instant::now()))
+            }
+            _ => Duration::ZERO,
+        };
+        let since_tick = i64::try_from(since_tick.as_millis()).unwrap_or(0) * 1_000_000;
+        let window = window_ns(Some(sl), sc.every).map(|w| w.saturating_add(since_tick));
+        s.set_rate_window(covered_ns(window, self.start.elapsed()));
+        Some((c, s, window))
+    }
+
     /// Prints the final report; returns the exit code.
     fn finish(mut self, out: &mut impl Write) -> Result<ExitCode, Error> {
         let (sh, config, sc) = (self.sh, &self.sh.config, &self.sh.sc);
@@ -776,16 +806,7 @@ impl<'a> Watch<'a> {
         // With `--window`, the Prometheus and OpenMetrics renderings end with the last window,
         // as each interval's document was (a textfile collector serves the last one written
         // after the run: whole-run values there would read as one window's).
-        let last_window = match &mut self.sliding {
-            Some(sl) if sc.report.output.exposition() => {
-                let (c, s) = take_slices(sh, &mut self.total, self.folded);
-                let (c, mut s) = sl.push(c, s);
-                let window = window_ns(Some(sl), sc.every);
-                s.set_rate_window(covered_ns(window, self.start.elapsed()));
-                Some((c, s, window))
-            }
-            _ => None,
-        };
+        let last_window = self.last_window();
         let mut fin = self.fold_rest();
         // Saved with the digests too: a merge of partial runs says so ([`run_merge`]).
         fin.cov.read_errors += sh.input_failed.load(Ordering::Relaxed);
@@ -836,6 +857,8 @@ impl<'a> Watch<'a> {
                     );
                 }
                 crate::app::buckets::say_unplaced(b, windows);
+                // The digest file holds the windows written as they completed too.
+                b.restore_kept();
                 report_slos_and_digest(out, &sc.report, &fin.cov, &mut fin.summary, Some(b))?.0
             }
             None => match last_window {

@@ -204,6 +204,9 @@ pub struct Buckets {
     last_late: bool,
     /// `--since`/`--until`: a window they cut is marked partial when made.
     cut: TimeRange,
+    /// When streaming for a digest file, which holds every window: the windows taken out and
+    /// written, each with the reasons it was partial ([`Buckets::keep`]).
+    kept: Option<BTreeMap<i64, (Summary, Vec<String>)>>,
 }
 
 impl Buckets {
@@ -222,6 +225,7 @@ impl Buckets {
             partial: BTreeMap::new(),
             last_late: false,
             cut: TimeRange::default(),
+            kept: None,
         }
     }
 
@@ -249,6 +253,55 @@ impl Buckets {
         self.streaming = true;
         self.grace = grace.max(0);
         self
+    }
+
+    /// The same, keeping the windows taken out for a digest file ([`Buckets::keep`],
+    /// [`Buckets::restore_kept`]).
+    #[must_use]
+    pub fn keeping(mut self) -> Self {
+        self.kept = Some(BTreeMap::new());
+        self
+    }
+
+    /// Keeps window `start`, taken out and written, and the reasons it was partial, when
+    /// keeping: a window written again (its late requests) is added to the one kept.
+    pub fn keep(&mut self, start: i64, summary: Summary, reasons: Option<Vec<String>>) {
+        let Some(kept) = &mut self.kept else {
+            return;
+        };
+        let reasons = reasons.unwrap_or_default();
+        match kept.entry(start) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert((summary, reasons));
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                let (s, r) = o.get_mut();
+                s.merge(&summary);
+                for why in reasons {
+                    if !r.contains(&why) {
+                        r.push(why);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Puts the windows kept back among those held, as if none had been taken out (a window
+    /// kept and held again, its late requests, as one): what a digest file saves.
+    pub fn restore_kept(&mut self) {
+        let Some(kept) = self.kept.take() else {
+            return;
+        };
+        for (start, (mut summary, reasons)) in kept {
+            if let Some(late) = self.windows.remove(&start) {
+                summary.merge(&late);
+            }
+            self.windows.insert(start, summary);
+            for why in reasons {
+                self.mark(start, &why);
+            }
+        }
+        self.taken_before = None;
     }
 
     /// The window a request that ended at `end_ns` belongs to, made from `template` (an empty
@@ -401,6 +454,12 @@ impl Buckets {
         self.grace = self.grace.max(other.grace);
         self.high = self.high.max(other.high);
         self.taken_before = self.taken_before.max(other.taken_before);
+        if let Some(kept) = &other.kept {
+            self.kept.get_or_insert_with(BTreeMap::new);
+            for (&start, (s, reasons)) in kept {
+                self.keep(start, s.clone(), Some(reasons.clone()));
+            }
+        }
     }
 }
 
@@ -434,8 +493,27 @@ impl Sliding {
         cov: crate::classify::Coverage,
         slice: Summary,
     ) -> (crate::classify::Coverage, Summary) {
+        self.push_keeping(cov, slice, self.keep)
+    }
+
+    /// [`Sliding::push`] of the slice since the last interval, at the end of a run: the whole
+    /// window before it is kept with it (a summary of at least a window, as each interval's).
+    pub(crate) fn push_last(
+        &mut self,
+        cov: crate::classify::Coverage,
+        slice: Summary,
+    ) -> (crate::classify::Coverage, Summary) {
+        self.push_keeping(cov, slice, self.keep + 1)
+    }
+
+    fn push_keeping(
+        &mut self,
+        cov: crate::classify::Coverage,
+        slice: Summary,
+        keep: usize,
+    ) -> (crate::classify::Coverage, Summary) {
         self.slices.push_back((cov, slice));
-        while self.slices.len() > self.keep {
+        while self.slices.len() > keep {
             self.slices.pop_front();
         }
         let mut it = self.slices.iter();

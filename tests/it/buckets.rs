@@ -65,6 +65,90 @@ fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_co
     assert_eq!(rest[0]["start"], "2026-01-01T00:03:00.000Z");
 }
 
+/// With `--save-digest FILE`, one input's windows are still written as they complete, and
+/// the file holds every window, a window written again (its late requests) as one.
+#[test]
+fn with_a_digest_file_windows_are_written_as_they_complete_and_the_file_holds_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let digest = dir.path().join("d.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+        .args([
+            "summary",
+            "-o",
+            "json",
+            "--bucket",
+            "1m",
+            "--bucket-grace",
+            "2m",
+        ])
+        .arg("--save-digest")
+        .arg(&digest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sin = child.stdin.take().unwrap();
+    for (id, end) in [(0, 10.0), (1, 20.0), (2, 210.0)] {
+        sin.write_all(line(id, T0 + end).as_bytes()).unwrap();
+    }
+    sin.flush().unwrap();
+    // Minute 0 comes out while stdin stays open.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    let v: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(
+        (v["start"].as_str(), v["requests"].as_u64()),
+        (Some("2026-01-01T00:00:00.000Z"), Some(2))
+    );
+    // A late request of minute 0, then one on time.
+    sin.write_all(line(3, T0 + 30.0).as_bytes()).unwrap();
+    sin.write_all(line(4, T0 + 215.0).as_bytes()).unwrap();
+    drop(sin);
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut out, &mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    let rows: Vec<_> = overall(&rest)
+        .iter()
+        .map(|w| {
+            (
+                w["start"].as_str().unwrap()[11..16].to_owned(),
+                w["requests"].as_u64().unwrap(),
+                w["late"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("00:00".to_owned(), 1, true),
+            ("00:03".to_owned(), 2, false)
+        ]
+    );
+    // The digest file: minute 0 with its three requests, minute 3 with its two.
+    let doc: Value = serde_json::from_slice(&std::fs::read(&digest).unwrap()).unwrap();
+    let windows: Vec<(i64, u64)> = doc["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let all = w["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|g| g["key"].as_object().unwrap().is_empty())
+                .unwrap();
+            (
+                w["start_ns"].as_i64().unwrap(),
+                all["requests"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let t0 = T0 as i64 * 1_000_000_000;
+    assert_eq!(windows, [(t0, 3), (t0 + 180_000_000_000, 2)]);
+}
+
 /// A run of late requests (a file read after a later one) is written once per window, when a
 /// request on time follows (or at the end of input), not once per request.
 /// The all-requests lines of `--bucket -o json` output: each window's start (`HH:MM`), its

@@ -572,6 +572,15 @@ fn sigint_marks_the_windows_still_held_partial() {
     );
 }
 
+/// The value of the series that starts `name` (`"tokentime_requests "`) in the textfile at
+/// `prom`, when it is there.
+fn gauge(prom: &std::path::Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(prom)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix(name).map(str::to_owned))
+}
+
 /// `--every --window -o prometheus --out FILE`, stopped: the file a textfile collector keeps
 /// serving holds the last window, as every interval's did, not the whole run's counts.
 #[test]
@@ -591,12 +600,7 @@ fn a_stopped_windowed_exporter_leaves_its_last_window_in_the_textfile() {
         prom.to_str().unwrap(),
     ]);
     live.write(&lines.concat());
-    let requests = || {
-        std::fs::read_to_string(&prom)
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("tokentime_requests ").map(str::to_owned))
-    };
+    let requests = || gauge(&prom, "tokentime_requests ");
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while requests().as_deref() != Some("5") {
         assert!(std::time::Instant::now() < deadline, "{:?}", requests());
@@ -616,10 +620,106 @@ fn a_stopped_windowed_exporter_leaves_its_last_window_in_the_textfile() {
         "the last window, not the run's 5"
     );
     let text = std::fs::read_to_string(&prom).unwrap();
+    let span: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("tokentime_window_seconds "))
+        .unwrap_or_else(|| panic!("{text}"))
+        .parse()
+        .unwrap();
     assert!(
-        text.contains("\ntokentime_window_seconds 0.3\n"),
-        "the span it covers, three intervals: {text}"
+        (0.3..=0.4).contains(&span),
+        "the span it covers, three intervals and the part of one since: {text}"
     );
+}
+
+/// Stopped just after an interval, a windowed exporter's final document still covers a whole
+/// window (and the part of an interval since), not only the moment since the last interval.
+#[test]
+fn a_windowed_exporter_stopped_after_an_interval_leaves_a_whole_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let prom = dir.path().join("t.prom");
+    let mut live = Live::start(&[
+        "summary",
+        "--every",
+        "1s",
+        "--window",
+        "1s",
+        "-o",
+        "prometheus",
+        "--out",
+        prom.to_str().unwrap(),
+    ]);
+    live.write(&sample_lines().concat());
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while gauge(&prom, "tokentime_requests ").as_deref() != Some("5") {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    live.signal("-TERM");
+    let (code, _, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        gauge(&prom, "tokentime_requests ").as_deref(),
+        Some("5"),
+        "{err}"
+    );
+    let span: f64 = gauge(&prom, "tokentime_window_seconds ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1.0..1.5).contains(&span), "{span}");
+}
+
+/// A live exporter whose `--out` cannot be written for a while (its directory removed, a full
+/// disk) says so once and goes on; the file is written again once it can be, and the final
+/// summary and digest file are the whole run's.
+#[test]
+fn an_exporter_outlives_an_out_file_it_cannot_write_for_a_while() {
+    let dir = tempfile::tempdir().unwrap();
+    let textfile = dir.path().join("textfile");
+    std::fs::create_dir(&textfile).unwrap();
+    let prom = textfile.join("t.prom");
+    let digest = dir.path().join("d.json");
+    let mut live = Live::start(&[
+        "summary",
+        "--every",
+        "50ms",
+        "-o",
+        "prometheus",
+        "--out",
+        prom.to_str().unwrap(),
+        "--save-digest",
+        digest.to_str().unwrap(),
+    ]);
+    let lines = sample_lines();
+    let requests = || gauge(&prom, "tokentime_requests ");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    live.write(&lines[0]);
+    while requests().as_deref() != Some("1") {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::remove_dir_all(&textfile).unwrap();
+    live.write(&lines[1]);
+    // Several intervals fail.
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::create_dir(&textfile).unwrap();
+    while requests().as_deref() != Some("2") {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    live.write(&lines[2..].concat());
+    drop(live.stdin.take());
+    let (code, _, err) = live.finish();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(requests().as_deref(), Some("5"), "{err}");
+    let said: Vec<_> = err.lines().filter(|l| l.contains("--out")).collect();
+    assert_eq!(said.len(), 2, "once failing, once written again: {err}");
+    assert!(said[0].contains("the next interval tries again"), "{err}");
+    assert!(said[1].ends_with("written again"), "{err}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&digest).unwrap()).unwrap();
+    assert_eq!(doc["coverage"]["requests"], 5);
 }
 
 #[test]
