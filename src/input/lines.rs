@@ -77,15 +77,13 @@ pub(crate) fn after_zero_fill(content: &[u8]) -> Option<usize> {
 /// Where a JSON object that ends an invalid line's `content` starts, after its first byte,
 /// when there is one: a line cut short with no NUL bytes and no newline (a writer that died
 /// mid-line), then the next line written after it. The first `{` from which the rest of the
-/// line is one JSON object (of the first 256 tried), except one after `:`, `,` or `[` (and
-/// blanks): that is a value inside the line cut short (`"usage": {"prompt_tokens": 5}` where
-/// the line ends), not a line of its own; an object inside that is followed by more is none
-/// either.
+/// line is one JSON object (of the first 256 read as such), except one after `:`, `,` or `[`
+/// (and blanks), which is not read: that is a value inside the line cut short (`"usage":
+/// {"prompt_tokens": 5}` where the line ends), not a line of its own; an object inside that is
+/// followed by more is none either.
 pub(crate) fn after_cut(content: &[u8]) -> Option<usize> {
-    let mut from = 1;
-    for _ in 0..256 {
-        let at = from + memchr::memchr(b'{', content.get(from..)?)?;
-        from = at + 1;
+    let mut tries = 0;
+    for at in memchr::memchr_iter(b'{', content).skip_while(|&at| at == 0) {
         let before = content[..at]
             .iter()
             .rev()
@@ -95,6 +93,10 @@ pub(crate) fn after_cut(content: &[u8]) -> Option<usize> {
         }
         if serde_json::from_slice::<serde::de::IgnoredAny>(&content[at..]).is_ok() {
             return Some(at);
+        }
+        tries += 1;
+        if tries == 256 {
+            return None;
         }
     }
     None
