@@ -126,7 +126,7 @@ impl Write for ReplaceOnFlush {
             Err(e) => {
                 if !std::mem::replace(&mut self.failing, true) {
                     crate::diag!(
-                        "tokentime: --out {}: {e}; it keeps the last summary written, the next interval tries again",
+                        "tokentime: --out {}: {e}; this summary is not written, the next interval tries again",
                         self.path.display()
                     );
                 }
