@@ -26,9 +26,10 @@ fn overall(out: &[u8]) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_coming() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
+/// `summary -o json --bucket 1m --bucket-grace 2m` and `extra`, reading a pipe the test writes
+/// to, its stdout and stderr piped.
+fn live_minutes(extra: &[&std::ffi::OsStr]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_tokentime"))
         .args([
             "summary",
             "-o",
@@ -38,11 +39,17 @@ fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_co
             "--bucket-grace",
             "2m",
         ])
+        .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_coming() {
+    let mut child = live_minutes(&[]);
     let mut sin = child.stdin.take().unwrap();
     // Minute 0, then a request at 00:03:30: minute 0 ended 3.5 min before it (> 2 min grace).
     sin.write_all(line(0, T0 + 10.0).as_bytes()).unwrap();
@@ -71,23 +78,7 @@ fn a_window_is_written_once_the_log_is_past_it_by_the_grace_while_input_keeps_co
 fn with_a_digest_file_windows_are_written_as_they_complete_and_the_file_holds_them_all() {
     let dir = tempfile::tempdir().unwrap();
     let digest = dir.path().join("d.json");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tokentime"))
-        .args([
-            "summary",
-            "-o",
-            "json",
-            "--bucket",
-            "1m",
-            "--bucket-grace",
-            "2m",
-        ])
-        .arg("--save-digest")
-        .arg(&digest)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = live_minutes(&["--save-digest".as_ref(), digest.as_os_str()]);
     let mut sin = child.stdin.take().unwrap();
     for (id, end) in [(0, 10.0), (1, 20.0), (2, 210.0)] {
         sin.write_all(line(id, T0 + end).as_bytes()).unwrap();
@@ -109,18 +100,8 @@ fn with_a_digest_file_windows_are_written_as_they_complete_and_the_file_holds_th
     let mut rest = Vec::new();
     std::io::Read::read_to_end(&mut out, &mut rest).unwrap();
     assert!(child.wait().unwrap().success());
-    let rows: Vec<_> = overall(&rest)
-        .iter()
-        .map(|w| {
-            (
-                w["start"].as_str().unwrap()[11..16].to_owned(),
-                w["requests"].as_u64().unwrap(),
-                w["late"] == true,
-            )
-        })
-        .collect();
     assert_eq!(
-        rows,
+        window_rows(&rest),
         [
             ("00:00".to_owned(), 1, true),
             ("00:03".to_owned(), 2, false)

@@ -581,6 +581,20 @@ fn gauge(prom: &std::path::Path, name: &str) -> Option<String> {
         .find_map(|l| l.strip_prefix(name).map(str::to_owned))
 }
 
+/// Waits (10 s at most, looking every 10 ms) until the textfile at `prom` says `want`
+/// requests.
+fn wait_for_requests(prom: &std::path::Path, want: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while gauge(prom, "tokentime_requests ").as_deref() != Some(want) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waiting for {want}: {:?}",
+            gauge(prom, "tokentime_requests ")
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// `--every --window -o prometheus --out FILE`, stopped: the file a textfile collector keeps
 /// serving holds the last window, as every interval's did, not the whole run's counts.
 #[test]
@@ -601,16 +615,9 @@ fn a_stopped_windowed_exporter_leaves_its_last_window_in_the_textfile() {
     ]);
     live.write(&lines.concat());
     let requests = || gauge(&prom, "tokentime_requests ");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while requests().as_deref() != Some("5") {
-        assert!(std::time::Instant::now() < deadline, "{:?}", requests());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_requests(&prom, "5");
     // Nothing more comes: the window moves past the 5 requests.
-    while requests().as_deref() != Some("0") {
-        assert!(std::time::Instant::now() < deadline, "{:?}", requests());
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_requests(&prom, "0");
     live.signal("-TERM");
     let (code, _, err) = live.finish();
     assert_eq!(code, Some(0), "{err}");
@@ -650,12 +657,7 @@ fn a_windowed_exporter_stopped_after_an_interval_leaves_a_whole_window() {
         prom.to_str().unwrap(),
     ]);
     live.write(&sample_lines().concat());
-
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while gauge(&prom, "tokentime_requests ").as_deref() != Some("5") {
-        assert!(std::time::Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_requests(&prom, "5");
     live.signal("-TERM");
     let (code, _, err) = live.finish();
     assert_eq!(code, Some(0), "{err}");
@@ -694,21 +696,14 @@ fn an_exporter_outlives_an_out_file_it_cannot_write_for_a_while() {
     ]);
     let lines = sample_lines();
     let requests = || gauge(&prom, "tokentime_requests ");
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
     live.write(&lines[0]);
-    while requests().as_deref() != Some("1") {
-        assert!(std::time::Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_requests(&prom, "1");
     std::fs::remove_dir_all(&textfile).unwrap();
     live.write(&lines[1]);
     // Several intervals fail.
     std::thread::sleep(Duration::from_millis(300));
     std::fs::create_dir(&textfile).unwrap();
-    while requests().as_deref() != Some("2") {
-        assert!(std::time::Instant::now() < deadline);
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_requests(&prom, "2");
     live.write(&lines[2..].concat());
     drop(live.stdin.take());
     let (code, _, err) = live.finish();
